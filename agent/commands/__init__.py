@@ -1,0 +1,1 @@
+"""One module per `gpu-advisor` command group; each exposes `register(app)` which adds its commands to the CLI."""

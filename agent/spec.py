@@ -1,0 +1,78 @@
+"""The job-spec contract: `JobSpec`, the single structure every part of gpu-advisor reads and writes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+Language = Literal["it", "id", "en"]
+Method = Literal["pretrain", "full_finetune", "lora", "qlora"]
+Precision = Literal["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]
+Optimizer = Literal["adamw", "adamw_8bit", "paged_adamw_8bit", "sgd", "adafactor"]
+Currency = Literal["USD", "EUR", "IDR"]
+
+MAX_SEQ_LEN = 10_000_000
+
+
+class Budget(BaseModel):
+    """A spending limit for the whole job in one currency."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    amount: float = Field(gt=0, allow_inf_nan=False, description="Money available for the whole job.")
+    currency: Currency = Field(default="USD", description="ISO code of the amount: USD, EUR or IDR.")
+
+
+class JobSpec(BaseModel):
+    """What the user wants to train, on what, and under which limits; every field but `language` is optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    language: Language = Field(description="Language of the conversation: it, id or en.")
+    method: Method | None = Field(default=None, description="pretrain, full_finetune, lora or qlora.")
+    model: str | None = Field(default=None, description="Model registry id, e.g. 'llama-3.1-8b'.")
+    params_b: float | None = Field(default=None, gt=0, le=100_000, allow_inf_nan=False,
+                                   description="Model size in billions of parameters.")
+    precision: Precision | None = Field(default=None, description="Training precision.")
+    optimizer: Optimizer | None = Field(default=None, description="Optimizer.")
+    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence.")
+    micro_batch_size: int | None = Field(default=None, ge=1, le=1_000_000, description="Sequences per GPU per step.")
+    gradient_checkpointing: bool | None = Field(default=None, description="Recompute activations in backward.")
+    dataset_tokens: int | None = Field(default=None, ge=1, description="Tokens in the training set (one epoch).")
+    dataset_examples: int | None = Field(default=None, ge=1, description="Examples in the training set.")
+    epochs: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False, description="Passes over the data.")
+    num_gpus: int | None = Field(default=None, ge=1, le=100_000, description="GPUs wanted or allowed.")
+    gpu: str | None = Field(default=None, description="Canonical GPU name, e.g. 'H100' or 'A100-80GB'.")
+    budget: Budget | None = Field(default=None, description="Money available for the whole job.")
+    deadline_hours: float | None = Field(default=None, gt=0, le=1_000_000, allow_inf_nan=False,
+                                         description="Wall-clock hours until the job must be done.")
+    interruptible_ok: bool | None = Field(default=None, description="Whether spot/preemptible instances are allowed.")
+    providers: list[str] | None = Field(default=None, description="Cloud providers the user wants (lower case).")
+    regions: list[str] | None = Field(default=None, description="Regions the user wants.")
+
+    @field_validator("model", "gpu")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        """Reject empty names instead of treating them as a name."""
+        if value is not None and not value.strip():
+            raise ValueError("must not be empty")
+        return value.strip() if value is not None else None
+
+    @field_validator("providers", "regions")
+    @classmethod
+    def _clean_names(cls, value: list[str] | None) -> list[str] | None:
+        """Lower-case, strip and de-duplicate provider and region names; an empty list means no wish."""
+        if value is None:
+            return None
+        cleaned = list(dict.fromkeys(v.strip().lower() for v in value if v and v.strip()))
+        return cleaned or None
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """Turn a pydantic error into one readable line naming each bad field."""
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "input"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
