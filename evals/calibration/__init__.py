@@ -1,0 +1,1 @@
+"""Measured peak-memory figures (published ones in `published.csv`, our own in `measured*.csv`) with sources."""
