@@ -1,0 +1,112 @@
+"""Chat message -> JobSpec: language, offline parse, optional LLM parse, and merging a follow-up into the current job.
+
+`parse_message` is what the graph and the CLI call. Offline (default) it runs the deterministic parser. With an LLM
+configured (OPENAI_API_KEY and/or OPENAI_BASE_URL) it asks the LLM too and combines both: values the offline parser
+read from the text win, the LLM only fills fields the offline parser did not find (numbers such as "70B" or
+"Rp 5.000.000" are read more reliably by rules than by a small model). Any LLM failure falls back to offline and the
+result says why.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.language import LanguageGuess, detect_language
+from agent.parse_offline import parse_fields
+from agent.spec import JobSpec
+
+SPEC_FIELDS: tuple[str, ...] = tuple(name for name in JobSpec.model_fields if name != "language")
+LINKED_FIELDS: tuple[frozenset[str], ...] = (frozenset({"model", "params_b"}),)
+"""Fields that describe one thing: naming one of them in a follow-up replaces the others too."""
+
+
+class ParseResult(BaseModel):
+    """A parsed message: the spec, which fields the message itself set, and how it was parsed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    spec: JobSpec
+    mentioned: list[str] = Field(description="JobSpec fields the message stated, in JobSpec field order.")
+    parser: Literal["offline", "llm"] = Field(description="'llm' when an LLM answer contributed, else 'offline'.")
+    fallback_reason: str | None = Field(default=None, description="Why the LLM answer was not used, if it was tried.")
+    language: LanguageGuess
+    assumptions: list[str] = Field(default_factory=list, description="Readings the parser had to assume.")
+
+
+def _ordered(names: set[str]) -> list[str]:
+    """Field names in JobSpec order."""
+    return [name for name in SPEC_FIELDS if name in names]
+
+
+def offline_spec(text: str, language: str) -> tuple[JobSpec, list[str], list[str]]:
+    """Offline parse into (JobSpec, mentioned fields, assumptions); values that fail validation are dropped."""
+    values, assumptions = parse_fields(text, language)
+    kept: dict[str, Any] = {}
+    for name, value in values.items():
+        try:
+            JobSpec.model_validate({"language": language, name: value})
+        except ValidationError:
+            assumptions.append(f"ignored {name}={value!r}: out of range")
+            continue
+        kept[name] = value
+    return JobSpec.model_validate({"language": language, **kept}), _ordered(set(kept)), assumptions
+
+
+def parse_message(text: str, *, lang: str | None = None, previous_language: str | None = None,
+                  use_llm: bool | None = None) -> ParseResult:
+    """Parse one chat message; `lang` forces the language, `use_llm` None means 'if one is configured'."""
+    if not isinstance(text, str):
+        raise ValueError("message must be text")
+    guess = detect_language(text, explicit=lang, previous=previous_language)
+    spec, mentioned, assumptions = offline_spec(text, guess.language)
+    from agent import parse_llm  # imported here: the offline path never loads the openai client
+
+    if use_llm is None:
+        use_llm = parse_llm.llm_configured()
+    if not use_llm:
+        return ParseResult(spec=spec, mentioned=mentioned, parser="offline", language=guess, assumptions=assumptions)
+    answer = parse_llm.parse_with_llm(text, guess.language)
+    if answer.spec is None:
+        return ParseResult(spec=spec, mentioned=mentioned, parser="offline", fallback_reason=answer.error,
+                           language=guess, assumptions=assumptions)
+    combined, combined_mentioned = combine(spec, set(mentioned), answer.spec, set(answer.mentioned))
+    return ParseResult(spec=combined, mentioned=combined_mentioned, parser="llm", language=guess,
+                       assumptions=assumptions)
+
+
+def combine(offline: JobSpec, offline_fields: set[str], llm: JobSpec, llm_fields: set[str]) -> tuple[JobSpec, list[str]]:
+    """Offline values win; the LLM fills fields the offline parser left empty (linked fields move together)."""
+    data = offline.model_dump()
+    taken = set(offline_fields)
+    for group in LINKED_FIELDS:
+        if group & offline_fields:
+            taken |= group
+    added = {name for name in llm_fields - taken}
+    for name in added:
+        data[name] = getattr(llm, name)
+    return JobSpec.model_validate(data), _ordered(offline_fields | added)
+
+
+def merge_spec(current: dict[str, Any] | JobSpec | None, update: dict[str, Any] | JobSpec,
+               mentioned: list[str] | set[str] | None = None) -> tuple[JobSpec, list[str]]:
+    """Apply a follow-up to the current job: only the fields the follow-up mentions change.
+
+    `update` is a JobSpec or a partial dict; `mentioned` defaults to the non-null fields of `update`. Naming a model
+    replaces a previously stated size and vice versa. Returns the merged spec and the fields that changed hands.
+    """
+    base = current.model_dump() if isinstance(current, JobSpec) else dict(current or {})
+    new = update.model_dump() if isinstance(update, JobSpec) else dict(update)
+    names = set(mentioned) if mentioned is not None else {k for k, v in new.items() if v is not None and k in SPEC_FIELDS}
+    unknown = names - set(SPEC_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown JobSpec field(s): {', '.join(sorted(unknown))}")
+    for group in LINKED_FIELDS:
+        if group & names:
+            for name in group - names:
+                base[name] = None
+    for name in names:
+        base[name] = new.get(name)
+    base["language"] = new.get("language") or base.get("language") or "en"
+    return JobSpec.model_validate(base), _ordered(names)
