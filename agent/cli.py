@@ -14,6 +14,7 @@ from agent.output import UserError
 from agent.spec import describe_validation_error
 
 COMMAND_MODULES: list[str] = [
+    "agent.commands.catalog",
 ]
 
 app = typer.Typer(

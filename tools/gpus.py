@@ -154,6 +154,10 @@ def _tokens(raw: str) -> tuple[str, float | None, str | None]:
     return "".join(keep), memory, form
 
 
+def _squash(text: str) -> str:
+    return re.sub(r"[^A-Z0-9]", "", text.upper())
+
+
 def _name_memory(name: str) -> float | None:
     match = re.search(r"-(\d+)GB$", name)
     return float(match.group(1)) if match else None
@@ -177,10 +181,13 @@ class _Table:
         self.by_name: dict[str, list[GpuSpec]] = {}
         self.index: dict[str, set[str]] = {}
         self.bare_default: dict[str, str] = {}
+        self.exact: dict[str, tuple[str, str | None]] = {}
         for row in rows:
             spec = GpuSpec(**{**row, "aliases": tuple(row.get("aliases", ()))})
             self.specs.append(spec)
             self.by_name.setdefault(spec.name, []).append(spec)
+            for label in spec.aliases:
+                self.exact.setdefault(_squash(label), (spec.name, spec.form_factor))
             for label in (spec.name, *spec.aliases):
                 key, memory, _ = _tokens(label)
                 self.index.setdefault(key, set()).add(spec.name)
@@ -197,6 +204,10 @@ class _Table:
         if not raw or not raw.strip():
             return None
         key, memory, form = _tokens(raw)
+        exact = self.exact.get(_squash(raw))
+        if exact is not None and form is None and re.search(r"HBM|GDDR", raw.upper()):
+            # a driver name that tells the form only by its memory type: 'NVIDIA H100 80GB HBM3' is the SXM card
+            form = exact[1]
         names = self.index.get(key)
         if not names:
             return None
@@ -265,3 +276,16 @@ def all_gpus() -> list[GpuSpec]:
 def gpu_names() -> list[str]:
     """Every canonical name, once each, in file order."""
     return list(_table().by_name)
+
+
+def gpu_family_names(raw: str) -> list[str]:
+    """Canonical names a loose query means: 'A100' -> ['A100-80GB', 'A100-40GB'] (any memory size), 'A100 80GB' ->
+    ['A100-80GB'], 'H100' -> ['H100']; [] when unknown. For filters, where a bare 'A100' should not mean 40 GB only."""
+    parsed = parse_gpu_name(raw)
+    if parsed is None:
+        return []
+    if parsed.memory_gb is not None or _name_memory(parsed.name) is None:
+        return [parsed.name]
+    table = _table()
+    names = table.index.get(_tokens(raw)[0], {parsed.name})
+    return [n for n in table.by_name if n in names]

@@ -1,0 +1,193 @@
+"""`gpu-advisor catalog build|query|update|info`: the SQLite catalog of real GPU offers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from agent.output import UserError, console, key_value_table, print_json
+from tools.catalog import (
+    SNAPSHOT_FILE,
+    SORTS,
+    build_from_catalog_dir,
+    build_from_snapshot,
+    catalog_stats,
+    default_db_path,
+    ensure_db,
+    make_snapshot,
+    query_offers,
+    read_meta,
+)
+
+catalog_app = typer.Typer(help="The catalog of real GPU offers (SQLite; built from the shipped snapshot, a SkyPilot "
+                               "catalog folder, or downloaded with `update`).", no_args_is_help=True)
+
+_DB_OPTION = typer.Option(None, "--db", help="Database file (default: $GPU_ADVISOR_DB, $GPU_ADVISOR_HOME/"
+                                             "catalog.sqlite or the user data dir).")
+
+
+def _db(db: Optional[Path]) -> Path:
+    return Path(db).expanduser() if db else default_db_path()
+
+
+@catalog_app.command("build")
+def build_command(
+    from_dir: Optional[Path] = typer.Option(None, "--from", help="SkyPilot catalog folder (<cloud>/vms.csv or "
+                                                                 "<cloud>.csv), e.g. ~/.sky/catalogs/v7."),
+    db: Optional[Path] = _DB_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """(Re)build the catalog database, from the shipped snapshot by default."""
+    path = _db(db)
+    if from_dir is None:
+        build_from_snapshot(path)
+        meta = read_meta(path)
+        result = {"db_path": str(path), "built_from": "snapshot", "offers": meta.get("offer_count"),
+                  "counts": meta.get("counts"), "source": meta.get("source"),
+                  "snapshot_date": meta.get("snapshot_date"), "issues": []}
+    else:
+        if not Path(from_dir).expanduser().is_dir():
+            raise UserError(f"catalog folder not found: {from_dir}")
+        imported = build_from_catalog_dir(from_dir, path)
+        result = {"db_path": str(path), "built_from": str(from_dir), "offers": len(imported.offers),
+                  "counts": imported.counts, "source": imported.source, "snapshot_date": imported.snapshot_date,
+                  "issues": [str(i) for i in imported.issues], "notes": imported.notes}
+    if as_json:
+        print_json(result)
+        return
+    console.print(key_value_table("Catalog built", [
+        ("database", result["db_path"]), ("from", result["built_from"]), ("offers", result["offers"]),
+        ("source", result["source"]), ("snapshot date", result["snapshot_date"]),
+        ("per provider", ", ".join(f"{k} {v}" for k, v in (result["counts"] or {}).items()))]))
+    for issue in result["issues"]:
+        console.print(f"[yellow]skipped[/yellow] {issue}")
+
+
+@catalog_app.command("query")
+def query_command(
+    min_vram: Optional[float] = typer.Option(None, "--min-vram", help="Minimum GiB per GPU."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU in any spelling: A100, a100-80gb, H100-SXM, 4090."),
+    gpu_count: Optional[int] = typer.Option(None, "--gpu-count", help="Exactly this many GPUs per instance."),
+    min_gpu_count: Optional[int] = typer.Option(None, "--min-gpu-count", help="At least this many GPUs."),
+    provider: Optional[list[str]] = typer.Option(None, "--provider", help="Provider id (repeatable)."),
+    region: Optional[list[str]] = typer.Option(None, "--region", help="Region or zone (repeatable)."),
+    spot_only: bool = typer.Option(False, "--spot-only", help="Only offers with a spot price."),
+    max_price: Optional[float] = typer.Option(None, "--max-price", help="USD/hour for the instance (spot price "
+                                                                        "with --spot-only)."),
+    interconnect: Optional[str] = typer.Option(None, "--interconnect", help="nvlink, pcie, unknown or none."),
+    sort: str = typer.Option("price", "--sort", help=f"One of: {', '.join(SORTS)}."),
+    limit: Optional[int] = typer.Option(20, "--limit", help="At most this many offers (0 = all)."),
+    db: Optional[Path] = _DB_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Filter and sort the offers."""
+    if sort not in SORTS:
+        raise UserError(f"unknown --sort {sort!r}; expected one of {', '.join(SORTS)}")
+    if interconnect and interconnect.lower() not in {"nvlink", "pcie", "unknown", "none"}:
+        raise UserError(f"unknown --interconnect {interconnect!r}; expected nvlink, pcie, unknown or none")
+    for name, value in (("--min-vram", min_vram), ("--max-price", max_price)):
+        if value is not None and value < 0:
+            raise UserError(f"{name} must be >= 0")
+    for name, value in (("--gpu-count", gpu_count), ("--min-gpu-count", min_gpu_count)):
+        if value is not None and value < 1:
+            raise UserError(f"{name} must be >= 1")
+    if limit is not None and limit < 0:
+        raise UserError("--limit must be >= 0")
+    path = ensure_db(_db(db))
+    offers = query_offers(path, min_vram_gib=min_vram, gpu=gpu, gpu_count=gpu_count, min_gpu_count=min_gpu_count,
+                          providers=provider or None, regions=region or None, spot_only=spot_only,
+                          max_price=max_price, interconnect=interconnect, sort=sort, limit=limit or None)
+    meta = read_meta(path)
+    if as_json:
+        print_json({"db_path": str(path), "source": meta.get("source"), "snapshot_date": meta.get("snapshot_date"),
+                    "count": len(offers), "offers": offers})
+        return
+    table = Table(title=f"{len(offers)} offer(s) · prices USD/h · {meta.get('source', '')} · "
+                        f"{meta.get('snapshot_date', '')}", title_justify="left")
+    for column in ("provider", "instance type", "region", "GPU", "n", "GiB/GPU", "link", "on-demand", "spot",
+                   "per GPU"):
+        table.add_column(column, justify="right" if column in {"n", "GiB/GPU", "on-demand", "spot", "per GPU"}
+                         else "left")
+
+    def money(value: float | None) -> str:
+        return "–" if value is None else f"{value:,.2f}"
+
+    for offer in offers:
+        gpu_label = offer.gpu + (f" {offer.gpu_form_factor}" if offer.gpu_form_factor else "")
+        link = offer.interconnect + (f" {offer.nvlink_gbs:g} GB/s" if offer.nvlink_gbs else "")
+        table.add_row(offer.provider + (f" ({offer.upstream_provider})" if offer.upstream_provider else ""),
+                      offer.instance_type, offer.zone or offer.region or "", gpu_label, str(offer.gpu_count),
+                      "?" if offer.vram_gib_per_gpu is None else f"{offer.vram_gib_per_gpu:g}", link,
+                      money(offer.price_per_hour), money(offer.spot_price_per_hour),
+                      money(offer.price_per_gpu_hour if offer.price_per_gpu_hour is not None
+                            else offer.spot_price_per_gpu_hour))
+    console.print(table)
+
+
+@catalog_app.command("update")
+def update_command(
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Where the SkyPilot v7 catalog lives "
+                                                                    "(default: $GPU_ADVISOR_CATALOG_URL, else "
+                                                                    "SkyPilot's hosted catalog)."),
+    cloud: Optional[list[str]] = typer.Option(None, "--cloud", help="Only these clouds (repeatable)."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds per request."),
+    db: Optional[Path] = _DB_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Download the current SkyPilot catalog and rebuild atomically; on any failure the old catalog stays."""
+    from tools.catalog_update import UpdateError, update_catalog
+
+    try:
+        report = update_catalog(_db(db), base_url=base_url, clouds=cloud or None, timeout=timeout)
+    except UpdateError as error:
+        raise UserError(f"catalog update failed, old catalog kept: {error}") from error
+    if as_json:
+        print_json(report.as_dict())
+        return
+    console.print(key_value_table("Catalog updated", [
+        ("database", report.db_path), ("from", report.base_url), ("offers", report.offers),
+        ("per provider", ", ".join(f"{k} {v}" for k, v in report.counts.items())),
+        ("snapshot date", report.snapshot_date), ("skipped rows", len(report.issues))]))
+
+
+@catalog_app.command("info")
+def info_command(
+    db: Optional[Path] = _DB_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Where the database is, what it was built from, and offer counts."""
+    path = ensure_db(_db(db))
+    stats = catalog_stats(path)
+    if as_json:
+        print_json({"db_path": str(path), **stats})
+        return
+    meta = stats["meta"]
+    console.print(key_value_table("Catalog", [
+        ("database", str(path)), ("source", meta.get("source")), ("snapshot date", meta.get("snapshot_date")),
+        ("built", meta.get("built_at")), ("offers", meta.get("offer_count")),
+        ("per provider", ", ".join(f"{k} {v}" for k, v in stats["offers_per_provider"].items()))]))
+
+
+@catalog_app.command("snapshot", hidden=True)
+def snapshot_command(
+    from_dir: Path = typer.Option(..., "--from", help="SkyPilot catalog folder."),
+    out: Path = typer.Option(SNAPSHOT_FILE, "--out", help="Snapshot file to write (.jsonl.gz)."),
+    source: Optional[str] = typer.Option(None, "--source", help="Source text recorded in the snapshot."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """(Maintainers) write the offers snapshot shipped with the package from a catalog folder."""
+    result = make_snapshot(from_dir, out, source=source)
+    summary = {"out": str(out), "offers": len(result.offers), "counts": result.counts,
+               "snapshot_date": result.snapshot_date, "issues": [str(i) for i in result.issues]}
+    if as_json:
+        print_json(summary)
+    else:
+        console.print(key_value_table("Snapshot written", [(k, v) for k, v in summary.items() if k != "issues"]))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `catalog` command group to the CLI."""
+    app.add_typer(catalog_app, name="catalog")
