@@ -101,7 +101,7 @@ def _scale_pattern() -> re.Pattern[str]:
     long_words = [re.escape(s) for s in scales if len(s) > 1]
     letters = "".join(s for s in scales if len(s) == 1)
     return re.compile(
-        rf"({NUMBER})(\s*(?:{'|'.join(long_words)})(?![a-z])|\s?[{letters}](?![a-z]))?"
+        rf"({NUMBER})(\s*(?:{'|'.join(long_words)})(?![a-z])|\s?[{letters}](?![\w]))?"
         r"(?:\s+(?:di|of)(?![\w]))?", re.IGNORECASE)
 
 

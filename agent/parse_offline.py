@@ -201,7 +201,7 @@ def _gpus(scan: _Scan) -> None:
         raw = match.group(0)
         if re.fullmatch(r"\d{4}(?:\s*ti)?", raw) and not _before(scan, match.start(), ["rtx", "geforce", "gtx"], 8):
             continue
-        name = canonical_gpu_name(re.sub(r"(?<=\d)s$", "", raw)) or canonical_gpu_name(raw.rstrip("s"))
+        name = canonical_gpu_name(raw) or canonical_gpu_name(re.sub(r"(?<=\d)s$", "", raw))
         if name is None:
             continue
         if scan.is_claimed(match.start(), match.end()):
@@ -211,7 +211,8 @@ def _gpus(scan: _Scan) -> None:
         count = None
         for q in scan.free():
             gap = scan.text[q.end:match.start()]
-            if q.end <= match.start() and re.fullmatch(r"\s*(?:x|\*)?\s*(?:" + _alt(gpu_units) + r"\s*)?(?:nvidia\s*)?", gap):
+            if q.end <= match.start() and re.fullmatch(r"\s*(?:x|\*)?\s*(?:sol[oa]|singol[oa]|single|only|just|hanya|cuma|saja)?\s*"
+                                                        r"(?:" + _alt(gpu_units) + r"\s*)?(?:nvidia\s*)?", gap):
                 count = q
         after = _rx(r"\s*(?:x|\*)\s*(\d{1,5})(?![\w.,])|\s*(?:s\s+)?(?:x|\*)?\s*(\d{1,5})\s*" + _alt(gpu_units)).match(
             scan.text, match.end())
