@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -91,6 +92,13 @@ def entry(entry_id: str, language: Language) -> Citation:
     if found is None:
         raise ValueError(f"unknown knowledge-base entry '{entry_id}'")
     return Citation.of(found)
+
+
+@cache
+def aliases(language: Language) -> dict[str, tuple[str, ...]]:
+    """Entry id -> alias phrases (synonyms, colloquial wordings) in one language, from `aliases.<lang>.json`."""
+    raw = resources.files(__package__).joinpath("data", f"aliases.{language}.json").read_text(encoding="utf-8")
+    return {key: tuple(value) for key, value in json.loads(raw).items()}
 
 
 def entry_ids() -> tuple[str, ...]:

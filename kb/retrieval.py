@@ -1,15 +1,14 @@
 """BM25 retrieval over the knowledge base, one index pair per language, with FAQ boosting and per-entry aliases.
 
 Each entry is scored on two fields: its "question" field (title, plus the FAQ question, plus the aliases in
-`kb/data/aliases.<lang>.json`), which looks like what users type, and its body text. A query is answerable only
-when the best entry covers enough of the query's informative terms (words the KB never uses count fully against
-it), so "how do I train my dog?" gets no citation instead of a wrong one.
+`kb/data/aliases.<lang>.json`), which looks like what users type, and its body text. A question is answerable
+only when it is on topic (kb/data/topic_terms.json), the best entry scores high enough and covers enough of the
+question's terms, so "how do I train my dog?" gets no citation instead of a wrong one.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -17,19 +16,22 @@ from importlib import resources
 import bm25s
 import numpy as np
 
-from kb.entries import LANGUAGES, Citation, Entry, Language, entries
+from kb.entries import LANGUAGES, Citation, Entry, Language, aliases, entries
 from kb.text import terms
 
 QUESTION_WEIGHT = 1.0
 """Weight of the question field (title + aliases) in an entry's score."""
 BODY_WEIGHT = 0.6
 """Weight of the body text."""
-FAQ_BOOST = 1.15
+FAQ_BOOST = 1.3
 """FAQ entries answer questions directly: their score is multiplied by this."""
+ARTICLE_BOOST = 1.3
+"""Entries of an article whose marker words (kb/data/article_markers.json) the question uses get this factor."""
+MIN_SCORE = 1.5
+"""The top entry's score must reach this for the question to be answerable..."""
 MIN_COVERAGE = 0.5
-"""Share of the query's informative weight (IDF) the top entry must contain for the query to be answerable."""
-MIN_SCORE = 1.0
-"""...and the top entry's score must reach this."""
+"""A question with only everyday topic words ('memory', 'train') must also have this share of its terms in the
+top entry (words the KB never uses count against it): 'how much memory does an iPhone have' is not ours."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,18 +65,12 @@ class _Index:
     """The BM25 indexes and term statistics of one language."""
 
     items: tuple[Entry, ...]
+    markers: dict[str, frozenset[str]]
     question: bm25s.BM25
     body: bm25s.BM25
     entry_terms: tuple[frozenset[str], ...]
-    idf: dict[str, float]
-    unknown_idf: float
-
-
-@cache
-def aliases(language: Language) -> dict[str, tuple[str, ...]]:
-    """Entry id -> alias phrases (synonyms, colloquial wordings) in one language."""
-    raw = resources.files(__package__).joinpath("data", f"aliases.{language}.json").read_text(encoding="utf-8")
-    return {key: tuple(value) for key, value in json.loads(raw).items()}
+    specific: frozenset[str]
+    general: frozenset[str]
 
 
 def _bm25(corpus: list[list[str]]) -> bm25s.BM25:
@@ -85,6 +81,32 @@ def _bm25(corpus: list[list[str]]) -> bm25s.BM25:
 
 
 @cache
+def _markers(language: Language) -> dict[str, frozenset[str]]:
+    """Article -> stemmed marker terms of one language."""
+    raw = json.loads(resources.files(__package__).joinpath("data", "article_markers.json").read_text(encoding="utf-8"))
+    return {article: frozenset(t for word in words_ for t in terms(word, language))
+            for article, words_ in raw.items() if not article.startswith("_")}
+
+
+@cache
+def _topic_terms(language: Language) -> tuple[frozenset[str], frozenset[str]]:
+    """Stemmed 'specific' and 'general' topic words (kb/data/topic_terms.json) for one language."""
+    raw = json.loads(resources.files(__package__).joinpath("data", "topic_terms.json").read_text(encoding="utf-8"))
+    specific = frozenset(t for word in raw["specific"] for t in terms(word.replace("-", ""), language))
+    general = frozenset(t for word in raw["general"] for t in terms(word, language)) - specific
+    return specific, general
+
+
+def topicality(query_terms: list[str], language: Language) -> str:
+    """'specific' when the question uses a domain-only word, 'general' with two everyday domain words, else 'off'."""
+    specific, general = _topic_terms(language)
+    present = set(query_terms)
+    if present & specific:
+        return "specific"
+    return "general" if len(present & general) >= 2 else "off"
+
+
+@cache
 def _index(language: Language) -> _Index:
     """Build (once) the indexes of one language."""
     items = entries(language)
@@ -92,34 +114,27 @@ def _index(language: Language) -> _Index:
     question_docs = [terms(" ".join((item.title, *alias_map.get(item.id, ()))), language) for item in items]
     body_docs = [terms(item.text, language) for item in items]
     entry_terms = tuple(frozenset(q) | frozenset(b) for q, b in zip(question_docs, body_docs))
-    count = len(items)
-    df: dict[str, int] = {}
-    for bag in entry_terms:
-        for term in bag:
-            df[term] = df.get(term, 0) + 1
-    idf = {term: math.log(1 + (count - n + 0.5) / (n + 0.5)) for term, n in df.items()}
-    return _Index(items=items, question=_bm25(question_docs), body=_bm25(body_docs), entry_terms=entry_terms,
-                  idf=idf, unknown_idf=math.log(1 + (count + 0.5) / 0.5))
+    specific, general = _topic_terms(language)
+    return _Index(items=items, markers=_markers(language), question=_bm25(question_docs), body=_bm25(body_docs),
+                  entry_terms=entry_terms, specific=specific, general=general)
 
 
 def _scores(index: _Index, query: list[str]) -> np.ndarray:
     """Combined score of every entry for the stemmed query terms."""
-    known = [t for t in query if t in index.idf]
+    known = [t for t in query if t in index.question.vocab_dict or t in index.body.vocab_dict]
     if not known:
         return np.zeros(len(index.items))
     scores = QUESTION_WEIGHT * index.question.get_scores(known) + BODY_WEIGHT * index.body.get_scores(known)
-    boost = np.array([FAQ_BOOST if item.kind == "faq" else 1.0 for item in index.items])
+    marked = {article for article, markers in index.markers.items() if markers & set(query)}
+    boost = np.array([(FAQ_BOOST if item.kind == "faq" else 1.0) * (ARTICLE_BOOST if item.article in marked else 1.0)
+                      for item in index.items])
     return scores * boost
 
 
 def _coverage(index: _Index, query: list[str], position: int) -> float:
-    """Share of the query's IDF mass that the entry at `position` contains."""
-    weights = {t: index.idf.get(t, index.unknown_idf) for t in set(query)}
-    total = sum(weights.values())
-    if total <= 0:
-        return 0.0
-    found = sum(w for t, w in weights.items() if t in index.entry_terms[position])
-    return found / total
+    """Share of the query's distinct terms that the entry at `position` contains."""
+    distinct = set(query)
+    return len(distinct & index.entry_terms[position]) / len(distinct) if distinct else 0.0
 
 
 def rank(query: str, language: Language) -> Ranking:
@@ -133,7 +148,9 @@ def rank(query: str, language: Language) -> Ranking:
     hits = tuple(Hit(id=index.items[i].id, score=round(float(scores[i]), 4), citation=Citation.of(index.items[i]))
                  for i in order)
     coverage = _coverage(index, query_terms, order[0]) if order else 0.0
-    answerable = bool(order) and coverage >= MIN_COVERAGE and hits[0].score >= MIN_SCORE
+    topic = topicality(query_terms, language)
+    answerable = bool(order) and hits[0].score >= MIN_SCORE and (
+        topic == "specific" or (topic == "general" and coverage >= MIN_COVERAGE))
     return Ranking(hits=hits, answerable=answerable, coverage=round(coverage, 3), query_terms=tuple(query_terms))
 
 

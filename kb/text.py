@@ -1,7 +1,9 @@
-"""Turn text into BM25 terms per language: fold accents, split elisions and hyphens, drop stop-words, stem."""
+"""Turn text into BM25 terms per language: fold accents, split elisions, join compounds, drop stop-words, stem,
+and map synonyms (kb/data/synonyms.json) onto one canonical term."""
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from functools import cache
@@ -10,34 +12,56 @@ from importlib import resources
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_ITALIAN
 
-from kb.entries import Language
+from kb.entries import LANGUAGES, Language, aliases, entries
 
 STEMMER_NAMES: dict[str, str] = {"it": "italian", "id": "indonesian", "en": "english"}
 BASE_STOPWORDS: dict[str, tuple[str, ...]] = {"it": tuple(STOPWORDS_ITALIAN), "id": (), "en": tuple(STOPWORDS_EN)}
 """bm25s ships Italian and English lists; the Indonesian list is entirely ours (kb/data/stopwords.id.txt)."""
 MAX_QUERY_CHARS = 2000
 """Longer input is cut here before tokenizing, so a pasted essay cannot slow retrieval down."""
+FRAGMENTS = frozenset({"fine", "pre", "multi", "on", "all", "per", "mid", "non", "inter", "intra", "re"})
+"""Compound heads that mean little alone ('fine' in 'fine-tuning'): kept only inside the joined compound."""
 
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 
 
 def fold(text: str) -> str:
-    """Lower-case and strip accents ('perché' -> 'perche'), map typographic apostrophes to spaces."""
+    """Lower-case and strip accents ('perché' -> 'perche'); apostrophes separate words ("l'addestramento")."""
     text = text.lower().replace("\u2019", " ").replace("'", " ").replace("`", " ")
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+@cache
+def compounds() -> frozenset[str]:
+    """Joined forms of every hyphenated word in the KB ('finetuning', 'multigpu', 'ondemand')."""
+    found: set[str] = set()
+    for language in LANGUAGES:
+        texts = [f"{e.title} {e.text}" for e in entries(language)]
+        texts += [" ".join(phrases) for phrases in aliases(language).values()]
+        for word in _WORD.findall(fold(" ".join(texts))):
+            if "-" in word:
+                found.add(word.replace("-", ""))
+    return frozenset(found)
+
+
 def words(text: str) -> list[str]:
-    """Word tokens; a hyphenated word yields its parts and the joined form ('multi-gpu' -> multi, gpu, multigpu)."""
+    """Word tokens; compounds are joined whether written 'fine-tuning', 'fine tuning' or 'finetuning'."""
+    joined_forms = compounds()
     out: list[str] = []
+    previous: str | None = None
     for word in _WORD.findall(fold(text)):
         if "-" in word:
             parts = [p for p in word.split("-") if p]
-            out.extend(parts)
+            out.extend(p for p in parts if p not in FRAGMENTS and not p.isdigit())
             out.append("".join(parts))
-        else:
+            previous = None
+            continue
+        if previous is not None and previous + word in joined_forms:
+            out.append(previous + word)
+        if word not in FRAGMENTS and len(word) > 1 and not word.isdigit():
             out.append(word)
+        previous = word
     return out
 
 
@@ -55,8 +79,28 @@ def _stemmer(language: Language) -> Stemmer.Stemmer:
     return Stemmer.Stemmer(STEMMER_NAMES[language])
 
 
-def terms(text: str, language: Language) -> list[str]:
-    """BM25 terms of `text` in `language`: folded, stop-words removed, stemmed."""
+def _stems(text: str, language: Language) -> list[str]:
+    """Folded, stop-word-free, stemmed words (no synonym mapping)."""
     stop = stopwords(language)
-    kept = [w for w in words(text[:MAX_QUERY_CHARS]) if w not in stop]
-    return _stemmer(language).stemWords(kept)
+    return _stemmer(language).stemWords([w for w in words(text) if w not in stop])
+
+
+@cache
+def synonyms(language: Language) -> dict[str, tuple[str, ...]]:
+    """Stem -> canonical stems, from the '*' and per-language tables of kb/data/synonyms.json."""
+    table = json.loads(resources.files(__package__).joinpath("data", "synonyms.json").read_text(encoding="utf-8"))
+    mapping: dict[str, tuple[str, ...]] = {}
+    for word, canonical in {**table["*"], **table[language]}.items():
+        keys = _stems(word, language)
+        if len(keys) == 1:
+            mapping[keys[0]] = tuple(_stems(canonical, language)) or (keys[0],)
+    return mapping
+
+
+def terms(text: str, language: Language) -> list[str]:
+    """BM25 terms of `text` in `language`: folded, stop-words removed, stemmed, synonyms mapped."""
+    mapping = synonyms(language)
+    out: list[str] = []
+    for stem in _stems(text[:MAX_QUERY_CHARS], language):
+        out.extend(mapping.get(stem, (stem,)))
+    return out
