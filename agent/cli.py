@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 
-import click
 import typer
 from pydantic import ValidationError
 
@@ -15,6 +13,8 @@ from agent.spec import describe_validation_error
 
 COMMAND_MODULES: list[str] = [
     "agent.commands.catalog",
+    "agent.commands.estimate",
+    "agent.commands.parse",
 ]
 
 app = typer.Typer(
@@ -25,6 +25,12 @@ app = typer.Typer(
     add_completion=False,
 )
 
+
+@app.callback()
+def _root() -> None:
+    """Which rented GPUs to use for a training or fine-tuning job, why, and what it will cost."""
+
+
 for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app)
 
@@ -34,29 +40,36 @@ def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
 
+def _exit_code(error: BaseException) -> int | None:
+    """The exit code of a typer/click 'Exit' signal (typer vendors click, so match by shape), else None."""
+    if type(error).__name__ == "Exit":
+        return int(getattr(error, "exit_code", getattr(error, "code", 0)) or 0)
+    return None
+
+
+def _describe(error: BaseException) -> str:
+    """One line describing an error for the user."""
+    if isinstance(error, ValidationError):
+        return describe_validation_error(error)
+    format_message = getattr(error, "format_message", None)  # click/typer usage errors
+    if callable(format_message):
+        return str(format_message())
+    if isinstance(error, (UserError, ValueError, OSError)):
+        return str(error)
+    if type(error).__name__ == "Abort" or isinstance(error, KeyboardInterrupt):
+        return "aborted"
+    return f"internal error ({type(error).__name__}): {error}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every error becomes one line on stderr and exit status 2, never a traceback."""
     try:
         result = app(args=argv, standalone_mode=False)
-    except click.exceptions.Exit as done:
-        return done.exit_code
-    except click.exceptions.Abort:
-        sys.stderr.write("error: aborted\n")
-        return 2
-    except click.ClickException as error:
-        sys.stderr.write(f"error: {_one_line(error.format_message())}\n")
-        return 2
-    except ValidationError as error:
-        sys.stderr.write(f"error: {_one_line(describe_validation_error(error))}\n")
-        return 2
-    except (UserError, ValueError, OSError, json.JSONDecodeError) as error:
-        sys.stderr.write(f"error: {_one_line(str(error))}\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        return 2
-    except Exception as error:  # noqa: BLE001 - the CLI promises never to show a traceback
-        sys.stderr.write(f"error: internal error ({type(error).__name__}): {_one_line(str(error))}\n")
+    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - the CLI promises never to show a traceback
+        code = _exit_code(error)
+        if code is not None:
+            return code
+        sys.stderr.write(f"error: {_one_line(_describe(error))}\n")
         return 2
     return result if isinstance(result, int) else 0
 

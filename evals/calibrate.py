@@ -60,6 +60,8 @@ def request_for_row(row: dict[str, str]) -> EstimateRequest:
         gradient_checkpointing=_flag(row["gradient_checkpointing"]), flash_attention=_flag(row["flash_attention"]),
         lora_rank=int(row["lora_rank"] or 16), lora_targets=row["lora_targets"] or "all-linear",
         num_gpus=int(row["num_gpus"] or 1), sharding=row["sharding"] or "none", offload=row["offload"] or "none",
+        loss=row.get("loss") or "fp32",
+        **({"cuda_context_gib": float(row["context_gib"])} if row.get("context_gib") else {}),
     )
 
 

@@ -29,16 +29,19 @@ CUDA_CONTEXT_GIB = 0.55
 """CUDA context + kernels with lazy module loading (HF measured 1.3 GB without it on V100; 0.3-2 GiB reported)."""
 NCCL_GIB = 0.45
 """NCCL communicator buffers per GPU when more than one GPU takes part."""
-ALLOCATOR_RESERVE_FRACTION = 0.06
-"""Caching-allocator blocks reserved beyond the allocated peak (fragmentation, rounding)."""
+ALLOCATOR_RESERVE_FRACTION = 0.05
+"""Caching-allocator blocks reserved beyond the allocated peak (fragmentation, block rounding)."""
 ALLOCATOR_RESERVE_MIN_GIB = 0.1
 NF4_BYTES_PER_PARAM = (4 + 8 / 64 + 32 / (64 * 256)) / 8
 """NF4 with double quantisation: 4 bits + 8-bit absmax per 64 + fp32 per 256 absmax blocks (QLoRA paper)."""
 ADAM8BIT_BYTES_PER_PARAM = 2 + 8 / 256
 """bitsandbytes 8-bit Adam: two uint8 states + fp32 absmax per 256-value block."""
-LOGIT_BYTES_PER_VOCAB = 12
-"""Per token and vocabulary entry at the start of backward: fp32 log-softmax output, its gradient and the
-gradient of the upcast logits (HF upcasts logits to fp32 for the loss)."""
+LOGIT_BYTES_PER_VOCAB = {"fp32": 12, "half": 6, "fused": 0}
+"""Loss-head bytes per token and vocabulary entry at the start of backward. 'fp32': log-softmax output, its gradient
+and the gradient of the upcast logits, all fp32 (transformers upcasts logits for the loss); 'half': the same in
+16-bit (older GPT-BigCode and other models computing the loss on 16-bit logits); 'fused': a fused linear
+cross-entropy kernel (Liger, Cut Cross-Entropy) that never materialises the full logits."""
+Loss = Literal["fp32", "half", "fused"]
 LORA_TARGET_GROUPS = {
     "all-linear": ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
     "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
@@ -74,6 +77,9 @@ class EstimateRequest(BaseModel):
     tensor_parallel: int = Field(default=1, ge=1, le=1024)
     pipeline_parallel: int = Field(default=1, ge=1, le=1024)
     offload: Offload = "none"
+    loss: Loss = Field(default="fp32", description="How the loss treats logits: fp32 upcast (HF), half, fused kernel.")
+    cuda_context_gib: float = Field(default=CUDA_CONTEXT_GIB, ge=0, le=16, allow_inf_nan=False,
+                                    description="CUDA context and kernels per process, in GiB.")
     gpu: str | None = Field(default=None, description="GPU name to check the fit against, e.g. 'A100-80GB'.")
     vram_gib: float | None = Field(default=None, gt=0, le=100_000, allow_inf_nan=False,
                                    description="Usable memory per GPU to check the fit against.")
@@ -81,7 +87,7 @@ class EstimateRequest(BaseModel):
     @model_validator(mode="after")
     def _check_layout(self) -> EstimateRequest:
         """Reject inconsistent parallel layouts with a message naming the problem."""
-        if self.model is None and self.config_path is None and self.params_b is None:
+        if not (self.model or "").strip() and not (self.config_path or "").strip() and self.params_b is None:
             raise ValueError("give a model name, a config.json path or a size in billions of parameters")
         model_parallel = self.tensor_parallel * self.pipeline_parallel
         if self.num_gpus % model_parallel:
@@ -156,6 +162,8 @@ class _Setup:
     tp: int
     pp: int
     offload: str
+    loss: str
+    context_bytes: float
 
     @property
     def dp(self) -> int:
@@ -166,6 +174,23 @@ class _Setup:
     def adapters(self) -> bool:
         """True for LoRA and QLoRA."""
         return self.method in ("lora", "qlora")
+
+    @property
+    def deepspeed(self) -> bool:
+        """True under a DeepSpeed ZeRO stage (its bf16/fp16 mode casts the module itself to 16-bit)."""
+        return self.sharding in ("zero1", "zero2", "zero3")
+
+    @property
+    def profile(self) -> str:
+        """Dtype profile of weights and the residual stream: 'fp32', 'mixed' (fp32 weights/residual, 16-bit
+        matmuls: torch autocast, or HF QLoRA recipes, which keep the non-quantised modules in fp32) or 'half'."""
+        if self.precision == "fp32":
+            return "fp32"
+        if self.method == "qlora":
+            return "mixed"
+        if self.precision in ("amp_bf16", "amp_fp16") and not self.deepspeed:
+            return "mixed"
+        return "half"
 
 
 def _lora_modules(targets: str, arch: ModelArch) -> tuple[str, ...]:
@@ -191,18 +216,19 @@ def _lora_modules(targets: str, arch: ModelArch) -> tuple[str, ...]:
 
 def resolve_arch(request: EstimateRequest) -> ModelArch:
     """The architecture the request names: config.json first, then the registry, then a generic shape."""
-    if request.config_path:
+    if (request.config_path or "").strip():
         return load_hf_config(Path(request.config_path))
-    if request.model:
+    if (request.model or "").strip():
         return resolve(request.model)
-    assert request.params_b is not None
+    if request.params_b is None:
+        raise ValueError("give a model name, a config.json path or a size in billions of parameters")
     return generic_decoder(request.params_b)
 
 
 def _setup(request: EstimateRequest, arch: ModelArch) -> _Setup:
     """Validate the request against the architecture and fill defaults."""
     tp, pp = request.tensor_parallel, request.pipeline_parallel
-    if arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads):
+    if not arch.approximate and (arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads)):
         raise ValueError(f"tensor parallel degree {tp} does not divide {arch.heads} attention heads / "
                          f"{arch.kv_heads} key-value heads of {arch.name}")
     if pp > arch.layers:
@@ -214,7 +240,7 @@ def _setup(request: EstimateRequest, arch: ModelArch) -> _Setup:
                   flash=request.flash_attention,
                   lora_modules=_lora_modules(request.lora_targets, arch) if adapters else (),
                   rank=request.lora_rank, gpus=request.num_gpus, sharding=request.sharding, tp=tp, pp=pp,
-                  offload=request.offload)
+                  offload=request.offload, loss=request.loss, context_bytes=request.cuda_context_gib * GIB)
 
 
 def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
@@ -225,7 +251,7 @@ def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
         d_in, d_out = shapes[name]
         copies = arch.num_experts if name in ("gate_proj", "up_proj", "down_proj") else 1
         per_layer += copies * rank * (d_in + d_out)
-    return per_layer * arch.layers
+    return round(per_layer * arch.layers)
 
 
 def _shard_params(arch: ModelArch, tp: int, pp: int) -> float:
@@ -255,16 +281,18 @@ def _optimizer_bytes(setup: _Setup, trainable: float) -> float:
     return 4 * (matrices + 2 * (arch.vocab + arch.hidden)) * trainable / max(arch.total_params, 1)
 
 
-def _norm_bytes_per_element(precision: str) -> float:
-    """Bytes an RMSNorm/LayerNorm keeps per element: fp32 input copy + normalised + weighted output."""
-    return {"fp32": 12, "amp_bf16": 10, "amp_fp16": 10}.get(precision, 8)
+NORM_BYTES = {"fp32": 12, "mixed": 10, "half": 8}
+"""Bytes an RMSNorm keeps per element: fp32 input copy, normalised output and the weighted output that the next
+linear saves (in its compute dtype)."""
+RESIDUAL_BYTES = {"fp32": 4, "mixed": 4, "half": 2}
+"""Bytes per element of the residual stream between blocks (what gradient checkpointing keeps per layer)."""
 
 
 def _layer_activation_bytes_per_token(setup: _Setup) -> float:
     """Activation bytes one transformer block saves for backward, per token (no recompute)."""
-    arch, a = setup.arch, (4 if setup.precision == "fp32" else 2)
+    arch, a = setup.arch, (4 if setup.profile == "fp32" else 2)
     h, q, kv, inter = arch.hidden, arch.q_dim, arch.kv_dim, arch.intermediate
-    norms = arch.norms_per_layer * h * (_norm_bytes_per_element(setup.precision) if arch.norm == "rms" else 2 * a)
+    norms = arch.norms_per_layer * h * (NORM_BYTES[setup.profile] if arch.norm == "rms" else 2 * a)
     attention = a * (q + 2 * kv) + a * q  # q, k, v after RoPE + attention output
     if not setup.adapters or "o_proj" in setup.lora_modules:
         attention += a * q  # o_proj input copy (frozen, untargeted linears do not save their input)
@@ -297,19 +325,27 @@ def _activations(setup: _Setup) -> tuple[float, float]:
     tokens = setup.batch * setup.seq
     per_layer = _layer_activation_bytes_per_token(setup) * tokens / setup.tp
     stage_layers = -(-arch.layers // setup.pp)
+    head = arch.hidden * tokens * NORM_BYTES[setup.profile] / setup.tp + _logit_bytes(setup)
     if setup.checkpointing:
-        residual_bytes = 4 if setup.precision in ("fp32", "amp_bf16", "amp_fp16") else 2
-        per_stored_layer = residual_bytes * arch.hidden * tokens / setup.tp
+        # Layer inputs are kept; the loss head's tensors are gone before the first layer is recomputed.
+        per_stored_layer = RESIDUAL_BYTES[setup.profile] * arch.hidden * tokens / setup.tp
         first_stage = stage_layers * setup.pp * per_stored_layer + per_layer
-        last_stage = stage_layers * per_stored_layer + per_layer
+        last_stage = stage_layers * per_stored_layer + max(per_layer, head)
+        if setup.pp == 1:
+            return stage_layers * per_stored_layer + max(per_layer, head), per_layer
     else:
         first_stage = stage_layers * setup.pp * per_layer
-        last_stage = stage_layers * per_layer
-    final_norm = arch.hidden * tokens * _norm_bytes_per_element(setup.precision) / setup.tp
-    logits = 0.0 if arch.family == "bert" else LOGIT_BYTES_PER_VOCAB * arch.vocab * tokens / setup.tp
-    if setup.pp == 1:
-        return first_stage + final_norm + logits, per_layer
-    return max(first_stage, last_stage + final_norm + logits), per_layer
+        last_stage = stage_layers * per_layer + head
+        if setup.pp == 1:
+            return last_stage, per_layer
+    return max(first_stage, last_stage), per_layer
+
+
+def _logit_bytes(setup: _Setup) -> float:
+    """Loss-head bytes at the start of backward (fp32 log-softmax output and gradients over the vocabulary)."""
+    if setup.arch.family == "bert":
+        return 0.0
+    return LOGIT_BYTES_PER_VOCAB[setup.loss] * setup.arch.vocab * setup.batch * setup.seq / setup.tp
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -333,17 +369,18 @@ def _states(setup: _Setup, trainable: int) -> _States:
     trainable_shard = trainable / mp if setup.adapters else shard
     dp = setup.dp if setup.sharding not in ("none", "ddp") else 1
     amp = setup.precision in ("amp_bf16", "amp_fp16")
+    weight_bytes = 2 if setup.profile == "half" else 4
     # Frozen or trained base weights.
     if setup.method == "qlora":
         linear = arch.linear_params_per_layer * arch.layers / mp
-        base = linear * NF4_BYTES_PER_PARAM + (shard - linear) * 2
+        base = linear * NF4_BYTES_PER_PARAM + (shard - linear) * weight_bytes
     else:
-        base = shard * (4 if setup.precision == "fp32" or amp else 2)
+        base = shard * weight_bytes
     adapter_weights = trainable_shard * 4 if setup.adapters else 0.0
     grad_bytes = 4 if (setup.adapters or amp or setup.precision == "fp32") else 2
     gradients = trainable_shard * grad_bytes
     optimizer = _optimizer_bytes(setup, trainable_shard)
-    autocast = shard * 2 if amp and setup.method != "qlora" else 0.0
+    autocast = shard * 2 if setup.profile == "mixed" and setup.method != "qlora" else 0.0
     largest_unit = max(arch.layer_params, arch.embedding_params, arch.head_params) / mp
     gathered = 0.0
     host = 0.0
@@ -364,7 +401,9 @@ def _states(setup: _Setup, trainable: int) -> _States:
             gradients = (shard * 2 + fp32_grads) / dp
             optimizer = (master + optimizer) / dp
         else:
-            weights, gradients, optimizer = shard * 2 / dp, (shard * 2 + fp32_grads) / dp, (master + optimizer) / dp
+            # DeepSpeed's ZeRO-3 rule: 18 bytes/param over N (16-bit param and fp32 grad partitions, fp32 master and
+            # Adam states) plus the gathered largest layer.
+            weights, gradients, optimizer = shard * 2 / dp, fp32_grads / dp, (master + optimizer) / dp
             gathered = 4 * largest_unit
     elif setup.sharding in ("zero1", "zero2"):
         optimizer /= dp
@@ -403,14 +442,24 @@ def _gib(value: float) -> float:
     return round(value / GIB, 3)
 
 
+def _precision_note(setup: _Setup) -> str:
+    """What the precision means for weights and activations."""
+    if setup.method == "qlora":
+        return f"QLoRA: 4-bit base, {setup.precision} compute, fp32 residual stream"
+    return f"precision {setup.precision}: " + {"fp32": "fp32 weights and activations",
+                                               "mixed": "fp32 weights and residual stream, 16-bit matmuls",
+                                               "half": "16-bit weights and activations"}[setup.profile]
+
+
 def _assumptions(setup: _Setup, arch: ModelArch) -> list[str]:
     """The stated assumptions behind one estimate."""
     notes = [
-        f"precision {setup.precision}; activations in {'fp32' if setup.precision == 'fp32' else '16-bit'}",
+        _precision_note(setup),
         "FlashAttention/SDPA (no s^2 score matrices)" if setup.flash else "eager attention (s^2 scores kept)",
-        "HF-style loss: logits upcast to fp32 for cross-entropy",
-        f"CUDA context {CUDA_CONTEXT_GIB} GiB, allocator reserve {int(ALLOCATOR_RESERVE_FRACTION * 100)} % "
-        f"(min {ALLOCATOR_RESERVE_MIN_GIB} GiB)" + (f", NCCL {NCCL_GIB} GiB" if setup.gpus > 1 else ""),
+        {"fp32": "HF-style loss: logits upcast to fp32 for cross-entropy", "half": "loss on 16-bit logits",
+         "fused": "fused linear cross-entropy (no full logits tensor)"}[setup.loss],
+        f"CUDA context {setup.context_bytes / GIB:g} GiB; allocator reserve {int(ALLOCATOR_RESERVE_FRACTION * 100)} % of the "
+        "peak plus one fp32-logits-sized segment" + (f"; NCCL {NCCL_GIB} GiB" if setup.gpus > 1 else ""),
     ]
     if setup.optimizer == "adamw" and setup.sharding not in ("zero1", "zero2", "zero3"):
         notes.append("torch AdamW foreach implementation (one state-sized temporary in the step)")
@@ -418,12 +467,13 @@ def _assumptions(setup: _Setup, arch: ModelArch) -> list[str]:
         notes.append(f"LoRA rank {setup.rank} on {', '.join(setup.lora_modules)}; adapters, their gradients and "
                      "Adam states in fp32 (PEFT default)")
     if setup.method == "qlora":
-        notes.append("NF4 base with double quantisation; embeddings, head and norms in 16-bit")
+        notes.append("NF4 base with double quantisation; embeddings, head and norms in "
+                     + ("fp32 (prepare_model_for_kbit_training)" if setup.profile == "mixed" else "16-bit"))
     if setup.checkpointing:
         notes.append("gradient checkpointing per decoder layer (layer inputs kept, one layer recomputed at a time)")
     if arch.approximate:
-        notes.append(f"unknown model: standard decoder shape scaled to {arch.total_params / 1e9:.2f}B parameters "
-                     f"({arch.layers} layers, hidden {arch.hidden}); approximate")
+        notes.append(f"unknown model: standard Llama-style decoder scaled to {arch.total_params / 1e9:.3g}B "
+                     f"parameters (about {arch.layers:.0f} layers, hidden {arch.hidden:.0f}); approximate")
     if setup.sharding in ("zero1", "zero2", "zero3"):
         notes.append(f"DeepSpeed {setup.sharding.upper()} byte rules over {setup.dp} data-parallel ranks")
     if setup.sharding == "fsdp":
@@ -461,21 +511,25 @@ def _peak(setup: _Setup) -> tuple[dict[str, float], str, float, int]:
     return forward_backward, "forward_backward", states.host, trainable
 
 
-def _allocator_reserve(allocated: float) -> float:
-    """max_memory_reserved minus max_memory_allocated: cached blocks and fragmentation (bytes)."""
-    return max(ALLOCATOR_RESERVE_MIN_GIB * GIB, ALLOCATOR_RESERVE_FRACTION * allocated)
+def _allocator_reserve(allocated: float, setup: _Setup) -> float:
+    """max_memory_reserved minus max_memory_allocated (bytes): a share of the peak for block rounding and
+    fragmentation, plus one segment the size of the largest transient tensor (the fp32 logits), which the caching
+    allocator keeps once a later request cannot reuse it."""
+    largest_transient = _logit_bytes(setup) / 3
+    return max(ALLOCATOR_RESERVE_MIN_GIB * GIB, ALLOCATOR_RESERVE_FRACTION * allocated + largest_transient)
 
 
-def _overhead(allocated: float, gpus: int) -> float:
+def _overhead(allocated: float, setup: _Setup) -> float:
     """nvidia-smi minus allocated: allocator reserve, CUDA context, NCCL buffers (bytes)."""
-    return _allocator_reserve(allocated) + CUDA_CONTEXT_GIB * GIB + (NCCL_GIB * GIB if gpus > 1 else 0.0)
+    nccl = NCCL_GIB * GIB if setup.gpus > 1 else 0.0
+    return _allocator_reserve(allocated, setup) + setup.context_bytes + nccl
 
 
 def _per_gpu_bytes(setup: _Setup) -> float:
     """nvidia-smi-level per-GPU bytes of a setup (used by the searches)."""
     terms, _, _, _ = _peak(setup)
     allocated = sum(terms.values())
-    return allocated + _overhead(allocated, setup.gpus)
+    return allocated + _overhead(allocated, setup)
 
 
 def _replace(setup: _Setup, **changes: object) -> _Setup:
@@ -558,16 +612,22 @@ CHEAP_FIX_CODES = ("micro_batch_1", "flash_attention", "gradient_checkpointing",
 """Fixes that keep the method and hardware; the 'combined' fix stacks them."""
 
 
-def _more_gpus_fix(setup: _Setup, vram_bytes: float) -> _Candidate | None:
-    """The smallest power-of-two GPU count (up to 512) that fits with ZeRO-3 sharding."""
+def _more_gpus_fix(setup: _Setup, vram_bytes: float, cheap: _Candidate | None) -> _Candidate | None:
+    """The smallest power-of-two GPU count (up to 512) that fits with ZeRO-3 sharding, alone or on top of the cheap
+    fixes when sharding alone cannot fit (activations do not shrink with more GPUs)."""
     sharding = setup.sharding if setup.sharding in ("zero3", "fsdp") else "zero3"
-    count = max(2, setup.gpus * 2)
-    while count <= 512:
-        if _per_gpu_bytes(_replace(setup, gpus=count, sharding=sharding)) <= vram_bytes:
-            return _Candidate(code="more_gpus", description=f"{count} GPUs with ZeRO-3/FSDP sharding",
-                              changes={"num_gpus": count, "sharding": sharding},
-                              setup_changes={"gpus": count, "sharding": sharding})
-        count *= 2
+    for extra in ({}, cheap.setup_changes if cheap else None):
+        if extra is None:
+            continue
+        count = max(2, setup.gpus * 2)
+        while count <= 512:
+            changes = extra | {"gpus": count, "sharding": sharding}
+            if _per_gpu_bytes(_replace(setup, **changes)) <= vram_bytes:
+                request_changes = (cheap.changes if extra else {}) | {"num_gpus": count, "sharding": sharding}
+                also = f" plus {cheap.description.removeprefix('all of: ')}" if extra and cheap else ""
+                return _Candidate(code="more_gpus", description=f"{count} GPUs with ZeRO-3/FSDP sharding{also}",
+                                  changes=request_changes, setup_changes=changes)
+            count *= 2
     return None
 
 
@@ -575,12 +635,13 @@ def _fixes(setup: _Setup, vram_bytes: float) -> list[Fix]:
     """Fixes that lower memory: those that fit first (cheapest first), then the rest by memory reached."""
     candidates = _candidate_fixes(setup)
     cheap = [c for c in candidates if c.code in CHEAP_FIX_CODES]
-    if len(cheap) > 1:
-        candidates.append(_Candidate(
-            code="combined", description="all of: " + ", ".join(c.description for c in cheap),
-            changes={k: v for c in cheap for k, v in c.changes.items()},
-            setup_changes={k: v for c in cheap for k, v in c.setup_changes.items()}))
-    more = _more_gpus_fix(setup, vram_bytes)
+    combined = _Candidate(
+        code="combined", description="all of: " + ", ".join(c.description for c in cheap),
+        changes={k: v for c in cheap for k, v in c.changes.items()},
+        setup_changes={k: v for c in cheap for k, v in c.setup_changes.items()}) if cheap else None
+    if combined is not None and len(cheap) > 1:
+        candidates.append(combined)
+    more = _more_gpus_fix(setup, vram_bytes, combined)
     if more is not None:
         candidates.append(more)
     current = _per_gpu_bytes(setup)
@@ -615,12 +676,12 @@ def estimate(request: EstimateRequest) -> Estimate:
     setup = _setup(request, arch)
     terms, phase, host, trainable = _peak(setup)
     allocated = sum(terms.values())
-    overhead = _overhead(allocated, setup.gpus)
+    overhead = _overhead(allocated, setup)
     breakdown = {name: _gib(value) for name, value in terms.items()} | {"overhead": _gib(overhead)}
     result = Estimate(
         model_id=arch.id, model_name=arch.name, approximate=arch.approximate, method=setup.method,  # type: ignore[arg-type]
         precision=setup.precision, allocated_gib=_gib(allocated),
-        reserved_gib=_gib(allocated + _allocator_reserve(allocated)), per_gpu_gib=_gib(allocated + overhead),  # type: ignore[arg-type]
+        reserved_gib=_gib(allocated + _allocator_reserve(allocated, setup)), per_gpu_gib=_gib(allocated + overhead),  # type: ignore[arg-type]
         breakdown_gib=breakdown, peak_phase=phase, total_params=arch.total_params, trainable_params=trainable,
         active_params=arch.active_params, host_ram_gib=_gib(host) if host else None,
         assumptions=_assumptions(setup, arch),
@@ -641,14 +702,16 @@ def estimate(request: EstimateRequest) -> Estimate:
 
 def estimate_for_spec(spec: JobSpec, *, num_gpus: int | None = None, sharding: Sharding | None = None,
                       gpu: str | None = None, vram_gib: float | None = None) -> Estimate:
-    """Estimate for a JobSpec, filling what it leaves open with the common defaults (stated as assumptions)."""
+    """Estimate for a JobSpec, filling what it leaves open with common defaults (stated as assumptions): micro-batch
+    1, 2048 tokens, gradient checkpointing on (as TRL's SFT recipes), AdamW, FSDP when several GPUs are used."""
     gpus = num_gpus or spec.num_gpus or 1
+    checkpointing = True if spec.gradient_checkpointing is None else spec.gradient_checkpointing
     request = EstimateRequest(
         model=spec.model, params_b=None if spec.model else (spec.params_b or None),
         method=spec.method or "full_finetune", precision=spec.precision, optimizer=spec.optimizer or "adamw",
         micro_batch_size=spec.micro_batch_size or 1, seq_len=spec.seq_len or 2048,
-        gradient_checkpointing=bool(spec.gradient_checkpointing), num_gpus=gpus,
-        sharding=sharding or ("fsdp" if gpus > 1 else "none"), gpu=gpu if vram_gib is None else gpu,
+        gradient_checkpointing=checkpointing, num_gpus=gpus,
+        sharding=sharding or ("fsdp" if gpus > 1 else "none"), gpu=gpu,
         vram_gib=vram_gib,
     )
     return estimate(request)

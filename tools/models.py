@@ -124,13 +124,13 @@ class ModelArch:
     @property
     def total_params(self) -> int:
         """Exact parameter count computed from the architecture."""
-        return self.embedding_params + self.layers * self.layer_params + self.final_params + self.head_params
+        return round(self.embedding_params + self.layers * self.layer_params + self.final_params + self.head_params)
 
     @property
     def active_params(self) -> int:
         """Parameters used per token (differs from the total for mixture-of-experts models)."""
         inactive = (self.num_experts - self.experts_per_token) * self.expert_params * self.layers
-        return self.total_params - inactive
+        return round(self.total_params - inactive)
 
     @property
     def linear_shapes(self) -> dict[str, tuple[int, int]]:
@@ -217,6 +217,14 @@ REGISTRY: tuple[ModelArch, ...] = (
            norms_per_layer=4, context=8192, aliases=("gemma2-27b",)),
     _llama("phi-3-mini", "Phi-3 mini", 32, 3072, 32, 32, 8192, 32_064, family="phi3", context=4096,
            aliases=("phi-3-mini-4k", "phi3-mini", "phi-3-mini-4k-instruct", "phi3")),
+    ModelArch(id="santacoder", name="SantaCoder 1.1B", family="gpt_bigcode", layers=24, hidden=2048, heads=16,
+              kv_heads=1, head_dim=128, intermediate=8192, vocab=49280, tied_embeddings=True, mlp="plain",
+              norm="layer", linear_bias=True, learned_positions=2048, max_context=2048,
+              aliases=("bigcode/gpt_bigcode-santacoder", "gpt_bigcode-santacoder")),
+    ModelArch(id="starcoder", name="StarCoder 15.5B", family="gpt_bigcode", layers=40, hidden=6144, heads=48,
+              kv_heads=1, head_dim=128, intermediate=24576, vocab=49152, tied_embeddings=False, mlp="plain",
+              norm="layer", linear_bias=True, learned_positions=8192, max_context=8192,
+              aliases=("starcoderbase", "bigcode/starcoder", "starcoder-15b")),
     _gpt2("gpt2", "GPT-2 small", 12, 768, 12, aliases=("gpt2-small", "gpt-2", "gpt-2-small", "gpt2-124m")),
     _gpt2("gpt2-medium", "GPT-2 medium", 24, 1024, 16, aliases=("gpt-2-medium", "gpt2-355m")),
     _gpt2("gpt2-large", "GPT-2 large", 36, 1280, 20, aliases=("gpt-2-large", "gpt2-774m")),
@@ -285,31 +293,37 @@ def resolve(name: str) -> ModelArch:
     raise ValueError(f"unknown model '{name}'{hint}")
 
 
-def _round_to(value: float, multiple: int) -> int:
-    """Round to the nearest positive multiple."""
-    return max(multiple, int(round(value / multiple)) * multiple)
+GENERIC_VOCAB = LLAMA2_V
+GENERIC_HIDDEN_PER_LAYER = 128
+"""Llama-family aspect ratio: hidden width is about 128 x the number of layers (7B: 4096/32, 13B: 5120/40)."""
+
+
+def _generic_params(hidden: float) -> float:
+    """Parameters of the generic decoder with a given (real-valued) hidden width."""
+    layers = hidden / GENERIC_HIDDEN_PER_LAYER
+    per_layer = 2.5 * hidden**2 + 3 * hidden * (8 * hidden / 3) + 2 * hidden  # GQA 4:1 attention, SwiGLU 8h/3, norms
+    return 2 * GENERIC_VOCAB * hidden + layers * per_layer + hidden
 
 
 def generic_decoder(params_b: float) -> ModelArch:
-    """A standard Llama-style decoder scaled to `params_b` billion parameters, flagged as approximate."""
-    if not (params_b > 0 and math.isfinite(params_b)):
+    """A standard Llama-style decoder scaled smoothly to exactly `params_b` billion parameters, flagged approximate.
+
+    Dimensions are real numbers, not rounded to layer or head counts, so that every memory term grows with the
+    size: a bigger model never gets a smaller estimate.
+    """
+    if not (isinstance(params_b, (int, float)) and math.isfinite(params_b) and params_b > 0):
         raise ValueError(f"model size must be a positive number of billions, got {params_b}")
     target = params_b * 1e9
-    vocab = LLAMA2_V
-    # Llama-family aspect ratio: hidden ~ 128 x layers and ~12 h^2 parameters per block.
-    hidden = _round_to((target * 128 / 12) ** (1 / 3), 128)
-    hidden = min(hidden, 32768)
-    heads = max(1, hidden // 128)
-    kv = 8 if heads % 8 == 0 and heads >= 16 else heads
-    attention = 2 * hidden * hidden + 2 * hidden * kv * 128
-    per_layer_guess = attention + 8 * hidden * hidden
-    layers = max(1, round((target - 2 * vocab * hidden) / per_layer_guess))
-    mlp_budget = (target - 2 * vocab * hidden) / layers - attention - 2 * hidden
-    intermediate = _round_to(mlp_budget / (3 * hidden), 64) if mlp_budget > 0 else 64
+    low, high = 1e-3, 1e6
+    for _ in range(200):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _generic_params(mid) < target else (low, mid)
+    hidden = (low + high) / 2
+    heads = hidden / 128
     return ModelArch(id=f"generic-{params_b:g}b", name=f"generic {params_b:g}B decoder", family="generic",
-                     layers=layers, hidden=hidden, heads=heads, kv_heads=kv, head_dim=hidden // heads,
-                     intermediate=intermediate, vocab=vocab, tied_embeddings=False, max_context=8192,
-                     approximate=True)
+                     layers=hidden / GENERIC_HIDDEN_PER_LAYER, hidden=hidden, heads=heads,  # type: ignore[arg-type]
+                     kv_heads=heads / 4, head_dim=128, intermediate=8 * hidden / 3,  # type: ignore[arg-type]
+                     vocab=GENERIC_VOCAB, tied_embeddings=False, max_context=8192, approximate=True)
 
 
 def _require_int(config: dict[str, Any], *keys: str, default: int | None = None) -> int:

@@ -1,0 +1,90 @@
+"""`gpu-advisor estimate`: per-GPU peak training memory with its breakdown, fit check and ranked fixes."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from agent.output import console, key_value_table, print_json
+from tools.estimator import Estimate, EstimateRequest, estimate
+
+
+def _render(result: Estimate) -> None:
+    """Print an estimate as rich tables."""
+    title = f"{result.model_name} · {result.method} · {result.precision}" + (" (approximate shape)"
+                                                                             if result.approximate else "")
+    rows = [("per GPU (nvidia-smi)", f"{result.per_gpu_gib:.2f} GiB"),
+            ("allocated peak (torch)", f"{result.allocated_gib:.2f} GiB"),
+            ("reserved peak (torch)", f"{result.reserved_gib:.2f} GiB"),
+            ("peak phase", result.peak_phase.replace("_", " ")),
+            ("parameters", f"{result.total_params:,} total · {result.trainable_params:,} trainable")]
+    if result.host_ram_gib:
+        rows.append(("host RAM (offload)", f"{result.host_ram_gib:.1f} GiB"))
+    console.print(key_value_table(title, rows))
+    breakdown = Table(title="Breakdown at the peak", title_justify="left")
+    breakdown.add_column("term")
+    breakdown.add_column("GiB", justify="right")
+    for name, value in result.breakdown_gib.items():
+        breakdown.add_row(name, f"{value:.2f}")
+    console.print(breakdown)
+    if result.fit is not None:
+        fit = result.fit
+        verdict = "[green]fits[/green]" if fit.fits else "[red]does not fit[/red]"
+        console.print(f"{fit.gpu or 'GPU'} with {fit.vram_gib:g} GiB: {verdict} (headroom {fit.headroom_gib:+.2f} GiB);"
+                      f" largest micro-batch {fit.max_micro_batch_size or 'none'}, longest sequence "
+                      f"{fit.max_seq_len or 'none'}")
+        if fit.fixes:
+            fixes = Table(title="Fixes, cheapest first", title_justify="left")
+            for column in ("fix", "reaches GiB", "fits"):
+                fixes.add_column(column)
+            for fix in fit.fixes:
+                fixes.add_row(fix.description, f"{fix.per_gpu_gib:.2f}", "yes" if fix.fits else "no")
+            console.print(fixes)
+    for note in result.assumptions:
+        console.print(f"[dim]· {note}[/dim]")
+
+
+def estimate_command(
+    model: Optional[str] = typer.Option(None, "--model", help="Registry name or HF id, e.g. llama-3.1-8b."),
+    config: Optional[str] = typer.Option(None, "--config", help="Path to a HuggingFace config.json."),
+    params_b: Optional[float] = typer.Option(None, "--params-b", help="Size in billions for an unknown model."),
+    method: str = typer.Option("full_finetune", "--method", help="pretrain, full_finetune, lora or qlora."),
+    precision: Optional[str] = typer.Option(None, "--precision", help="fp32, amp_bf16, amp_fp16, bf16 or fp16."),
+    optimizer: str = typer.Option("adamw", "--optimizer",
+                                  help="adamw, adamw_8bit, paged_adamw_8bit, sgd or adafactor."),
+    micro_batch_size: int = typer.Option(1, "--micro-batch-size", help="Sequences per GPU per step."),
+    seq_len: int = typer.Option(2048, "--seq-len", help="Tokens per sequence."),
+    gradient_checkpointing: bool = typer.Option(False, "--gradient-checkpointing/--no-gradient-checkpointing"),
+    flash_attention: bool = typer.Option(True, "--flash-attention/--no-flash-attention"),
+    lora_rank: int = typer.Option(16, "--lora-rank"),
+    lora_targets: str = typer.Option("all-linear", "--lora-targets", help="all-linear or q_proj,v_proj,..."),
+    gpus: int = typer.Option(1, "--gpus", help="Number of GPUs."),
+    sharding: str = typer.Option("none", "--sharding", help="none, ddp, zero1, zero2, zero3 or fsdp."),
+    tensor_parallel: int = typer.Option(1, "--tensor-parallel"),
+    pipeline_parallel: int = typer.Option(1, "--pipeline-parallel"),
+    offload: str = typer.Option("none", "--offload", help="none, optimizer or optimizer+params."),
+    loss: str = typer.Option("fp32", "--loss", help="fp32 (HF upcast), half or fused (Liger/CCE)."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="Check the fit on this GPU, e.g. A100-80GB."),
+    vram_gib: Optional[float] = typer.Option(None, "--vram-gib", help="Check the fit against this many GiB."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Estimate per-GPU peak memory for a training or fine-tuning job."""
+    request = EstimateRequest(
+        model=model, config_path=config, params_b=params_b, method=method, precision=precision, optimizer=optimizer,
+        micro_batch_size=micro_batch_size, seq_len=seq_len, gradient_checkpointing=gradient_checkpointing,
+        flash_attention=flash_attention, lora_rank=lora_rank, lora_targets=lora_targets, num_gpus=gpus,
+        sharding=sharding, tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel, offload=offload,
+        loss=loss, gpu=gpu, vram_gib=vram_gib,
+    )
+    result = estimate(request)
+    if as_json:
+        print_json(result)
+    else:
+        _render(result)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `estimate` command."""
+    app.command("estimate")(estimate_command)

@@ -1,0 +1,62 @@
+"""`gpu-advisor estimate` through the installed console script: one JSON document, or one-line errors (exit 2)."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = shutil.which("gpu-advisor", path=str(Path(sys.executable).parent)) or "gpu-advisor"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    """Run the console script and capture its output."""
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, timeout=60)
+
+
+def test_estimate_json_is_one_document_with_the_contract_fields():
+    done = _run("estimate", "--model", "Llama-3.1-8B-Instruct", "--method", "qlora", "--gradient-checkpointing",
+                "--gpu", "L4", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    for field in ("allocated_gib", "per_gpu_gib", "breakdown_gib", "total_params", "trainable_params",
+                  "host_ram_gib", "fit"):
+        assert field in result
+    assert set(result["breakdown_gib"]) >= {"weights", "gradients", "optimizer", "activations", "overhead"}
+    assert result["total_params"] == 8_030_261_248 and result["trainable_params"] == 41_943_040
+    assert result["fit"]["gpu"] == "L4" and result["fit"]["fits"] is True
+
+
+def test_estimate_reads_a_config_file(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 24,
+                                  "num_attention_heads": 14, "num_key_value_heads": 2, "intermediate_size": 4864,
+                                  "vocab_size": 151936, "tie_word_embeddings": True}))
+    done = _run("estimate", "--config", str(config), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["total_params"] == 494_032_768
+
+
+def test_estimate_table_output_for_people():
+    done = _run("estimate", "--model", "mistral-7b", "--method", "lora", "--vram-gib", "24")
+    assert done.returncode == 0, done.stderr
+    assert "Breakdown" in done.stdout and "activations" in done.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--model", "llama-9"], "unknown model"),
+    (["--model", "llama-2-7b", "--micro-batch-size", "-1"], "micro_batch_size"),
+    (["--params-b", "7", "--gpus", "0"], "num_gpus"),
+    (["--model", "llama-2-7b", "--gpus", "3", "--tensor-parallel", "3"], "does not divide"),
+    (["--model", "llama-2-7b", "--bogus"], "No such option"),
+    (["--config", "/nonexistent/config.json"], "cannot read config file"),
+    (["--model", "llama-2-7b", "--method", "dpo"], "method"),
+])
+def test_errors_are_one_line_on_stderr_with_exit_status_2(args, message):
+    done = _run("estimate", *args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in done.stderr
