@@ -10,7 +10,7 @@ conversion B = NIC rate per GPU·(n-1)/(k-1). Per-GPU memory comes from the VRAM
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -133,6 +133,8 @@ class Workload:
     trainable_params: int
     token_flops: TokenFlops
     assumptions: tuple[str, ...]
+    memory_cache: dict[tuple[int, str, int], float | None] = field(default_factory=dict, compare=False)
+    """Per-GPU GiB by (GPUs, sharding, tensor parallel): memory does not depend on which GPU, so offers share it."""
 
     @property
     def grad_bytes(self) -> float:
@@ -261,13 +263,16 @@ def _plans(total: int, per_node: int, nodes: int, link_kind: str) -> list[_Plan]
 
 
 def _memory(workload: Workload, total: int, plan: _Plan) -> float | None:
-    """Per-GPU GiB (nvidia-smi view) for a layout; None when the model cannot be split that way."""
-    try:
-        result: Estimate = estimate(workload.request.model_copy(
-            update={"num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp}))
-    except ValueError:
-        return None
-    return result.per_gpu_gib
+    """Per-GPU GiB (nvidia-smi view) for a layout; None when the model cannot be split that way. Cached."""
+    key = (total, plan.sharding, plan.tp)
+    if key not in workload.memory_cache:
+        try:
+            result: Estimate = estimate(workload.request.model_copy(
+                update={"num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp}))
+            workload.memory_cache[key] = result.per_gpu_gib
+        except ValueError:
+            workload.memory_cache[key] = None
+    return workload.memory_cache[key]
 
 
 def _compute_s(workload: Workload, gpu: GpuSpec | None, tp: int) -> tuple[float | None, Utilisation | None]:
@@ -348,7 +353,7 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
     nodes = total // per_node
     links = _links(candidate, gpu, per_node, nodes)
     usable = vram * (1.0 - margin)
-    single = estimate(workload.request).per_gpu_gib
+    single = _memory(workload, 1, _Plan(layout="single_gpu", sharding="none", tp=1)) or 0.0
 
     options: list[LayoutOption] = []
     for plan in _plans(total, per_node, nodes, links.kind):
