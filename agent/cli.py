@@ -15,6 +15,7 @@ COMMAND_MODULES: list[str] = [
     "agent.commands.catalog",
     "agent.commands.estimate",
     "agent.commands.parse",
+    "agent.commands.ask",
 ]
 
 app = typer.Typer(

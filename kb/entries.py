@@ -81,6 +81,14 @@ def entries(language: Language) -> tuple[Entry, ...]:
 
 
 @cache
+def article_titles(language: Language) -> dict[str, str]:
+    """Article -> the article's title in one language."""
+    data = resources.files(__package__).joinpath("data")
+    return {article: parse_article(data.joinpath(f"{article}.{language}.md").read_text(encoding="utf-8"))[0]["title"]
+            for article in ARTICLES}
+
+
+@cache
 def _by_id(language: Language) -> dict[str, Entry]:
     """Entries of one language keyed by id."""
     return {item.id: item for item in entries(language)}

@@ -1,0 +1,116 @@
+"""Grounded FAQ answers: pick the reply language, retrieve KB entries, and compose the answer from them.
+
+Offline the answer is extractive: the top entry's text in the user's language, its source, and "see also" titles.
+With an LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL), the model may only rephrase the cited text; a failure,
+a refusal or a number the citations do not contain falls back to the extractive answer, and the answer says so.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import openai
+from pydantic import BaseModel, ConfigDict, Field
+
+import prompts
+from agent.language import detect_language
+from agent.output import UserError
+from kb.entries import Citation, Language, article_titles
+from kb.retrieval import rank
+from kb.text import words
+
+MAX_QUESTION_CHARS = 2000
+"""Longer questions are cut here (retrieval and language detection only need the start)."""
+MAX_CITATIONS = 3
+RELATIVE_SCORE = 0.5
+"""A lower-ranked entry is cited only if its score is at least this share of the top entry's."""
+NO_ANSWER = "NO_ANSWER"
+
+Rephraser = Callable[[str, list[Citation], Language], str]
+"""(question, citations, language) -> rephrased answer text; raises on failure."""
+
+
+class FaqAnswer(BaseModel):
+    """What `gpu-advisor ask` returns: the reply language, the answer text, and the entries it is built from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    language: Language = Field(description="Language of the answer: it, id or en.")
+    answer: str = Field(description="The answer, composed only from the cited entries (or a plain no-answer).")
+    citations: list[Citation] = Field(default_factory=list, description="Cited KB entries, best first.")
+
+
+def _template(name: str, language: Language) -> str:
+    """A per-language template from prompts/."""
+    return prompts.load(f"{name}.{language}.txt").strip()
+
+
+def extractive_answer(citations: list[Citation], language: Language) -> str:
+    """The top entry's text with its source, plus the titles of the other cited entries."""
+    top = citations[0]
+    text = _template("faq_answer", language).format(text=top.text, title=top.title,
+                                                    article=article_titles(language)[top.article])
+    if len(citations) > 1:
+        titles = "; ".join(c.title for c in citations[1:])
+        text += "\n" + _template("faq_see_also", language).format(titles=titles)
+    return text
+
+
+def _numbers(text: str) -> set[str]:
+    """Every number written in a text ('4', '8', '16' in 'FP16')."""
+    return set(re.findall(r"\d+(?:[.,]\d+)?", text))
+
+
+def llm_rephraser(client: openai.OpenAI, model: str) -> Rephraser:
+    """A rephraser that asks an OpenAI-compatible chat model to restate the cited text, and nothing else."""
+
+    def rephrase(question: str, citations: list[Citation], language: Language) -> str:
+        """One chat completion; raises ValueError when the reply is empty, a refusal, or adds numbers."""
+        excerpts = "\n\n".join(f"[{i}] {c.title}\n{c.text}" for i, c in enumerate(citations, 1))
+        system = prompts.load("faq_rephrase_system.txt").replace("{language}", language)
+        reply = client.chat.completions.create(
+            model=model, temperature=0,
+            messages=[{"role": "system", "content": system},
+                      {"role": "user", "content": f"Question: {question}\n\nExcerpts:\n{excerpts}"}])
+        text = (reply.choices[0].message.content or "").strip()
+        if not text or text == NO_ANSWER:
+            raise ValueError("the model gave no answer")
+        if not _numbers(text) <= _numbers(excerpts):
+            raise ValueError("the model added numbers that the cited text does not contain")
+        return text
+
+    return rephrase
+
+
+def _cited(question: str, language: Language) -> list[Citation]:
+    """The entries that answer the question (best first), or none when the KB has no answer."""
+    ranking = rank(question, language)
+    if not ranking.answerable:
+        return []
+    best = ranking.hits[0].score
+    return [hit.citation for hit in ranking.hits[:MAX_CITATIONS] if hit.score >= RELATIVE_SCORE * best]
+
+
+def answer_question(question: str, *, lang: str | None = None, previous: str | None = None,
+                    rephraser: Rephraser | None = None) -> FaqAnswer:
+    """Answer a question from the KB in the user's language; UserError for an empty question."""
+    if not question or not question.strip():
+        raise UserError('the question is empty; ask something, e.g. "can I use spot instances for fine-tuning?"')
+    question = question.strip()[:MAX_QUESTION_CHARS]
+    guess = detect_language(question, explicit=lang, previous=previous)
+    language: Language = guess.language
+    if not guess.supported:
+        return FaqAnswer(language="en", answer=prompts.load("faq_unsupported_language.en.txt").strip())
+    if not words(question):
+        return FaqAnswer(language=language, answer=_template("faq_no_words", language))
+    citations = _cited(question, language)
+    if not citations:
+        return FaqAnswer(language=language, answer=_template("faq_no_answer", language))
+    answer = extractive_answer(citations, language)
+    if rephraser is not None:
+        try:
+            answer = rephraser(question, citations, language)
+        except (openai.OpenAIError, ValueError, IndexError, AttributeError):
+            answer = _template("faq_llm_fallback", language) + "\n\n" + answer
+    return FaqAnswer(language=language, answer=answer, citations=citations)
