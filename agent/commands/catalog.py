@@ -105,12 +105,17 @@ def query_command(
         print_json({"db_path": str(path), "source": meta.get("source"), "snapshot_date": meta.get("snapshot_date"),
                     "count": len(offers), "offers": offers})
         return
-    table = Table(title=f"{len(offers)} offer(s) · prices USD/h · {meta.get('source', '')} · "
-                        f"{meta.get('snapshot_date', '')}", title_justify="left")
-    for column in ("provider", "instance type", "region", "GPU", "n", "GiB/GPU", "link", "on-demand", "spot",
-                   "per GPU"):
-        table.add_column(column, justify="right" if column in {"n", "GiB/GPU", "on-demand", "spot", "per GPU"}
-                         else "left")
+    table = Table(title=f"{len(offers)} offer(s) · USD/hour · catalog of {meta.get('snapshot_date', '?')}",
+                  title_justify="left")
+    table.add_column("provider", overflow="fold")
+    table.add_column("instance", overflow="fold")
+    table.add_column("region", overflow="fold")
+    table.add_column("GPU", no_wrap=True)
+    table.add_column("n", justify="right")
+    table.add_column("GiB", justify="right")
+    table.add_column("link", overflow="fold")
+    table.add_column("$/h", justify="right")
+    table.add_column("spot $/h", justify="right")
 
     def money(value: float | None) -> str:
         return "–" if value is None else f"{value:,.2f}"
@@ -121,9 +126,7 @@ def query_command(
         table.add_row(offer.provider + (f" ({offer.upstream_provider})" if offer.upstream_provider else ""),
                       offer.instance_type, offer.zone or offer.region or "", gpu_label, str(offer.gpu_count),
                       "?" if offer.vram_gib_per_gpu is None else f"{offer.vram_gib_per_gpu:g}", link,
-                      money(offer.price_per_hour), money(offer.spot_price_per_hour),
-                      money(offer.price_per_gpu_hour if offer.price_per_gpu_hour is not None
-                            else offer.spot_price_per_gpu_hour))
+                      money(offer.price_per_hour), money(offer.spot_price_per_hour))
     console.print(table)
 
 

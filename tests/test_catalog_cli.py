@@ -1,0 +1,239 @@
+"""`gpu-advisor catalog build|query|update` through the real CLI, and `update` against local HTTP servers on
+127.0.0.1 (one that serves ../shared/data, one that dies mid-file, one that answers 500, one that truncates)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.cli import main
+from tools.catalog import build_from_snapshot, read_meta
+from tools.catalog_update import UpdateError, update_catalog
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+SKY = SHARED_DATA / "skypilot-catalog-v7"
+needs_shared = pytest.mark.skipif(not SKY.is_dir(), reason="../shared/data/skypilot-catalog-v7 not present")
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------------------ HTTP servers
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # noqa: D401 - keep test output clean
+        pass
+
+
+class _DiesMidFile(_Quiet):
+    """Serves files, but for `victim` sends the full Content-Length and closes after half of the body."""
+
+    victim = "lambda.csv"
+
+    def do_GET(self) -> None:  # noqa: N802
+        if not self.path.endswith("/" + self.victim):
+            return super().do_GET()
+        body = (SKY / self.victim).read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/csv")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body[: len(body) // 2])
+        self.wfile.flush()
+        self.close_connection = True
+        self.connection.shutdown(2)  # the server dies mid-file
+
+
+class _ServerError(_Quiet):
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.endswith("/vast.csv"):
+            self.send_error(500, "boom")
+            return
+        super().do_GET()
+
+
+class _TruncatedNoLength(_Quiet):
+    """HTTP/1.0 body delimited by closing the connection, cut mid-line: no Content-Length to compare against."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        if not self.path.endswith("/lambda.csv"):
+            return super().do_GET()
+        body = (SKY / "lambda.csv").read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/csv")
+        self.end_headers()
+        self.wfile.write(body[: len(body) // 3 + 7])
+        self.close_connection = True
+
+
+class _NotCsv(_Quiet):
+    def do_GET(self) -> None:  # noqa: N802
+        body = b"<html><body>rate limited</body></html>\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def serve() -> Iterator:
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def start(handler: type[http.server.SimpleHTTPRequestHandler]) -> str:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                                 functools.partial(handler, directory=str(SHARED_DATA)))
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/skypilot-catalog-v7"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("GPU_ADVISOR_DB", raising=False)
+    monkeypatch.delenv("GPU_ADVISOR_CATALOG_URL", raising=False)
+    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path))
+    return tmp_path
+
+
+# ------------------------------------------------------------------------------------------------ build / query
+
+
+def test_build_and_query_json(capsys, home: Path) -> None:
+    code, out, err = run_cli(capsys, "catalog", "build", "--json")
+    assert code == 0, err
+    built = json.loads(out)
+    assert built["built_from"] == "snapshot" and built["offers"] > 5000 and built["snapshot_date"] == "2026-11-29"
+    assert Path(built["db_path"]) == home / "catalog.sqlite"
+
+    code, out, err = run_cli(capsys, "catalog", "query", "--gpu", "H100", "--gpu-count", "8", "--min-vram", "70",
+                             "--interconnect", "nvlink", "--sort", "price_per_gpu", "--limit", "5", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["count"] == len(result["offers"]) == 5
+    first = result["offers"][0]
+    for key in ("provider", "instance_type", "region", "zone", "gpu", "gpu_form_factor", "gpu_count",
+                "vram_gib_per_gpu", "vcpus", "host_ram_gib", "price_per_hour", "spot_price_per_hour",
+                "interconnect", "nvlink_gbs", "inter_node_fabric", "source", "snapshot_date"):
+        assert key in first
+    assert all(o["gpu"] == "H100" and o["gpu_count"] == 8 and o["interconnect"] == "nvlink"
+               for o in result["offers"])
+
+    code, out, _ = run_cli(capsys, "catalog", "query", "--spot-only", "--max-price", "0.5", "--provider", "runpod",
+                           "--provider", "aws", "--region", "us-east-1", "--region", "CA", "--limit", "0", "--json")
+    offers = json.loads(out)["offers"]
+    assert code == 0 and offers
+    assert all(o["spot_price_per_hour"] <= 0.5 and o["provider"] in {"runpod", "aws"} for o in offers)
+    assert all(o["region"] in {"us-east-1", "CA"} for o in offers)
+
+
+def test_query_builds_on_first_use_and_prints_a_table(capsys, home: Path) -> None:
+    code, out, err = run_cli(capsys, "catalog", "query", "--gpu", "4090", "--limit", "3")
+    assert code == 0, err
+    assert "RTX4090" in out and (home / "catalog.sqlite").is_file()
+
+
+@pytest.mark.parametrize("argv", [
+    ("catalog", "query", "--sort", "cheapest"),
+    ("catalog", "query", "--interconnect", "infiniband"),
+    ("catalog", "query", "--min-vram", "-1"),
+    ("catalog", "query", "--gpu-count", "0"),
+    ("catalog", "build", "--from", "/no/such/folder"),
+])
+def test_bad_arguments_exit_2_with_one_line(capsys, home: Path, argv) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+@needs_shared
+def test_build_from_folder_json(capsys, home: Path) -> None:
+    code, out, err = run_cli(capsys, "catalog", "build", "--from", str(SKY), "--json")
+    assert code == 0, err
+    built = json.loads(out)
+    assert built["counts"]["runpod"] == 1986 and built["offers"] == sum(built["counts"].values())
+    assert len(built["issues"]) == 3 and all("aws.csv:" in i for i in built["issues"])
+    code, out, _ = run_cli(capsys, "catalog", "info", "--json")
+    assert code == 0 and json.loads(out)["meta"]["built_from"] == str(SKY)
+
+
+# ------------------------------------------------------------------------------------------------ update
+
+
+@needs_shared
+def test_update_from_local_server(capsys, home: Path, serve) -> None:
+    base = serve(_Quiet)
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", base, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["counts"]["aws"] == 1377 and report["counts"]["gcp"] == 620 and report["counts"]["vast"] == 61
+    assert report["files"]["lambda"].endswith("/skypilot-catalog-v7/lambda.csv")
+    meta = read_meta(home / "catalog.sqlite")
+    assert meta["built_from"] == base and meta["offer_count"] == report["offers"]
+
+
+@needs_shared
+def test_update_base_url_from_env(home: Path, serve, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPU_ADVISOR_CATALOG_URL", serve(_Quiet))
+    report = update_catalog(clouds=["lambda", "vast"])
+    assert report.counts == {"lambda": 306, "vast": 61}
+
+
+@needs_shared
+@pytest.mark.parametrize(("handler", "expected"), [
+    (_DiesMidFile, "lambda.csv"),
+    (_ServerError, "HTTP 500"),
+    (_TruncatedNoLength, "truncated"),
+    (_NotCsv, "missing column"),
+])
+def test_failed_update_keeps_old_catalog(capsys, home: Path, serve, handler, expected: str) -> None:
+    db = build_from_snapshot(home / "catalog.sqlite")
+    before = digest(db)
+    base = serve(handler)
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", base, "--cloud", "vast", "--cloud",
+                             "lambda", "--timeout", "10", "--json")
+    assert code == 2 and out == ""
+    assert err.startswith("error: catalog update failed, old catalog kept:") and expected in err
+    assert digest(db) == before
+    assert read_meta(db)["built_from"] == "snapshot"
+    assert sorted(p.name for p in home.iterdir()) == ["catalog.sqlite"]  # no temp files left
+
+
+@needs_shared
+def test_dies_mid_file_is_an_update_error(home: Path, serve) -> None:
+    with pytest.raises(UpdateError, match=r"lambda\.csv.*(closed|truncated|interrupted|Content-Length)"):
+        update_catalog(home / "c.sqlite", base_url=serve(_DiesMidFile), clouds=["lambda"], timeout=10)
+    assert not (home / "c.sqlite").exists()
+
+
+def test_unreachable_server_is_a_clear_error(home: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port with nothing listening on it
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(UpdateError, match="127.0.0.1"):
+        update_catalog(home / "c.sqlite", base_url=f"http://127.0.0.1:{port}/x", clouds=["lambda"], timeout=5)
+    with pytest.raises(UpdateError, match="http"):
+        update_catalog(home / "c.sqlite", base_url="file:///etc", clouds=["lambda"])
