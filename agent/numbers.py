@@ -91,7 +91,19 @@ def words_to_digits(text: str) -> str:
         else:
             text = pattern.sub(replacement, text)
     words = {k.lower(): v for k, v in _data()["words"].items()}
-    return _word_pattern().sub(lambda m: _format(words[m.group(1).lower()]), text)
+    scales = {k.lower() for k in _data()["scales"]}
+    out: list[str] = []
+    last = 0
+    for match in _word_pattern().finditer(text):
+        out.append(text[last:match.start()])
+        word = match.group(1).lower()
+        if word in scales and re.search(r"\d\s*$", "".join(out)):
+            out.append(match.group(1))  # "twelve thousand" -> "12 thousand": a magnitude, read with its number
+        else:
+            out.append(_format(words[word]))
+        last = match.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 @cache

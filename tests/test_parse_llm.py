@@ -1,0 +1,164 @@
+"""LLM parsing against a local HTTP server speaking the OpenAI chat-completions wire format (real openai client)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from agent import parse_llm
+from agent.parsing import parse_message
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    """A chat-completions server answering from a queue of (status, body, delay_s), recording every request."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.answers: list[tuple[int, object, float]] = []
+        self.requests: list[dict] = []
+
+    @property
+    def base_url(self) -> str:
+        """The /v1 root the openai client talks to."""
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append({"path": self.path, **body})
+        status, answer, delay = self.server.answers.pop(0) if self.server.answers else (500, {"error": {}}, 0)
+        time.sleep(delay)
+        data = json.dumps(answer).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args: object) -> None:
+        """Keep test output quiet."""
+
+
+def completion(content: str | None, refusal: str | None = None) -> dict:
+    """A chat.completion body as OpenAI sends it."""
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content, "refusal": refusal}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+def fields(**values: object) -> str:
+    """A full structured answer: every JobSpec field but language, null unless given."""
+    names = [n for n in parse_llm.JobFields.model_fields]
+    return json.dumps({n: values.get(n) for n in names})
+
+
+@pytest.fixture()
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    fake = FakeOpenAI()
+    thread = threading.Thread(target=fake.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("GPU_ADVISOR_MODEL", "test-model")
+    monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT", "1.5")
+    monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
+    yield fake
+    fake.shutdown()
+    fake.server_close()
+
+
+def test_structured_answer_is_used_and_offline_values_win(server: FakeOpenAI) -> None:
+    server.answers.append((200, completion(fields(model="Llama 3 70B", method="qlora", num_gpus=2,
+                                                 precision="bf16", gpu="h100")), 0))
+    result = parse_message("QLoRA su Llama 3 70B con 8 H100, in bf16 se possibile", use_llm=None)
+    assert result.parser == "llm" and result.fallback_reason is None
+    assert result.spec.num_gpus == 8  # the offline reading of "8 H100" beats the LLM's 2
+    assert (result.spec.model, result.spec.gpu, result.spec.precision) == ("llama-3-70b", "H100", "bf16")
+    request = server.requests[0]
+    assert request["model"] == "test-model" and request["response_format"]["type"] == "json_schema"
+    assert request["response_format"]["json_schema"]["strict"] is True
+
+
+def test_llm_fills_a_field_the_offline_parser_missed(server: FakeOpenAI) -> None:
+    server.answers.append((200, completion(fields(method="lora", precision="bf16")), 0))
+    result = parse_message("LoRA, weights in brain-float sixteen", use_llm=True)
+    assert result.parser == "llm" and result.mentioned == ["method", "precision"]
+    assert (result.spec.method, result.spec.precision) == ("lora", "bf16")
+
+
+def test_unknown_model_names_from_the_llm_are_dropped(server: FakeOpenAI) -> None:
+    server.answers.append((200, completion(fields(model="SuperModel 9000", params_b=9.0)), 0))
+    result = parse_message("something about my model", use_llm=True)
+    assert result.spec.model is None and result.spec.params_b == 9.0
+
+
+def test_json_schema_unsupported_retries_in_json_mode(server: FakeOpenAI) -> None:
+    server.answers.append((400, {"error": {"message": "response_format json_schema not supported", "type": "invalid"}}, 0))
+    server.answers.append((200, completion("```json\n" + fields(method="lora", epochs=3) + "\n```"), 0))
+    result = parse_message("LoRA for a few passes", use_llm=True)
+    assert result.parser == "llm" and result.spec.method == "lora" and result.spec.epochs == 3
+    assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
+    assert "JSON schema" in server.requests[1]["messages"][0]["content"]
+
+
+def test_garbage_json_falls_back_to_offline(server: FakeOpenAI) -> None:
+    server.answers += [(200, completion("{not json"), 0), (200, completion("still not json"), 0)]
+    result = parse_message("dua GPU", use_llm=True)
+    assert result.parser == "offline" and result.spec.num_gpus == 2
+    assert result.fallback_reason == "the LLM answer was not a valid job spec"
+
+
+def test_out_of_range_numbers_are_rejected(server: FakeOpenAI) -> None:
+    server.answers += [(200, completion(fields(num_gpus=-4)), 0), (200, completion(fields(epochs=0)), 0)]
+    result = parse_message("4 GPU", use_llm=True)
+    assert result.parser == "offline" and result.spec.num_gpus == 4
+
+
+def test_http_500_falls_back_to_offline(server: FakeOpenAI) -> None:
+    server.answers.append((500, {"error": {"message": "boom"}}, 0))
+    result = parse_message("LoRA su Mistral 7B", use_llm=True)
+    assert result.parser == "offline" and result.fallback_reason == "the LLM server answered HTTP 500"
+    assert result.spec.model == "mistral-7b" and len(server.requests) == 1
+
+
+def test_slow_answer_times_out_and_falls_back(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT", "0.3")
+    server.answers.append((200, completion(fields(method="lora")), 2.0))
+    start = time.perf_counter()
+    result = parse_message("QLoRA on Llama 3 8B", use_llm=True)
+    assert time.perf_counter() - start < 1.8
+    assert result.parser == "offline" and result.fallback_reason == "the LLM timed out"
+    assert result.spec.method == "qlora"
+
+
+def test_refusal_falls_back_to_offline(server: FakeOpenAI) -> None:
+    server.answers.append((200, completion(None, refusal="I can't help with that."), 0))
+    result = parse_message("full fine-tune of Qwen2.5 7B", use_llm=True)
+    assert result.parser == "offline" and result.fallback_reason == "the LLM refused to answer"
+    assert result.spec.method == "full_finetune"
+
+
+def test_unreachable_server_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    result = parse_message("LoRA", use_llm=True)
+    assert result.parser == "offline" and result.fallback_reason == "could not reach the LLM server"
+
+
+def test_offline_by_default_without_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert not parse_llm.llm_configured()
+    assert parse_message("LoRA").parser == "offline"
