@@ -16,6 +16,7 @@ COMMAND_MODULES: list[str] = [
     "agent.commands.estimate",
     "agent.commands.parse",
     "agent.commands.ask",
+    "agent.commands.rank",
 ]
 
 app = typer.Typer(
