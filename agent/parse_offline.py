@@ -107,6 +107,7 @@ def prepare(text: str) -> str:
     """Normalise a message for parsing: NFKC, one apostrophe, lower case, number words as digits."""
     text = unicodedata.normalize("NFKC", text or "").replace("\u2019", "'").replace("\u00d7", "x")
     text = re.sub(r"\s+", " ", text).strip().lower()
+    text = re.sub(r"(?<![\w])(rp\.?|idr|usd|eur)(?=\d)", r"\1 ", text)  # "Rp2jt" -> "rp 2jt"
     return words_to_digits(text)
 
 
@@ -191,7 +192,7 @@ def _model(scan: _Scan) -> None:
 
 _GPU_TOKEN = (r"(?<![\w.])(?:nvidia\s+|amd\s+)?(?:rtx\s*(?:pro\s*)?)?(?:geforce\s+)?"
               r"(?:[a-z]{1,2}\d{1,4}[a-z]{0,3}|a\d{4}|\d{4}(?:\s*ti)?|mi\d{3}x?|gaudi\s*\d)"
-              r"(?:[\s-]*(?:sxm\d?|pcie|nvl|ada))?(?:[\s-]*\d{2,3}\s*gb?(?:\s*vram)?)?(?![\w])")
+              r"(?:[\s-]*(?:sxm\d?|pcie|nvl|ada))?(?:[\s-]*\d{2,3}\s*gb?(?:\s*vram)?)?s?(?![\w])")
 
 
 def _gpus(scan: _Scan) -> None:
@@ -273,7 +274,8 @@ def _sizes_and_data(scan: _Scan) -> None:
             scan.set("dataset_tokens", int(round(q.value)))
             scan.claim(q.start, token.end())
             continue
-        example = _after(scan, q.end, lex["example_units"])
+        example = _after(scan, q.end, lex["example_units"]) or _after(
+            scan, q.end, [r"[^\W\d_]{3,}\s+" + _alt(lex["example_units"])])  # "40k customer emails"
         if example and q.value >= 1:
             scan.set("dataset_examples", int(round(q.value)))
             scan.claim(q.start, example.end())

@@ -93,7 +93,7 @@ def render(report: Report, show_misses: bool = True) -> str:
     lines.append(f"{'language':<10}{'split':<10}{'right':>7}{'total':>7}{'accuracy':>10}")
     for (lang, split), tally in sorted(report.by_group.items()):
         lines.append(f"{lang:<10}{split:<10}{tally.right:>7}{tally.total:>7}{tally.accuracy:>10.1%}")
-    for split in ("dev", "heldout"):
+    for split in sorted({s for _, s in report.by_group}):
         right = sum(t.right for (_, s), t in report.by_group.items() if s == split)
         total = sum(t.total for (_, s), t in report.by_group.items() if s == split)
         lines.append(f"{'all':<10}{split:<10}{right:>7}{total:>7}{(right / total if total else 1):>10.1%}")
