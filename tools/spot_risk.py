@@ -28,8 +28,6 @@ HYPERSCALER_RATE_PER_HOUR = 0.05
 MARKETPLACE_RATE_PER_HOUR = 0.10
 """One per ~10 h: bid-based marketplaces where 'someone bids higher or starts on-demand' (RunPod, Vast; §3)."""
 MARKETPLACES = frozenset({"runpod", "vast", "vastai", "vast.ai"})
-NOTICE_SECONDS: dict[str, float] = {"aws": 120.0, "gcp": 30.0, "azure": 30.0, "runpod": 5.0}
-"""Preemption notice per provider (hardware.md §3); providers not listed have no documented notice."""
 DEFAULT_RESTART_S = 600.0
 """Restart overhead: new instance, container start and checkpoint reload (assumption, 10 min)."""
 DEFAULT_DEADLINE_CONFIDENCE = 0.9
@@ -245,11 +243,19 @@ class SpotRiskResult(BaseModel):
     assumptions: list[str]
 
 
+def _provider_notice(provider: str | None) -> float | None:
+    """Documented spot notice of a provider in seconds (tools/data/providers.json), None when unknown."""
+    from tools.providers import get_provider
+
+    info = get_provider(provider) if provider else None
+    return float(info.spot_notice_s) if info and info.spot_notice_s is not None else None
+
+
 def _completion_for(request: SpotRiskRequest, rate_per_s: float) -> tuple[Completion, float | None, bool]:
     """Pick the checkpoint policy and return the completion model, the interval used and whether notice saves work."""
     work = request.job_hours * HOUR
     delta, restart = request.checkpoint_write_s, request.restart_overhead_s
-    notice = request.notice_s if request.notice_s is not None else NOTICE_SECONDS.get((request.provider or "").lower())
+    notice = request.notice_s if request.notice_s is not None else _provider_notice(request.provider)
     on_notice = request.checkpoint_on_notice and notice is not None and delta <= notice
     if rate_per_s <= 0:
         return Completion(base_s=work, mean_s=work, variance_s2=0.0, p_no_preemption=1.0,
