@@ -54,7 +54,7 @@ def billed_seconds(run_s: float, billing: Billing) -> float:
     """Seconds charged for one session of `run_s` seconds."""
     if run_s <= 0:
         return 0.0
-    units = math.ceil(run_s / billing.granularity_s - 1e-9)
+    units = max(math.ceil(run_s / billing.granularity_s - 1e-9), 1)  # tolerance only for float noise at multiples
     return max(units * billing.granularity_s, billing.minimum_s)
 
 
