@@ -29,6 +29,11 @@ def _has(name: str, text: str) -> bool:
     return _cue(name).search(text) is not None
 
 
+def _asks(text: str) -> bool:
+    """Whether the text is a question (question mark or a question cue)."""
+    return text.rstrip().endswith("?") or _has("question", text)
+
+
 def _domain(text: str) -> bool:
     """Whether the text talks about GPUs, training or cloud rental at all."""
     return re.search(r"(?<![\w])(?:" + _cue("domain").pattern + r")(?![\w])", text, re.IGNORECASE) is not None
@@ -41,6 +46,9 @@ def classify_intent(text: str, mentioned: list[str] | set[str], *, has_current_j
     if _has("injection", text):
         return "injection"
     job_sized = len(fields - {"method"}) >= 1 and bool(fields & JOB_DEFINING) or len(fields) >= 3
+    if not has_current_job and fields and not fields & JOB_DEFINING and _asks(text):
+        # "can I use spot?" with no job to apply it to is a question about spot, not a job request.
+        return "faq" if _domain(text) else "out_of_scope"
     if _has("faq", text) and not job_sized and not (has_current_job and _has("follow_up", text)):
         return "faq" if _domain(text) or fields else "out_of_scope"
     if fields:

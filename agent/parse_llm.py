@@ -60,6 +60,11 @@ def llm_configured() -> bool:
     return bool(os.environ.get("OPENAI_API_KEY", "").strip() or os.environ.get("OPENAI_BASE_URL", "").strip())
 
 
+def model_name() -> str:
+    """The chat model to use: GPU_ADVISOR_MODEL, else the default."""
+    return os.environ.get("GPU_ADVISOR_MODEL") or DEFAULT_MODEL
+
+
 def make_client(timeout_s: float | None = None) -> openai.OpenAI:
     """An openai client from the environment: short timeout, no retries (a chat turn must not hang)."""
     timeout = timeout_s if timeout_s is not None else float(os.environ.get("GPU_ADVISOR_LLM_TIMEOUT", DEFAULT_TIMEOUT_S))
@@ -112,7 +117,7 @@ def parse_with_llm(text: str, language: str, *, client: openai.OpenAI | None = N
                    timeout_s: float | None = None) -> LlmAnswer:
     """Ask the configured LLM for JobSpec fields; never raises, failures come back as `error`."""
     client = client or make_client(timeout_s)
-    model = model or os.environ.get("GPU_ADVISOR_MODEL") or DEFAULT_MODEL
+    model = model or model_name()
     try:
         try:
             completion = client.chat.completions.parse(model=model, messages=_messages(text, language, False),

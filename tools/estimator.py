@@ -700,18 +700,36 @@ def estimate(request: EstimateRequest) -> Estimate:
     return result
 
 
+def request_for_spec(spec: JobSpec, *, num_gpus: int | None = None, sharding: Sharding | None = None,
+                     gpu: str | None = None, vram_gib: float | None = None) -> tuple[EstimateRequest, list[str]]:
+    """The estimator request a JobSpec implies, and the defaults it had to fill (stated as assumptions): full
+    fine-tuning, 2048 tokens, micro-batch 1, gradient checkpointing on (TRL's SFT default), AdamW, FSDP on several
+    GPUs."""
+    if not spec.model and not spec.params_b:
+        raise ValueError("the job needs a model name or a model size in billions of parameters (params_b)")
+    filled = []
+    if spec.method is None:
+        filled.append("method not given: full fine-tuning assumed")
+    if spec.seq_len is None:
+        filled.append("sequence length not given: 2048 tokens assumed")
+    if spec.micro_batch_size is None:
+        filled.append("micro-batch size not given: 1 sequence per GPU assumed")
+    if spec.gradient_checkpointing is None:
+        filled.append("gradient checkpointing not given: on assumed (the usual fine-tuning recipe)")
+    gpus = num_gpus or spec.num_gpus or 1
+    request = EstimateRequest(
+        model=spec.model, params_b=None if spec.model else spec.params_b, method=spec.method or "full_finetune",
+        precision=spec.precision, optimizer=spec.optimizer or "adamw", micro_batch_size=spec.micro_batch_size or 1,
+        seq_len=spec.seq_len or 2048,
+        gradient_checkpointing=True if spec.gradient_checkpointing is None else spec.gradient_checkpointing,
+        num_gpus=gpus, sharding=sharding or ("fsdp" if gpus > 1 else "none"), gpu=gpu, vram_gib=vram_gib)
+    return request, filled
+
+
 def estimate_for_spec(spec: JobSpec, *, num_gpus: int | None = None, sharding: Sharding | None = None,
                       gpu: str | None = None, vram_gib: float | None = None) -> Estimate:
-    """Estimate for a JobSpec, filling what it leaves open with common defaults (stated as assumptions): micro-batch
-    1, 2048 tokens, gradient checkpointing on (as TRL's SFT recipes), AdamW, FSDP when several GPUs are used."""
-    gpus = num_gpus or spec.num_gpus or 1
-    checkpointing = True if spec.gradient_checkpointing is None else spec.gradient_checkpointing
-    request = EstimateRequest(
-        model=spec.model, params_b=None if spec.model else (spec.params_b or None),
-        method=spec.method or "full_finetune", precision=spec.precision, optimizer=spec.optimizer or "adamw",
-        micro_batch_size=spec.micro_batch_size or 1, seq_len=spec.seq_len or 2048,
-        gradient_checkpointing=checkpointing, num_gpus=gpus,
-        sharding=sharding or ("fsdp" if gpus > 1 else "none"), gpu=gpu,
-        vram_gib=vram_gib,
-    )
-    return estimate(request)
+    """Estimate for a JobSpec, filling what it leaves open with common defaults (see `request_for_spec`)."""
+    request, filled = request_for_spec(spec, num_gpus=num_gpus, sharding=sharding, gpu=gpu, vram_gib=vram_gib)
+    result = estimate(request)
+    result.assumptions = filled + result.assumptions
+    return result

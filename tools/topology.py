@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.spec import JobSpec
-from tools.estimator import Estimate, EstimateRequest, estimate, resolve_arch
+from tools.estimator import Estimate, EstimateRequest, estimate, request_for_spec, resolve_arch
 from tools.gpus import GpuSpec, lookup_gpu
 from tools.models import ModelArch
 from tools.throughput import (
@@ -150,23 +150,8 @@ class Workload:
 
 
 def spec_request(spec: JobSpec) -> tuple[EstimateRequest, list[str]]:
-    """The estimator request a JobSpec implies (as estimate_for_spec builds it), with the defaults it filled."""
-    if not spec.model and not spec.params_b:
-        raise ValueError("the job needs a model name or a model size in billions of parameters (params_b)")
-    filled = []
-    if spec.method is None:
-        filled.append("method not given: full fine-tuning assumed")
-    if spec.seq_len is None:
-        filled.append("sequence length not given: 2048 tokens assumed")
-    if spec.micro_batch_size is None:
-        filled.append("micro-batch size not given: 1 sequence per GPU assumed")
-    if spec.gradient_checkpointing is None:
-        filled.append("gradient checkpointing not given: off assumed")
-    request = EstimateRequest(
-        model=spec.model, params_b=None if spec.model else spec.params_b, method=spec.method or "full_finetune",
-        precision=spec.precision, optimizer=spec.optimizer or "adamw", micro_batch_size=spec.micro_batch_size or 1,
-        seq_len=spec.seq_len or 2048, gradient_checkpointing=bool(spec.gradient_checkpointing))
-    return request, filled
+    """The estimator request a JobSpec implies (the estimator's own defaults), with the defaults it filled."""
+    return request_for_spec(spec)
 
 
 def build_workload(spec: JobSpec) -> Workload:

@@ -1,0 +1,43 @@
+"""The graph's state: plain JSON-ready values only (pydantic models are dumped), so SQLite checkpoints stay portable."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class AgentState(TypedDict, total=False):
+    """What flows through the graph in one turn; `spec` and `language` carry over to the thread's next turn."""
+
+    message: str
+    """This turn's user text."""
+    explicit_language: str | None
+    """Language the user (or the widget) chose for this turn, if any."""
+    changes: dict[str, Any] | None
+    """JobSpec field changes requested without text (Slack buttons)."""
+    prefer: str | None
+    """'cost' or 'speed': which ranked offer to put first."""
+    language: str
+    """Reply language (it, id or en); persists as the next turn's default."""
+    supported: bool
+    """False when the message is in a language the advisor does not speak."""
+    parsed: dict[str, Any]
+    """This message's own parse: JobSpec fields it states, before merging."""
+    mentioned: list[str]
+    """JobSpec fields the message stated."""
+    parser: str
+    fallback_reason: str | None
+    intent: str
+    """job_request, follow_up, faq, out_of_scope, injection or ask_back."""
+    spec: dict[str, Any] | None
+    """The thread's current job (JobSpec dump); persists across turns."""
+    missing: list[str]
+    estimate: dict[str, Any] | None
+    """VRAM estimate for the recommended layout (with its fit on that GPU)."""
+    single_gpu_estimate: dict[str, Any] | None
+    """Estimate on one GPU, fitted against the largest single card offered (what does not fit and the fix)."""
+    topology: dict[str, Any] | None
+    ranking: dict[str, Any] | None
+    citations: list[dict[str, Any]]
+    assumption_lines: list[str]
+    answer: str
+    notes: list[str]
