@@ -14,9 +14,11 @@ from agent.spec import describe_validation_error
 COMMAND_MODULES: list[str] = [
     "agent.commands.catalog",
     "agent.commands.estimate",
+    "agent.commands.recommend",
     "agent.commands.parse",
     "agent.commands.ask",
     "agent.commands.rank",
+    "agent.commands.serve",
 ]
 
 app = typer.Typer(

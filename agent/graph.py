@@ -92,6 +92,8 @@ def intent_node(state: AgentState) -> dict[str, Any]:
         return {"intent": "follow_up" if state.get("spec") else "job_request"}
     intent = classify_intent(state.get("message") or "", state.get("mentioned") or [],
                              has_current_job=bool(state.get("spec")))
+    if intent == "job_request" and state.get("awaiting_fields"):
+        intent = "follow_up"  # the answer to our ask-back completes the pending job
     return {"intent": intent}
 
 
@@ -130,7 +132,7 @@ def merge_node(state: AgentState) -> dict[str, Any]:
         missing.append("model")
     if spec.method is None:
         missing.append("method")
-    return {"spec": spec.model_dump(mode="json"), "missing": missing}
+    return {"spec": spec.model_dump(mode="json"), "missing": missing, "awaiting_fields": missing}
 
 
 def route_missing(state: AgentState) -> str:

@@ -31,6 +31,8 @@ class AgentState(TypedDict, total=False):
     spec: dict[str, Any] | None
     """The thread's current job (JobSpec dump); persists across turns."""
     missing: list[str]
+    awaiting_fields: list[str]
+    """Fields the advisor asked for; the next job-like message completes that job (persists across turns)."""
     estimate: dict[str, Any] | None
     """VRAM estimate for the recommended layout (with its fit on that GPU)."""
     single_gpu_estimate: dict[str, Any] | None

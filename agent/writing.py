@@ -159,7 +159,7 @@ def _citation_lines(citations: list[dict[str, Any]], language: str) -> list[str]
     """Numbered source lines for the cited FAQ entries."""
     if not citations:
         return []
-    return [templates(language)["sources_title"]] + [f"[{i}] {c['title']}" for i, c in enumerate(citations, 1)]
+    return [templates(language)["sources_title"]] + [f"- [{i}] {c['title']}" for i, c in enumerate(citations, 1)]
 
 
 def recommendation(state: dict[str, Any]) -> str:

@@ -1,0 +1,90 @@
+"""A local HTTP server speaking the OpenAI chat-completions wire format (JSON and streamed SSE), for LLM-path tests."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    """Answers POST /v1/chat/completions from a queue of (status, content, delay_s); records the requests."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.answers: list[tuple[int, Any, float]] = []
+        self.requests: list[dict[str, Any]] = []
+
+    @property
+    def base_url(self) -> str:
+        """The /v1 root the openai client talks to."""
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def reply(self, content: Any, *, status: int = 200, delay_s: float = 0.0) -> None:
+        """Queue one answer: message text (or a raw error body when status is not 200)."""
+        self.answers.append((status, content, delay_s))
+
+
+def _chunk(content: str | None, finish: str | None = None) -> bytes:
+    """One streamed chat.completion.chunk event."""
+    body = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "test-model",
+            "choices": [{"index": 0, "delta": {"content": content} if content is not None else {},
+                         "finish_reason": finish}]}
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append({"path": self.path, **body})
+        status, content, delay = self.server.answers.pop(0) if self.server.answers else (500, {"error": {}}, 0.0)
+        time.sleep(delay)
+        try:
+            if status != 200:
+                self._send(status, "application/json", json.dumps(content).encode())
+            elif body.get("stream"):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                words = str(content).split(" ")
+                for index, word in enumerate(words):
+                    self.wfile.write(_chunk(word + (" " if index < len(words) - 1 else "")))
+                self.wfile.write(_chunk(None, "stop") + b"data: [DONE]\n\n")
+            else:
+                message = {"role": "assistant", "content": content, "refusal": None}
+                answer = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "test-model",
+                          "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                self._send(200, "application/json", json.dumps(answer).encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _send(self, status: int, content_type: str, data: bytes) -> None:
+        """A complete response with a body."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        """Keep test output quiet."""
+
+
+@contextmanager
+def running() -> Iterator[FakeOpenAI]:
+    """Start a FakeOpenAI on a free loopback port for the duration of the block."""
+    fake = FakeOpenAI()
+    thread = threading.Thread(target=fake.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        fake.shutdown()
+        fake.server_close()
