@@ -1,0 +1,51 @@
+"""`gpu-advisor serve`: run the HTTP API and the widget's demo page with uvicorn."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import typer
+
+from agent.output import console, print_json
+
+
+def _urls(host: str, port: int) -> dict[str, str]:
+    """Where the API, the demo page and the docs are, as a browser on this machine reaches them."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else host)
+    shown = f"[{shown}]" if ":" in shown and not shown.startswith("[") else shown
+    base = f"http://{shown}:{port}"
+    return {"api": base, "demo": f"{base}/demo", "docs": f"{base}/docs", "widget": f"{base}/widget/widget.js"}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `serve` command to the CLI."""
+
+    @app.command("serve")
+    def serve_command(
+        host: Optional[str] = typer.Option(None, "--host", envvar="GPU_ADVISOR_HOST",
+                                           help="Interface to listen on (default 127.0.0.1)."),
+        port: Optional[int] = typer.Option(None, "--port", envvar="GPU_ADVISOR_PORT",
+                                           help="TCP port (default 8000)."),
+        workers: Optional[int] = typer.Option(None, "--workers", envvar="GPU_ADVISOR_WORKERS",
+                                              help="Worker processes (default 1; each has its own rate limiter)."),
+        allowed_origins: Optional[str] = typer.Option(None, "--allowed-origins", envvar="GPU_ADVISOR_ALLOWED_ORIGINS",
+                                                      help="Comma-separated origins of the sites that embed the "
+                                                           "widget, e.g. https://docs.example.com."),
+        json_output: bool = typer.Option(False, "--json", help="Print the URLs as one JSON document, then serve."),
+    ) -> None:
+        """Serve the chat API (/api/chat, /api/chat/stream), the tool endpoints, /docs and a widget demo page."""
+        import uvicorn
+
+        from web.settings import ServerSettings
+
+        settings = ServerSettings.from_env(host=host, port=port, workers=workers, allowed_origins=allowed_origins)
+        urls = _urls(settings.host, settings.port)
+        if json_output:
+            print_json({"urls": urls, "workers": settings.workers, "allowed_origins": settings.allowed_origins})
+        else:
+            console.print(f"gpu-advisor API on {urls['api']}  ·  docs {urls['docs']}")
+            console.print(f"Widget demo page: [bold]{urls['demo']}[/bold]")
+        os.environ.update(settings.to_env())  # worker processes rebuild the same settings from the environment
+        uvicorn.run("web.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,
+                    workers=settings.workers, log_level="warning" if json_output else "info")

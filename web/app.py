@@ -1,0 +1,128 @@
+"""The FastAPI app: chat API with streaming, tool endpoints, the widget's static files and its demo page."""
+
+from __future__ import annotations
+
+import html
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from web import chat, tools_api
+from web.blocking import run_blocking
+from web.deps import AppResources
+from web.errors import install_error_handlers
+from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
+from web.rate_limit import TokenBucketLimiter
+from web.schemas import Health
+from web.settings import ServerSettings
+
+STATIC_DIR = Path(__file__).parent / "static"
+WIDGET_PATH = "/widget"
+DEMO_PATH = "/demo"
+ADVISOR_THREADS = 32
+"""Threads for the synchronous advisor and tools (CPU-bound offline; waiting on an LLM otherwise)."""
+
+AdvisorFactory = Callable[[ServerSettings], Any]
+
+
+def _package_version() -> str:
+    """The installed gpu-advisor version."""
+    try:
+        return version("gpu-advisor")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def default_advisor(settings: ServerSettings) -> Any:
+    """The real offline-capable Advisor with the configured checkpoint and catalog files."""
+    from agent.service import Advisor
+
+    return Advisor(checkpoint_path=settings.checkpoint_path, db_path=settings.db_path)
+
+
+def _catalog_path(settings: ServerSettings) -> Path:
+    """The offers database, built from the shipped snapshot when missing."""
+    from tools.catalog import ensure_db
+
+    return ensure_db(settings.db_path)
+
+
+def create_app(settings: ServerSettings | None = None, *, advisor_factory: AdvisorFactory = default_advisor
+               ) -> FastAPI:
+    """Build the app; the advisor and the catalog are loaded at startup and closed at shutdown."""
+    settings = settings or ServerSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        """Load the catalog and the advisor in a worker thread, close them on shutdown."""
+        executor = ThreadPoolExecutor(max_workers=ADVISOR_THREADS, thread_name_prefix="advisor")
+        res = AppResources(settings=settings, executor=executor)
+        app.state.resources = res
+        res.catalog_path = await run_blocking(executor, _catalog_path, settings)
+        res.advisor = await run_blocking(executor, advisor_factory, settings)
+        try:
+            yield
+        finally:
+            close = getattr(res.advisor, "close", None)
+            if callable(close):
+                close()
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(
+        title="gpu-advisor",
+        version=_package_version(),
+        summary="Which rented GPUs to use for a training or fine-tuning job, why, and what it will cost.",
+        description=("Chat with the advisor (JSON or Server-Sent Events) or call its deterministic tools directly. "
+                     "Every error is JSON `{\"error\": {\"code\", \"message\"}}` with a stable code."),
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.include_router(chat.router)
+    app.include_router(tools_api.router)
+    _add_pages(app)
+    app.mount(WIDGET_PATH, StaticFiles(directory=STATIC_DIR), name="widget")
+    app.add_middleware(CatchAll)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RateLimit, limiter=TokenBucketLimiter(per_minute=settings.rate_per_minute,
+                                                             burst=settings.rate_burst))
+    app.add_middleware(JsonCORSMiddleware, allow_origins=settings.allowed_origins, allow_credentials=False,
+                       allow_methods=["GET", "POST"], allow_headers=["Content-Type", "Accept", "Last-Event-ID"],
+                       expose_headers=["Retry-After"], max_age=600)
+    return app
+
+
+def render_demo(api_base: str) -> str:
+    """The demo page with the widget's embed tag pointing at `api_base`."""
+    template = (STATIC_DIR / "demo.html").read_text(encoding="utf-8")
+    return template.replace("{{API}}", html.escape(api_base, quote=True))
+
+
+def _add_pages(app: FastAPI) -> None:
+    """GET /healthz, the demo page, and / redirecting to it."""
+
+    @app.get("/healthz", response_model=Health, tags=["meta"], summary="Liveness and readiness")
+    async def healthz(request: Request) -> Health:
+        """ok, the version, and whether the advisor is loaded."""
+        res: AppResources | None = getattr(request.app.state, "resources", None)
+        return Health(status="ok", version=app.version, advisor=bool(res and res.advisor is not None))
+
+    @app.get(DEMO_PATH, response_class=HTMLResponse, tags=["meta"], summary="A page that embeds the widget")
+    async def demo(request: Request) -> HTMLResponse:
+        """A sample GPU price-comparison page with the one-tag widget embed."""
+        return HTMLResponse(render_demo(str(request.base_url).rstrip("/")))
+
+    @app.get("/", include_in_schema=False)
+    async def root() -> RedirectResponse:
+        """The demo page."""
+        return RedirectResponse(DEMO_PATH)
+
+
+def create_app_from_env() -> FastAPI:
+    """App factory for `uvicorn --factory` and worker processes: settings from GPU_ADVISOR_* variables."""
+    return create_app(ServerSettings.from_env())

@@ -1,0 +1,91 @@
+"""POST /api/chat (one JSON answer) and POST /api/chat/stream (Server-Sent Events) on top of the Advisor."""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Mapping
+
+from fastapi import APIRouter, Body, Depends, Request
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+
+from web.blocking import iterate_in_thread, run_blocking
+from web.deps import AppResources, advisor_of, resources
+from web.errors import INTERNAL_MESSAGE, ApiError, ErrorResponse, log_internal, new_error_id
+from web.schemas import CHAT_EXAMPLES, ChatRequest, ChatResult
+
+router = APIRouter(prefix="/api", tags=["chat"])
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse, "description": text} for status, text in (
+        (413, "Request body too large (code body_too_large)."),
+        (422, "Invalid input (codes invalid_input, message_too_long)."),
+        (429, "Rate limit reached (code rate_limited); see Retry-After."),
+        (503, "The advisor is still loading (code not_ready)."))
+}
+STREAM_EVENT_TYPES = frozenset({"progress", "delta", "final", "error"})
+
+
+def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_examples=CHAT_EXAMPLES)
+                         ) -> ChatRequest:
+    """The chat body, rejected with 422 message_too_long above the configured length (checked before streaming)."""
+    limit = resources(request).settings.max_message_chars
+    if len(body.message) > limit:
+        raise ApiError(422, "message_too_long", f"message has {len(body.message)} characters; the limit is {limit}")
+    if not body.message.strip() and not body.changes:
+        raise ApiError(422, "empty_message", "the message is empty; describe the training job or ask a question")
+    return body
+
+
+def _advisor_arguments(body: ChatRequest) -> dict[str, Any]:
+    """Keyword arguments for Advisor.respond/stream."""
+    return {"thread_id": body.thread_id, "language": body.language, "prefer": body.prefer, "changes": body.changes}
+
+
+@router.post("/chat", response_model=ChatResult, responses=ERROR_RESPONSES,
+             summary="Ask the advisor; one JSON answer")
+async def chat(request: Request, body: ChatRequest = Depends(checked_chat_request),
+               res: AppResources = Depends(resources)) -> dict[str, Any]:
+    """The advisor's full answer for one turn (the same JSON as `recommend --json`, plus thread_id)."""
+    advisor = advisor_of(request)
+    return await run_blocking(res.executor, advisor.respond, body.message, **_advisor_arguments(body))
+
+
+def stream_event(event: Mapping[str, Any]) -> ServerSentEvent:
+    """One advisor event as an SSE event named after its type."""
+    kind = str(event.get("type", ""))
+    if kind not in STREAM_EVENT_TYPES:
+        raise ValueError(f"unknown advisor event type {kind!r}")
+    return ServerSentEvent(event=kind, data=dict(event))
+
+
+def error_event(code: str, message: str, error_id: str | None = None) -> ServerSentEvent:
+    """An `error` event that ends a stream instead of breaking it."""
+    data = {"type": "error", "code": code, "message": message}
+    if error_id:
+        data["error_id"] = error_id
+    return ServerSentEvent(event="error", data=data)
+
+
+@router.post("/chat/stream", response_class=EventSourceResponse, responses=ERROR_RESPONSES,
+             summary="Ask the advisor; Server-Sent Events")
+async def chat_stream(request: Request, body: ChatRequest = Depends(checked_chat_request),
+                      res: AppResources = Depends(resources)) -> AsyncIterator[ServerSentEvent]:
+    """Events `progress` ({node, label}) per step, `delta` ({text}) answer chunks, then one `final` ({result})
+    with the same JSON as POST /api/chat, or one `error` ({code, message, error_id?}) instead."""
+    advisor = advisor_of(request)
+    arguments = _advisor_arguments(body)
+    ended = False
+    try:
+        async for event in iterate_in_thread(res.executor, lambda: advisor.stream(body.message, **arguments)):
+            sse = stream_event(event)
+            ended = sse.event in {"final", "error"}
+            yield sse
+            if ended:
+                return
+    except ValueError as error:
+        yield error_event("invalid_input", " ".join(str(error).split()) or "invalid input")
+        return
+    except Exception as error:  # noqa: BLE001 - the stream promises an error event, never a traceback
+        yield error_event("internal_error", INTERNAL_MESSAGE, log_internal(error, "POST /api/chat/stream"))
+        return
+    if not ended:
+        yield error_event("internal_error", "the answer ended without a result", new_error_id())

@@ -1,0 +1,40 @@
+"""What endpoints take from the running app: settings, the advisor, the thread pool and the catalog path."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+
+from web.errors import ApiError
+from web.settings import ServerSettings
+
+
+@dataclass(kw_only=True)
+class AppResources:
+    """Objects created at startup and closed at shutdown."""
+
+    settings: ServerSettings
+    """The settings the app was built with."""
+    executor: ThreadPoolExecutor
+    """Threads that run the synchronous advisor and tools."""
+    advisor: Any = None
+    """agent.service.Advisor once loaded."""
+    catalog_path: Path | None = None
+    """The offers database the tool endpoints query."""
+
+
+def resources(request: Request) -> AppResources:
+    """The app's resources (a dependency)."""
+    return request.app.state.resources
+
+
+def advisor_of(request: Request) -> Any:
+    """The loaded advisor, or 503 while the server is still starting."""
+    advisor = resources(request).advisor
+    if advisor is None:
+        raise ApiError(503, "not_ready", "the advisor is still loading; retry in a moment")
+    return advisor

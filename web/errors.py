@@ -1,0 +1,131 @@
+"""Every error the API returns: JSON `{"error": {"code", "message"}}` with a stable code, never a stack trace."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from agent.output import UserError
+from agent.spec import describe_validation_error
+
+log = logging.getLogger("gpu_advisor.web")
+
+STATUS_CODES: dict[int, str] = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_input",
+    429: "rate_limited",
+}
+"""The code used for a plain HTTP error of each status (Starlette's own 404/405 and friends)."""
+
+
+class ErrorBody(BaseModel):
+    """What went wrong, for programs (`code`) and people (`message`)."""
+
+    code: str = Field(description="Stable machine-readable code, e.g. 'message_too_long'.", examples=["rate_limited"])
+    message: str = Field(description="One readable line.", examples=["too many requests; retry in 2 s"])
+    error_id: str | None = Field(default=None, description="Id to find the server log line (internal errors only).")
+
+
+class ErrorResponse(BaseModel):
+    """The JSON body of every error response."""
+
+    error: ErrorBody
+
+
+class ApiError(Exception):
+    """An error with an HTTP status and a stable code, raised by endpoints and middleware."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+        """Remember status, code, message and extra response headers."""
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+
+
+def error_payload(code: str, message: str, error_id: str | None = None) -> dict:
+    """The JSON document for one error."""
+    return ErrorResponse(error=ErrorBody(code=code, message=" ".join(message.split()), error_id=error_id)) \
+        .model_dump(exclude_none=True)
+
+
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
+                   error_id: str | None = None) -> JSONResponse:
+    """A JSON error response."""
+    return JSONResponse(error_payload(code, message, error_id), status_code=status, headers=headers)
+
+
+def new_error_id() -> str:
+    """A short id that ties a client-visible internal error to the server log."""
+    return uuid.uuid4().hex[:12]
+
+
+def log_internal(error: BaseException, where: str) -> str:
+    """Log an unexpected exception with its traceback (server side only) and return its error id."""
+    error_id = new_error_id()
+    log.error("internal error %s in %s", error_id, where, exc_info=error)
+    return error_id
+
+
+INTERNAL_MESSAGE = "internal error; the advisor could not answer this request"
+
+
+def _validation_message(error: RequestValidationError) -> str:
+    """One line naming each bad field of a request, without echoing large inputs back."""
+    parts = []
+    for item in error.errors():
+        if item.get("type") == "json_invalid":
+            return "the request body is not valid JSON"
+        where = ".".join(str(p) for p in item.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register handlers so that every expected failure becomes an ErrorResponse (CatchAll covers the rest)."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, error: ApiError) -> JSONResponse:
+        """Errors the app raises on purpose."""
+        return error_response(error.status, error.code, error.message, error.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _request_validation(request: Request, error: RequestValidationError) -> JSONResponse:
+        """Bodies and parameters that do not match the schema."""
+        return error_response(422, "invalid_input", _validation_message(error))
+
+    @app.exception_handler(ValidationError)
+    async def _model_validation(request: Request, error: ValidationError) -> JSONResponse:
+        """A model built inside an endpoint from user input was rejected."""
+        return error_response(422, "invalid_input", describe_validation_error(error))
+
+    @app.exception_handler(ValueError)
+    async def _value_error(request: Request, error: ValueError) -> JSONResponse:
+        """The tools and the advisor raise ValueError for bad input, with a clear message."""
+        return error_response(422, "invalid_input", str(error) or "invalid input")
+
+    @app.exception_handler(UserError)
+    async def _user_error(request: Request, error: UserError) -> JSONResponse:
+        """The CLI-style user errors some shared helpers raise."""
+        return error_response(422, "invalid_input", str(error) or "invalid input")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        """Starlette's own errors: unknown paths, wrong methods, and friends."""
+        code = STATUS_CODES.get(error.status_code, "http_error")
+        message = error.detail if isinstance(error.detail, str) else code.replace("_", " ")
+        return error_response(error.status_code, code, message, dict(error.headers or {}))

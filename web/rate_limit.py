@@ -1,0 +1,74 @@
+"""A small in-process token bucket per client: `rate` tokens per second, at most `burst` saved up."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+MAX_CLIENTS = 10_000
+"""Buckets kept before full (idle) ones are forgotten; bounds memory under many client addresses."""
+
+
+@dataclass(kw_only=True)
+class _Bucket:
+    """Tokens left for one client and when they were last counted."""
+
+    tokens: float
+    """Requests the client may still make right now."""
+    updated: float
+    """Clock reading of the last refill."""
+
+
+class TokenBucketLimiter:
+    """Per-key token buckets; thread-safe; one process only (each uvicorn worker has its own)."""
+
+    def __init__(self, *, per_minute: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        """`per_minute` requests per minute on average, `burst` at once; per_minute 0 allows everything."""
+        if per_minute < 0 or burst < 1:
+            raise ValueError("per_minute must be >= 0 and burst >= 1")
+        self.rate = per_minute / 60.0
+        self.burst = float(burst)
+        self._clock = clock
+        self._buckets: dict[str, _Bucket] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def enabled(self) -> bool:
+        """False when the limit is turned off."""
+        return self.rate > 0
+
+    def acquire(self, key: str) -> float | None:
+        """Take one token for `key`: None when allowed, else the seconds to wait before the next try."""
+        if not self.enabled:
+            return None
+        now = self._clock()
+        with self._lock:
+            bucket = self._buckets.get(key)
+            if bucket is None:
+                self._forget_idle(now)
+                bucket = self._buckets[key] = _Bucket(tokens=self.burst, updated=now)
+            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.rate)
+            bucket.updated = now
+            if bucket.tokens >= 1.0:
+                bucket.tokens -= 1.0
+                return None
+            return (1.0 - bucket.tokens) / self.rate
+
+    def _forget_idle(self, now: float) -> None:
+        """Drop buckets that have refilled completely once too many clients are tracked."""
+        if len(self._buckets) < MAX_CLIENTS:
+            return
+        full_after = self.burst / self.rate
+        for key in [k for k, b in self._buckets.items() if now - b.updated >= full_after]:
+            del self._buckets[key]
+        if len(self._buckets) >= MAX_CLIENTS:  # all busy: forget the oldest half rather than grow without bound
+            for key in sorted(self._buckets, key=lambda k: self._buckets[k].updated)[: MAX_CLIENTS // 2]:
+                del self._buckets[key]
+
+
+def retry_after_header(wait_s: float) -> str:
+    """Whole seconds for the Retry-After header (at least 1)."""
+    return str(max(1, math.ceil(wait_s)))

@@ -1,0 +1,75 @@
+"""Request and response models of the HTTP API (the boundary; the advisor's own result is passed through)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Language = Literal["it", "id", "en"]
+THREAD_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
+HARD_MAX_MESSAGE_CHARS = 100_000
+"""Schema ceiling; the configured (smaller) limit is checked with its own error code."""
+
+CHAT_EXAMPLES = {
+    "italian": {"summary": "A job in Italian", "value": {
+        "message": "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?", "language": "it"}},
+    "follow_up": {"summary": "A follow-up in the same conversation", "value": {
+        "message": "e con 2 GPU?", "thread_id": "3f6c2a9e0b1d4c58a7e2f0c4d9b81a6e"}},
+    "english": {"summary": "A job in English", "value": {
+        "message": "Full fine-tune of Mistral 7B on 20k examples, deadline 12 hours, no spot", "language": "en"}},
+}
+
+
+class ChatRequest(BaseModel):
+    """One user turn: the message, and the conversation it continues."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(max_length=HARD_MAX_MESSAGE_CHARS, description="What the user wrote, in it, id or en.")
+    thread_id: str | None = Field(default=None, pattern=THREAD_ID_PATTERN,
+                                  description="Continue this conversation; omit to start a new one.")
+    language: Language | None = Field(default=None, description="Answer in this language; omit to detect it.")
+    prefer: Literal["cost", "speed"] | None = Field(default=None, description="Recommend the cheapest or the "
+                                                                              "fastest fitting offer first.")
+    changes: dict[str, Any] | None = Field(default=None, description="JobSpec fields to change on the thread's "
+                                                                     "current job, e.g. {\"interruptible_ok\": "
+                                                                     "false}; the message may then be empty.")
+
+
+class ChatResult(BaseModel):
+    """The advisor's answer: the same JSON as `recommend --json`, plus thread_id (more keys may appear)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    thread_id: str = Field(description="Pass it back to continue the conversation.")
+    language: Language
+    intent: str = Field(description="job_request, follow_up, faq, out_of_scope, injection or ask_back.")
+    answer: str = Field(description="Text in the user's language: paragraphs, '- ' bullets, **bold**, [n] markers.")
+    spec: dict[str, Any] | None = None
+    missing: list[str] = Field(default_factory=list)
+    estimate: dict[str, Any] | None = None
+    topology: dict[str, Any] | None = None
+    offers: list[dict[str, Any]] = Field(default_factory=list)
+    alternatives: dict[str, Any] | None = None
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    notes: list[Any] = Field(default_factory=list)
+    parser: str | None = None
+
+
+class FaqRequest(BaseModel):
+    """A why/how question for the knowledge base."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=HARD_MAX_MESSAGE_CHARS,
+                          examples=["Posso usare le istanze spot per il fine-tuning?"])
+    language: Language | None = Field(default=None, description="Answer in this language; omit to detect it.")
+
+
+class Health(BaseModel):
+    """What GET /healthz reports."""
+
+    status: Literal["ok"]
+    version: str
+    advisor: bool = Field(description="True once the advisor is loaded and ready.")

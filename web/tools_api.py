@@ -1,0 +1,101 @@
+"""The deterministic tools as plain endpoints for programs: estimate, catalog, rank, spot, faq."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Body, Depends, Query
+
+from agent.faq_answer import FaqAnswer, answer_question
+from agent.spec import JobSpec
+from tools.catalog import SORTS, Offer, query_offers
+from tools.estimator import Estimate, EstimateRequest, estimate
+from tools.ranking import RankingResult, rank_offers
+from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot
+from web.chat import ERROR_RESPONSES
+from web.deps import AppResources, resources
+from web.errors import ApiError
+from web.schemas import FaqRequest, Language
+
+router = APIRouter(prefix="/api", tags=["tools"], responses=ERROR_RESPONSES)
+
+MAX_CATALOG_LIMIT = 500
+
+ESTIMATE_EXAMPLES = {
+    "qlora_l4": {"summary": "QLoRA on Llama 3.1 8B, checked against an L4",
+                 "value": {"model": "llama-3.1-8b", "method": "qlora", "gpu": "L4"}},
+    "full_zero3": {"summary": "Full fine-tune of a 70B model on 8 GPUs with ZeRO-3",
+                   "value": {"model": "llama-3.1-70b", "method": "full_finetune", "num_gpus": 8,
+                             "sharding": "zero3", "gradient_checkpointing": True, "gpu": "H100"}},
+}
+RANK_EXAMPLES = {
+    "qlora_budget": {"summary": "QLoRA, 50 EUR budget, spot allowed",
+                     "value": {"language": "en", "method": "qlora", "model": "llama-3.1-8b",
+                               "dataset_examples": 20000, "budget": {"amount": 50, "currency": "EUR"},
+                               "interruptible_ok": True}},
+}
+SPOT_EXAMPLES = {
+    "ten_hours": {"summary": "A 10-hour job on a marketplace GPU",
+                  "value": {"job_hours": 10, "provider": "runpod", "spot_price_per_hour": 1.1,
+                            "on_demand_price_per_hour": 2.2, "checkpoint_write_s": 60}},
+}
+
+
+@router.post("/estimate", response_model=Estimate, summary="Per-GPU training memory (VRAM) estimate")
+def estimate_endpoint(body: EstimateRequest = Body(openapi_examples=ESTIMATE_EXAMPLES)) -> Estimate:
+    """Peak memory per GPU for one training setup, its breakdown, and the fit against a GPU when one is named."""
+    if body.config_path:
+        raise ApiError(422, "invalid_input", "config_path is not accepted over HTTP; give a model name or params_b")
+    return estimate(body)
+
+
+@router.get("/catalog", response_model=list[Offer], summary="Filter and sort the offers catalog")
+def catalog_endpoint(
+    gpu: str | None = Query(None, max_length=64, description="GPU in any spelling: A100, h100-sxm, 4090.",
+                            examples=["H100"]),
+    min_vram_gib: float | None = Query(None, ge=0, le=10_000, description="Minimum GiB per GPU."),
+    gpu_count: int | None = Query(None, ge=1, le=1024, description="Exactly this many GPUs per instance."),
+    min_gpu_count: int | None = Query(None, ge=1, le=1024, description="At least this many GPUs per instance."),
+    provider: list[str] | None = Query(None, max_length=20, description="Provider id (repeatable)."),
+    region: list[str] | None = Query(None, max_length=20, description="Region or zone (repeatable)."),
+    spot_only: bool = Query(False, description="Only offers with a spot price."),
+    max_price: float | None = Query(None, ge=0, le=1e6, description="USD/hour for the instance (spot price with "
+                                                                    "spot_only)."),
+    interconnect: Literal["nvlink", "pcie", "unknown", "none"] | None = Query(None),
+    sort: Literal[tuple(SORTS)] = Query("price", description="Sort key."),  # type: ignore[valid-type]
+    limit: int = Query(20, ge=1, le=MAX_CATALOG_LIMIT),
+    res: AppResources = Depends(resources),
+) -> list[Offer]:
+    """Offers matching every filter given."""
+    return query_offers(res.catalog_path, gpu=gpu, min_vram_gib=min_vram_gib, gpu_count=gpu_count,
+                        min_gpu_count=min_gpu_count, providers=provider, regions=region, spot_only=spot_only,
+                        max_price=max_price, interconnect=interconnect, sort=sort, limit=limit)
+
+
+@router.post("/rank", response_model=RankingResult, summary="Offers ranked for a job (JobSpec)")
+def rank_endpoint(body: JobSpec = Body(openapi_examples=RANK_EXAMPLES),
+                  limit: int = Query(10, ge=1, le=50, description="At most this many offers."),
+                  res: AppResources = Depends(resources)) -> RankingResult:
+    """Offers the job fits on, cheapest expected total cost first, with alternatives and exclusion counts."""
+    return rank_offers(body, db_path=res.catalog_path, limit=limit)
+
+
+@router.post("/spot", response_model=SpotRiskResult, summary="Spot versus on-demand for one job")
+def spot_endpoint(body: SpotRiskRequest = Body(openapi_examples=SPOT_EXAMPLES)) -> SpotRiskResult:
+    """Expected preemptions, checkpoint interval, expected cost and deadline odds, and a verdict."""
+    return assess_spot(body)
+
+
+@router.get("/faq", response_model=FaqAnswer, summary="Answer a why/how question from the knowledge base")
+def faq_get(question: str = Query(min_length=1, max_length=2000,
+                                  examples=["Posso usare le istanze spot per il fine-tuning?"]),
+            language: Language | None = Query(None)) -> FaqAnswer:
+    """Grounded FAQ answer with citations (extractive, offline)."""
+    return answer_question(question, lang=language)
+
+
+@router.post("/faq", response_model=FaqAnswer, summary="Answer a why/how question (JSON body)")
+def faq_post(body: FaqRequest) -> FaqAnswer:
+    """The same as GET /api/faq with a JSON body."""
+    return answer_question(body.question, lang=body.language)
+
