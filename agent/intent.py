@@ -46,7 +46,7 @@ def classify_intent(text: str, mentioned: list[str] | set[str], *, has_current_j
     if _has("injection", text):
         return "injection"
     job_sized = len(fields - {"method"}) >= 1 and bool(fields & JOB_DEFINING) or len(fields) >= 3
-    if not has_current_job and fields and not fields & JOB_DEFINING and _asks(text):
+    if not has_current_job and fields and not fields & JOB_DEFINING and _asks(text) and not _has("follow_up", text):
         # "can I use spot?" with no job to apply it to is a question about spot, not a job request.
         return "faq" if _domain(text) else "out_of_scope"
     if _has("faq", text) and not job_sized and not (has_current_job and _has("follow_up", text)):

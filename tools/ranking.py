@@ -8,7 +8,6 @@ wishes. Offers are grouped by hardware shape so the estimator and topology run o
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -208,37 +207,12 @@ def _vram_floor(workload: Workload, max_gpus: int, margin: float) -> float:
     return min(floors, default=0.0) / (1.0 - margin) * 0.999
 
 
-def _count_below(db_path: Path, floor: float, spec: JobSpec) -> int:
-    """Offers the query left out for having too little memory per GPU (same wishes applied)."""
-    from tools.gpus import gpu_family_names
-    from tools.providers import normalise_provider
-
-    where, params = ["(vram_gib_per_gpu IS NULL OR vram_gib_per_gpu < ?)"], [floor]
-    if spec.gpu:
-        names = [n.lower() for n in (gpu_family_names(spec.gpu) or [spec.gpu])]
-        where.append(f"gpu_lc IN ({', '.join('?' for _ in names)})")
-        params.extend(names)
-    if spec.providers:
-        ids = sorted({normalise_provider(p) for p in spec.providers})
-        marks = ", ".join("?" for _ in ids)
-        where.append(f"(provider_lc IN ({marks}) OR upstream_provider IN ({marks}))")
-        params.extend(ids + ids)
-    if spec.regions:
-        marks = ", ".join("?" for _ in spec.regions)
-        where.append(f"(region_lc IN ({marks}) OR lower(zone) IN ({marks}))")
-        params.extend(list(spec.regions) * 2)
-    conn = sqlite3.connect(f"file:{db_path.resolve().as_posix()}?mode=ro", uri=True)
-    try:
-        return int(conn.execute(f"SELECT count(*) FROM offers WHERE {' AND '.join(where)}", params).fetchone()[0])
-    finally:
-        conn.close()
-
-
 @lru_cache(maxsize=64)
 def _cached_offers(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
-                   regions: tuple[str, ...] | None, min_vram: float) -> tuple[Offer, ...]:
-    """Catalog rows for one query, cached per database file version (the agent asks the same things repeatedly)."""
-    return tuple(query_offers(path, gpu=gpu, providers=providers, regions=regions, min_vram_gib=min_vram))
+                   regions: tuple[str, ...] | None) -> tuple[Offer, ...]:
+    """Catalog rows matching the user's wishes, cached per database file version: every job with the same wishes
+    reuses them, and the memory floor (which differs per job) is applied in Python."""
+    return tuple(query_offers(path, gpu=gpu, providers=providers, regions=regions))
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:
@@ -298,6 +272,11 @@ def _reasons(topology: TopologyResult, time: JobTime, spot: SpotRiskResult | Non
     return reasons
 
 
+def _regions(group: list[Offer]) -> list[str]:
+    """Every region where the same instance is offered at the same price (built only for returned offers)."""
+    return list(dict.fromkeys(o.region for o in group if o.region))
+
+
 def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int = 10,
                 margin: float = DEFAULT_MEMORY_MARGIN, fx_rates: str | Path | None = None,
                 preemption_rate_per_hour: float | None = None) -> RankingResult:
@@ -316,12 +295,12 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
 
     max_gpus = max(spec.num_gpus or 8, 8)
     floor = _vram_floor(workload, max_gpus, margin)
-    offers = _cached_offers(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
-                            tuple(spec.regions or ()) or None, floor)
+    wished = _cached_offers(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
+                            tuple(spec.regions or ()) or None)
+    offers = [o for o in wished if o.vram_gib_per_gpu is not None and o.vram_gib_per_gpu >= floor]
     excluded: Counter[str] = Counter()
-    below = _count_below(path, floor, spec)
-    if below:
-        excluded["too_little_vram"] = below
+    if len(wished) > len(offers):
+        excluded["too_little_vram"] = len(wished) - len(offers)
 
     evaluations: dict[_Shape, _Evaluation] = {}
     eligible: list[_Costed] = []
@@ -332,7 +311,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         same.setdefault((offer.provider, offer.instance_type, offer.price_per_hour, offer.spot_price_per_hour,
                          offer.gpu, offer.gpu_form_factor, offer.gpu_count, offer.vram_gib_per_gpu,
                          offer.interconnect, offer.nvlink_gbs, offer.inter_node_gbps_per_gpu), []).append(offer)
-    regions_of: dict[int, list[str]] = {}
+    groups_of: dict[int, list[Offer]] = {}
     for group in same.values():
         offer, copies = group[0], len(group)
         nodes = _nodes_for(offer, spec.num_gpus)
@@ -355,7 +334,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         if ranked is None:
             excluded["spot_only_offer" if offer.spot_price_per_hour else "no_price"] += copies
             continue
-        regions_of[id(ranked)] = list(dict.fromkeys(o.region for o in group if o.region))
+        groups_of[id(ranked)] = group
         fitting.append(ranked)
         if ranked.meets_budget is False:
             excluded["over_budget"] += copies
@@ -381,10 +360,10 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         assumptions.append(f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD "
                            f"({fx_used.date}, {fx_used.source})")
     return RankingResult(
-        offers=[_build(item, spec, budget, fx_used, regions_of[id(item)]) for item in top], total_eligible=distinct,
-        cheapest_that_fits=_build(cheapest, spec, budget, fx_used, regions_of[id(cheapest)]) if cheapest else None,
-        fastest=_build(fastest, spec, budget, fx_used, regions_of[id(fastest)]) if fastest else None,
-        excluded=dict(excluded), considered=len(offers) + below, budget_usd=budget, fx=fx_used,
+        offers=[_build(item, spec, budget, fx_used, _regions(groups_of[id(item)])) for item in top], total_eligible=distinct,
+        cheapest_that_fits=_build(cheapest, spec, budget, fx_used, _regions(groups_of[id(cheapest)])) if cheapest else None,
+        fastest=_build(fastest, spec, budget, fx_used, _regions(groups_of[id(fastest)])) if fastest else None,
+        excluded=dict(excluded), considered=len(wished), budget_usd=budget, fx=fx_used,
         deadline_hours=spec.deadline_hours, memory_margin=margin, model_id=workload.arch.id, method=workload.method,
         tokens=tokens.total, catalog={k: meta.get(k) for k in ("source", "snapshot_date", "built_from")},
         assumptions=assumptions)

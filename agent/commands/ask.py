@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import typer
 from rich.panel import Panel
 
-from agent.faq_answer import answer_question, llm_rephraser
 from agent.output import console, print_json
-from agent.parse_llm import DEFAULT_MODEL, llm_configured, make_client
 
 
 def register(app: typer.Typer) -> None:
@@ -23,10 +19,12 @@ def register(app: typer.Typer) -> None:
         offline: bool = typer.Option(False, "--offline", help="Never call an LLM, even when one is configured."),
     ) -> None:
         """Answer from the FAQ knowledge base (extractive offline; an LLM, if configured, only rephrases)."""
+        from agent.faq_answer import answer_question, llm_rephraser  # on use: keeps `--help` fast
+        from agent.parse_llm import llm_configured, make_client, model_name
+
         rephraser = None
         if not offline and llm_configured():
-            model = os.environ.get("GPU_ADVISOR_MODEL") or DEFAULT_MODEL
-            rephraser = llm_rephraser(make_client(), model)
+            rephraser = llm_rephraser(make_client(), model_name())
         result = answer_question(question, lang=lang, rephraser=rephraser)
         if json_output:
             print_json(result)

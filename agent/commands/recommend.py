@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.markdown import Markdown
 from rich.table import Table
 
 from agent.output import console, print_json
-from agent.service import Advisor
+
+if TYPE_CHECKING:
+    from agent.service import Advisor
 
 EXIT_WORDS = frozenset({"exit", "quit", "esci", "keluar", ":q"})
 
@@ -48,6 +50,8 @@ def recommend_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """One turn: parse the request, size it, rank real offers and answer with sources."""
+    from agent.service import Advisor  # imported on use: keeps `gpu-advisor --help` fast
+
     advisor = Advisor()
     try:
         result = advisor.respond(text, thread_id=thread, language=lang, prefer=prefer)
@@ -82,6 +86,8 @@ def chat_command(
     lang: Optional[str] = typer.Option(None, "--lang", help="Answer in it, id or en."),
 ) -> None:
     """Chat with the advisor; the conversation is kept and can be resumed with --thread."""
+    from agent.service import Advisor  # imported on use: keeps `gpu-advisor --help` fast
+
     advisor = Advisor()
     interactive = sys.stdin.isatty()
     if interactive:
