@@ -19,6 +19,7 @@ COMMAND_MODULES: list[str] = [
     "agent.commands.ask",
     "agent.commands.rank",
     "agent.commands.serve",
+    "agent.commands.slack",
 ]
 
 app = typer.Typer(

@@ -92,8 +92,18 @@ class SlackAnswerer:
     """Answers Slack turns with the advisor and keeps the thread map; one instance serves every listener."""
 
     def __init__(self, advisor: Any, store: SlackStore, *, tables: bool = True) -> None:
-        """Answer with `advisor` (agent.service.Advisor), remember threads in `store`, use table blocks or not."""
-        self.advisor, self.store, self.tables = advisor, store, tables
+        """Answer with `advisor` (an agent.service.Advisor, or a no-argument function returning it when the server
+        creates it later), remember threads in `store`, use table blocks or not."""
+        self._advisor, self.store, self.tables = advisor, store, tables
+
+    @property
+    def advisor(self) -> Any:
+        """The advisor (resolved now when it was given as a function)."""
+        source = self._advisor
+        advisor = source if hasattr(source, "respond") else source()
+        if advisor is None:
+            raise RuntimeError("the advisor is not loaded yet")
+        return advisor
 
     # --- language -------------------------------------------------------------------------------------------
 

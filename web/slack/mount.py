@@ -34,8 +34,8 @@ def mount_bolt_app(api: FastAPI, bolt_app: App, path: str = EVENTS_PATH) -> None
 
 def mount(api: FastAPI, advisor: Any, *, environ: Mapping[str, str] | None = None,
           store: SlackStore | None = None, api_url: str | None = None) -> bool:
-    """Add POST /slack/events to `api` answering with `advisor` when the credentials are set; False when they are
-    not. ValueError (naming the variable, never its value) when a token is malformed. `api_url` points the Web API
+    """Add POST /slack/events to `api` answering with `advisor` (or a no-argument function returning it, for apps
+    that create it at startup) when the credentials are set; False when they are not. ValueError (naming the variable, never its value) when a token is malformed. `api_url` points the Web API
     client elsewhere (a proxy, or a local stand-in in tests)."""
     if not slack_configured(environ):
         return False
