@@ -10,6 +10,8 @@ from typing import Callable
 
 MAX_CLIENTS = 10_000
 """Buckets kept before full (idle) ones are forgotten; bounds memory under many client addresses."""
+TOKEN_EPSILON = 1e-9
+"""Rounding slack when a client comes back after exactly the wait it was given."""
 
 
 @dataclass(kw_only=True)
@@ -52,8 +54,8 @@ class TokenBucketLimiter:
                 bucket = self._buckets[key] = _Bucket(tokens=self.burst, updated=now)
             bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.rate)
             bucket.updated = now
-            if bucket.tokens >= 1.0:
-                bucket.tokens -= 1.0
+            if bucket.tokens >= 1.0 - TOKEN_EPSILON:  # waiting exactly the time returned must be enough
+                bucket.tokens = max(bucket.tokens - 1.0, 0.0)
                 return None
             return (1.0 - bucket.tokens) / self.rate
 

@@ -157,7 +157,7 @@
   function offersTable(result) {
     var offers = (result.offers || []).slice(0, MAX_TABLE_ROWS);
     if (!offers.length) { return null; }
-    var head = ["col_rank", "col_provider", "col_gpu", "col_region", "col_pricing", "col_price", "col_hours", "col_cost"];
+    var head = ["col_rank", "col_provider", "col_gpu", "col_cost", "col_hours", "col_price", "col_pricing"];
     var table = el("table", { class: "offers" }, [
       el("caption", { text: t("offers_caption") }),
       el("thead", {}, [el("tr", {}, head.map(function (key) { return el("th", { scope: "col", text: t(key) }); }))])
@@ -168,14 +168,15 @@
       var note = i === 0 ? t("recommended") : (offer.meets_budget === false ? t("over_budget") : null);
       body.appendChild(el("tr", { class: i === 0 ? "best" : null }, [
         el("td", { text: String(i + 1) }),
-        el("td", {}, [el("span", { text: offer.provider || "" }), el("small", { text: offer.instance_type || "" })]),
-        el("td", { text: gpus }),
-        el("td", { text: offer.region || "" }),
-        el("td", {}, [el("span", { text: offer.spot ? t("spot") : t("on_demand") }),
-                      note ? el("small", { class: "note", text: note }) : null]),
-        el("td", { class: "num", text: number(offer.price_per_hour, 2) }),
+        el("td", { class: "provider" }, [el("span", { text: offer.provider || "" }),
+                                         el("small", { text: offer.instance_type || "" }),
+                                         el("small", { text: offer.region || "" })]),
+        el("td", { class: "nowrap", text: gpus }),
+        el("td", { class: "num", text: number(offer.est_cost, 2) }),
         el("td", { class: "num", text: number(offer.est_hours, 1) }),
-        el("td", { class: "num", text: number(offer.est_cost, 2) })
+        el("td", { class: "num", text: number(offer.price_per_hour, 2) }),
+        el("td", {}, [el("span", { text: offer.spot ? t("spot") : t("on_demand") }),
+                      note ? el("small", { class: "note", text: note }) : null])
       ]));
     });
     return el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": t("offers_caption") }, [table]);
@@ -245,14 +246,23 @@
     ]);
   }
 
-  function niceTicks(max, count) {
-    if (!(max > 0)) { return [0, 1]; }
-    var raw = max / count;
+  /** Round tick values covering [low, high] (about `count` steps of 1, 2, 2.5 or 5 times a power of ten). */
+  function niceTicks(low, high, count) {
+    if (!(high > low)) { high = low + 1; }
+    var raw = (high - low) / count;
     var power = Math.pow(10, Math.floor(Math.log10(raw)));
     var step = [1, 2, 2.5, 5, 10].map(function (m) { return m * power; }).filter(function (s) { return s >= raw; })[0];
     var ticks = [];
-    for (var v = 0; v <= max + step * 0.999; v += step) { ticks.push(Number(v.toPrecision(10))); }
+    for (var v = Math.floor(low / step) * step; v <= high + step * 0.999; v += step) { ticks.push(Number(v.toPrecision(10))); }
     return ticks;
+  }
+
+  /** Ticks for a value axis: from zero when the data starts near it, else from just below the smallest value. */
+  function axisTicks(values, count) {
+    var low = Math.min.apply(null, values), high = Math.max.apply(null, values);
+    var spread = high - low;
+    var start = low - spread * 0.15 < high * 0.25 ? 0 : Math.max(0, low - spread * 0.15);
+    return niceTicks(start, high, count);
   }
 
   function costTimeChart(result) {
@@ -261,22 +271,23 @@
     });
     if (points.length < 2) { return null; }
     var width = 320, height = 190, pad = { left: 44, right: 10, top: 10, bottom: 34 };
-    var xTicks = niceTicks(Math.max.apply(null, points.map(function (p) { return p.est_hours; })), 4);
-    var yTicks = niceTicks(Math.max.apply(null, points.map(function (p) { return p.est_cost; })), 4);
-    var xMax = xTicks[xTicks.length - 1], yMax = yTicks[yTicks.length - 1];
-    function px(v) { return pad.left + v / xMax * (width - pad.left - pad.right); }
-    function py(v) { return height - pad.bottom - v / yMax * (height - pad.top - pad.bottom); }
+    var xTicks = axisTicks(points.map(function (p) { return p.est_hours; }), 4);
+    var yTicks = axisTicks(points.map(function (p) { return p.est_cost; }), 4);
+    var xMin = xTicks[0], xMax = xTicks[xTicks.length - 1], yMin = yTicks[0], yMax = yTicks[yTicks.length - 1];
+    function px(v) { return pad.left + (v - xMin) / (xMax - xMin) * (width - pad.left - pad.right); }
+    function py(v) { return height - pad.bottom - (v - yMin) / (yMax - yMin) * (height - pad.top - pad.bottom); }
+    function tickText(v, ticks) { var step = ticks[1] - ticks[0]; return number(v, step < 1 ? (step < 0.1 ? 2 : 1) : 0); }
     var chart = svg("svg", { viewBox: "0 0 " + width + " " + height, class: "chart cost-time", role: "img",
                              "aria-label": t("chart_title") });
     xTicks.forEach(function (v) {
       chart.appendChild(svg("line", { x1: px(v), x2: px(v), y1: pad.top, y2: height - pad.bottom, class: "grid" }));
       chart.appendChild(svg("text", { x: px(v), y: height - pad.bottom + 13, class: "tick", "text-anchor": "middle" },
-                            number(v, v < 10 && v % 1 ? 1 : 0)));
+                            tickText(v, xTicks)));
     });
     yTicks.forEach(function (v) {
       chart.appendChild(svg("line", { x1: pad.left, x2: width - pad.right, y1: py(v), y2: py(v), class: "grid" }));
       chart.appendChild(svg("text", { x: pad.left - 5, y: py(v) + 3, class: "tick", "text-anchor": "end" },
-                            number(v, v < 10 && v % 1 ? 1 : 0)));
+                            tickText(v, yTicks)));
     });
     chart.appendChild(svg("text", { x: (pad.left + width - pad.right) / 2, y: height - 4, class: "axis-label",
                                     "text-anchor": "middle" }, t("axis_hours")));
