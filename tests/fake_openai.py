@@ -12,7 +12,10 @@ from typing import Any
 
 
 class FakeOpenAI(ThreadingHTTPServer):
-    """Answers POST /v1/chat/completions from a queue of (status, content, delay_s); records the requests."""
+    """Answers POST /v1/chat/completions from a queue of (status, content, delay_s); records the requests.
+
+    `content` is the assistant's text (wrapped in a chat.completion, or streamed as chunks when the request asks
+    for a stream) or a dict sent verbatim as the JSON body (error bodies, hand-built completions)."""
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -25,7 +28,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
     def reply(self, content: Any, *, status: int = 200, delay_s: float = 0.0) -> None:
-        """Queue one answer: message text (or a raw error body when status is not 200)."""
+        """Queue one answer: message text, or a raw JSON body (a dict) sent as it is."""
         self.answers.append((status, content, delay_s))
 
 
@@ -46,7 +49,7 @@ class _Handler(BaseHTTPRequestHandler):
         status, content, delay = self.server.answers.pop(0) if self.server.answers else (500, {"error": {}}, 0.0)
         time.sleep(delay)
         try:
-            if status != 200:
+            if status != 200 or isinstance(content, dict):
                 self._send(status, "application/json", json.dumps(content).encode())
             elif body.get("stream"):
                 self.send_response(200)

@@ -6,48 +6,12 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from agent import parse_llm
 from agent.parsing import parse_message
-
-
-class FakeOpenAI(ThreadingHTTPServer):
-    """A chat-completions server answering from a queue of (status, body, delay_s), recording every request."""
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.answers: list[tuple[int, object, float]] = []
-        self.requests: list[dict] = []
-
-    @property
-    def base_url(self) -> str:
-        """The /v1 root the openai client talks to."""
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: FakeOpenAI
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append({"path": self.path, **body})
-        status, answer, delay = self.server.answers.pop(0) if self.server.answers else (500, {"error": {}}, 0)
-        time.sleep(delay)
-        data = json.dumps(answer).encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-
-    def log_message(self, *args: object) -> None:
-        """Keep test output quiet."""
+from tests.fake_openai import FakeOpenAI
 
 
 def completion(content: str | None, refusal: str | None = None) -> dict:
