@@ -7,6 +7,7 @@ phrasing (agent/phrasing.py) starts from the text written here and may only reph
 from __future__ import annotations
 
 import json
+import math
 from functools import cache
 from typing import Any
 
@@ -170,8 +171,9 @@ def recommendation(state: dict[str, Any]) -> str:
     offers = ranking.get("offers") or []
     paragraphs: list[str] = []
     if not offers:
-        excluded = ", ".join(f"{reason.replace('_', ' ')} {count}" for reason, count in
-                             sorted((ranking.get("excluded") or {}).items(), key=lambda item: -item[1]))
+        excluded = ", ".join(f"{t['excluded_names'].get(reason, reason)} {number(count, language, 0)}"
+                             for reason, count in sorted((ranking.get("excluded") or {}).items(),
+                                                         key=lambda item: -item[1]))
         paragraphs.append(t["no_offer"].format(excluded=excluded or "-"))
         single = _single_card_sentence(state.get("single_gpu_estimate"), language)
         if single:
@@ -245,7 +247,8 @@ def assumption_lines(spec: dict[str, Any], request_defaults: dict[str, Any], ran
         lines.append(t["assumption_prices"].format(date=ranking["catalog"]["snapshot_date"]))
     fx = ranking.get("fx")
     if fx:
-        lines.append(t["assumption_fx"].format(currency=fx["from_currency"], rate=number(fx["rate"], language, 4),
+        digits = max(4, 3 - math.floor(math.log10(fx["rate"]))) if fx["rate"] > 0 else 4
+        lines.append(t["assumption_fx"].format(currency=fx["from_currency"], rate=number(fx["rate"], language, digits),
                                                date=fx["date"]))
     return lines
 
