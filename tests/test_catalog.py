@@ -370,3 +370,15 @@ def test_providers() -> None:
         for name in ("billing_granularity_s", "spot_notice_s", "egress_usd_per_gb"):
             if getattr(info, name) is not None:
                 assert info.source_of(name), (info.id, name)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"min_vram_gib": 70}, {"min_vram_gib": 40, "sort": "spot_price", "spot_only": True},
+    {"min_vram_gib": 20, "sort": "price_per_gpu", "provider": "runpod"}, {"min_vram_gib": 24, "region": "us-east-1"},
+    {"min_vram_gib": 80, "gpu": "H100", "sort": "spot_price_per_gpu"}, {"sort": "vram"}, {"sort": "gpu_count"},
+    {"min_vram_gib": 500}, {"interconnect": "pcie", "min_gpu_count": 2, "max_price": 5},
+])
+def test_limited_query_is_a_prefix_of_the_full_one(db: Path, kwargs) -> None:
+    full = query_offers(db, **kwargs)
+    for limit in (0, 1, 7, 25):
+        assert query_offers(db, **kwargs, limit=limit) == full[:limit]

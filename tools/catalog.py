@@ -30,7 +30,7 @@ from typing import Any, Literal
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 4
 SNAPSHOT_FILE = Path(__file__).parent / "data" / "offers-snapshot.jsonl.gz"
 DB_FILENAME = "catalog.sqlite"
 
@@ -92,31 +92,33 @@ _COLUMNS: dict[str, type] = {
     "host_ram_gib": float, "price_per_hour": float, "spot_price_per_hour": float, "interconnect": str,
     "nvlink_gbs": float, "inter_node_fabric": str, "inter_node_gbps_per_gpu": float, "source": str,
     "snapshot_date": str,
-    # derived, for sorting and filtering
-    "price_per_gpu_hour": float, "spot_price_per_gpu_hour": float, "gpu_lc": str, "provider_lc": str,
-    "region_lc": str,
+    # derived, for filtering (lower case) and sorting (NOT NULL keys: a missing value sorts last, so an index on
+    # the key alone serves ORDER BY key LIMIT n without a sort step)
+    "gpu_lc": str, "provider_lc": str, "upstream_lc": str, "region_lc": str, "zone_lc": str,
+    "price_key": float, "spot_key": float, "ppg_key": float, "sppg_key": float, "vram_key": float,
 }
 
+_MISSING = 1e18
+"""Sort key of a missing price or memory: after every real value."""
+
 _INDEXES = [
-    ["gpu_lc", "gpu_count", "price_per_hour"],
-    ["vram_gib_per_gpu", "price_per_hour"],
-    ["price_per_hour"],
-    ["spot_price_per_hour"],
-    ["price_per_gpu_hour"],
-    ["spot_price_per_gpu_hour"],
-    ["provider_lc", "price_per_hour"],
-    ["region_lc"],
-    ["gpu_count", "price_per_hour"],
-    ["interconnect", "price_per_hour"],
+    ["price_key"], ["spot_key"], ["ppg_key"], ["sppg_key"], ["vram_key"],
+    ["gpu_lc", "gpu_count", "price_key"], ["gpu_lc", "ppg_key"], ["gpu_lc", "spot_key"],
+    ["vram_gib_per_gpu", "price_key", "gpu_count"], ["vram_gib_per_gpu", "spot_key", "gpu_count"],
+    ["vram_gib_per_gpu", "ppg_key", "gpu_count"], ["vram_gib_per_gpu", "sppg_key", "gpu_count"],
+    ["provider_lc", "price_key"], ["upstream_lc"],
+    ["region_lc", "provider_lc", "vram_gib_per_gpu", "price_key"],
+    ["zone_lc", "provider_lc", "vram_gib_per_gpu", "price_key"],
+    ["interconnect", "ppg_key"], ["gpu_count", "price_key"],
 ]
 
 SORTS: dict[str, str] = {
-    "price": "price_per_hour IS NULL, price_per_hour, spot_price_per_hour",
-    "spot_price": "spot_price_per_hour IS NULL, spot_price_per_hour, price_per_hour",
-    "price_per_gpu": "price_per_gpu_hour IS NULL, price_per_gpu_hour, spot_price_per_gpu_hour",
-    "spot_price_per_gpu": "spot_price_per_gpu_hour IS NULL, spot_price_per_gpu_hour, price_per_gpu_hour",
-    "vram": "vram_gib_per_gpu IS NULL, vram_gib_per_gpu DESC, price_per_hour IS NULL, price_per_hour",
-    "gpu_count": "gpu_count, price_per_hour IS NULL, price_per_hour",
+    "price": "price_key",
+    "spot_price": "spot_key",
+    "price_per_gpu": "ppg_key",
+    "spot_price_per_gpu": "sppg_key",
+    "vram": "vram_key",
+    "gpu_count": "gpu_count, price_key",
 }
 """Whitelisted ORDER BY clauses; user input only selects a key, it is never put into SQL."""
 
@@ -176,19 +178,31 @@ def read_snapshot(path: Path = SNAPSHOT_FILE) -> tuple[dict[str, Any], list[Offe
 # ---------------------------------------------------------------------------------------------------------- database
 
 
-def _row(offer: Offer) -> dict[str, Any]:
+def offer_row(offer: Offer) -> dict[str, Any]:
+    """The database row of an offer: its fields plus derived sort/filter columns."""
     row = offer.model_dump()
-    row["price_per_gpu_hour"] = offer.price_per_gpu_hour
-    row["spot_price_per_gpu_hour"] = offer.spot_price_per_gpu_hour
     row["gpu_lc"] = offer.gpu.lower()
     row["provider_lc"] = offer.provider.lower()
-    row["region_lc"] = (offer.region or "").lower()
+    row["upstream_lc"] = (offer.upstream_provider or "").lower() or None
+    row["region_lc"] = (offer.region or "").lower() or None
+    row["zone_lc"] = (offer.zone or "").lower() or None
+    row["price_key"] = _key(offer.price_per_hour)
+    row["spot_key"] = _key(offer.spot_price_per_hour)
+    row["ppg_key"] = _key(offer.price_per_gpu_hour)
+    row["sppg_key"] = _key(offer.spot_price_per_gpu_hour)
+    row["vram_key"] = _MISSING if offer.vram_gib_per_gpu is None else -offer.vram_gib_per_gpu
     return row
 
 
-def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta: dict[str, Any]) -> Path:
+def _key(value: float | None) -> float:
+    return _MISSING if value is None else value
+
+
+def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta: dict[str, Any], *,
+             trusted_rows: bool = False) -> Path:
     """Write a new SQLite catalog at `db_path` atomically: build a temp file beside it, then ``os.replace``.
-    A reader never sees a half-built database, and a failure leaves the old one untouched."""
+    A reader never sees a half-built database, and a failure leaves the old one untouched.
+    trusted_rows: `offers` are already database rows (``offer_row``), inserted without validation (benchmarks)."""
     db_path = Path(db_path).expanduser()
     db_path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".sqlite.tmp", dir=db_path.parent)
@@ -199,19 +213,29 @@ def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta
         table = db.table("offers")
         table.create({"id": int, **_COLUMNS}, pk="id")
         count = 0
-
-        def rows() -> Iterable[dict[str, Any]]:
-            nonlocal count
-            for item in offers:
-                offer = item if isinstance(item, Offer) else Offer.model_validate(item)
-                count += 1
-                yield _row(offer)
-
-        table.insert_all(rows(), batch_size=5000)
-        for columns in _INDEXES:
-            table.create_index(columns)
+        columns = list(_COLUMNS)
+        insert = f"INSERT INTO offers ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+        db.execute("PRAGMA journal_mode = OFF")
+        db.execute("PRAGMA synchronous = OFF")
+        batch: list[tuple[Any, ...]] = []
+        for item in offers:
+            if trusted_rows:
+                row = item  # type: ignore[assignment]
+            else:
+                row = offer_row(item if isinstance(item, Offer) else Offer.model_validate(item))
+            batch.append(tuple(row.get(c) for c in columns))  # type: ignore[union-attr]
+            if len(batch) >= 10_000:
+                db.conn.executemany(insert, batch)
+                count += len(batch)
+                batch.clear()
+        db.conn.executemany(insert, batch)
+        count += len(batch)
+        for index_columns in _INDEXES:
+            table.create_index(index_columns)
+        sizes = [row[0] for row in db.execute(
+            "SELECT DISTINCT vram_gib_per_gpu FROM offers WHERE vram_gib_per_gpu IS NOT NULL ORDER BY 1")]
         full_meta = {"schema_version": SCHEMA_VERSION, "built_at": datetime.now(timezone.utc).isoformat(
-            timespec="seconds"), "offer_count": count, **meta}
+            timespec="seconds"), "offer_count": count, **meta, "vram_sizes": sizes}
         db.table("meta").insert_all(({"key": k, "value": json.dumps(v)} for k, v in full_meta.items()), pk="key",
                                     replace=True)
         db.execute("ANALYZE")
@@ -326,9 +350,6 @@ def query_offers(
         raise ValueError("limit must be >= 0")
     where: list[str] = []
     params: list[Any] = []
-    if min_vram_gib is not None:
-        where.append("vram_gib_per_gpu >= ?")
-        params.append(float(min_vram_gib))
     if gpu:
         names = gpu_family_names(gpu) or [gpu.strip()]
         where.append(f"gpu_lc IN ({', '.join('?' for _ in names)})")
@@ -348,7 +369,7 @@ def query_offers(
         from tools.providers import normalise_provider
 
         ids = sorted({normalise_provider(p) for p in provider_list})
-        where.append(f"(provider_lc IN ({', '.join('?' for _ in ids)}) OR upstream_provider IN "
+        where.append(f"(provider_lc IN ({', '.join('?' for _ in ids)}) OR upstream_lc IN "
                      f"({', '.join('?' for _ in ids)}))")
         params.extend(ids)
         params.extend(ids)
@@ -356,28 +377,77 @@ def query_offers(
     if region_list:
         lowered = [r.strip().lower() for r in region_list]
         marks = ", ".join("?" for _ in lowered)
-        where.append(f"(region_lc IN ({marks}) OR lower(zone) IN ({marks}))")
+        where.append(f"(region_lc IN ({marks}) OR zone_lc IN ({marks}))")
         params.extend(lowered)
         params.extend(lowered)
     if spot_only:
-        where.append("spot_price_per_hour IS NOT NULL")
+        where.append("spot_key < ?")  # = has a spot price; on the key so that indexes can answer it
+        params.append(_MISSING)
     if max_price is not None:
-        where.append("spot_price_per_hour <= ?" if spot_only else "price_per_hour <= ?")
-        params.append(float(max_price))
+        where.append("spot_key <= ?" if spot_only else "price_key <= ?")
+        params.append(min(float(max_price), _MISSING / 2))
     if interconnect:
         where.append("interconnect = ?")
         params.append(interconnect.strip().lower())
-    sql = f"SELECT {', '.join(OFFER_FIELDS)} FROM offers"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += f" ORDER BY {SORTS[sort]}, id"
-    if limit is not None:
-        sql += " LIMIT ?"
-        params.append(int(limit))
     path = Path(db_path).expanduser() if db_path else ensure_db()
+    key = SORTS[sort]
     with _connect(path) as conn:
-        rows = conn.execute(sql, params).fetchall()
+        if limit is not None and limit <= _TWO_PHASE_MAX:
+            ids = _top_ids(conn, where, params, min_vram_gib, key, int(limit),
+                           selective=bool(gpu or provider_list or region_list))
+            if not ids:
+                return []
+            marks = ", ".join("?" for _ in ids)
+            fetched = {row[0]: row[1:] for row in conn.execute(
+                f"SELECT id, {', '.join(OFFER_FIELDS)} FROM offers WHERE id IN ({marks})", ids)}
+            rows = [fetched[i] for i in ids]
+        else:
+            clauses = where + (["vram_gib_per_gpu >= ?"] if min_vram_gib is not None else [])
+            values = params + ([float(min_vram_gib)] if min_vram_gib is not None else [])
+            sql = f"SELECT {', '.join(OFFER_FIELDS)} FROM offers"
+            if clauses:
+                sql += " WHERE " + " AND ".join(clauses)
+            sql += f" ORDER BY {key}, id"
+            if limit is not None:
+                sql += " LIMIT ?"
+                values.append(int(limit))
+            rows = conn.execute(sql, values).fetchall()
     return [Offer.model_construct(**dict(zip(OFFER_FIELDS, row))) for row in rows]
+
+
+_TWO_PHASE_MAX = 5000
+_SINGLE_KEY_SORTS = {"price_key", "spot_key", "ppg_key", "sppg_key"}
+
+
+def _top_ids(conn: sqlite3.Connection, where: list[str], params: list[Any], min_vram: float | None, key: str,
+             limit: int, *, selective: bool) -> list[int]:
+    """Ids of the first `limit` offers in sort order, touching indexes only where possible (phase 1 of 2).
+
+    A minimum-VRAM filter sorted by a price key is run as one index range per distinct VRAM size (few: one per GPU
+    model), each walking the (vram, key) index in order and stopping after `limit` rows, then merged — instead of
+    walking all offers in price order and skipping the small GPUs. Not used with a GPU, provider or region filter:
+    those are selective and have their own (covering) indexes. Everything stays parameterised."""
+    if limit == 0:
+        return []
+    if min_vram is not None and not selective and key in _SINGLE_KEY_SORTS:
+        sizes = [v for (v,) in conn.execute(
+            "SELECT value FROM json_each((SELECT value FROM meta WHERE key = 'vram_sizes')) WHERE value >= ?",
+            (float(min_vram),))]
+        if 0 < len(sizes) <= 64:
+            extra = "".join(f" AND {clause}" for clause in where)
+            branch = (f"SELECT * FROM (SELECT id, {key} AS k FROM offers WHERE vram_gib_per_gpu = ?{extra} "
+                      f"ORDER BY {key}, id LIMIT ?)")
+            sql = (f"SELECT id FROM ({' UNION ALL '.join(branch for _ in sizes)}) ORDER BY k, id LIMIT ?")
+            values: list[Any] = []
+            for size in sizes:
+                values.extend([size, *params, limit])
+            values.append(limit)
+            return [row[0] for row in conn.execute(sql, values)]
+    clauses = where + (["vram_gib_per_gpu >= ?"] if min_vram is not None else [])
+    values = params + ([float(min_vram)] if min_vram is not None else [])
+    sql = "SELECT id FROM offers" + (" WHERE " + " AND ".join(clauses) if clauses else "")
+    sql += f" ORDER BY {key}, id LIMIT ?"
+    return [row[0] for row in conn.execute(sql, [*values, limit])]
 
 
 def catalog_stats(db_path: Path | str) -> dict[str, Any]:
