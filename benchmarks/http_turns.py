@@ -1,0 +1,155 @@
+"""Chat turns per second over HTTP with 1, 8 and 32 concurrent clients against the offline agent.
+
+One uvicorn server process serves the real app plus two bare FastAPI endpoints added for comparison:
+- /bench/advisor: a plain `def` route calling `advisor.respond` directly (no limits, no validation, no SSE),
+  i.e. the same agent work without this API's layers; the target is /api/chat >= 0.3 of its rate;
+- /bench/noop: returns {} (the HTTP ceiling of this machine, for scale).
+Each client holds conversations of two turns (the Italian job, then "e con 2 GPU?" in the same thread).
+
+Run: .venv/bin/python benchmarks/http_turns.py [--seconds 6] [--clients 1,8,32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from fastapi import Body, Request
+
+JOB = "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?"
+FOLLOW_UP = "e con 2 GPU?"
+ENDPOINTS = ("/api/chat", "/api/chat/stream", "/bench/advisor", "/bench/noop")
+
+
+def bench_app(home: str) -> Any:
+    """The real app (rate limit off) plus the two bare comparison endpoints."""
+    from web.app import create_app
+    from web.settings import ServerSettings
+
+    app = create_app(ServerSettings(rate_per_minute=0, checkpoint_path=Path(home) / "threads.sqlite",
+                                    db_path=Path(home) / "catalog.sqlite", max_body_bytes=65536))
+
+    @app.post("/bench/advisor")
+    def bare_advisor(request: Request, body: dict = Body(...)) -> dict:
+        """The advisor with nothing around it."""
+        return request.app.state.resources.advisor.respond(body["message"], thread_id=body.get("thread_id"))
+
+    @app.post("/bench/noop")
+    def bare_noop(body: dict = Body(...)) -> dict:
+        """Nothing at all."""
+        return {}
+
+    return app
+
+
+def serve(port: int, home: str) -> None:
+    """Run the benchmark server (child process)."""
+    import uvicorn
+
+    uvicorn.run(bench_app(home), host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+async def one_turn(client: httpx2.AsyncClient, path: str, body: dict[str, Any]) -> str | None:
+    """Send one turn; return the thread id the server gave (None for the noop endpoint)."""
+    if path.endswith("/stream"):
+        async with client.stream("POST", path, json=body) as response:
+            text = "".join([chunk async for chunk in response.aiter_text()])
+        response.raise_for_status()
+        final = [line for line in text.splitlines() if line.startswith("data:") and '"final"' in line]
+        if not final:
+            raise RuntimeError(f"no final event: {text[-300:]}")
+        return None if not body.get("thread_id") else body["thread_id"]
+    response = await client.post(path, json=body)
+    response.raise_for_status()
+    return response.json().get("thread_id")
+
+
+async def client_loop(base: str, path: str, stop_at: float, counts: list[int]) -> None:
+    """One client: two-turn conversations until the time is up."""
+    async with httpx2.AsyncClient(base_url=base, timeout=120) as client:
+        while time.perf_counter() < stop_at:
+            thread = await one_turn(client, path, {"message": JOB})
+            counts.append(1)
+            if time.perf_counter() >= stop_at:
+                break
+            await one_turn(client, path, {"message": FOLLOW_UP, **({"thread_id": thread} if thread else {})})
+            counts.append(1)
+
+
+async def measure(base: str, path: str, clients: int, seconds: float) -> float:
+    """Turns per second with `clients` concurrent clients."""
+    counts: list[int] = []
+    start = time.perf_counter()
+    await asyncio.gather(*(client_loop(base, path, start + seconds, counts) for _ in range(clients)))
+    return len(counts) / (time.perf_counter() - start)
+
+
+def _free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_ready(base: str, process: subprocess.Popen, timeout_s: float = 120) -> None:
+    """Block until the server's advisor is loaded."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("benchmark server exited")
+        try:
+            if httpx2.get(base + "/healthz", timeout=2).json().get("advisor"):
+                return
+        except httpx2.TransportError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("benchmark server did not start")
+
+
+def main() -> None:
+    """Start the server, measure every endpoint at every concurrency, print the table and the command."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=6.0, help="measuring time per cell")
+    parser.add_argument("--clients", default="1,8,32", help="comma-separated client counts")
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--home", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve, args.home)
+        return
+    levels = [int(n) for n in args.clients.split(",")]
+    with tempfile.TemporaryDirectory() as home:
+        port = _free_port()
+        base = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), "--home", home], env=env)
+        try:
+            _wait_ready(base, server)
+            asyncio.run(measure(base, "/api/chat", 2, 2.0))  # warm caches (catalog, topology, KB)
+            rates = {(path, n): asyncio.run(measure(base, path, n, args.seconds)) for n in levels for path in ENDPOINTS}
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    print(f"machine: {os.cpu_count()} CPU cores; server: 1 uvicorn worker; {args.seconds:g} s per cell; "
+          "turns alternate a new Italian job and a follow-up in the same thread")
+    print(f"{'clients':>7} {'/api/chat':>11} {'/api/chat/stream':>17} {'bare advisor':>13} {'chat/bare':>10} "
+          f"{'stream/bare':>12} {'bare noop':>10}")
+    for n in levels:
+        chat, stream, bare, noop = (rates[(p, n)] for p in ENDPOINTS)
+        print(f"{n:>7} {chat:>11.1f} {stream:>17.1f} {bare:>13.1f} {chat / bare:>10.2f} {stream / bare:>12.2f} "
+              f"{noop:>10.1f}")
+    print("turns/s; target: /api/chat >= 0.3 x the bare advisor endpoint")
+    print(f"reproduce: .venv/bin/python benchmarks/http_turns.py --seconds {args.seconds:g} --clients {args.clients}")
+
+
+if __name__ == "__main__":
+    main()
