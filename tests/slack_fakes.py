@@ -172,12 +172,12 @@ def fake_slack() -> Iterator[FakeSlack]:
 
 
 @contextmanager
-def serve(app: Any) -> Iterator[str]:
+def serve(app: Any, lifespan: str = "off") -> Iterator[str]:
     """Serve an ASGI app with real uvicorn on 127.0.0.1; yields its base URL."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -244,9 +244,10 @@ def command_body(text: str, *, response_url: str, channel: str = "C0CMD", user: 
 
 
 def action_body(action_id: str, value: str, *, channel: str, message_ts: str, response_url: str,
-                thread_ts: str | None = None, ephemeral: bool = False) -> str:
-    """A block_actions interaction (form-encoded 'payload')."""
-    msg = {"type": "message", "ts": message_ts, "text": "…"}
+                thread_ts: str | None = None, ephemeral: bool = False, blocks: list | None = None) -> str:
+    """A block_actions interaction (form-encoded 'payload'); `blocks` is the clicked message's content."""
+    msg = {"type": "message", "ts": message_ts, "text": "…", "user": BOT_USER, "bot_id": "B0BOT",
+           "blocks": blocks or []}
     if thread_ts:
         msg["thread_ts"] = thread_ts
     payload = {"type": "block_actions", "team": {"id": TEAM}, "user": {"id": "U0ALICE"},

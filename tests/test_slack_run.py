@@ -18,8 +18,8 @@ from websockets.sync.server import serve as ws_serve
 
 from agent.cli import main
 from agent.service import Advisor
-from tests.slack_fakes import (APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, event_body, fake_slack, mention, serve,
-                               signed_headers)
+from tests.slack_fakes import (APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, action_body, event_body, fake_slack, mention,
+                               serve, signed_headers)
 from web.slack import mount, slack_configured
 from web.slack.listeners import COMMAND
 from web.slack.settings import SlackSettings, load_settings
@@ -142,3 +142,31 @@ def test_manifest_matches_what_the_bot_listens_to(capsys: pytest.CaptureFixture)
     urls = {events["request_url"], manifest["settings"]["interactivity"]["request_url"],
             manifest["features"]["slash_commands"][0]["url"]}
     assert len(urls) == 1 and urls.pop().endswith("/slack/events")
+
+
+def test_the_api_server_mounts_the_bot_and_lets_real_sized_button_clicks_through(
+        advisor: Advisor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from web.app import create_app
+    from web.settings import ServerSettings
+
+    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path))
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    with fake_slack() as slack:
+        monkeypatch.setenv("GPU_ADVISOR_SLACK_API_URL", slack.url)
+        api = create_app(ServerSettings(), advisor_factory=lambda settings: advisor)
+        with serve(api, lifespan="on") as base:
+            body = event_body(mention(JOB, channel="CAPP", ts="7.1"), "EvApp")
+            headers = signed_headers(body, content_type="application/json")
+            assert httpx2.post(f"{base}/slack/events", content=body, headers=headers).status_code == 200
+            slack.wait_for(lambda calls: any(c.method == "chat.update" for c in calls))
+            answer = [c for c in slack.calls if c.method == "chat.update"][0].body
+            value = next(e["value"] for b in answer["blocks"] if b["type"] == "actions" for e in b["elements"])
+            click = action_body("gpu_no_spot", value, channel="CAPP", message_ts=answer["ts"], thread_ts="7.1",
+                                response_url=slack.response_url("app"), blocks=answer["blocks"])
+            response = httpx2.post(f"{base}/slack/events", content=click,
+                                   headers=signed_headers(click, content_type="application/x-www-form-urlencoded"))
+            assert response.status_code == 200, (len(click), response.text)  # not 413 from the body-size limit
+            slack.wait_for(lambda calls: len([c for c in calls if c.method == "chat.update"]) >= 2)
+            forged = httpx2.post(f"{base}/slack/events", content=body, headers={**headers, "x-slack-signature": "v0=0"})
+            assert forged.status_code == 401

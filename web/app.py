@@ -21,6 +21,7 @@ from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimi
 from web.rate_limit import TokenBucketLimiter
 from web.schemas import Health
 from web.settings import ServerSettings
+from web.slack import mount as mount_slack
 
 STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PATH = "/widget"
@@ -86,6 +87,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
     app.include_router(chat.router)
     app.include_router(tools_api.router)
     _add_pages(app)
+    mount_slack(app, lambda: app.state.resources.advisor)  # POST /slack/events when SLACK_BOT_TOKEN+SIGNING_SECRET set
     app.mount(WIDGET_PATH, StaticFiles(directory=STATIC_DIR), name="widget")
     app.add_middleware(CatchAll)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)

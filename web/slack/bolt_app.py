@@ -15,11 +15,12 @@ from web.slack.threads import SlackStore
 
 def create_bolt_app(settings: SlackSettings, advisor: Any, *, store: SlackStore | None = None,
                     api_url: str | None = None, authorize: Callable[..., Any] | None = None) -> App:
-    """A Bolt app answering with `advisor`, its Web API client pointed at `api_url` (default: Slack's).
+    """A Bolt app answering with `advisor`, its Web API client pointed at `api_url` (else the settings', else
+    Slack's).
 
     With `authorize` (tests, multi-workspace installs) the token comes from it and no auth.test is made; otherwise
     the bot token is used and checked lazily on the first request, so building the app needs no network."""
-    base_url = api_url or WebClient.BASE_URL
+    base_url = api_url or settings.api_url or WebClient.BASE_URL
     token = None if authorize is not None else settings.bot_token.get_secret_value()
     secret = settings.signing_secret.get_secret_value() if settings.signing_secret else ""
     app = App(client=WebClient(token=token, base_url=base_url), signing_secret=secret, authorize=authorize,

@@ -12,6 +12,8 @@ SIGNING_SECRET_VAR = "SLACK_SIGNING_SECRET"
 APP_TOKEN_VAR = "SLACK_APP_TOKEN"
 TABLES_VAR = "GPU_ADVISOR_SLACK_TABLES"
 """Set to 0 to render offers as fields instead of the native table block."""
+API_URL_VAR = "GPU_ADVISOR_SLACK_API_URL"
+"""Another base URL for Slack's Web API (a corporate proxy or gateway; a local stand-in in tests)."""
 
 
 class SlackSettings(BaseModel):
@@ -23,6 +25,7 @@ class SlackSettings(BaseModel):
     signing_secret: SecretStr | None = None
     app_token: SecretStr | None = None
     tables: bool = True
+    api_url: str | None = None
 
 
 def _value(environ: Mapping[str, str], name: str) -> SecretStr | None:
@@ -48,7 +51,13 @@ def load_settings(*, socket_mode: bool, environ: Mapping[str, str] | None = None
     _check_prefix(bot, BOT_TOKEN_VAR, "xoxb-")
     _check_prefix(app, APP_TOKEN_VAR, "xapp-")
     tables = (env.get(TABLES_VAR) or "1").strip().lower() not in ("0", "false", "no", "off")
-    return SlackSettings(bot_token=bot, signing_secret=secret, app_token=app, tables=tables)  # type: ignore[arg-type]
+    api_url = (env.get(API_URL_VAR) or "").strip() or None
+    if api_url is not None and not api_url.startswith(("https://", "http://")):
+        raise ValueError(f"{API_URL_VAR} must be an http(s) URL")
+    if api_url is not None and not api_url.endswith("/"):
+        api_url += "/"
+    return SlackSettings(bot_token=bot, signing_secret=secret, app_token=app, tables=tables,  # type: ignore[arg-type]
+                         api_url=api_url)
 
 
 def http_configured(environ: Mapping[str, str] | None = None) -> bool:
