@@ -54,8 +54,10 @@ def interval(value_hours: float, language: str) -> str:
 
 
 def percent(share: float | None, language: str) -> str:
-    """A share as a percentage ('12 %')."""
-    return "?" if share is None else f"{number(100 * share, language, 0)} %"
+    """A share as a percentage ('12 %'; '< 1 %' for tiny shares)."""
+    if share is None:
+        return "?"
+    return "< 1 %" if 0 < share < 0.005 else f"{number(100 * share, language, 0)} %"
 
 
 def _offer_line(key: str, offer: dict[str, Any], language: str) -> str:
