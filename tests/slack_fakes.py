@@ -13,8 +13,10 @@ import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import pytest
 import uvicorn
 
 SIGNING_SECRET = "test-signing-secret-8c1f0e"
@@ -169,6 +171,23 @@ def fake_slack() -> Iterator[FakeSlack]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def offline_advisor(home: Path) -> Iterator[Any]:
+    """The real Advisor with its files under `home` and no LLM configured (deterministic offline answers)."""
+    from agent.service import Advisor
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPU_ADVISOR_HOME", str(home))
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GPU_ADVISOR_MODEL", "SLACK_BOT_TOKEN",
+                     "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
+            patch.delenv(name, raising=False)
+        advisor = Advisor(checkpoint_path=home / "threads.sqlite")
+        try:
+            yield advisor
+        finally:
+            advisor.close()
 
 
 @contextmanager

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.service import Advisor
+from tests.slack_fakes import offline_advisor
 from web.slack.blockkit import (MAX_BLOCKS, MAX_SECTION_TEXT, BlockKitError, SlackMessage, problems, split_blocks,
                                 split_text, validate)
 from web.slack.i18n import LANGUAGES, strings
@@ -24,16 +24,10 @@ JOBS = {"it": "QLoRA Llama 3 70B entro domani, vanno bene le spot?",
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """Real offline advisor results, one job per language, plus an FAQ and an ask-back."""
-    home = tmp_path_factory.mktemp("advisor")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GPU_ADVISOR_HOME", str(home))
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-            patch.delenv(name, raising=False)
-        advisor = Advisor(checkpoint_path=home / "threads.sqlite")
+    with offline_advisor(tmp_path_factory.mktemp("advisor")) as advisor:
         out = {lang: advisor.respond(job) for lang, job in JOBS.items()}
         out["faq"] = advisor.respond("can I use spot instances for fine-tuning?")
         out["ask_back"] = advisor.respond("voglio fare fine-tuning")
-        advisor.close()
     return out
 
 

@@ -21,12 +21,14 @@ from agent.parsing import parse_message
 from agent.service import Advisor
 from agent.writing import number
 from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, Call, FakeSlack, action_body, command_body,
-                               event_body, fake_slack, mention, message, serve, signed_headers)
+                               event_body, fake_slack, mention, message, offline_advisor, serve,
+                               signed_headers)
 from tools.estimator import estimate_for_spec
 from web.slack.bolt_app import create_bolt_app
 from web.slack.i18n import label, strings, text
 from web.slack.mount import mount_bolt_app
-from web.slack.mrkdwn import MAX_USER_CHARS
+from web.slack.mrkdwn import MAX_USER_CHARS, to_mrkdwn
+from web.slack.render import answer_body, fallback_text
 from web.slack.settings import SlackSettings
 from web.slack.threads import SlackStore
 
@@ -76,21 +78,13 @@ class Stack:
 def stack(tmp_path_factory: pytest.TempPathFactory):
     """Advisor + Bolt app on real uvicorn + fake Slack, offline (no LLM configured)."""
     home = tmp_path_factory.mktemp("slack-home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GPU_ADVISOR_HOME", str(home))
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GPU_ADVISOR_MODEL", "SLACK_BOT_TOKEN",
-                     "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
-            patch.delenv(name, raising=False)
-        advisor = Advisor(checkpoint_path=home / "threads.sqlite")
+    with offline_advisor(home) as advisor, fake_slack() as slack:
         store = SlackStore(home / "slack.sqlite")
         settings = SlackSettings(bot_token=SecretStr(BOT_TOKEN), signing_secret=SecretStr(SIGNING_SECRET))
-        with fake_slack() as slack:
-            api = FastAPI()
-            mount_bolt_app(api, create_bolt_app(settings, advisor, store=store, api_url=slack.url,
-                                                authorize=authorize))
-            with serve(api) as base:
-                yield Stack(base, slack, store, advisor)
-        advisor.close()
+        api = FastAPI()
+        mount_bolt_app(api, create_bolt_app(settings, advisor, store=store, api_url=slack.url, authorize=authorize))
+        with serve(api) as base:
+            yield Stack(base, slack, store, advisor)
         store.close()
 
 
@@ -100,6 +94,17 @@ def normalised(payload: dict[str, Any], thread_id: str | None) -> dict[str, Any]
     if thread_id:
         text_ = text_.replace(thread_id, "<thread>")
     return json.loads(text_)
+
+
+def without_answer_text(payload: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
+    """The payload with the advisor's prose (answer section, fallback text) replaced by placeholders, after checking
+    it is exactly the fresh answer in mrkdwn: snapshots then pin the Block Kit around the writer's wording."""
+    language = expected["language"]
+    blocks = payload["blocks"]
+    assert blocks[1]["text"]["text"] == to_mrkdwn(answer_body(expected["answer"], language))
+    assert payload["text"] == fallback_text(blocks[0]["text"]["text"], expected["answer"], language)
+    blocks = [blocks[0], {**blocks[1], "text": {**blocks[1]["text"], "text": "<answer>"}}] + blocks[2:]
+    return {"text": "<fallback>", "blocks": blocks}
 
 
 def check_snapshot(name: str, payload: dict[str, Any]) -> None:
@@ -152,7 +157,8 @@ def test_mention_posts_working_then_updates_it_with_the_answer(stack: Stack, lan
     top = expected["offers"][0]
     assert f"{top['total_gpus']}× {top['gpu']}" in header
     assert table_rows(update.body["blocks"])[0][1:3] == [top["provider"], top["instance_type"]]
-    check_snapshot(f"mention_{language}", normalised(update.body, link.agent_thread_id))
+    check_snapshot(f"mention_{language}", without_answer_text(normalised(update.body, link.agent_thread_id),
+                                                              expected))
 
 
 def test_follow_up_in_the_thread_continues_the_agent_thread(stack: Stack) -> None:

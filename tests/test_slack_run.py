@@ -19,7 +19,7 @@ from websockets.sync.server import serve as ws_serve
 from agent.cli import main
 from agent.service import Advisor
 from tests.slack_fakes import (APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, action_body, event_body, fake_slack, mention,
-                               serve, signed_headers)
+                               offline_advisor, serve, signed_headers)
 from web.slack import mount, slack_configured
 from web.slack.listeners import COMMAND
 from web.slack.settings import SlackSettings, load_settings
@@ -33,14 +33,8 @@ JOB = "QLoRA Llama 3 70B entro domani, vanno bene le spot?"
 @pytest.fixture(scope="module")
 def advisor(tmp_path_factory: pytest.TempPathFactory):
     """The real offline advisor with its files in a temporary home."""
-    home = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GPU_ADVISOR_HOME", str(home))
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-            patch.delenv(name, raising=False)
-        advisor = Advisor(checkpoint_path=home / "threads.sqlite")
+    with offline_advisor(tmp_path_factory.mktemp("home")) as advisor:
         yield advisor
-        advisor.close()
 
 
 def test_mount_adds_the_route_only_when_both_credentials_are_set(advisor: Advisor, tmp_path: Path) -> None:
