@@ -254,9 +254,14 @@ def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
     return round(per_layer * arch.layers)
 
 
+def _stage_layers(arch: ModelArch, pp: int) -> float:
+    """Layers on the most loaded pipeline stage (all of them without pipeline parallelism)."""
+    return arch.layers if pp == 1 else -(-arch.layers // pp)
+
+
 def _shard_params(arch: ModelArch, tp: int, pp: int) -> float:
     """Parameters held by the most loaded tensor/pipeline shard (first stage: embeddings + its layers)."""
-    layers_per_stage = -(-arch.layers // pp)
+    layers_per_stage = _stage_layers(arch, pp)
     first = arch.embedding_params + layers_per_stage * arch.layer_params + (
         arch.head_params + arch.final_params if pp == 1 else 0)
     last = layers_per_stage * arch.layer_params + arch.head_params + arch.final_params + (
@@ -324,7 +329,7 @@ def _activations(setup: _Setup) -> tuple[float, float]:
     arch = setup.arch
     tokens = setup.batch * setup.seq
     per_layer = _layer_activation_bytes_per_token(setup) * tokens / setup.tp
-    stage_layers = -(-arch.layers // setup.pp)
+    stage_layers = _stage_layers(arch, setup.pp)
     head = arch.hidden * tokens * NORM_BYTES[setup.profile] / setup.tp + _logit_bytes(setup)
     if setup.checkpointing:
         # Layer inputs are kept; the loss head's tensors are gone before the first layer is recomputed.
