@@ -65,7 +65,7 @@ def language_node(state: AgentState) -> dict[str, Any]:
     previous = state.get("language")
     guess = detect_language(text, explicit=state.get("explicit_language"), previous=previous)
     _progress("language", guess.language)
-    supported = guess.supported or bool(state.get("changes"))
+    supported = guess.supported or not text.strip()
     return PER_TURN_RESET | {"language": guess.language, "supported": supported}
 
 
@@ -73,8 +73,9 @@ def parse_node(state: AgentState) -> dict[str, Any]:
     """Read the JobSpec fields this message states (offline parser, or the LLM with offline fallback)."""
     language = state["language"]
     _progress("parse", language)
-    if state.get("changes"):
-        return {"parsed": dict(state["changes"]), "mentioned": list(state["changes"])}
+    if state.get("changes") or not (state.get("message") or "").strip():
+        changes = dict(state.get("changes") or {})  # a button press: re-run the current job, maybe changed
+        return {"parsed": changes, "mentioned": list(changes)}
     result = parse_message(state.get("message") or "", lang=language)
     parsed = {name: getattr(result.spec, name) for name in result.mentioned}
     notes = [writing.fixed_text("llm_fallback_note", language)] if result.fallback_reason else []
@@ -88,7 +89,7 @@ def intent_node(state: AgentState) -> dict[str, Any]:
     """Classify the turn: a new job, a change to the current one, an FAQ question, off-topic or an injection."""
     if not state.get("supported", True):
         return {"intent": "unsupported"}
-    if state.get("changes"):
+    if state.get("changes") or not (state.get("message") or "").strip():
         return {"intent": "follow_up" if state.get("spec") else "job_request"}
     intent = classify_intent(state.get("message") or "", state.get("mentioned") or [],
                              has_current_job=bool(state.get("spec")))

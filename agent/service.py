@@ -92,7 +92,7 @@ class Advisor:
         """Validate one turn's input; returns the graph input and the thread id."""
         if not isinstance(message, str):
             raise ValueError("message must be text")
-        if not message.strip() and not changes:
+        if not message.strip() and not changes and not prefer:
             raise ValueError("the message is empty")
         if len(message) > MAX_MESSAGE_CHARS:
             raise ValueError(f"the message is too long ({len(message)} characters; at most {MAX_MESSAGE_CHARS})")

@@ -160,8 +160,10 @@ def test_changes_and_preference_without_text(advisor):
     job = advisor.respond("LoRA on Llama 3.1 8B, 50M tokens, spot is fine")
     no_spot = advisor.respond("", thread_id=job["thread_id"], changes={"interruptible_ok": False})
     assert no_spot["spec"]["interruptible_ok"] is False and not any(o["spot"] for o in no_spot["offers"])
-    faster = advisor.respond("", thread_id=job["thread_id"], changes={"interruptible_ok": False}, prefer="speed")
-    assert faster["offers"][0]["est_hours"] == min(o["est_hours"] for o in [faster["alternatives"]["fastest"]])
+    faster = advisor.respond("", thread_id=job["thread_id"], prefer="speed")
+    assert faster["spec"] == no_spot["spec"]
+    assert faster["offers"][0]["est_hours"] == faster["alternatives"]["fastest"]["est_hours"]
+    assert faster["offers"][0]["est_hours"] <= min(o["est_hours"] for o in no_spot["offers"])
 
 
 def test_stream_reports_progress_then_the_final_result(advisor):

@@ -171,6 +171,15 @@ def test_body_over_the_limit_is_413_with_and_without_content_length(client, serv
                  413, "body_too_large")
 
 
+def test_slack_events_have_their_own_larger_body_limit(client, server):
+    limit = server.app.state.resources.settings.max_body_bytes
+    body = b"payload=" + b"a" * (limit * 4)
+    response = client.post("/slack/events", content=body,
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+    assert response.status_code != 413  # not mounted here (no Slack credentials): 404, but never body_too_large
+    assert response.json()["error"]["code"] != "body_too_large"
+
+
 def test_message_over_the_limit_is_422_message_too_long(client, server):
     limit = server.app.state.resources.settings.max_message_chars
     error = assert_error(client.post("/api/chat", json={"message": "a" * (limit + 1)}), 422, "message_too_long")

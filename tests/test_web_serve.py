@@ -118,3 +118,13 @@ def test_serve_rejects_a_bad_port_with_one_line():
     from agent.cli import main
 
     assert main(["serve", "--port", "99999"]) == 2
+
+
+def test_serve_rejects_a_malformed_slack_token_in_one_line(tmp_path):
+    script = Path(sys.executable).parent / "gpu-advisor"
+    env = dict(os.environ, GPU_ADVISOR_HOME=str(tmp_path), SLACK_BOT_TOKEN="not-a-token",
+               SLACK_SIGNING_SECRET="secret")
+    done = subprocess.run([str(script), "serve", "--port", "1"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "SLACK_BOT_TOKEN" in done.stderr
+    assert "not-a-token" not in done.stderr and "Traceback" not in done.stderr

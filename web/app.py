@@ -22,11 +22,14 @@ from web.rate_limit import TokenBucketLimiter
 from web.schemas import Health
 from web.settings import ServerSettings
 from web.slack import mount as mount_slack
+from web.slack.mount import EVENTS_PATH as SLACK_EVENTS_PATH
 
 STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PATH = "/widget"
 DEMO_PATH = "/demo"
 ADVISOR_THREADS = 32
+SLACK_MAX_BODY_BYTES = 1_048_576
+"""Slack's interactive payloads carry the whole message that was clicked: far above the chat API's limit."""
 """Threads for the synchronous advisor and tools (CPU-bound offline; waiting on an LLM otherwise)."""
 
 AdvisorFactory = Callable[[ServerSettings], Any]
@@ -90,7 +93,8 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
     mount_slack(app, lambda: app.state.resources.advisor)  # POST /slack/events when SLACK_BOT_TOKEN+SIGNING_SECRET set
     app.mount(WIDGET_PATH, StaticFiles(directory=STATIC_DIR), name="widget")
     app.add_middleware(CatchAll)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
+                       path_limits={SLACK_EVENTS_PATH: SLACK_MAX_BODY_BYTES})
     app.add_middleware(RateLimit, limiter=TokenBucketLimiter(per_minute=settings.rate_per_minute,
                                                              burst=settings.rate_burst))
     app.add_middleware(JsonCORSMiddleware, allow_origins=settings.allowed_origins, allow_credentials=False,

@@ -23,23 +23,26 @@ def _header(scope: Scope, name: bytes) -> str | None:
 class BodySizeLimit:
     """Reject request bodies over `max_bytes` with 413 before the app sees them (Content-Length or streamed)."""
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
-        """Wrap `app`."""
+    def __init__(self, app: ASGIApp, *, max_bytes: int, path_limits: dict[str, int] | None = None) -> None:
+        """Wrap `app`; `path_limits` gives some paths their own limit (Slack's button payloads carry a message)."""
         self.app = app
         self.max_bytes = max_bytes
+        self.path_limits = dict(path_limits or {})
 
-    def _too_large(self) -> Response:
+    @staticmethod
+    def _too_large(limit: int) -> Response:
         """The 413 response."""
-        return error_response(413, "body_too_large", f"request body over {self.max_bytes} bytes")
+        return error_response(413, "body_too_large", f"request body over {limit} bytes")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Buffer the (small) body up to the limit, then replay it to the app."""
         if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
             await self.app(scope, receive, send)
             return
+        limit = self.path_limits.get(scope.get("path", ""), self.max_bytes)
         declared = _header(scope, b"content-length")
-        if declared is not None and declared.strip().isdigit() and int(declared) > self.max_bytes:
-            await self._too_large()(scope, receive, send)
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            await self._too_large(limit)(scope, receive, send)
             return
         chunks: list[bytes] = []
         size = 0
@@ -49,8 +52,8 @@ class BodySizeLimit:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_bytes:
-                await self._too_large()(scope, receive, send)
+            if size > limit:
+                await self._too_large(limit)(scope, receive, send)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):

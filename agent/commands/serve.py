@@ -18,6 +18,15 @@ def _urls(host: str, port: int) -> dict[str, str]:
     return {"api": base, "demo": f"{base}/demo", "docs": f"{base}/docs", "widget": f"{base}/widget/widget.js"}
 
 
+def _check_slack_credentials() -> None:
+    """With Slack configured, reject malformed tokens here (one line) rather than in the server's startup."""
+    from web.slack.mount import slack_configured
+    from web.slack.settings import load_settings
+
+    if slack_configured():
+        load_settings(socket_mode=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add the `serve` command to the CLI."""
 
@@ -40,6 +49,7 @@ def register(app: typer.Typer) -> None:
         from web.settings import ServerSettings
 
         settings = ServerSettings.from_env(host=host, port=port, workers=workers, allowed_origins=allowed_origins)
+        _check_slack_credentials()
         urls = _urls(settings.host, settings.port)
         if json_output:
             print_json({"urls": urls, "workers": settings.workers, "allowed_origins": settings.allowed_origins})
