@@ -160,12 +160,9 @@ def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
     _progress("rank", state["language"], offers=writing.number(offers, state["language"], 0))
     spec = JobSpec.model_validate(state["spec"])
     ranking = rank_offers(spec, db_path=db_path).model_dump(mode="json")
-    if state.get("prefer") == "speed" and ranking.get("fastest"):
-        fastest = ranking["fastest"]
-        ranking["offers"] = [fastest] + [o for o in ranking["offers"] if not writing._same(o, fastest)]
-    elif state.get("prefer") == "cost" and ranking.get("cheapest_that_fits"):
-        cheapest = ranking["cheapest_that_fits"]
-        ranking["offers"] = [cheapest] + [o for o in ranking["offers"] if not writing._same(o, cheapest)]
+    first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(state.get("prefer") or "", ""))
+    if first:  # the user asked for the fastest or the cheapest offer first
+        ranking["offers"] = [first] + [o for o in ranking["offers"] if not writing.same_rental(o, first)]
     return {"ranking": ranking}
 
 

@@ -189,7 +189,7 @@ def recommendation(state: dict[str, Any]) -> str:
         paragraphs.extend(_limits_sentences(top, spec, language))
         alternatives = [_offer_line(key, offer, language) for key, offer in
                         (("alt_cheapest", ranking.get("cheapest_that_fits")), ("alt_fastest", ranking.get("fastest")))
-                        if offer and not _same(offer, top)]
+                        if offer and not same_rental(offer, top)]
         if alternatives:
             paragraphs.append(t["alternatives_title"] + "\n" + "\n".join(f"- {line}" for line in alternatives))
         if state.get("estimate"):
@@ -216,7 +216,7 @@ def _cite(state: dict[str, Any], topic: str) -> str:
     return ""
 
 
-def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def same_rental(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether two ranked offers are the same rental."""
     keys = ("provider", "instance_type", "region", "spot", "nodes")
     return all(a.get(k) == b.get(k) for k in keys)
