@@ -12,7 +12,7 @@ from agent.language import detect_language
 from kb.entries import LANGUAGES, Language
 from kb.retrieval import rank
 
-SPLITS: dict[str, str] = {"dev": "questions", "holdout": "holdout", "blind": "blind"}
+SPLITS: dict[str, str] = {"dev": "questions", "holdout": "holdout", "blind": "blind", "blind2": "blind2"}
 REPRODUCE = ".venv/bin/python -m evals.faq"
 
 
@@ -92,7 +92,7 @@ def score(language: Language, split: str = "dev") -> Scores:
                   misses=tuple(misses))
 
 
-def score_all(splits: tuple[str, ...] = ("dev", "holdout", "blind")) -> list[Scores]:
+def score_all(splits: tuple[str, ...] = tuple(SPLITS)) -> list[Scores]:
     """Scores for every language and split (indexes are built before timing starts)."""
     for language in LANGUAGES:
         rank("warm up", language)
