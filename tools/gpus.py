@@ -248,6 +248,7 @@ def canonical_gpu_name(raw: str) -> str | None:
     return parsed.name if parsed else None
 
 
+@lru_cache(maxsize=4096)
 def lookup_gpu(name: str, form_factor: str | None = None) -> GpuSpec | None:
     """Spec row for a GPU name in any spelling; the form factor comes from the argument, else from the name
     ('H100-SXM', 'A100 80GB PCIe', 'H100 NVL'), else the model's default. None when unknown, or when the model does

@@ -208,11 +208,17 @@ def _vram_floor(workload: Workload, max_gpus: int, margin: float) -> float:
 
 
 @lru_cache(maxsize=64)
-def _cached_offers(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
-                   regions: tuple[str, ...] | None) -> tuple[Offer, ...]:
-    """Catalog rows matching the user's wishes, cached per database file version: every job with the same wishes
-    reuses them, and the memory floor (which differs per job) is applied in Python."""
-    return tuple(query_offers(path, gpu=gpu, providers=providers, regions=regions))
+def _cached_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
+                   regions: tuple[str, ...] | None) -> tuple[tuple[tuple[Offer, ...], _Shape], ...]:
+    """Catalog rows matching the user's wishes, grouped so that the same instance at the same prices in many zones
+    is costed once; cached per database file version, since every job with the same wishes reuses them (the memory
+    floor, which differs per job, is applied to the groups afterwards). Each group comes with its one-node shape."""
+    same: dict[tuple[Any, ...], list[Offer]] = {}
+    for offer in query_offers(path, gpu=gpu, providers=providers, regions=regions):
+        same.setdefault((offer.provider, offer.instance_type, offer.price_per_hour, offer.spot_price_per_hour,
+                         offer.gpu, offer.gpu_form_factor, offer.gpu_count, offer.vram_gib_per_gpu,
+                         offer.interconnect, offer.nvlink_gbs, offer.inter_node_gbps_per_gpu), []).append(offer)
+    return tuple((tuple(group), _shape(group[0], 1)) for group in same.values())
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:
@@ -272,7 +278,7 @@ def _reasons(topology: TopologyResult, time: JobTime, spot: SpotRiskResult | Non
     return reasons
 
 
-def _regions(group: list[Offer]) -> list[str]:
+def _regions(group: tuple[Offer, ...]) -> list[str]:
     """Every region where the same instance is offered at the same price (built only for returned offers)."""
     return list(dict.fromkeys(o.region for o in group if o.region))
 
@@ -295,30 +301,26 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
 
     max_gpus = max(spec.num_gpus or 8, 8)
     floor = _vram_floor(workload, max_gpus, margin)
-    wished = _cached_offers(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
+    wished = _cached_groups(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
                             tuple(spec.regions or ()) or None)
-    offers = [o for o in wished if o.vram_gib_per_gpu is not None and o.vram_gib_per_gpu >= floor]
+    considered = sum(len(group) for group, _ in wished)
+    groups = [(g, shape) for g, shape in wished if g[0].vram_gib_per_gpu is not None and g[0].vram_gib_per_gpu >= floor]
     excluded: Counter[str] = Counter()
-    if len(wished) > len(offers):
-        excluded["too_little_vram"] = len(wished) - len(offers)
+    if considered > sum(len(group) for group, _ in groups):
+        excluded["too_little_vram"] = considered - sum(len(group) for group, _ in groups)
 
     evaluations: dict[_Shape, _Evaluation] = {}
     eligible: list[_Costed] = []
     fitting: list[_Costed] = []
     allow_spot = spec.interruptible_ok is not False
-    same: dict[tuple[Any, ...], list[Offer]] = {}
-    for offer in offers:  # the same instance at the same prices in many zones is costed once
-        same.setdefault((offer.provider, offer.instance_type, offer.price_per_hour, offer.spot_price_per_hour,
-                         offer.gpu, offer.gpu_form_factor, offer.gpu_count, offer.vram_gib_per_gpu,
-                         offer.interconnect, offer.nvlink_gbs, offer.inter_node_gbps_per_gpu), []).append(offer)
-    groups_of: dict[int, list[Offer]] = {}
-    for group in same.values():
+    groups_of: dict[int, tuple[Offer, ...]] = {}
+    for group, single_shape in groups:
         offer, copies = group[0], len(group)
         nodes = _nodes_for(offer, spec.num_gpus)
         if nodes is None:
             excluded["gpu_count_mismatch"] += copies
             continue
-        shape = _shape(offer, nodes)
+        shape = single_shape if nodes == 1 else _shape(offer, nodes)
         if shape not in evaluations:
             evaluations[shape] = _evaluate(shape, workload, tokens, margin)
         evaluation = evaluations[shape]
@@ -363,7 +365,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         offers=[_build(item, spec, budget, fx_used, _regions(groups_of[id(item)])) for item in top], total_eligible=distinct,
         cheapest_that_fits=_build(cheapest, spec, budget, fx_used, _regions(groups_of[id(cheapest)])) if cheapest else None,
         fastest=_build(fastest, spec, budget, fx_used, _regions(groups_of[id(fastest)])) if fastest else None,
-        excluded=dict(excluded), considered=len(wished), budget_usd=budget, fx=fx_used,
+        excluded=dict(excluded), considered=considered, budget_usd=budget, fx=fx_used,
         deadline_hours=spec.deadline_hours, memory_margin=margin, model_id=workload.arch.id, method=workload.method,
         tokens=tokens.total, catalog={k: meta.get(k) for k in ("source", "snapshot_date", "built_from")},
         assumptions=assumptions)
@@ -425,7 +427,7 @@ def _build(item: _Costed, spec: JobSpec, budget: float | None, fx_used: FxUsed |
 
 def clear_cache() -> None:
     """Forget cached catalog queries (tests and long-running processes after a catalog rebuild)."""
-    _cached_offers.cache_clear()
+    _cached_groups.cache_clear()
     _spot_cached.cache_clear()
     _TOPOLOGY_CACHE.clear()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -243,6 +244,7 @@ class SpotRiskResult(BaseModel):
     assumptions: list[str]
 
 
+@lru_cache(maxsize=256)
 def _provider_notice(provider: str | None) -> float | None:
     """Documented spot notice of a provider in seconds (tools/data/providers.json), None when unknown."""
     from tools.providers import get_provider
@@ -251,12 +253,11 @@ def _provider_notice(provider: str | None) -> float | None:
     return float(info.spot_notice_s) if info and info.spot_notice_s is not None else None
 
 
-def _completion_for(request: SpotRiskRequest, rate_per_s: float) -> tuple[Completion, float | None, bool]:
+def _completion_for(job_hours: float, delta: float, restart: float, rate_per_s: float, notice: float | None,
+                    checkpoint_on_notice: bool) -> tuple[Completion, float | None, bool]:
     """Pick the checkpoint policy and return the completion model, the interval used and whether notice saves work."""
-    work = request.job_hours * HOUR
-    delta, restart = request.checkpoint_write_s, request.restart_overhead_s
-    notice = request.notice_s if request.notice_s is not None else _provider_notice(request.provider)
-    on_notice = request.checkpoint_on_notice and notice is not None and delta <= notice
+    work = job_hours * HOUR
+    on_notice = checkpoint_on_notice and notice is not None and delta <= notice
     if rate_per_s <= 0:
         return Completion(base_s=work, mean_s=work, variance_s2=0.0, p_no_preemption=1.0,
                           expected_preemptions=0.0), None, on_notice
@@ -268,24 +269,55 @@ def _completion_for(request: SpotRiskRequest, rate_per_s: float) -> tuple[Comple
     return completion_periodic(work, interval, delta, restart, rate_per_s), interval, False
 
 
+@dataclass(frozen=True, kw_only=True)
+class _RunModel:
+    """The price-independent part of a spot assessment: how long the run takes, what is billed, the deadline odds."""
+
+    completion: Completion
+    interval_s: float | None
+    on_notice: bool
+    spot_billed_s: float
+    od_billed_s: float
+    p_spot: float | None
+    p_od: float | None
+
+
+@lru_cache(maxsize=8192)
+def _run_model(job_hours: float, delta: float, restart: float, rate_h: float, notice: float | None,
+               checkpoint_on_notice: bool, granularity_s: float, minimum_s: float,
+               deadline_hours: float | None) -> _RunModel:
+    """Completion, billed seconds and deadline odds; cached, since many offers share them (prices only scale)."""
+    rate_s = rate_h / HOUR
+    billing = Billing(granularity_s=granularity_s, minimum_s=minimum_s)
+    completion, interval, on_notice = _completion_for(job_hours, delta, restart, rate_s, notice,
+                                                      checkpoint_on_notice)
+    work = job_hours * HOUR
+    finite = math.isfinite(completion.mean_s)
+    deadline_s = deadline_hours * HOUR if deadline_hours else None
+    return _RunModel(
+        completion=completion, interval_s=interval, on_notice=on_notice,
+        spot_billed_s=expected_billed_s(completion, restart, rate_s, billing) if finite else math.inf,
+        od_billed_s=billed_seconds(work, billing),
+        p_spot=probability_done_by(completion, deadline_s) if deadline_s is not None else None,
+        p_od=(1.0 if work <= deadline_s else 0.0) if deadline_s is not None else None)
+
+
 def assess_spot(request: SpotRiskRequest) -> SpotRiskResult:
     """Expected spot time, cost and deadline odds against on-demand, and which one to rent."""
     if request.preemption_rate_per_hour is not None:
         rate_h, rate_source = request.preemption_rate_per_hour, "given"
     else:
         rate_h, rate_source = default_preemption_rate(request.provider)
-    rate_s = rate_h / HOUR
-    billing = Billing(granularity_s=request.billing_granularity_s, minimum_s=request.billing_minimum_s)
-    completion, interval, on_notice = _completion_for(request, rate_s)
-    work = request.job_hours * HOUR
+    notice = request.notice_s if request.notice_s is not None else _provider_notice(request.provider)
+    run = _run_model(request.job_hours, request.checkpoint_write_s, request.restart_overhead_s, rate_h, notice,
+                     request.checkpoint_on_notice, request.billing_granularity_s, request.billing_minimum_s,
+                     request.deadline_hours)
+    completion, interval, on_notice = run.completion, run.interval_s, run.on_notice
     finite = math.isfinite(completion.mean_s)
-    spot_billed = expected_billed_s(completion, request.restart_overhead_s, rate_s, billing) if finite else math.inf
-    od_billed = billed_seconds(work, billing)
+    spot_billed, od_billed = run.spot_billed_s, run.od_billed_s
     spot_cost = request.spot_price_per_hour * spot_billed / HOUR if request.spot_price_per_hour else None
     od_cost = request.on_demand_price_per_hour * od_billed / HOUR if request.on_demand_price_per_hour else None
-    deadline_s = request.deadline_hours * HOUR if request.deadline_hours else None
-    p_spot = probability_done_by(completion, deadline_s) if deadline_s is not None else None
-    p_od = (1.0 if work <= deadline_s else 0.0) if deadline_s is not None else None
+    p_spot, p_od = run.p_spot, run.p_od
 
     verdict, reason = _decide(spot_cost, od_cost, p_spot, request.deadline_confidence, finite)
     savings = od_cost - spot_cost if spot_cost is not None and od_cost is not None and finite else None
@@ -295,11 +327,12 @@ def assess_spot(request: SpotRiskRequest) -> SpotRiskResult:
         f"restart overhead {request.restart_overhead_s:g} s per preemption, billed, not itself preempted",
         f"checkpoint write {request.checkpoint_write_s:g} s",
         "preemptions are a Poisson process in running time (memoryless)",
-        f"billing per {billing.granularity_s:g} s with a {billing.minimum_s:g} s minimum per instance session",
+        f"billing per {request.billing_granularity_s:g} s with a {request.billing_minimum_s:g} s minimum per instance "
+        "session",
     ]
     if on_notice:
         assumptions.append("a checkpoint is written inside the preemption notice, so no work is lost")
-    if deadline_s is not None:
+    if request.deadline_hours:
         assumptions.append(f"spot must finish by the deadline with probability >= {request.deadline_confidence:g}")
     return SpotRiskResult(
         verdict=verdict, reason=reason, savings_usd=savings,
