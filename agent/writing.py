@@ -57,7 +57,7 @@ def percent(share: float | None, language: str) -> str:
     """A share as a percentage ('12 %'; '< 1 %' for tiny shares)."""
     if share is None:
         return "?"
-    return "< 1 %" if 0 < share < 0.005 else f"{number(100 * share, language, 0)} %"
+    return "< 1 %" if 0 < share < 0.01 else f"{number(100 * share, language, 0)} %"
 
 
 def _offer_line(key: str, offer: dict[str, Any], language: str) -> str:
@@ -88,11 +88,11 @@ def _spot_sentence(offer: dict[str, Any], spec: dict[str, Any], language: str) -
     spot_reason = next((r for r in offer.get("reasons", []) if r["code"].startswith("spot_")), None)
     if offer["spot"] and spot_reason is not None:
         params = spot_reason["params"]
-        interval_h = offer.get("checkpoint_interval_hours") or params.get("checkpoint_interval_hours")
-        return t["spot_yes"].format(
+        interval_h = params.get("checkpoint_interval_hours")
+        return t["spot_yes" if interval_h else "spot_yes_no_interval"].format(
             savings=money(params.get("savings_usd") or 0.0, "USD", language),
             preemptions=number(params.get("expected_preemptions") or 0.0, language, 1),
-            interval=interval(interval_h, language) if interval_h else "?")
+            interval=interval(interval_h, language) if interval_h else "")
     if spec.get("interruptible_ok") is False:
         return t["spot_no_preference"]
     if spot_reason is None:

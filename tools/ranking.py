@@ -264,6 +264,7 @@ def _reasons(topology: TopologyResult, time: JobTime, spot: SpotRiskResult | Non
                 f"on-demand rather than spot ({spot.reason.replace('_', ' ')})")
         reasons.append(Reason(code=f"spot_{spot.verdict}_{spot.reason}", text=text, params={
             "savings_usd": spot.savings_usd, "expected_preemptions": round(spot.expected_preemptions, 3),
+            "checkpoint_interval_hours": spot.checkpoint_interval_hours,
             "p_done_by_deadline": spot.p_spot_done_by_deadline, "preemption_rate_per_hour":
             spot.preemption_rate_per_hour}))
     if budget is not None:
