@@ -9,6 +9,7 @@ question's terms, so "how do I train my dog?" gets no citation instead of a wron
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -17,7 +18,9 @@ import bm25s
 import numpy as np
 
 from kb.entries import LANGUAGES, Citation, Entry, Language, aliases, entries
-from kb.text import terms
+from kb.text import MAX_QUERY_CHARS, fold, terms
+
+_TOKEN = re.compile(r"[^\W_]+")
 
 QUESTION_WEIGHT = 1.0
 """Weight of the question field (title + aliases) in an entry's score."""
@@ -32,6 +35,9 @@ MIN_SCORE = 1.5
 MIN_COVERAGE = 0.5
 """A question with only everyday topic words ('memory', 'train') must also have this share of its terms in the
 top entry (words the KB never uses count against it): 'how much memory does an iPhone have' is not ours."""
+OUTSIDE_COVERAGE = 0.6
+"""A question naming a subject next to ours that the KB does not cover (topic_terms.json "outside": gaming,
+serving endpoints, learning rates...) must have this share of its terms in the top entry to be answered."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +103,24 @@ def _topic_terms(language: Language) -> tuple[frozenset[str], frozenset[str]]:
     return specific, general
 
 
+@cache
+def _outside() -> tuple[frozenset[str], tuple[str, ...]]:
+    """Folded 'outside' words (matched as whole words) and multi-word phrases from kb/data/topic_terms.json."""
+    raw = json.loads(resources.files(__package__).joinpath("data", "topic_terms.json").read_text(encoding="utf-8"))
+    folded = [" ".join(fold(item).split()) for item in raw.get("outside", ())]
+    return frozenset(w for w in folded if " " not in w), tuple(p for p in folded if " " in p)
+
+
+def mentions_outside_subject(query: str) -> bool:
+    """True when the question names a nearby subject the KB does not cover ('gaming', 'learning rate', ...)."""
+    single, phrases = _outside()
+    tokens = _TOKEN.findall(fold(query or ""))
+    if single.intersection(tokens):
+        return True
+    padded = f" {' '.join(tokens)} "
+    return any(f" {phrase} " in padded for phrase in phrases)
+
+
 def topicality(query_terms: list[str], language: Language) -> str:
     """'specific' when the question uses a domain-only word, 'general' with two everyday domain words, else 'off'."""
     specific, general = _topic_terms(language)
@@ -151,6 +175,8 @@ def rank(query: str, language: Language) -> Ranking:
     topic = topicality(query_terms, language)
     answerable = bool(order) and hits[0].score >= MIN_SCORE and (
         topic == "specific" or (topic == "general" and coverage >= MIN_COVERAGE))
+    if answerable and mentions_outside_subject(query[:MAX_QUERY_CHARS]):
+        answerable = coverage >= OUTSIDE_COVERAGE
     return Ranking(hits=hits, answerable=answerable, coverage=round(coverage, 3), query_terms=tuple(query_terms))
 
 

@@ -97,10 +97,30 @@ def synonyms(language: Language) -> dict[str, tuple[str, ...]]:
     return mapping
 
 
+@cache
+def _phrase_pattern(language: Language) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """One regex over the multi-word wordings of kb/data/synonyms.json "phrases" (longest first) and their targets."""
+    table = json.loads(resources.files(__package__).joinpath("data", "synonyms.json").read_text(encoding="utf-8"))
+    phrases = {" ".join(fold(k).split()): v for k, v in table.get("phrases", {}).get(language, {}).items()}
+    if not phrases:
+        return None, {}
+    alternatives = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])"), phrases
+
+
+def rewrite_phrases(text: str, language: Language) -> str:
+    """Folded text with multi-word wordings replaced by the KB's words ('how many GPUs' -> 'multi-gpu gpus')."""
+    pattern, phrases = _phrase_pattern(language)
+    folded = fold(text)
+    if pattern is None:
+        return folded
+    return pattern.sub(lambda m: phrases[" ".join(m.group(0).split())], folded)
+
+
 def terms(text: str, language: Language) -> list[str]:
-    """BM25 terms of `text` in `language`: folded, stop-words removed, stemmed, synonyms mapped."""
+    """BM25 terms of `text` in `language`: folded, phrases rewritten, stop-words removed, stemmed, synonyms mapped."""
     mapping = synonyms(language)
     out: list[str] = []
-    for stem in _stems(text[:MAX_QUERY_CHARS], language):
+    for stem in _stems(rewrite_phrases(text[:MAX_QUERY_CHARS], language), language):
         out.extend(mapping.get(stem, (stem,)))
     return out
