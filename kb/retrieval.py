@@ -35,9 +35,10 @@ MIN_SCORE = 1.5
 MIN_COVERAGE = 0.5
 """A question with only everyday topic words ('memory', 'train') must also have this share of its terms in the
 top entry (words the KB never uses count against it): 'how much memory does an iPhone have' is not ours."""
-OUTSIDE_COVERAGE = 0.6
+OUTSIDE_COVERAGE = 0.65
 """A question naming a subject next to ours that the KB does not cover (topic_terms.json "outside": gaming,
-serving endpoints, learning rates...) must have this share of its terms in the top entry to be answered."""
+serving endpoints, learning rates...) must use a domain-only word and have this share of its terms in the top
+entry to be answered ('can I fine-tune on my RTX gaming card?' is ours, 'best GPU for gaming at 1440p?' is not)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,12 +162,49 @@ def _coverage(index: _Index, query: list[str], position: int) -> float:
     return len(distinct & index.entry_terms[position]) / len(distinct) if distinct else 0.0
 
 
+TYPO_MIN_LENGTH = 5
+"""Only terms this long are corrected: short stems are too close to each other to guess ('rat' vs 'ram')."""
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """True when b is a one-letter insertion, deletion, substitution or swap of neighbours away from a."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
+    if len(a) < len(b):
+        return a[i:] == b[i + 1:]
+    return a[i + 1:] == b[i + 1:] or (a[i + 1:i + 2] == b[i:i + 1] and a[i:i + 1] == b[i + 1:i + 2]
+                                      and a[i + 2:] == b[i + 2:])
+
+
+@cache
+def _vocabulary(language: Language) -> frozenset[str]:
+    """Every term of the language's indexes."""
+    index = _index(language)
+    return frozenset(index.question.vocab_dict) | frozenset(index.body.vocab_dict)
+
+
+def correct_typos(query_terms: list[str], language: Language) -> list[str]:
+    """Terms the KB never uses replaced by the one KB term a single typo away ('memroy' -> 'memori'), if unique."""
+    vocabulary = _vocabulary(language)
+    out: list[str] = []
+    for term in query_terms:
+        if term in vocabulary or len(term) < TYPO_MIN_LENGTH or term.isdigit():
+            out.append(term)
+            continue
+        close = [known for known in vocabulary if len(known) >= TYPO_MIN_LENGTH and _within_one_edit(term, known)]
+        out.append(close[0] if len(close) == 1 else term)
+    return out
+
+
 def rank(query: str, language: Language) -> Ranking:
     """Rank every entry of `language` for `query` and decide whether the KB can answer it."""
     if language not in LANGUAGES:
         raise ValueError(f"unsupported language '{language}'; choose it, id or en")
     index = _index(language)
-    query_terms = terms(query or "", language)
+    query_terms = correct_typos(terms(query or "", language), language)
     scores = _scores(index, query_terms)
     order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > 0]
     hits = tuple(Hit(id=index.items[i].id, score=round(float(scores[i]), 4), citation=Citation.of(index.items[i]))
@@ -176,7 +214,7 @@ def rank(query: str, language: Language) -> Ranking:
     answerable = bool(order) and hits[0].score >= MIN_SCORE and (
         topic == "specific" or (topic == "general" and coverage >= MIN_COVERAGE))
     if answerable and mentions_outside_subject(query[:MAX_QUERY_CHARS]):
-        answerable = coverage >= OUTSIDE_COVERAGE
+        answerable = topic == "specific" and coverage >= OUTSIDE_COVERAGE
     return Ranking(hits=hits, answerable=answerable, coverage=round(coverage, 3), query_terms=tuple(query_terms))
 
 

@@ -22,6 +22,10 @@ MAX_QUERY_CHARS = 2000
 FRAGMENTS = frozenset({"fine", "pre", "multi", "on", "all", "per", "mid", "non", "inter", "intra", "re"})
 """Compound heads that mean little alone ('fine' in 'fine-tuning'): kept only inside the joined compound."""
 
+PARAMETER_COUNT = re.compile(r"\d+(?:[.,]\d+)?[bm]")
+"""Model sizes ('70b', '8b', '1.5b'): the KB's advice never depends on a named size, so they are not terms
+(a size in the question must not pull it towards whichever entry happens to mention one)."""
+
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 
 
@@ -59,7 +63,7 @@ def words(text: str) -> list[str]:
             continue
         if previous is not None and previous + word in joined_forms:
             out.append(previous + word)
-        if word not in FRAGMENTS and len(word) > 1 and not word.isdigit():
+        if word not in FRAGMENTS and len(word) > 1 and not word.isdigit() and not PARAMETER_COUNT.fullmatch(word):
             out.append(word)
         previous = word
     return out

@@ -29,6 +29,6 @@ def test_dev_recall_at_3_meets_the_target_and_no_answers_are_right(language):
 def test_runner_prints_every_split_and_the_command_to_reproduce(capsys):
     assert main([]) == 0
     out = capsys.readouterr().out
-    for split in ("dev", "holdout", "blind"):
+    for split in ("dev", "holdout", "blind", "blind2"):
         assert split in out
     assert "reproduce: .venv/bin/python -m evals.faq" in out

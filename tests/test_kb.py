@@ -140,3 +140,44 @@ def test_eval_sets_reference_only_existing_entries():
     for path in root.glob("*.jsonl"):
         for line in path.read_text(encoding="utf-8").splitlines():
             assert set(json.loads(line)["expected"]) <= known, (path.name, line)
+
+
+@pytest.mark.parametrize(("question", "language"), [
+    ("which card runs Elden Ring at 4k with the most fps?", "en"),
+    ("mi conviene una gpu per giocare in 4k?", "it"),
+    ("deploy llama on a kubernetes endpoint with autoscaling, which GPU?", "en"),
+    ("berapa harga per token buat serving model di GPU?", "id"),
+    ("che learning rate metto per il mio qlora?", "it"),
+])
+def test_nearby_subjects_the_articles_do_not_cover_get_no_answer(question, language):
+    assert not rank(question, language).answerable
+    assert search(question, language) == []
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    ("can I run QLoRA on my old RTX gaming GPU?", "en", "fine_tuning.match_consumer"),
+    ("posso fare qlora con la mia rtx da gaming?", "it", "fine_tuning.match_consumer"),
+])
+def test_a_domain_question_that_mentions_a_nearby_subject_is_still_answered(question, language, expected):
+    ranking = rank(question, language)
+    assert ranking.answerable
+    assert expected in [hit.id for hit in ranking.hits[:3]]
+
+
+@pytest.mark.parametrize(("count_question", "language"), [
+    ("how many GPUs for a full fine-tune", "en"), ("quante GPU per un full fine-tuning", "it"),
+    ("berapa GPU buat full fine-tuning", "id")])
+def test_asking_for_a_number_of_gpus_means_multi_gpu(count_question, language):
+    assert set(terms("multi-GPU", language)) <= set(terms(count_question, language))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_model_sizes_are_not_terms(language):
+    assert terms("Llama 70B 8b 1.5B spot", language) == terms("Llama spot", language)
+
+
+def test_a_one_letter_typo_finds_the_same_entry():
+    right = rank("can I resume from a checkpoint on spot instances?", "en")
+    typo = rank("can I resume from a chekpoint on spot instances?", "en")
+    assert typo.query_terms == right.query_terms
+    assert typo.hits[0].id == right.hits[0].id
