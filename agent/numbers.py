@@ -67,13 +67,14 @@ def _word_pattern() -> re.Pattern[str]:
 
 
 _PHRASES = [
+    (re.compile(r"(?<![\w.,])(\d+|satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan)\s+setengah\b", re.I), "half"),
     (re.compile(r"\b(?:a\s+)?(?:couple|pair)\s+of\b", re.I), "2"),
     (re.compile(r"\bun\s+paio\s+di\b", re.I), "2"),
     (re.compile(r"\ba\s+dozen\b", re.I), "12"),
     (re.compile(r"\b(dua|tiga|empat|lima|enam|tujuh|delapan|sembilan)\s+(belas|puluh|ratus)\b", re.I), None),
     (re.compile(r"\bse(minggu|hari|jam|bulan|tahun|ratus|ribu|juta|miliar)\b", re.I), "1 \\1"),
 ]
-_ID_DIGITS = {"dua": 2, "tiga": 3, "empat": 4, "lima": 5, "enam": 6, "tujuh": 7, "delapan": 8, "sembilan": 9}
+_ID_DIGITS = {"satu": 1, "dua": 2, "tiga": 3, "empat": 4, "lima": 5, "enam": 6, "tujuh": 7, "delapan": 8, "sembilan": 9}
 
 
 def _indonesian_compound(match: re.Match[str]) -> str:
@@ -86,7 +87,9 @@ def _indonesian_compound(match: re.Match[str]) -> str:
 def words_to_digits(text: str) -> str:
     """Rewrite number words as digits ('otto GPU' -> '8 GPU', 'dua puluh' -> '20'); everything else unchanged."""
     for pattern, replacement in _PHRASES:
-        if replacement is None:
+        if replacement == "half":
+            text = pattern.sub(lambda m: f"{_ID_DIGITS.get(m.group(1).lower(), m.group(1))}.5", text)
+        elif replacement is None:
             text = pattern.sub(_indonesian_compound, text)
         else:
             text = pattern.sub(replacement, text)

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from agent.lexicon import load
-from agent.numbers import Quantity, find_quantities, words_to_digits
+from agent.numbers import NUMBER, Quantity, find_quantities, words_to_digits
 from tools.models import lookup
 
 try:  # canonical GPU names come from the GPU table module
@@ -108,6 +108,9 @@ def prepare(text: str) -> str:
     text = unicodedata.normalize("NFKC", text or "").replace("\u2019", "'").replace("\u00d7", "x")
     text = re.sub(r"\s+", " ", text).strip().lower()
     text = re.sub(r"(?<![\w])(rp\.?|idr|usd|eur)(?=\d)", r"\1 ", text)  # "Rp2jt" -> "rp 2jt"
+    text = re.sub(r"(?<=\d)x(?=(?:rtx\s*)?[a-z]{1,2}\d)", "x ", text)  # "8xH100" -> "8x h100"
+    text = re.sub(r"(?<![\w.,])x(?=\d)", "x ", text)  # "epoche x3", "H100 x8" -> "x 3", "x 8"
+    text = re.sub(r"(?<=\d)\s*(?:giga(?:bytes?)?|gib)(?![\w])", "gb", text)  # "80 giga" -> "80gb"
     return words_to_digits(text)
 
 
@@ -117,6 +120,7 @@ def _budget(scan: _Scan) -> None:
     """Budgets with a currency sign or word ("$100", "150 euro", "Rp 5.000.000", "2 juta rupiah")."""
     currencies = _lex()["currencies"]
     per_time = _lex()["per_time"]
+    last_end = 0
     for q in scan.free():
         currency = None
         end = q.end
@@ -134,8 +138,54 @@ def _budget(scan: _Scan) -> None:
         if _after(scan, end, per_time, gap=r"\s*") or _rx(r"(?:per|/)\s*$").search(scan.text[:q.start]):
             scan.assumptions.append(f"{scan.text[q.start:end]} read as a price per hour, not a budget for the job")
             continue
-        if q.value > 0:
-            scan.set("budget", {"amount": q.value, "currency": currency})
+        value = _money_value(scan, q)
+        if value > 0:
+            previous = scan.values.get("budget")
+            if previous is None:
+                scan.set("budget", {"amount": value, "currency": currency})
+                last_end = end
+            elif previous["currency"] == currency and value > previous["amount"] and _RANGE_GAP.fullmatch(
+                    scan.text[last_end:q.start]):
+                scan.values["budget"] = {"amount": value, "currency": currency}  # "$300 to $500": up to 500
+    if "budget" in scan.values:
+        _budget_range_end(scan, last_end)
+
+
+def _money_value(scan: _Scan, q: Quantity) -> float:
+    """An amount of money: "1.500" is 1500 in every language (prices have two decimals, not three)."""
+    raw = re.match(NUMBER, scan.text[q.start:])
+    if raw and re.fullmatch(r"\d{1,3}\.\d{3}", raw.group(0)):
+        return float(raw.group(0).replace(".", "")) * q.scale
+    return q.value
+
+
+def _budget_range_end(scan: _Scan, after: int) -> None:
+    """The top of a range whose second amount has no currency ("Rp 3jt - 5jt", "$300-500"): the budget is the top."""
+    budget = scan.values["budget"]
+    for q in scan.free():
+        if q.start < after:
+            continue
+        if re.fullmatch(r"\s*(?:-|–|~|to|a|sampai|hingga|s/d)\s*", scan.text[after:q.start]) and \
+                _money_value(scan, q) > budget["amount"] and not _unit_follows(scan, q.end) and not _rx(r"\s*(?:x\s*)?[a-z]{1,3}\d").match(
+                    scan.text, q.end):
+            scan.values["budget"] = {"amount": _money_value(scan, q), "currency": budget["currency"]}
+            scan.claim(q.start, q.end)
+        return
+
+
+_RANGE_GAP = re.compile(r"\s*(?:-|–|~|to|and|e|a|o|or|sampai|hingga|s/d|dan|atau)\s*(?:\$|€|us\$|rp\.?|idr|usd|eur)?\s*",
+                        re.IGNORECASE)
+"""What joins the two ends of a money range once the first amount and its currency are read."""
+
+
+_WEAK_BUDGET_WORDS = ("ho", "have", "punya", "max", "massimo", "maksimal", "maks", "under", "below", "less than",
+                      "lebih dari", "more than", "più di", "piu di")
+"""Budget words that also precede other limits: they need money evidence (a rupiah magnitude or 'budget' first)."""
+
+
+def _rupiah_scale(scan: _Scan, q: Quantity) -> bool:
+    """Whether the number is written with an Indonesian magnitude used for money ("2jt", "500rb", "1,5 juta")."""
+    return _rx(r"[\d.,]+\s*(?:jt|jta|juta|rb|rbu|ribu)").fullmatch(scan.text[q.start:q.end]) is not None
 
 
 def _bare_budget(scan: _Scan) -> None:
@@ -144,14 +194,20 @@ def _bare_budget(scan: _Scan) -> None:
         return
     for q in scan.free():
         keyword = _before(scan, q.start, _lex()["budget_keywords"], window=16)
-        if keyword is None or _rx(r"^\s*[a-z]").match(scan.text, q.end) and not _after(scan, q.end, [r"di\s+budget", r"budget"]):
+        if keyword is None or _rx(r"^\s*[a-z]").match(scan.text, q.end) and not _after(
+                scan, q.end, [r"di\s+budget", r"budget"]) and not _rupiah_scale(scan, q):
             continue
-        if keyword.group(0) in ("ho", "have", "punya", "max", "massimo", "maksimal", "maks", "under", "below", "less than"):
-            continue
-        currency = {"it": "EUR", "id": "IDR" if q.value >= 10_000 else "USD"}.get(scan.lang, "USD")
+        if keyword.group(0) in _WEAK_BUDGET_WORDS and not _rupiah_scale(scan, q) and not _before(
+                scan, keyword.start(), _lex()["budget_keywords"], window=12):
+            continue  # "max 8" alone is not money; "budget max 2jt", "lebih dari 1,5 jt" are
+        if _after(scan, q.end, _lex()["per_time"], gap=r"\s*"):
+            continue  # a price per hour, not a budget for the job
+        value = _money_value(scan, q)
+        currency = "IDR" if _rupiah_scale(scan, q) else \
+            {"it": "EUR", "id": "IDR" if value >= 10_000 else "USD"}.get(scan.lang, "USD")
         scan.claim(q.start, q.end)
-        scan.set("budget", {"amount": q.value, "currency": currency})
-        scan.assumptions.append(f"budget {q.value:g} has no currency; read as {currency}")
+        scan.set("budget", {"amount": value, "currency": currency})
+        scan.assumptions.append(f"budget {value:g} has no currency; read as {currency}")
         return
 
 
@@ -165,12 +221,14 @@ def _model(scan: _Scan) -> None:
     families = _alt(list(MODEL_FAMILIES))
     pattern = _rx(r"(?<![\w-])(?:[\w.-]+/)?(?:meta-)?" + families + r"[\w.]*(?:" + _NAME_PART + r"){0,4}")
     for match in pattern.finditer(scan.text):
-        words = re.findall(r"[\w.]+", match.group(0).replace("/", " ").replace("-", " ").replace("_", " "))
+        pieces = list(re.finditer(r"[\w.]+", match.group(0).replace("/", " ").replace("-", " ").replace("_", " ")))
+        words = [piece.group(0) for piece in pieces]
         span_end = match.end()
         arch = None
         for k in range(len(words), 0, -1):
             arch = lookup(" ".join(words[:k]))
             if arch is not None:
+                span_end = match.start() + pieces[k - 1].end()  # "Mistral 7B 3 epoch": the "3" is not the name's
                 break
         size = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)([bm])(?![\w])", match.group(0))
         if arch is not None and (not arch.approximate):
@@ -192,38 +250,87 @@ def _model(scan: _Scan) -> None:
 
 _GPU_TOKEN = (r"(?<![\w.])(?:nvidia\s+|amd\s+)?(?:rtx\s*(?:pro\s*)?)?(?:geforce\s+)?"
               r"(?:[a-z]{1,2}\d{1,4}[a-z]{0,3}|a\d{4}|\d{4}(?:\s*ti)?|mi\d{3}x?|gaudi\s*\d)"
-              r"(?:[\s-]*(?:sxm\d?|pcie|nvl|ada))?(?:[\s-]*\d{2,3}\s*gb?(?:\s*vram)?)?s?(?![\w])")
+              r"(?:[\s-]*(?:sxm\d?|pcie|nvl|ada))?(?:[\s-]*(?:(?:da|with|con|dengan|of)\s+)?\d{2,3}\s*gb?(?:\s*vram)?|-\d{2}(?![\w.]))?"
+              r"s?(?![\w])")
+_MEMORY_CONNECTOR = r"\s(?:da|with|con|dengan|of)(?=\s+\d)"
+"""Words between a GPU name and its memory size ("A100 da 80GB"), dropped before the name lookup."""
+
+
+def _unit_follows(scan: _Scan, pos: int) -> bool:
+    """Whether a unit word (tokens, examples, epochs, durations, money) follows `pos`: the number is not a GPU."""
+    lex = _lex()
+    units = [*lex["token_units"], *lex["example_units"], *lex["epoch_units"], *lex["seq_keywords"],
+             *(w for words in lex["durations"].values() for w in words),
+             *(w for forms in lex["currencies"].values() for w in forms["after"])]
+    return _after(scan, pos, units, gap=r"[\s-]*") is not None
+
+
+def _gpu_mentions(scan: _Scan) -> list[tuple[re.Match[str], str]]:
+    """Every GPU model named in the text, with its canonical name, in order."""
+    mentions = []
+    for match in _rx(_GPU_TOKEN).finditer(scan.text):
+        raw = re.sub(_MEMORY_CONNECTOR, "", match.group(0))
+        if re.fullmatch(r"\d{4}(?:\s*ti)?s?", raw) and not _before(scan, match.start(), ["rtx", "geforce", "gtx"], 8) \
+                and _unit_follows(scan, match.end()):
+            continue  # "4090 tokens" is a number; "una 4090" is a card
+        raw = re.sub(r"(?<=\d-\d\d)$", "gb", raw)  # "A100-80" -> "a100-80gb"
+        name = canonical_gpu_name(raw) or canonical_gpu_name(re.sub(r"(?<=\d)s$", "", raw))
+        if name is None or scan.is_claimed(match.start(), match.end()):
+            continue
+        mentions.append((match, name))
+    return mentions
+
+
+def _chosen_mention(scan: _Scan, mentions: list[tuple[re.Match[str], str]]) -> tuple[re.Match[str], str]:
+    """The GPU the user wants: the first named, unless a later one follows a change word ("now", "invece")."""
+    first_end = mentions[0][0].end()
+    for match, name in reversed(mentions[1:]):
+        marker = _before(scan, match.start(), _lex()["change_markers"], window=40)
+        if name != mentions[0][1] and marker and max(0, match.start() - 40) + marker.start() >= first_end:
+            return match, name  # the change word sits between the first GPU and this one
+    return mentions[0]
+
+
+def _node_factor(scan: _Scan, start: int) -> tuple[int, int]:
+    """GPUs per node times nodes: "2 nodi da 8 H100" -> (2, start of "2"); (1, start) when no node count precedes."""
+    match = _rx(r"(?<![\w.,])(\d{1,4})\s*(?:x\s*)?" + _alt(_lex()["node_units"])
+                + r"\s*(?:,|:|x|@|da|of|with|con|dengan|masing-masing|each|ciascuno|ciascuna|per)?\s*(?:with\s+|con\s+)?$"
+                ).search(scan.text[max(0, start - 40):start])
+    if match is None:
+        return 1, start
+    return int(match.group(1)), max(0, start - 40) + match.start()
 
 
 def _gpus(scan: _Scan) -> None:
-    """GPU models and counts ("4x H100", "su 8 H100", "8 kartu A100", "on A100s", "H100 x 8")."""
+    """GPU models and counts ("4x H100", "su 8 H100", "8 kartu A100", "on A100s", "H100 x 8", "2 nodi da 8 H100")."""
     gpu_units = _lex()["gpu_units"]
-    for match in _rx(_GPU_TOKEN).finditer(scan.text):
-        raw = match.group(0)
-        if re.fullmatch(r"\d{4}(?:\s*ti)?", raw) and not _before(scan, match.start(), ["rtx", "geforce", "gtx"], 8):
-            continue
-        name = canonical_gpu_name(raw) or canonical_gpu_name(re.sub(r"(?<=\d)s$", "", raw))
-        if name is None:
-            continue
-        if scan.is_claimed(match.start(), match.end()):
-            continue
-        scan.set("gpu", name)
-        scan.claim(match.start(), match.end())
-        count = None
-        for q in scan.free():
-            gap = scan.text[q.end:match.start()]
-            if q.end <= match.start() and re.fullmatch(r"\s*(?:x|\*)?\s*(?:sol[oa]|singol[oa]|single|only|just|hanya|cuma|saja)?\s*"
-                                                        r"(?:" + _alt(gpu_units) + r"\s*)?(?:nvidia\s*)?", gap):
-                count = q
-        after = _rx(r"\s*(?:x|\*)\s*(\d{1,5})(?![\w.,])|\s*(?:s\s+)?(?:x|\*)?\s*(\d{1,5})\s*" + _alt(gpu_units)).match(
-            scan.text, match.end())
-        if count is not None and count.scale == 1:
-            scan.set("num_gpus", int(count.number))
-            scan.claim(count.start, count.end)
-        elif after is not None:
-            scan.set("num_gpus", int(after.group(1) or after.group(2)))
-            scan.claim(match.end(), after.end())
+    mentions = _gpu_mentions(scan)
+    if not mentions:
         return
+    match, name = _chosen_mention(scan, mentions)
+    scan.set("gpu", name)
+    for other, _ in mentions:
+        scan.claim(other.start(), other.end())
+    count = None
+    for q in scan.free():
+        gap = scan.text[q.end:match.start()]
+        if q.end <= match.start() and re.fullmatch(r"\s*(?:x|\*)?\s*(?:sol[oa]|singol[oa]|single|only|just|hanya|cuma|saja)?\s*"
+                                                    r"(?:" + _alt(gpu_units) + r"\s*)?(?:nvidia\s*)?", gap):
+            count = q
+    after = _rx(r"\s*(?:x|\*)\s*(\d{1,5})(?![\w.,])|\s*(?:s\s+)?(?:x|\*)?\s*(\d{1,5})\s*" + _alt(gpu_units)).match(
+        scan.text, match.end())
+    if count is not None and count.scale == 1:
+        nodes, start = _node_factor(scan, count.start)
+        trailing = _rx(r"\s*(?:x|\*|per|su|on|across|over|di|in)\s*(\d{1,4})\s*" + _alt(_lex()["node_units"]) + r"(?![\w])"
+                       ).match(scan.text, match.end())
+        if nodes == 1 and trailing:  # "8 H100 x 2 nodi"
+            nodes = int(trailing.group(1))
+            scan.claim(trailing.start(), trailing.end())
+        scan.set("num_gpus", nodes * int(count.number))
+        scan.claim(start, count.end)
+    elif after is not None:
+        scan.set("num_gpus", int(after.group(1) or after.group(2)))
+        scan.claim(match.end(), after.end())
 
 
 def _gpu_count(scan: _Scan) -> None:
@@ -231,8 +338,9 @@ def _gpu_count(scan: _Scan) -> None:
     for q in scan.free():
         unit = _after(scan, q.end, [r"x\s*" + _alt(_lex()["gpu_units"]), _alt(_lex()["gpu_units"])], gap=r"[\s-]*(?:x\s*)?")
         if unit and q.scale == 1 and q.number >= 1 and float(q.number).is_integer():
-            scan.set("num_gpus", int(q.number))
-            scan.claim(q.start, unit.end())
+            nodes, start = _node_factor(scan, q.start)
+            scan.set("num_gpus", nodes * int(q.number))
+            scan.claim(start, unit.end())
             return
     match = _rx(r"(?<![\w-])(?:gpus?|schede|kartu)\s*(?:x|:|=)\s*(\d{1,5})(?![\w.,])").search(scan.text)
     if match and not scan.is_claimed(match.start(1), match.end(1)):
@@ -280,14 +388,16 @@ def _sizes_and_data(scan: _Scan) -> None:
             scan.set("dataset_examples", int(round(q.value)))
             scan.claim(q.start, example.end())
             continue
-        epoch = _after(scan, q.end, lex["epoch_units"])
+        epoch = _after(scan, q.end, lex["epoch_units"], gap=r"[\s-]*(?:x\s*)?")  # "3 epochs", "3x epoch"
         if epoch and 0 < q.value <= 10_000:
             scan.set("epochs", q.value)
             scan.claim(q.start, epoch.end())
             continue
         param = _after(scan, q.end, lex["model_size_units"])
         billions = q.scale >= 1e6 or (q.attached and scan.text[q.end - 1:q.end] in "bm")
-        if billions and (param or q.scale == 1e9) and 0 < q.value / 1e9 <= 100_000:
+        named_before = _rx(_alt(lex["model_size_units"]) + r"\s*(?:da|of|dengan|with|di|size|sized)?\s*$").search(
+            scan.text[max(0, q.start - 24):q.start])  # "modello 760M", "model berukuran 1.3B"
+        if billions and (param or named_before or q.scale == 1e9) and 0 < q.value / 1e9 <= 100_000:
             scan.set("params_b", q.value / 1e9)
             scan.claim(q.start, param.end() if param else q.end)
             continue
@@ -322,7 +432,9 @@ def _keyword_numbers(scan: _Scan) -> None:
 
 # --- time --------------------------------------------------------------------------------------------------------
 
-_HOURS = {"hours": 1, "days": 24, "weeks": 168, "months": 720}
+_HOURS = {"minutes": 1 / 60, "hours": 1, "days": 24, "weeks": 168, "months": 720}
+_HALF_AFTER = re.compile(r"\s+(?:e|and(?:\s+a)?|dan)?\s*0\.5(?![\d\w])", re.IGNORECASE)
+"""A half after a duration, once number words are digits: "2 giorni e 0.5" (e mezzo), "a day and a 0.5" (and a half)."""
 
 
 def _deadline(scan: _Scan) -> None:
@@ -335,14 +447,16 @@ def _deadline(scan: _Scan) -> None:
             if unit and q.value > 0:
                 if _before(scan, q.start, [r"every", r"ogni", r"setiap", r"tiap", r"per"], window=8):
                     break
-                found.append((q.start, q.value * _HOURS[kind]))
-                scan.claim(q.start, unit.end())
+                half = _HALF_AFTER.match(scan.text, unit.end())
+                found.append((q.start, (q.value + (0.5 if half else 0)) * _HOURS[kind]))
+                scan.claim(q.start, half.end() if half else unit.end())
                 break
     for kind, words in durations.items():
         pattern = _rx(r"(?<![\w'])(?:(?:a|an|un|uno|una)\s+|un'\s*)" + _alt(words) + r"(?![\w])")
         for match in pattern.finditer(scan.text):
             if not scan.is_claimed(match.start(), match.end()) and not _before(scan, match.start(), [r"per", r"/"], 4):
-                found.append((match.start(), _HOURS[kind]))
+                half = _HALF_AFTER.match(scan.text, match.end())
+                found.append((match.start(), (1.5 if half else 1) * _HOURS[kind]))
     if found:
         scan.set("deadline_hours", sorted(found)[0][1])
         return
