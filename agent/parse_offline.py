@@ -412,7 +412,7 @@ def _keyword_numbers(scan: _Scan) -> None:
     lex = _lex()
     rules = [("seq_len", lex["seq_keywords"], 16, _seq_value),
              ("micro_batch_size", lex["batch_keywords"], 20, lambda q: int(q.value)),
-             ("epochs", lex["epoch_units"], 8, lambda q: q.value)]
+             ("epochs", lex["epoch_units"], 12, lambda q: q.value)]
     for name, words, window, convert in rules:
         if name in scan.values:
             continue

@@ -167,3 +167,74 @@ def test_parser_never_crashes_and_output_validates(text: str) -> None:
 def test_spelled_out_magnitudes() -> None:
     spec = parse_message("LoRA on twelve thousand rows, two hundred steps", use_llm=False).spec
     assert spec.dataset_examples == 12000
+
+
+GENERAL_CASES = [
+    # nodes times GPUs per node, before or after the GPU
+    ("3 nodes with 8 A100 each", {"num_gpus": 24, "gpu": "A100-40GB"}),
+    ("2 nodi con 8 GPU ciascuno", {"num_gpus": 16}),
+    ("8 H100 x 2 nodi", {"num_gpus": 16, "gpu": "H100"}),
+    ("4xH100", {"num_gpus": 4, "gpu": "H100"}),
+    # a later GPU after a change word wins; a comparison keeps the first
+    ("ho una T4 ma ora vorrei 2 A100", {"gpu": "A100-40GB", "num_gpus": 2}),
+    ("I tried an A10G but it OOMed, switching to H100", {"gpu": "H100"}),
+    ("4 RTX 3090 o 1 A100?", {"gpu": "RTX3090", "num_gpus": 4}),
+    # bare GeForce numbers are cards unless a unit follows
+    ("use 2 3090s", {"gpu": "RTX3090", "num_gpus": 2}),
+    ("finetune on 3090 examples", {"gpu": None, "dataset_examples": 3090}),
+    # memory written loosely
+    ("su 8 A100-80", {"gpu": "A100-80GB", "num_gpus": 8}),
+    ("una V100 da 32 giga", {"gpu": "V100-32GB", "num_gpus": 1}),
+    # model names stop where the registry name stops
+    ("qlora llama 3 8b 2 epoch 4 gpu", {"model": "llama-3-8b", "epochs": 2, "num_gpus": 4}),
+    ("un modello 350M da zero", {"params_b": 0.35, "method": "pretrain"}),
+    # money: ranges give the top, three digits after a dot are thousands, rupiah magnitudes are IDR
+    ("budget tra 200 e 400 €", {"budget": {"amount": 400, "currency": "EUR"}}),
+    ("$1,000 to $2,000", {"budget": {"amount": 2000, "currency": "USD"}}),
+    ("Rp 3jt - 5jt", {"budget": {"amount": 5_000_000, "currency": "IDR"}}),
+    ("USD 1.200", {"budget": {"amount": 1200, "currency": "USD"}}),
+    ("budget 10jt", {"budget": {"amount": 10_000_000, "currency": "IDR"}}),
+    ("budget maks 750rb ya", {"budget": {"amount": 750_000, "currency": "IDR"}}),
+    ("spend at most 5 grand", {"budget": {"amount": 5000, "currency": "USD"}}),
+    ("max 30rb per jam", {"budget": None}),
+    # durations: halves and minutes
+    ("in un giorno e mezzo", {"deadline_hours": 36}),
+    ("dalam satu setengah hari", {"deadline_hours": 36}),
+    ("a week and a half", {"deadline_hours": 252}),
+    ("in 90 minuti", {"deadline_hours": 1.5}),
+    # settings
+    ("3x epoch", {"epochs": 3}),
+    ("epoche x3", {"epochs": 3}),
+    ("grad checkpointing on", {"gradient_checkpointing": True}),
+    ("mixed precision fp16", {"precision": "amp_fp16"}),
+    ("precisione mista bf16", {"precision": "amp_bf16"}),
+    ("20k files", {"dataset_examples": 20000}),
+    # spot refusals and permissions
+    ("le spot non le vogliamo", {"interruptible_ok": False}),
+    ("forget about spot", {"interruptible_ok": False}),
+    ("preemptible VMs are a no-go", {"interruptible_ok": False}),
+    ("pretrain from scratch on spot instances", {"interruptible_ok": True, "method": "pretrain"}),
+    ("addestrare da zero su istanze spot", {"interruptible_ok": True, "method": "pretrain"}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), GENERAL_CASES)
+def test_general_readings(text: str, expected: dict) -> None:
+    test_offline_parser_reads_the_fields(text, expected)
+
+
+def test_hourly_rupiah_price_is_not_a_budget() -> None:
+    result = parse_message("aku gak mau bayar lebih dari 30rb per jam", use_llm=False)
+    assert result.spec.budget is None and "budget" not in result.mentioned
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.lists(st.sampled_from(
+    ["1", "2", "setengah", "satu", "dua", "e", "mezzo", "and", "a", "half", "x3", "3x", "1.500", "jt", "rb", "grand",
+     "k", "-", "to", "$", "€", "Rp", "nodi", "da", "8", "H100", "A100-80", "4090", "giga", "minuti", "epoch", "ora"]),
+    max_size=12).map(" ".join))
+def test_number_reading_never_crashes(text: str) -> None:
+    prepared = words_to_digits(text)
+    for q in find_quantities(prepared, "it"):
+        assert q.start <= q.end and q.value == pytest.approx(q.number * q.scale)
+    JobSpec.model_validate(parse_message(text, use_llm=False).spec.model_dump())
