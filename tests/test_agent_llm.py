@@ -73,7 +73,8 @@ def test_an_invented_number_sends_the_template_back(llm, draft):
 
 
 @pytest.mark.parametrize("failure", [{"status": 500, "content": {"error": {"message": "boom"}}},
-                                     {"status": 200, "content": "", "delay_s": 0}])
+                                     {"status": 200, "content": "", "delay_s": 0},
+                                     {"status": 200, "content": "too late", "delay_s": 3.0}])  # past the 2 s timeout
 def test_llm_failures_fall_back_to_the_offline_answer_and_say_so(llm, draft, failure):
     advisor, server = llm
     server.reply(_parse_answer())
