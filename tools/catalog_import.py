@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.catalog import Offer
-from tools.gpus import GpuSpec, lookup_gpu, parse_gpu_name
+from tools.gpus import GpuSpec, parse_gpu_name
 from tools.providers import inter_node_fabric
 
 SPOT_SENTINEL = 99_999_999.0
