@@ -149,14 +149,9 @@ class Workload:
         return 4.0 if self.precision == "fp32" else 2.0
 
 
-def spec_request(spec: JobSpec) -> tuple[EstimateRequest, list[str]]:
-    """The estimator request a JobSpec implies (the estimator's own defaults), with the defaults it filled."""
-    return request_for_spec(spec)
-
-
 def build_workload(spec: JobSpec) -> Workload:
     """Resolve a JobSpec once: architecture, trainable parameters and FLOPs per token."""
-    request, filled = spec_request(spec)
+    request, filled = request_for_spec(spec)
     base = estimate(request)
     arch = resolve_arch(request)
     flops = flops_per_token(arch, method=request.method, seq_len=request.seq_len,
