@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import prompts
 from agent.language import detect_language
-from agent.output import UserError
+from contract.errors import UserError
 from kb.entries import Citation, Language, article_titles
 from kb.retrieval import rank
 from kb.text import words

@@ -25,7 +25,7 @@ from agent.intent import classify_intent
 from agent.language import detect_language
 from agent.parsing import merge_spec, parse_message
 from agent.phrasing import phrase_answer
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from agent.state import AgentState
 from kb.entries import entry
 from kb.topics import topic_entry

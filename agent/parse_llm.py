@@ -18,7 +18,7 @@ import openai
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 import prompts
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.models import lookup
 
 try:

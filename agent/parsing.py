@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.language import LanguageGuess, detect_language
 from agent.parse_offline import parse_fields
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 
 SPEC_FIELDS: tuple[str, ...] = tuple(name for name in JobSpec.model_fields if name != "language")
 LINKED_FIELDS: tuple[frozenset[str], ...] = (frozenset({"model", "params_b"}),)

@@ -18,7 +18,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from agent.graph import build_graph
 from agent.language import normalise_language
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.catalog import default_db_path, ensure_db
 
 log = logging.getLogger("gpu_advisor.service")

@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.spec import Budget, JobSpec
+from contract.jobspec import Budget, JobSpec
 from tools.catalog import build_from_snapshot
 from tools.ranking import clear_cache, rank_offers
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from agent.service import Advisor
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 
 
 @pytest.fixture(scope="module")

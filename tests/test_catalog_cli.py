@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli import main
+from cli.app import main
 from tools.catalog import build_from_snapshot, read_meta
 from tools.catalog_update import UpdateError, update_catalog
 

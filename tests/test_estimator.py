@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.estimator import GIB, EstimateRequest, estimate, estimate_for_spec, lora_params
 from tools.models import resolve
 

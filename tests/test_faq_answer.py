@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from agent.cli import main
+from cli.app import main
 from agent.faq_answer import answer_question, llm_rephraser
 from agent.parse_llm import make_client
 from kb import entry

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.gpus import lookup_gpu
 from tools.job_time import job_time, job_tokens, run_cost
 from tools.models import resolve

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.cli import main
+from cli.app import main
 from agent.intent import classify_intent
 from agent.numbers import find_quantities, parse_number, words_to_digits
 from agent.parsing import merge_spec, parse_message
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 
 CASES = [
     ("un modello da 7 miliardi di parametri, pre-addestramento da zero", {"params_b": 7, "method": "pretrain", "model": None}),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli import main
-from agent.spec import Budget, JobSpec
+from cli.app import main
+from contract.jobspec import Budget, JobSpec
 from tools.catalog import Offer, build_db
 from tools.ranking import clear_cache, rank_offers
 

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from pydantic import SecretStr
 from websockets.sync.server import serve as ws_serve
 
-from agent.cli import main
+from cli.app import main
 from agent.service import Advisor
 from tests.slack_fakes import (APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, action_body, event_body, fake_slack, mention,
                                offline_advisor, serve, signed_headers)

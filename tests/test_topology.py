@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.topology import Candidate, allreduce_s, build_workload, check_topology, gather_s
 
 FULL_8B = build_workload(JobSpec(language="en", model="llama-3.1-8b", method="full_finetune"))

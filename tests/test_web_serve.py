@@ -86,7 +86,7 @@ def _free_port() -> int:
 def test_serve_command_starts_the_api_and_prints_the_demo_url(tmp_path):
     port = _free_port()
     env = {**os.environ, "GPU_ADVISOR_HOME": str(tmp_path), "GPU_ADVISOR_ALLOWED_ORIGINS": "https://docs.example.com"}
-    command = [sys.executable, "-c", "from agent.cli import run; run()", "serve", "--port", str(port), "--json"]
+    command = [sys.executable, "-c", "from cli.app import run; run()", "serve", "--port", str(port), "--json"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=Path(__file__).resolve().parents[1])
     try:
@@ -115,7 +115,7 @@ def test_serve_command_starts_the_api_and_prints_the_demo_url(tmp_path):
 
 
 def test_serve_rejects_a_bad_port_with_one_line():
-    from agent.cli import main
+    from cli.app import main
 
     assert main(["serve", "--port", "99999"]) == 2
 

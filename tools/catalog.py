@@ -1,8 +1,7 @@
 """The catalog of real GPU offers: the ``Offer`` schema, the SQLite database (sqlite-utils), queries, and the shipped
 offline snapshot.
 
-* ``Offer`` — one rentable instance type in one region/zone, in the project's own schema (the ranking code and the
-  agent read these field names).
+* ``Offer`` (defined in ``tools/offer.py``, re-exported) — one rentable instance type in one region/zone.
 * ``build_db(db_path, offers, meta)`` writes a new database atomically (temp file + ``os.replace``).
 * ``query_offers(db_path, ...)`` filters and sorts with parameterised SQL only; indexes cover every filter.
 * ``default_db_path()`` / ``ensure_db()`` — where the database lives (``$GPU_ADVISOR_DB``, else
@@ -25,64 +24,16 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import sqlite_utils
-from pydantic import BaseModel, ConfigDict, Field
+from tools.offer import Interconnect, Offer
+
+__all__ = ["Interconnect", "Offer"]
 
 SCHEMA_VERSION = 4
 SNAPSHOT_FILE = Path(__file__).parent / "data" / "offers-snapshot.jsonl.gz"
 DB_FILENAME = "catalog.sqlite"
-
-Interconnect = Literal["nvlink", "pcie", "unknown", "none"]
-
-
-class Offer(BaseModel):
-    """One rentable GPU instance type in one region (and zone, where the cloud has zones)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    provider: str = Field(description="Catalog cloud id: aws, gcp, lambda, runpod, vast, ...")
-    upstream_provider: str | None = Field(None, description="For aggregators (shadeform, primeintellect): the "
-                                                            "underlying provider named by the instance-type prefix.")
-    instance_type: str
-    region: str | None = None
-    zone: str | None = None
-    gpu: str = Field(description="Canonical GPU name (tools.gpus), or the catalog's name if not in the spec table.")
-    gpu_form_factor: str | None = Field(None, description="'SXM' | 'PCIe' | 'NVL' | ... ; None = unknown.")
-    accelerator_name: str | None = Field(None, description="The GPU name as the catalog wrote it.")
-    gpu_count: int = Field(ge=1)
-    vram_gib_per_gpu: float | None = Field(None, description="Usable GiB per GPU (spec table memory rule).")
-    vcpus: float | None = None
-    host_ram_gib: float | None = None
-    price_per_hour: float | None = Field(None, description="On-demand USD/hour, whole instance; None = no "
-                                                           "on-demand offer.")
-    spot_price_per_hour: float | None = Field(None, description="Spot USD/hour, whole instance; None = no spot.")
-    interconnect: Interconnect = Field(description="GPU-to-GPU path inside the instance: 'nvlink' (all GPUs on "
-                                                   "NVLink), 'pcie', 'unknown', or 'none' for a single GPU.")
-    nvlink_gbs: float | None = Field(None, description="Per-GPU NVLink bandwidth, unidirectional GB/s.")
-    inter_node_fabric: str | None = Field(None, description="Known inter-node fabric of the instance type.")
-    inter_node_gbps_per_gpu: float | None = Field(None, description="Inter-node Gbit/s per GPU, one direction.")
-    source: str = Field(description="Where the row came from: '<catalog file>:<line>'.")
-    snapshot_date: str = Field(description="Date of the catalog the price comes from (YYYY-MM-DD).")
-
-    @property
-    def total_vram_gib(self) -> float | None:
-        return None if self.vram_gib_per_gpu is None else self.vram_gib_per_gpu * self.gpu_count
-
-    @property
-    def price_per_gpu_hour(self) -> float | None:
-        return None if self.price_per_hour is None else self.price_per_hour / self.gpu_count
-
-    @property
-    def spot_price_per_gpu_hour(self) -> float | None:
-        return None if self.spot_price_per_hour is None else self.spot_price_per_hour / self.gpu_count
-
-    def spec(self):  # -> GpuSpec | None
-        """The GPU spec table row for this offer's GPU and form factor (default form when unknown)."""
-        from tools.gpus import lookup_gpu
-        return lookup_gpu(self.gpu, self.gpu_form_factor)
-
 
 OFFER_FIELDS = list(Offer.model_fields)
 

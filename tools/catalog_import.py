@@ -37,7 +37,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from tools.catalog import Offer
+from tools.offer import Offer
 from tools.gpus import GpuSpec, parse_gpu_name
 from tools.providers import inter_node_fabric
 

@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agent.spec import MAX_SEQ_LEN, JobSpec, Method, Optimizer, Precision
+from contract.jobspec import MAX_SEQ_LEN, JobSpec, Method, Optimizer, Precision
 from tools.models import ModelArch, generic_decoder, load_hf_config, resolve
 
 GIB = 1024**3

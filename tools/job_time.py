@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.providers import get_provider
 from tools.spot_risk import Billing, billed_seconds
 from tools.topology import TopologyResult, Workload

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.catalog import Offer, ensure_db, query_offers, read_meta
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
 from tools.job_time import JobTime, Tokens, billing_for, job_time, job_tokens, run_cost

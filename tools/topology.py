@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.estimator import Estimate, EstimateRequest, estimate, request_for_spec, resolve_arch
 from tools.gpus import GpuSpec, lookup_gpu
 from tools.models import ModelArch

@@ -11,8 +11,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agent.output import UserError
-from agent.spec import describe_validation_error
+from contract.errors import UserError
+from contract.jobspec import describe_validation_error
 
 log = logging.getLogger("gpu_advisor.web")
 

@@ -7,7 +7,7 @@ from typing import Literal
 from fastapi import APIRouter, Body, Depends, Query
 
 from agent.faq_answer import FaqAnswer, answer_question
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.catalog import SORTS, Offer, query_offers
 from tools.estimator import Estimate, EstimateRequest, estimate
 from tools.ranking import RankingResult, rank_offers

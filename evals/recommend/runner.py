@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.service import Advisor
-from agent.spec import JobSpec
+from contract.jobspec import JobSpec
 from tools.ranking import rank_offers
 
 

@@ -19,7 +19,7 @@ from slack_sdk.errors import SlackApiError
 
 from agent.faq_answer import answer_question
 from agent.language import detect_language, normalise_language
-from agent.output import UserError
+from contract.errors import UserError
 from agent.parsing import parse_message
 from tools.estimator import estimate_for_spec
 from web.slack.blockkit import SlackMessage

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from agent.output import UserError, console, key_value_table, print_json
+from cli.output import UserError, console, key_value_table, print_json
 from tools.catalog import (
     SNAPSHOT_FILE,
     SORTS,

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from agent.output import console, key_value_table, print_json
+from cli.output import console, key_value_table, print_json
 from tools.estimator import Estimate, EstimateRequest, estimate
 
 

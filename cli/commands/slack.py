@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from agent.output import UserError, console, print_json
+from cli.output import UserError, console, print_json
 
 MANIFEST_PATH = Path(__file__).resolve().parents[2] / "slack" / "manifest.yaml"
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from agent.output import console, print_json
+from cli.output import console, print_json
 
 
 def _urls(host: str, port: int) -> dict[str, str]:

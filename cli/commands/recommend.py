@@ -9,7 +9,7 @@ import typer
 from rich.markdown import Markdown
 from rich.table import Table
 
-from agent.output import console, print_json
+from cli.output import console, print_json
 
 if TYPE_CHECKING:
     from agent.service import Advisor

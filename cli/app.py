@@ -1,4 +1,4 @@
-"""The `gpu-advisor` command line: a typer app whose command groups live in `agent/commands/`."""
+"""The `gpu-advisor` command line: a typer app whose command groups live in `cli/commands/`."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ import sys
 import typer
 from pydantic import ValidationError
 
-from agent.output import UserError
-from agent.spec import describe_validation_error
+from cli.output import UserError
+from contract.jobspec import describe_validation_error
 
 COMMAND_MODULES: list[str] = [
-    "agent.commands.catalog",
-    "agent.commands.estimate",
-    "agent.commands.recommend",
-    "agent.commands.parse",
-    "agent.commands.ask",
-    "agent.commands.rank",
-    "agent.commands.serve",
-    "agent.commands.slack",
+    "cli.commands.catalog",
+    "cli.commands.estimate",
+    "cli.commands.recommend",
+    "cli.commands.parse",
+    "cli.commands.ask",
+    "cli.commands.rank",
+    "cli.commands.serve",
+    "cli.commands.slack",
 ]
 
 app = typer.Typer(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agent.output import console, key_value_table, print_json
+from cli.output import console, key_value_table, print_json
 from agent.parsing import parse_message
 
 

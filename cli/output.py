@@ -10,11 +10,11 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+from contract.errors import UserError
+
+__all__ = ["UserError", "console", "key_value_table", "print_json", "to_plain"]
+
 console = Console()
-
-
-class UserError(Exception):
-    """An error caused by the user's input; the CLI prints its message on one line and exits with status 2."""
 
 
 def to_plain(value: Any) -> Any:

@@ -9,8 +9,8 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from agent.output import UserError, console, key_value_table, print_json
-from agent.spec import JobSpec
+from cli.output import UserError, console, key_value_table, print_json
+from contract.jobspec import JobSpec
 from tools.ranking import RankingResult, rank_offers
 from tools.spot_risk import SpotRiskRequest, assess_spot
 

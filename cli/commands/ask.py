@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.panel import Panel
 
-from agent.output import console, print_json
+from cli.output import console, print_json
 
 
 def register(app: typer.Typer) -> None:
