@@ -1,4 +1,4 @@
-"""The `gpu-advisor` command line: a typer app whose command groups live in `cli/commands/`."""
+"""The `gpu-advisor` command line: a typer app whose command groups live in `cli/commands/`, one module each."""
 
 from __future__ import annotations
 
@@ -11,16 +11,12 @@ from pydantic import ValidationError
 from cli.output import UserError
 from contract.jobspec import describe_validation_error
 
-COMMAND_MODULES: list[str] = [
-    "cli.commands.catalog",
-    "cli.commands.estimate",
-    "cli.commands.recommend",
-    "cli.commands.parse",
-    "cli.commands.ask",
-    "cli.commands.rank",
-    "cli.commands.serve",
-    "cli.commands.slack",
-]
+def command_modules() -> list[str]:
+    """Every module in cli/commands/ (each exposes `register(app)`), in name order: a new command is a new file."""
+    import pkgutil
+
+    import cli.commands
+    return sorted(f"cli.commands.{m.name}" for m in pkgutil.iter_modules(cli.commands.__path__) if not m.ispkg)
 
 app = typer.Typer(
     name="gpu-advisor",
@@ -36,7 +32,7 @@ def _root() -> None:
     """Which rented GPUs to use for a training or fine-tuning job, why, and what it will cost."""
 
 
-for _name in COMMAND_MODULES:
+for _name in command_modules():
     importlib.import_module(_name).register(app)
 
 
