@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from cli.output import UserError
 from contract.jobspec import describe_validation_error
 
+
 def command_modules() -> list[str]:
     """Every module in cli/commands/ (each exposes `register(app)`), in name order: a new command is a new file."""
     import pkgutil
@@ -18,17 +19,37 @@ def command_modules() -> list[str]:
     import cli.commands
     return sorted(f"cli.commands.{m.name}" for m in pkgutil.iter_modules(cli.commands.__path__) if not m.ispkg)
 
+
+def installed_version() -> str:
+    """The installed distribution's version (from its metadata), or 'unknown' when run from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("gpu-advisor")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    """Eager --version: print 'gpu-advisor X.Y.Z' and stop."""
+    if value:
+        sys.stdout.write(f"gpu-advisor {installed_version()}\n")
+        raise typer.Exit()
+
+
 app = typer.Typer(
     name="gpu-advisor",
     help="Which rented GPUs to use for a training or fine-tuning job, why, and what it will cost.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
 )
 
 
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
     """Which rented GPUs to use for a training or fine-tuning job, why, and what it will cost."""
 
 
