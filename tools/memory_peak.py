@@ -1,0 +1,76 @@
+"""The per-GPU peak: the larger of the forward/backward and optimizer-step phases, plus what nvidia-smi adds."""
+
+from __future__ import annotations
+
+from tools.memory_request import GIB
+from tools.memory_setup import Setup, lora_params
+from tools.memory_terms import activations, logit_bytes
+from tools.sharding import model_states
+
+NCCL_GIB = 0.45
+"""NCCL communicator buffers per GPU when more than one GPU takes part."""
+ALLOCATOR_RESERVE_FRACTION = 0.05
+"""Caching-allocator blocks reserved beyond the allocated peak (fragmentation, block rounding)."""
+ALLOCATOR_RESERVE_MIN_GIB = 0.1
+
+
+def gib(value: float) -> float:
+    """Bytes to GiB rounded for display."""
+    return round(value / GIB, 3)
+
+
+
+def peak_terms(setup: Setup) -> tuple[dict[str, float], str, float, int]:
+    """Peak memory terms (bytes) at the dominant phase, its name, host RAM bytes and trainable params."""
+    arch = setup.arch
+    trainable = lora_params(arch, setup.lora_modules, setup.rank) if setup.adapters else arch.total_params
+    states = model_states(setup, trainable)
+    acts, one_layer = activations(setup)
+    head_gradient = 0.0 if setup.adapters else states.gradients * arch.vocab * arch.hidden / max(arch.total_params, 1)
+    start_of_backward = acts + head_gradient
+    end_of_backward = states.gradients + one_layer
+    forward_backward = {
+        "weights": states.weights + states.autocast_copies,
+        "gradients": head_gradient if start_of_backward >= end_of_backward else states.gradients,
+        "optimizer": states.optimizer,
+        "activations": acts if start_of_backward >= end_of_backward else one_layer,
+        "temporary": states.gathered,
+    }
+    step = {
+        "weights": states.weights,
+        "gradients": states.gradients,
+        "optimizer": states.optimizer,
+        "activations": 0.0,
+        "temporary": states.step_temporary,
+    }
+    if sum(step.values()) > sum(forward_backward.values()):
+        return step, "optimizer_step", states.host, trainable
+    return forward_backward, "forward_backward", states.host, trainable
+
+
+def allocator_reserve(allocated: float, setup: Setup) -> float:
+    """max_memory_reserved minus max_memory_allocated (bytes): a share of the peak for block rounding and
+    fragmentation, plus one segment the size of the largest transient tensor (the fp32 logits), which the caching
+    allocator keeps once a later request cannot reuse it."""
+    largest_transient = logit_bytes(setup) / 3
+    return max(ALLOCATOR_RESERVE_MIN_GIB * GIB, ALLOCATOR_RESERVE_FRACTION * allocated + largest_transient)
+
+
+def overhead_bytes(allocated: float, setup: Setup) -> float:
+    """nvidia-smi minus allocated: allocator reserve, CUDA context, NCCL buffers (bytes)."""
+    nccl = NCCL_GIB * GIB if setup.gpus > 1 else 0.0
+    return allocator_reserve(allocated, setup) + setup.context_bytes + nccl
+
+
+def per_gpu_bytes(setup: Setup) -> float:
+    """nvidia-smi-level per-GPU bytes of a setup (used by the searches)."""
+    terms, _, _, _ = peak_terms(setup)
+    allocated = sum(terms.values())
+    return allocated + overhead_bytes(allocated, setup)
+
+
+def with_changes(setup: Setup, **changes: object) -> Setup:
+    """A copy of `setup` with some fields changed."""
+    values = {f: getattr(setup, f) for f in setup.__dataclass_fields__}
+    values.update(changes)
+    return Setup(**values)  # type: ignore[arg-type]
