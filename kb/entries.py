@@ -67,6 +67,20 @@ def parse_article(source: str) -> tuple[dict[str, str], list[dict[str, str]]]:
 
 
 @cache
+def display_rewrites(language: Language) -> tuple[tuple[str, str], ...]:
+    """(published phrase, shown phrase) pairs for one language, e.g. 'the comparison above' -> 'the offers table'."""
+    data = json.loads(resources.files(__package__).joinpath("data/display_rewrites.json").read_text(encoding="utf-8"))
+    return tuple((old, new) for old, new in data[language])
+
+
+def for_display(text: str, language: Language) -> str:
+    """The published text with the phrases that only make sense on the source page replaced."""
+    for old, new in display_rewrites(language):
+        text = text.replace(old, new).replace(old[0].upper() + old[1:], new[0].upper() + new[1:])
+    return text
+
+
+@cache
 def entries(language: Language) -> tuple[Entry, ...]:
     """All entries of both articles in one language, in article order."""
     if language not in LANGUAGES:
@@ -76,7 +90,8 @@ def entries(language: Language) -> tuple[Entry, ...]:
     for article in ARTICLES:
         meta, blocks = parse_article(data.joinpath(f"{article}.{language}.md").read_text(encoding="utf-8"))
         for block in blocks:
-            out.append(Entry(article=meta["article"], language=meta["language"], **block))  # type: ignore[arg-type]
+            shown = {**block, "title": for_display(block["title"], language), "text": for_display(block["text"], language)}
+            out.append(Entry(article=meta["article"], language=meta["language"], **shown))  # type: ignore[arg-type]
     return tuple(out)
 
 

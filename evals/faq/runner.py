@@ -12,7 +12,11 @@ from agent.language import detect_language
 from kb.entries import LANGUAGES, Language
 from kb.retrieval import rank
 
-SPLITS: dict[str, str] = {"dev": "questions", "holdout": "holdout", "blind": "blind", "blind2": "blind2"}
+SPLITS: dict[str, str] = {"dev": "questions", "holdout_tuned": "holdout_tuned", "blind_tuned": "blind_tuned",
+                          "blind2_tuned": "blind2_tuned", "heldout": "heldout"}
+"""Split name -> file stem. A split whose questions the KB was tuned against carries `_tuned` in its name; only
+`heldout` has never been tuned against (its first-run score is kept in evals/faq/RESULTS.md)."""
+HELD_OUT = frozenset({"heldout"})
 REPRODUCE = ".venv/bin/python -m evals.faq"
 
 
