@@ -1,0 +1,1 @@
+"""The offline parser's rules, one module per field family: money, model, GPUs, data sizes, time, preferences."""

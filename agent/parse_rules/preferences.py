@@ -1,0 +1,61 @@
+"""Spot/on-demand, method, precision, optimizer, checkpointing, providers and regions."""
+
+from __future__ import annotations
+
+from agent.parse_rules.scan import Scan, after, alt, negated, rx, vocabulary, word
+
+
+def read_spot(scan: Scan) -> None:
+    """Spot/preemptible allowed or refused ("posso usare istanze spot", "tidak boleh pakai spot", "on-demand only")."""
+    lex = vocabulary()
+    if word(lex["on_demand_only"]).search(scan.text):
+        scan.set("interruptible_ok", False)
+        return
+    for match in word(lex["spot_words"]).finditer(scan.text):
+        negative = negated(scan, match.start()) or after(scan, match.end(), [
+            r"(?:instances?|istanze|instans|vms?|gpus?|machines?|macchine)?\s*,?\s*" + alt(lex["spot_negative_after"])],
+            gap=r"\s*") is not None
+        scan.set("interruptible_ok", not negative)
+        return
+
+
+def read_flags(scan: Scan) -> None:
+    """Method, precision, optimizer and gradient checkpointing when named."""
+    lex = vocabulary()
+    mentions = []
+    for method, patterns in lex["methods"].items():
+        for match in word(patterns).finditer(scan.text):
+            left = scan.text[max(0, match.start() - 16):match.start()]
+            if rx(r"(?<![\w])" + alt(lex["method_negators"]) + r"\s*(?:the\s+|il\s+|la\s+|un\s+)?$").search(left):
+                continue
+            mentions.append((match.start(), method))
+    if mentions:
+        scan.set("method", sorted(mentions)[0][1])
+    for key in ("precision", "optimizer"):
+        for value, patterns in lex[key].items():
+            if word(patterns).search(scan.text):
+                scan.set(key, value)
+                break
+    match = word(lex["gradient_checkpointing"]).search(scan.text)
+    if match:
+        scan.set("gradient_checkpointing", not negated(scan, match.start(), window=20))
+
+
+def read_places(scan: Scan) -> None:
+    """Providers and regions when named."""
+    lex = vocabulary()
+    providers = [pid for pid, names in lex["providers"].items()
+                 if any(not negated(scan, m.start(), 12) for m in word(names).finditer(scan.text))]
+    if providers:
+        scan.set("providers", providers)
+    regions = [m.group(0) for m in rx(
+        r"(?<![\w-])(?:(?:us|eu|ap|ca|sa|me|af|il|mx)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d"
+        r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|"
+        r"southeast|northwest|southwest)\d+)(?![\w-])").finditer(scan.text)]
+    prefix = alt(lex["region_prefixes"])
+    for region, words in lex["regions"].items():
+        if rx(r"(?<![\w-])" + prefix + r"\s+" + alt(words) + r"(?![\w-])").search(scan.text) or \
+                rx(r"(?<![\w-])" + alt(words) + r"\s+(?:region|regione|wilayah|only|soltanto|saja)(?![\w])").search(scan.text):
+            regions.append(region)
+    if regions:
+        scan.set("regions", regions)

@@ -1,0 +1,108 @@
+"""Shared machinery of the offline parser: the text being scanned, which spans are claimed, vocabulary regexes."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from agent.lexicon import load
+from agent.numbers import Quantity, words_to_digits
+
+
+@dataclass
+class Scan:
+    """Text being parsed, its numbers, and which spans are already claimed by a field."""
+
+    text: str
+    lang: str
+    quantities: list[Quantity]
+    claimed: list[tuple[int, int]] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)
+    assumptions: list[str] = field(default_factory=list)
+
+    def free(self) -> list[Quantity]:
+        """Numbers no field has claimed yet."""
+        return [q for q in self.quantities if not self.is_claimed(q.start, q.end)]
+
+    def is_claimed(self, start: int, end: int) -> bool:
+        """Whether any part of [start, end) is already used."""
+        return any(start < b and a < end for a, b in self.claimed)
+
+    def claim(self, start: int, end: int) -> None:
+        """Mark [start, end) as used."""
+        self.claimed.append((start, end))
+
+    def set(self, name: str, value: Any) -> None:
+        """Set a field once: the first reading wins."""
+        self.values.setdefault(name, value)
+
+
+@cache
+def vocabulary() -> dict[str, Any]:
+    """The parser vocabulary."""
+    return load("parsing.json")
+
+
+def alt(words: list[str]) -> str:
+    """One regex alternation of vocabulary fragments."""
+    return "(?:" + "|".join(words) + ")"
+
+
+@cache
+def rx(pattern: str) -> re.Pattern[str]:
+    """Compile (and cache) a case-insensitive regex."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def word(words: list[str]) -> re.Pattern[str]:
+    """Whole-word regex for a vocabulary list."""
+    return rx(r"(?<![\w-])" + alt(words) + r"(?![\w])")
+
+
+def after(scan: Scan, pos: int, words: list[str], gap: str = r"[\s-]*") -> re.Match[str] | None:
+    """Match one of `words` right after position `pos` (after spaces/hyphens)."""
+    return rx(gap + alt(words) + r"(?![\w])").match(scan.text, pos)
+
+
+def before(scan: Scan, pos: int, words: list[str], window: int = 30) -> re.Match[str] | None:
+    """Match one of `words` ending within `window` characters before `pos` (no clause break in between)."""
+    left = scan.text[max(0, pos - window):pos]
+    match = None
+    for match in rx(r"(?<![\w-])" + alt(words) + r"(?![\w])").finditer(left):
+        pass
+    if match is None or re.search(r"[.;!?]", left[match.end():]):
+        return None
+    return match
+
+
+def prepare(text: str) -> str:
+    """Normalise a message for parsing: NFKC, one apostrophe, lower case, number words as digits."""
+    text = unicodedata.normalize("NFKC", text or "").replace("\u2019", "'").replace("\u00d7", "x")
+    text = re.sub(r"\s+", " ", text).strip().lower()
+    text = re.sub(r"(?<![\w])(rp\.?|idr|usd|eur)(?=\d)", r"\1 ", text)  # "Rp2jt" -> "rp 2jt"
+    text = re.sub(r"(?<=\d)x(?=(?:rtx\s*)?[a-z]{1,2}\d)", "x ", text)  # "8xH100" -> "8x h100"
+    text = re.sub(r"(?<![\w.,])x(?=\d)", "x ", text)  # "epoche x3", "H100 x8" -> "x 3", "x 8"
+    text = re.sub(r"(?<=\d)\s*(?:giga(?:bytes?)?|gib)(?![\w])", "gb", text)  # "80 giga" -> "80gb"
+    return words_to_digits(text)
+
+
+def unit_follows(scan: Scan, pos: int) -> bool:
+    """Whether a unit word (tokens, examples, epochs, durations, money) follows `pos`: the number is not a GPU."""
+    lex = vocabulary()
+    units = [*lex["token_units"], *lex["example_units"], *lex["epoch_units"], *lex["seq_keywords"],
+             *(w for words in lex["durations"].values() for w in words),
+             *(w for forms in lex["currencies"].values() for w in forms["after"])]
+    return after(scan, pos, units, gap=r"[\s-]*") is not None
+
+
+
+def negated(scan: Scan, start: int, window: int = 28) -> bool:
+    """Whether a negation word precedes `start` in the same clause."""
+    left = scan.text[max(0, start - window):start]
+    breaks = list(rx(r"[.;!?,]|(?<![\w])" + alt(vocabulary()["clause_breaks"]) + r"(?![\w])").finditer(left))
+    if breaks:
+        left = left[breaks[-1].end():]
+    return rx(r"(?<![\w'])" + alt(vocabulary()["negation_words"]) + r"(?![\w'])").search(left) is not None
