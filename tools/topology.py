@@ -10,40 +10,34 @@ conversion B = NIC rate per GPU·(n-1)/(k-1). Per-GPU memory comes from the VRAM
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from contract.jobspec import JobSpec
-from tools.estimator import Estimate, EstimateRequest, estimate, request_for_spec, resolve_arch
-from tools.gpus import GpuSpec, lookup_gpu
-from tools.models import ModelArch
-from tools.throughput import (
-    TokenFlops,
-    Utilisation,
-    backward_fraction,
-    flops_per_token,
-    peak_tflops,
-    qlora_dequant_seconds,
-    utilisation_for,
+from tools.collectives import (  # noqa: F401  (re-exported: the link model's constants and cost functions)
+    ASSUMED_NODE_GBPS,
+    ASSUMED_PCIE_GBS,
+    NIC_EFFICIENCY,
+    NVLINK_EFFICIENCY,
+    PCIE_EFFICIENCY,
+    Layout,
+    Links,
+    Plan,
+    allreduce_s,
+    comm_seconds,
+    gather_s,
+    links_for,
+    plans_for,
 )
+from tools.estimator import Estimate, estimate
+from tools.gpus import GpuSpec, lookup_gpu
+from tools.throughput import Utilisation, method_efficiency, peak_tflops, qlora_dequant_seconds, utilisation_for
+from tools.workload import Workload, build_workload  # noqa: F401  (re-exported)
 
 Interconnect = Literal["nvlink", "pcie", "unknown"]
-Layout = Literal["single_gpu", "ddp", "zero2", "fsdp", "tensor_parallel"]
 VerdictCode = Literal["fits_single_gpu", "multi_gpu_ok", "multi_node_ok", "pcie_comm_bound", "comm_bound",
                       "multi_node_slow_fabric", "needs_nvlink_node", "does_not_fit"]
 
-NVLINK_EFFICIENCY = 0.80
-"""All-reduce bus bandwidth / unidirectional NVLink spec: 78 % (8×A100 NVLink3), 82 % (8×H200 NVLink4 ring), §2.4."""
-PCIE_EFFICIENCY = 0.80
-"""Rule of thumb 80-90 % of unidirectional spec (measured PCIe5 H2D 88 %), hardware.md §2.1; lower end taken."""
-NIC_EFFICIENCY = 0.74
-"""Measured per-GPU NIC rate on 4× p6-b200: 37 of 50 GB/s (74 %), hardware.md §2.4."""
-ASSUMED_PCIE_GBS = 31.0
-"""PCIe Gen4 x16 unidirectional (hardware.md §2.1), used when the GPU table has no PCIe figure."""
-ASSUMED_NODE_GBPS = 100.0
-"""Unknown inter-node fabric: plain 100 Gb/s Ethernet per node (planning assumption; hardware.md §6: no sourced table)."""
 COMM_BOUND_SHARE = 0.25
 """Exposed communication above this share of a step is reported as a bottleneck (product threshold)."""
 DEFAULT_MEMORY_MARGIN = 0.05
@@ -81,6 +75,8 @@ class LayoutOption(BaseModel):
     comm_share: float | None = Field(description="comm / (compute + comm): the share without overlap.")
     exposed_comm_share: float | None = Field(description="exposed comm / step time: the share with overlap.")
     collective: str
+    gradient_checkpointing: bool = Field(default=True, description="Activation recompute in this layout.")
+    gradient_accumulation_steps: int = Field(default=1, description="Micro-steps per optimizer step.")
 
 
 class TopologyResult(BaseModel):
@@ -111,6 +107,8 @@ class TopologyResult(BaseModel):
     exposed_comm_s_per_step: float | None
     comm_share: float | None
     exposed_comm_share: float | None
+    gradient_checkpointing: bool | None = None
+    gradient_accumulation_steps: int | None = None
     slowdown: float | None = Field(description="Step time / compute time (1.0 = communication fully hidden).")
     utilisation: float | None
     utilisation_source: str | None
@@ -118,195 +116,72 @@ class TopologyResult(BaseModel):
     assumptions: list[str]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Workload:
-    """A job spec resolved into what the topology and time models need."""
 
-    request: EstimateRequest
-    arch: ModelArch
-    method: str
-    precision: str
-    micro_batch_size: int
-    seq_len: int
-    gradient_checkpointing: bool
-    total_params: int
-    trainable_params: int
-    token_flops: TokenFlops
-    assumptions: tuple[str, ...]
-    memory_cache: dict[tuple[int, str, int], float | None] = field(default_factory=dict, compare=False)
-    """Per-GPU GiB by (GPUs, sharding, tensor parallel): memory does not depend on which GPU, so offers share it."""
-
-    @property
-    def grad_bytes(self) -> float:
-        """Bytes per gradient element communicated (FP32 under AMP and FP32, else 2)."""
-        return 4.0 if self.precision in ("fp32", "amp_bf16", "amp_fp16") else 2.0
-
-    @property
-    def param_bytes(self) -> float:
-        """Bytes per parameter all-gathered by ZeRO-3/FSDP (4-bit base for QLoRA, BF16 compute copy otherwise)."""
-        if self.method == "qlora":
-            return 0.5
-        return 4.0 if self.precision == "fp32" else 2.0
-
-
-def build_workload(spec: JobSpec) -> Workload:
-    """Resolve a JobSpec once: architecture, trainable parameters and FLOPs per token."""
-    request, filled = request_for_spec(spec)
-    base = estimate(request)
-    arch = resolve_arch(request)
-    flops = flops_per_token(arch, method=request.method, seq_len=request.seq_len,
-                            gradient_checkpointing=request.gradient_checkpointing,
-                            trainable_params=base.trainable_params)
-    return Workload(request=request, arch=arch, method=request.method, precision=base.precision,
-                    micro_batch_size=request.micro_batch_size, seq_len=request.seq_len,
-                    gradient_checkpointing=request.gradient_checkpointing, total_params=base.total_params,
-                    trainable_params=base.trainable_params, token_flops=flops, assumptions=tuple(filled))
-
-
-def allreduce_s(size_bytes: float, ranks: int, busbw_gbs: float) -> float:
-    """Ring all-reduce lower bound 2(n-1)/n·S/B (hardware.md §2.3)."""
-    return 0.0 if ranks <= 1 else 2.0 * (ranks - 1) / ranks * size_bytes / (busbw_gbs * 1e9)
-
-
-def gather_s(size_bytes: float, ranks: int, busbw_gbs: float) -> float:
-    """All-gather or reduce-scatter lower bound (n-1)/n·S/B (hardware.md §2.3)."""
-    return 0.0 if ranks <= 1 else (ranks - 1) / ranks * size_bytes / (busbw_gbs * 1e9)
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Links:
-    """Bandwidths the collectives see on one candidate."""
-
-    kind: str
-    intra_busbw: float
-    dp_busbw: float
-    nic_gbs: float | None
-    notes: tuple[str, ...]
-
-
-def _links(candidate: Candidate, gpu: GpuSpec | None, per_node: int, nodes: int) -> _Links:
-    """Intra-node link kind and bus bandwidth, and the bandwidth data-parallel collectives get across nodes."""
-    notes: list[str] = []
-    kind = candidate.interconnect
-    has_nvlink = gpu is not None and gpu.nvlink_gbs is not None
-    if kind == "unknown":
-        kind = "nvlink" if gpu is not None and gpu.has_full_nvlink else "pcie"
-        notes.append(f"interconnect not stated: {kind} assumed from the GPU's form factor")
-    nvlink_gbs = candidate.nvlink_gbs or (gpu.nvlink_gbs if has_nvlink else None)
-    if kind == "nvlink" and gpu is not None and gpu.gpu_link == "nvlink-bridge":
-        kind = "nvlink-bridge" if per_node <= 2 else "pcie"
-        if per_node > 2:
-            notes.append("NVLink bridges join pairs only: beyond 2 GPUs traffic crosses PCIe")
-    if kind in ("nvlink", "nvlink-bridge") and nvlink_gbs:
-        intra = nvlink_gbs * NVLINK_EFFICIENCY
-        notes.append(f"NVLink bus bandwidth {NVLINK_EFFICIENCY:.0%} of {nvlink_gbs:g} GB/s per direction (§2.4)")
-    else:
-        kind = "pcie"
-        pcie = gpu.pcie_gbs if gpu is not None and gpu.pcie_gbs else ASSUMED_PCIE_GBS
-        if gpu is None or not gpu.pcie_gbs:
-            notes.append(f"PCIe bandwidth unknown: Gen4 x16 ({ASSUMED_PCIE_GBS:g} GB/s) assumed")
-        intra = pcie * PCIE_EFFICIENCY
-        notes.append(f"PCIe bus bandwidth {PCIE_EFFICIENCY:.0%} of {pcie:g} GB/s per direction, GPUs under one "
-                     "PCIe switch (across CPU sockets it is lower; check nvidia-smi topo -m)")
-    if nodes <= 1:
-        return _Links(kind=kind, intra_busbw=intra, dp_busbw=intra, nic_gbs=None, notes=tuple(notes))
-    node_gbps = candidate.inter_node_gbps
-    if node_gbps is None:
-        node_gbps = ASSUMED_NODE_GBPS
-        notes.append(f"inter-node fabric unknown: {ASSUMED_NODE_GBPS:g} Gb/s Ethernet per node assumed")
-    nic = node_gbps / 8.0 / per_node * NIC_EFFICIENCY
-    total = per_node * nodes
-    hierarchical = nic * (total - 1) / (nodes - 1)
-    notes.append(f"across nodes: {node_gbps:g} Gb/s per node, {NIC_EFFICIENCY:.0%} achievable, hierarchical "
-                 "all-reduce busbw = NIC rate per GPU·(n-1)/(k-1) (§2.3)")
-    return _Links(kind=kind, intra_busbw=intra, dp_busbw=min(intra, hierarchical), nic_gbs=nic, notes=tuple(notes))
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Plan:
-    """A layout to evaluate: estimator settings and the collectives it implies."""
-
-    layout: Layout
-    sharding: str
-    tp: int
-
-
-def _plans(total: int, per_node: int, nodes: int, link_kind: str) -> list[_Plan]:
-    """Layouts worth trying on this many GPUs; tensor parallel only inside an NVLink node."""
-    if total == 1:
-        return [_Plan(layout="single_gpu", sharding="none", tp=1)]
-    plans = [_Plan(layout="ddp", sharding="ddp", tp=1), _Plan(layout="zero2", sharding="zero2", tp=1),
-             _Plan(layout="fsdp", sharding="fsdp", tp=1)]
-    if per_node > 1 and link_kind == "nvlink":
-        plans.append(_Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node))
-    return plans
-
-
-def _memory(workload: Workload, total: int, plan: _Plan) -> float | None:
-    """Per-GPU GiB (nvidia-smi view) for a layout; None when the model cannot be split that way. Cached."""
-    key = (total, plan.sharding, plan.tp)
+def _memory(workload: Workload, total: int, plan: Plan, checkpointing: bool | None = None) -> float | None:
+    """Per-GPU GiB (nvidia-smi view) for a layout, with or without activation checkpointing (default: the
+    workload's); None when the model cannot be split that way. Cached."""
+    ckpt = workload.gradient_checkpointing if checkpointing is None else checkpointing
+    key = (total, plan.sharding, plan.tp, ckpt)
     if key not in workload.memory_cache:
         try:
-            result: Estimate = estimate(workload.request.model_copy(
-                update={"num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp}))
+            result: Estimate = estimate(workload.request.model_copy(update={
+                "num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp,
+                "gradient_checkpointing": ckpt}))
             workload.memory_cache[key] = result.per_gpu_gib
         except ValueError:
             workload.memory_cache[key] = None
     return workload.memory_cache[key]
 
 
-def _compute_s(workload: Workload, gpu: GpuSpec | None, tp: int) -> tuple[float | None, Utilisation | None]:
-    """Compute seconds per micro-step on each GPU, and the utilisation assumed."""
+def _compute_s(workload: Workload, gpu: GpuSpec | None, tp: int,
+               checkpointing: bool | None = None) -> tuple[float | None, Utilisation | None]:
+    """Compute seconds per micro-step on each GPU, and the utilisation assumed (adapter methods run their small
+    matmuls and, for QLoRA, the 4-bit dequantisation at a lower efficiency than full training)."""
     if gpu is None:
         return None, None
     peak = peak_tflops(gpu, workload.precision)
     if not peak:
         return None, None
+    ckpt = workload.gradient_checkpointing if checkpointing is None else checkpointing
     util = utilisation_for(gpu)
+    efficiency = method_efficiency(workload.method).value
     tokens = workload.micro_batch_size * workload.seq_len
-    seconds = tokens * workload.token_flops.total / tp / (peak * 1e12 * util.value)
+    seconds = tokens * workload.flops_for(ckpt).total / tp / (peak * 1e12 * util.value * efficiency)
     if workload.method == "qlora":
-        seconds += qlora_dequant_seconds(workload.total_params // tp, gpu,
-                                         gradient_checkpointing=workload.gradient_checkpointing)
+        seconds += qlora_dequant_seconds(workload.total_params // tp, gpu, gradient_checkpointing=ckpt)
     return seconds, util
 
 
-def _comm(workload: Workload, plan: _Plan, links: _Links, total: int, per_node: int,
-          nodes: int) -> tuple[float, float, str]:
-    """Communication seconds per micro-step, the overlap window as a fraction of compute, and a label."""
-    grads = workload.trainable_params * workload.grad_bytes
-    backward = backward_fraction(workload.method, workload.gradient_checkpointing)
-    if plan.layout == "single_gpu":
-        return 0.0, 0.0, "none"
-    if plan.layout == "ddp":
-        return allreduce_s(grads, total, links.dp_busbw), backward, "all-reduce of gradients"
-    if plan.layout == "zero2":
-        params = workload.trainable_params * workload.param_bytes
-        return (gather_s(grads, total, links.dp_busbw) + gather_s(params, total, links.dp_busbw), backward,
-                "reduce-scatter of gradients + all-gather of parameters")
-    if plan.layout == "fsdp":
-        params = workload.total_params * workload.param_bytes
-        return (2 * gather_s(params, total, links.dp_busbw) + gather_s(grads, total, links.dp_busbw), 1.0,
-                "all-gather of parameters (forward and backward) + reduce-scatter of gradients")
-    activation = workload.micro_batch_size * workload.seq_len * workload.arch.hidden * 2.0
-    per_layer = 4 + (2 if workload.gradient_checkpointing else 0)
-    tp_s = workload.arch.layers * per_layer * allreduce_s(activation, plan.tp, links.intra_busbw)
-    dp_s = allreduce_s(grads / plan.tp, nodes, links.nic_gbs) if nodes > 1 and links.nic_gbs else 0.0
-    # Only the cross-node gradient all-reduce can hide behind the backward pass; TP sits on the critical path.
-    return tp_s + dp_s, 0.0, "tensor-parallel activation all-reduces" + (
-        " + cross-node gradient all-reduce" if dp_s else "")
-
-
-def _option(workload: Workload, plan: _Plan, per_gpu: float, usable: float, compute: float | None, comm: float,
-            window: float, label: str, overlap: bool) -> LayoutOption:
+def _option(plan: Plan, per_gpu: float, usable: float, compute: float | None, comm: float, exposed: float,
+            label: str, checkpointing: bool, accumulation: int) -> LayoutOption:
     """Assemble one layout's numbers."""
-    exposed = max(comm - window * compute, 0.0) if overlap and compute is not None else comm
     share = comm / (compute + comm) if compute is not None and compute + comm > 0 else None
     exposed_share = exposed / (compute + exposed) if compute is not None and compute + exposed > 0 else None
     return LayoutOption(layout=plan.layout, sharding=plan.sharding, tensor_parallel=plan.tp,
                         per_gpu_gib=per_gpu, fits=per_gpu <= usable, compute_s=compute, comm_s=comm,
                         exposed_comm_s=exposed, comm_share=share, exposed_comm_share=exposed_share,
-                        collective=label)
+                        collective=label, gradient_checkpointing=checkpointing,
+                        gradient_accumulation_steps=accumulation)
+
+
+def _layout_options(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, total: int, nodes: int,
+                    usable: float, overlap: bool) -> list[LayoutOption]:
+    """One layout with the workload's checkpointing and, when the user left it open, without (faster where the
+    memory allows it)."""
+    variants = [workload.gradient_checkpointing]
+    if workload.checkpointing_optional:
+        variants.append(False)
+    options = []
+    for ckpt in variants:
+        per_gpu = _memory(workload, total, plan, ckpt)
+        if per_gpu is None:
+            continue
+        compute, _ = _compute_s(workload, gpu, plan.tp, ckpt)
+        comm = comm_seconds(workload, plan, links, total, nodes, compute_s=compute, gradient_checkpointing=ckpt,
+                            overlap=overlap)
+        options.append(_option(plan, per_gpu, usable, compute, comm.seconds, comm.exposed, comm.label, ckpt,
+                               comm.accumulation))
+    return options
 
 
 def _step_time(option: LayoutOption) -> float:
@@ -331,26 +206,26 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
     if total % per_node:
         raise ValueError(f"{total} GPUs cannot be split into nodes of {per_node}")
     nodes = total // per_node
-    links = _links(candidate, gpu, per_node, nodes)
+    links = links_for(candidate, gpu, per_node, nodes)
     usable = vram * (1.0 - margin)
-    single = _memory(workload, 1, _Plan(layout="single_gpu", sharding="none", tp=1)) or 0.0
+    single = _memory(workload, 1, Plan(layout="single_gpu", sharding="none", tp=1)) or 0.0
 
     options: list[LayoutOption] = []
-    for plan in _plans(total, per_node, nodes, links.kind):
-        per_gpu = single if plan.layout == "single_gpu" else _memory(workload, total, plan)
-        if per_gpu is None:
-            continue
-        compute, _ = _compute_s(workload, gpu, plan.tp)
-        comm, window, label = _comm(workload, plan, links, total, per_node, nodes)
-        options.append(_option(workload, plan, per_gpu, usable, compute, comm, window, label, overlap))
+    for plan in plans_for(total, per_node, nodes, links.kind):
+        options.extend(_layout_options(workload, gpu, plan, links, total, nodes, usable, overlap))
     _, util = _compute_s(workload, gpu, 1)
     fitting = [o for o in options if o.fits]
     best = min(fitting, key=lambda o: _time_per_sequence(o, total)) if fitting else None
     assumptions = [*workload.assumptions, *links.notes,
                    f"memory margin {margin:.0%} of {vram:g} GiB kept free",
-                   "one optimizer step per micro-batch (no gradient accumulation): communication is not amortised",
+                   "gradient accumulation up to the global batch (1M tokens pre-training, 128 sequences "
+                   "fine-tuning): gradient all-reduces amortised over its micro-steps, FSDP gathers every micro-step",
+                   method_efficiency(workload.method).source,
                    "communication overlaps the backward pass (DDP/ZeRO-2) or the whole step (FSDP prefetch); "
                    "tensor-parallel all-reduces do not overlap" if overlap else "no communication overlap"]
+    if best is not None and workload.checkpointing_optional and not best.gradient_checkpointing:
+        assumptions.append("gradient checkpointing left off: the memory allows it, and recompute costs ~1/3 "
+                           "more compute")
     if util is not None:
         assumptions.append(f"compute at {util.value:.0%} of dense peak ({util.source})")
     elif gpu is not None:
@@ -370,12 +245,14 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
         exposed_comm_s_per_step=best.exposed_comm_s if best else None,
         comm_share=best.comm_share if best else None,
         exposed_comm_share=best.exposed_comm_share if best else None,
+        gradient_checkpointing=best.gradient_checkpointing if best else None,
+        gradient_accumulation_steps=best.gradient_accumulation_steps if best else None,
         slowdown=(_step_time(best) / best.compute_s) if best and best.compute_s else None,
         utilisation=util.value if util else None, utilisation_source=util.source if util else None,
         options=options, assumptions=assumptions)
 
 
-def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int, nodes: int, links: _Links,
+def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int, nodes: int, links: Links,
              vram: float, usable: float, single: float, per_node: int, workload: Workload,
              candidate: Candidate) -> tuple[VerdictCode, dict[str, float | int | str | bool | None]]:
     """Pick the verdict code and the parameters a sentence about it needs."""
@@ -385,7 +262,7 @@ def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int,
         smallest = min((o.per_gpu_gib for o in options), default=single)
         params |= {"needed_gib": round(smallest, 2), "usable_gib": round(usable, 2)}
         if links.kind != "nvlink" and per_node > 1:
-            tp = _Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node)
+            tp = Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node)
             tp_memory = _memory(workload, total, tp)
             if tp_memory is not None and tp_memory <= usable:
                 params["needed_gib_with_tensor_parallel"] = round(tp_memory, 2)
