@@ -1,0 +1,413 @@
+"""Claim checking for LLM text: every fact the LLM writes must be one the source (draft or tool results) holds.
+
+A claim is a number (digits or words, it/id/en) with its unit (currency and per-hour, GiB, hours, %, GPUs, tokens)
+and the fact it is attached to (the nearest fact word in its clause: total, budget, per GPU, weights...), or a
+named thing: provider, GPU, instance or other identifier, region, currency, an absolute promise ("never"). The
+rewording check also wants the draft's verdict (its first paragraph's claims) back in the LLM text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+LEXICON_FILE = Path(__file__).with_name("claims_lexicon.json")
+FACT_WINDOW = 8
+"""A fact word further than this many tokens from a number (in its clause) does not label it."""
+MIN_CONTENT_WORDS = 4
+MIN_OVERLAP = 0.4
+
+_TOKEN = re.compile(r"""
+ (?P<code>`[^`\n]+`)
+|(?P<brk>\n|[.;:!?](?=\s|$)|,(?=\s)|[()\[\]|])
+|(?P<ident>(?=[\w.-]*[^\W\d_])(?=[\w.-]*\d)[^\W_]+(?:[-_.][^\W_]+)*)
+|(?P<num>\d+(?:[.,]\d+)*)
+|(?P<word>[^\W\d_]+(?:-[^\W\d_]+)*)
+|(?P<sym>[$€%×=≈<>/+])
+""", re.VERBOSE)
+_GLUED = re.compile(r"^(\d+(?:[.,]\d+)?)(gib|gb|g|h|x|k|m|b)$", re.IGNORECASE)
+_GLUED_UNIT = {"gib": "mem", "gb": "mem", "g": "mem", "h": "hours", "x": "gpus", "b": "params"}
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token: its kind (code, ident, num, word, sym), text, and the clause it sits in."""
+
+    kind: str
+    text: str
+    clause: int
+
+    @property
+    def low(self) -> str:
+        """Lower-case text."""
+        return self.text.lower()
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number claim: value, unit kind (money, percent, mem, hours...), currency, per hour, attached fact."""
+
+    value: float
+    kind: str | None
+    currency: str | None
+    per_hour: bool
+    fact: str | None
+    text: str
+
+    def same_unit(self, other: Number) -> bool:
+        """Units agree: same currency and per-hour for money; same kind where both name one."""
+        if self.currency or other.currency:
+            return self.currency == other.currency and self.per_hour == other.per_hour
+        return self.kind is None or other.kind is None or self.kind == other.kind
+
+
+@dataclass(frozen=True)
+class Claims:
+    """Everything checkable in a text."""
+
+    numbers: tuple[Number, ...]
+    names: frozenset[str]
+    """GPUs (canonical), providers, identifiers and code spans, region words, currencies, verdict words."""
+    absolutes: frozenset[str]
+    invented: tuple[str, ...]
+    """Names that look like an unknown provider ('evilcloud', 'provider X')."""
+    words: tuple[str, ...]
+    vocabulary: frozenset[str]
+    """Every token of the text, lower case."""
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """The verdict on an LLM text: ok, or the problems found (English, for logs and tests)."""
+
+    ok: bool
+    problems: tuple[str, ...] = ()
+
+
+@cache
+def lexicon() -> dict:
+    """The words the checker reads (agent/claims_lexicon.json)."""
+    return json.loads(LEXICON_FILE.read_text(encoding="utf-8"))
+
+
+def tokenize(text: str) -> list[Token]:
+    """Tokens with clause numbers; markdown emphasis is dropped, breaks only advance the clause counter."""
+    text = text.replace("**", " ").replace("__", " ").replace("’", "'")
+    tokens, clause = [], 0
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or ""
+        if kind == "brk":
+            clause += 1
+            continue
+        if kind == "word" and "-" in match.group() and all(_word_value(p) is not None for p in match.group().split("-")):
+            tokens.extend(Token("word", part, clause) for part in match.group().split("-"))
+            continue
+        tokens.append(Token(kind, match.group(), clause))
+    return tokens
+
+
+def parse_digits(text: str, language: str) -> float:
+    """A digit string's value: '1.234,5' (it/id) or '1,234.5' (en); a separator before 3 digits is a thousands one."""
+    thousands = "," if language == "en" else "."
+    parts = re.split(r"([.,])", text)
+    out = parts[0]
+    for sep, digits in zip(parts[1::2], parts[2::2]):
+        out += digits if (sep == thousands and len(digits) == 3) else "." + digits
+    try:
+        return float(out)
+    except ValueError:
+        return float(re.sub(r"\D", "", text) or 0)
+
+
+@cache
+def _number_vocab() -> dict[str, tuple[str, float]]:
+    """Number word -> (role, value): unit, fraction, times (x10/x100), teen (+10), scale (x1000...)."""
+    words = lexicon()["number_words"]
+    vocab: dict[str, tuple[str, float]] = {}
+    for role, table in (("unit", words["units"]), ("fraction", words["fractions"]),
+                        ("times", words["times_small"]), ("teen", words["teen"]), ("scale", words["scales"])):
+        vocab.update({word: (role, float(value)) for word, value in table.items()})
+    vocab.update({"cent": ("times", 100.0), "tré": ("unit", 3.0), "mil": ("scale", 1000.0)})
+    return vocab
+
+
+@cache
+def _word_pieces(word: str) -> tuple[tuple[str, float], ...] | None:
+    """Split a (possibly glued Italian) number word into vocabulary pieces, or None when it is not a number."""
+    vocab, word = _number_vocab(), word.lower()
+    if word in vocab:
+        return (vocab[word],)
+    for cut in range(len(word) - 1, 1, -1):
+        head, tail = word[:cut], word[cut:]
+        if head in vocab:
+            rest = _word_pieces(tail)
+            if rest is not None:
+                return (vocab[head],) + rest
+    return None
+
+
+def _word_value(word: str) -> float | None:
+    """The value of one number word ('ventiquattro' 24), None for other words."""
+    pieces = _word_pieces(word)
+    return None if pieces is None else _combine(list(pieces))
+
+
+def _combine(pieces: list[tuple[str, float]]) -> float:
+    """Value of a run of number-word pieces: 'two hundred forty', 'dua puluh empat', 'due mila'."""
+    total = current = 0.0
+    for role, value in pieces:
+        if role in ("unit", "fraction"):
+            current += value
+        elif role == "times":
+            current = (current or 1.0) * value
+        elif role == "teen":
+            current += value
+        else:
+            total += (current or 1.0) * value
+            current = 0.0
+    return total + current
+
+
+def _phrase_at(tokens: list[Token], i: int, phrases: list[str]) -> int:
+    """Length in tokens of the first phrase that starts at token i (last word may end in '*'), else 0."""
+    for phrase in phrases:
+        parts = [t.low for t in tokenize(phrase.rstrip("*"))] or [phrase]
+        prefix = phrase.endswith("*")
+        if i + len(parts) > len(tokens) or any(tokens[i + k].clause != tokens[i].clause for k in range(len(parts))):
+            continue
+        words = [tokens[i + k].low for k in range(len(parts))]
+        if words[:-1] == parts[:-1] and (words[-1].startswith(parts[-1]) if prefix else words[-1] == parts[-1]):
+            return len(parts)
+    return 0
+
+
+def _currency_at(tokens: list[Token], i: int) -> tuple[str | None, int]:
+    """A currency written at token i and its length."""
+    if i < 0 or i >= len(tokens):
+        return None, 0
+    units = lexicon()["units"]
+    for code in ("USD", "EUR", "IDR"):
+        length = _phrase_at(tokens, i, units[code])
+        if length:
+            return code, length
+    return None, 0
+
+
+def _unit(tokens: list[Token], i: int, glued: str | None) -> tuple[str | None, str | None, bool]:
+    """(kind, currency, per_hour) of the number at token i, read from the tokens around it."""
+    units = lexicon()["units"]
+    if glued:
+        return glued, None, False
+    same = (lambda j: 0 <= j < len(tokens) and tokens[j].clause == tokens[i].clause)
+    currency, length = _currency_at(tokens, i + 1) if same(i + 1) else (None, 0)
+    j = i + 1 + length
+    if currency is None and same(i - 1):
+        currency, _ = _currency_at(tokens, i - 1)
+    if currency:
+        per_hour = same(j) and bool(_phrase_at(tokens, j, units["per_hour"]))
+        return "money", currency, per_hour
+    if not same(i + 1):
+        return None, None, False
+    for kind in ("percent", "mem", "hours", "minutes", "days", "tokens", "gpus"):
+        if _phrase_at(tokens, i + 1, units[kind]):
+            return kind, None, False
+    if tokens[i + 1].kind == "ident" and _gpu(tokens[i + 1].text):
+        return "gpus", None, False
+    return None, None, False
+
+
+@cache
+def _gpu(text: str) -> str | None:
+    """Canonical GPU name of a token, if it is one."""
+    try:
+        from tools.gpus import canonical_gpu_name
+    except ImportError:  # pragma: no cover
+        return None
+    return canonical_gpu_name(text) if re.search(r"\d", text) else None
+
+
+@cache
+def _providers() -> dict[str, str]:
+    """Every provider id, alias and display name (lower case) -> provider id."""
+    from tools.providers import _ALIASES, all_providers
+
+    names = {p.id: p.id for p in all_providers()} | {p.display_name.lower(): p.id for p in all_providers()}
+    return names | {alias: target for alias, target in _ALIASES.items() if " " not in alias}
+
+
+def _facts(tokens: list[Token]) -> list[tuple[int, int, str]]:
+    """(first token, last token, fact) for every fact word or phrase in the text."""
+    found = []
+    for i in range(len(tokens)):
+        for fact, phrases in lexicon()["facts"].items():
+            length = _phrase_at(tokens, i, phrases)
+            if length:
+                found.append((i, i + length - 1, fact))
+    return found
+
+
+def _nearest_fact(facts: list[tuple[int, int, str]], tokens: list[Token], i: int) -> str | None:
+    """The fact nearest to token i in its clause (within FACT_WINDOW tokens); None when none, or two tie."""
+    near = sorted((min(abs(first - i), abs(last - i)), fact) for first, last, fact in facts
+                  if tokens[first].clause == tokens[i].clause and min(abs(first - i), abs(last - i)) <= FACT_WINDOW)
+    if not near or (len(near) > 1 and near[1][0] == near[0][0] and near[1][1] != near[0][1]):
+        return None
+    return near[0][1]
+
+
+def extract(text: str, language: str) -> Claims:
+    """Every checkable claim in a text written in `language`."""
+    tokens = tokenize(text)
+    facts = _facts(tokens)
+    lex = lexicon()
+    need_unit = set(lex["number_words"]["need_unit"])
+    numbers: list[Number] = []
+    names: set[str] = set()
+    invented: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        value, glued, end = None, None, i + 1
+        if token.kind == "num":
+            value = parse_digits(token.text, language)
+        elif token.kind == "ident" and (m := _GLUED.match(token.text)):
+            value = parse_digits(m.group(1), language) * {"k": 1e3, "m": 1e6}.get(m.group(2).lower(), 1.0)
+            glued = _GLUED_UNIT.get(m.group(2).lower())
+        elif token.kind == "word" and _word_pieces(token.text) is not None:
+            pieces = []
+            while end - 1 < len(tokens) and tokens[end - 1].kind == "word" and _word_pieces(tokens[end - 1].text):
+                pieces.extend(_word_pieces(tokens[end - 1].text) or ())
+                end += 1
+            end -= 1
+            single = end == i + 1 and token.low in need_unit
+            if not single or _unit(tokens, i, None)[0] not in (None, "gpus") or (
+                    end < len(tokens) and _phrase_at(tokens, end, lex["units"]["hours"])):
+                value = _combine(pieces)
+        if value is not None:
+            kind, currency, per_hour = _unit(tokens, end - 1, glued)
+            numbers.append(Number(round(value, 6), kind, currency, per_hour, _nearest_fact(facts, tokens, i),
+                                  " ".join(t.text for t in tokens[i:end])))
+            i = max(end, i + 1)
+            continue
+        if token.kind == "code":
+            names.add("id:" + token.low.strip("`"))
+        elif token.kind == "ident":
+            gpu = _gpu(token.text)
+            names.add("gpu:" + gpu if gpu else "id:" + token.low)
+        elif token.kind in ("word", "sym"):
+            names |= _word_names(tokens, i, invented)
+        i += 1
+    absolutes = {phrase.rstrip("*") for phrase in lex["absolute"]
+                 if any(_phrase_at(tokens, k, [phrase]) for k in range(len(tokens)))}
+    words = tuple(t.low for t in tokens if t.kind == "word" and len(t.text) >= 4)
+    return Claims(tuple(numbers), frozenset(names), frozenset(absolutes), tuple(invented), words,
+                  frozenset(t.low for t in tokens))
+
+
+def _word_names(tokens: list[Token], i: int, invented: list[str]) -> set[str]:
+    """Names a word token carries: provider, currency, region word, verdict word; flags provider-shaped inventions."""
+    lex, token, names = lexicon(), tokens[i], set()
+    if token.low in _providers():
+        names.add("provider:" + _providers()[token.low])
+    currency, _ = _currency_at(tokens, i)
+    if currency:
+        names.add("currency:" + currency)
+    if token.low in lex["region_words"]:
+        names.add("region:" + token.low)
+    if token.low in lex["verdict_words"]:
+        names.add("verdict:" + token.low)
+    if token.kind == "word" and token.low not in _providers() and any(
+            token.low.endswith(shape.lstrip("*")) and len(token.low) > len(shape.lstrip("*"))
+            for shape in lex["provider_shapes"]):
+        invented.append(token.low)
+    if token.low in lex["provider_nouns"] and i + 1 < len(tokens) and tokens[i].clause == tokens[i + 1].clause:
+        following = tokens[i + 1]
+        if following.kind in ("word", "ident") and (following.text[:1].isupper() or len(following.text) == 1):
+            invented.append(following.low)
+    return names
+
+
+def _matches(claim: Number, source: Number, tolerance: bool) -> bool:
+    """The same value (exactly, or rounded as written when `tolerance`) in a compatible unit."""
+    if not claim.same_unit(source):
+        return False
+    if not tolerance:
+        return abs(claim.value - source.value) < 1e-9
+    decimals = len(claim.text.split(",")[-1]) if "," in claim.text and not claim.text.endswith(",") else 0
+    decimals = max(decimals, len(claim.text.split(".")[-1]) if "." in claim.text else 0)
+    step = 0.5 * 10 ** -min(decimals, 6) + 1e-9
+    return any(abs(claim.value - value) <= step * max(1.0, abs(value) * 1e-9) for value in
+               (source.value, source.value * 100))
+
+
+def _number_problems(text: Claims, source: Claims, tolerance: bool) -> list[str]:
+    """Numbers absent from the source, or attached there to a different fact."""
+    problems = []
+    for claim in text.numbers:
+        found = [s for s in source.numbers if _matches(claim, s, tolerance)]
+        if not found:
+            problems.append(f"number {claim.text!r} is not in the source")
+            continue
+        if claim.fact is None or any(s.fact == claim.fact for s in found):
+            continue
+        elsewhere = [s for s in source.numbers if s.fact == claim.fact and (claim.kind or s.kind) in (None, s.kind)]
+        if elsewhere or not any(s.fact is None for s in found):
+            problems.append(f"number {claim.text!r} is attached to '{claim.fact}', which the source does not say")
+    return problems
+
+
+def _name_problems(text: Claims, source: Claims, source_text: str) -> list[str]:
+    """Named things, absolute promises and invented providers that the source does not hold."""
+    problems = [f"{name} is not in the source" for name in sorted(text.names - source.names)
+                if not (name.startswith("id:") and name[3:] in source_text.lower())]
+    problems += [f"'{word}' is not in the source" for word in sorted(text.absolutes - source.absolutes)]
+    problems += [f"unknown name '{name}'" for name in text.invented if name not in source.vocabulary]
+    return problems
+
+
+def check_rewording(candidate: str, draft: str, language: str) -> ClaimCheck:
+    """Whether `candidate` says only what `draft` says (same facts, same attachments) and keeps its verdict."""
+    problems = check_fragment(candidate, draft, language).problems
+    if not problems:
+        problems = verdict_problems(candidate, draft, language)
+    return ClaimCheck(not problems, tuple(problems))
+
+
+def check_fragment(candidate: str, draft: str, language: str) -> ClaimCheck:
+    """Claims of part of a rewording (a paragraph while streaming): all in the draft, no verdict needed."""
+    text, source = extract(candidate, language), extract(draft, language)
+    problems = _number_problems(text, source, tolerance=False) + _name_problems(text, source, draft)
+    return ClaimCheck(not problems, tuple(problems))
+
+
+def verdict_problems(candidate: str, draft: str, language: str) -> tuple[str, ...]:
+    """What of the draft's verdict (its first paragraph's claims) the candidate lost."""
+    headline = extract(draft.strip().split("\n\n")[0], language)
+    text = extract(candidate, language)
+    missing = [f"verdict number {n.text!r} is missing" for n in headline.numbers
+               if not any(_matches(c, n, False) for c in text.numbers)]
+    missing += [f"verdict {name} is missing" for name in sorted(headline.names - text.names)
+                if not (name.startswith("id:") and name[3:] in candidate.lower())]
+    if not headline.numbers and not headline.names:
+        missing += content_problems(candidate, draft, language)
+    return tuple(missing)
+
+
+def content_problems(candidate: str, source: str, language: str) -> list[str]:
+    """A content-free or off-source reply: too few content words, or too few of them taken from the source."""
+    words = extract(candidate, language).words
+    known = set(extract(source, language).words)
+    if len(words) < MIN_CONTENT_WORDS:
+        return ["the reply has almost no content"]
+    shared = sum(1 for word in words if word in known) / len(words)
+    return [] if shared >= MIN_OVERLAP else [f"only {shared:.0%} of the reply's words come from the source"]
+
+
+def check_grounded(text: str, sources: str, language: str) -> ClaimCheck:
+    """Whether every claim in `text` is in `sources` (tool results or cited text; numbers may be rounded)."""
+    claims, source = extract(text, language), extract(sources, "en" if sources.lstrip()[:1] in "[{" else language)
+    problems = _number_problems(claims, source, tolerance=True) + _name_problems(claims, source, sources)
+    return ClaimCheck(not problems, tuple(problems))
