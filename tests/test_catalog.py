@@ -10,6 +10,7 @@ import pytest
 
 from tools.catalog import (
     SNAPSHOT_FILE,
+    NotACatalogError,
     Offer,
     build_db,
     build_from_catalog_dir,
@@ -335,8 +336,9 @@ def test_default_paths_and_ensure_db(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert ensure_db() == path and os.stat(path).st_mtime_ns == stamp  # not rebuilt
     assert query_offers(limit=1)  # default path, built on first use
     path.write_bytes(b"not a database")
-    ensure_db()
-    assert read_meta(path)["offer_count"] > 1000  # a broken file is rebuilt
+    with pytest.raises(NotACatalogError, match="not a gpu-advisor catalog"):
+        ensure_db()
+    assert path.read_bytes() == b"not a database"  # a file that is not ours is never replaced
 
 
 @needs_shared

@@ -1,10 +1,13 @@
 """`gpu-advisor catalog update`: fetch the current SkyPilot catalog files over HTTP and rebuild the database atomically.
 
 Steps: download every cloud's ``vms.csv`` into a temp dir (``{base}/{cloud}/vms.csv``, SkyPilot's hosted layout, or
-``{base}/{cloud}.csv``, a flat folder), validate each file (HTTP 200, exact Content-Length when the server sends one,
-ends with a newline, has the required header, yields offers), import, build a NEW database file beside the old one,
-then ``os.replace`` it over the old one. Any failure — an HTTP error, a server that dies mid-file, truncated or
-malformed content — raises ``UpdateError`` and leaves the old database untouched.
+``{base}/{cloud}.csv``, a flat folder) within one overall deadline (``--timeout``), validate each file (HTTP 200,
+exact Content-Length when the server sends one, ends with a newline, has the required header, yields offers),
+import, check the result against the current catalog (no cloud may lose more than half its offers: a file cut at a
+line break; ``allow_shrink`` accepts it) and against plausible prices per GPU (implausible rows are dropped and
+reported; too many fail the update), build a NEW database file beside the old one, then ``os.replace`` it over the
+old one. Any failure raises ``UpdateError`` and leaves the old database untouched; a file at the target path that is
+not a gpu-advisor catalog is never replaced.
 
 The base URL comes from ``--base-url``, else ``$GPU_ADVISOR_CATALOG_URL``, else ``DEFAULT_BASE_URL``.
 Standard library only (urllib).
@@ -12,27 +15,32 @@ Standard library only (urllib).
 
 from __future__ import annotations
 
-import http.client
 import os
 import shutil
 import tempfile
-import urllib.error
-import urllib.request
+import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from tools.catalog import build_db, default_db_path
-from tools.catalog_import import REQUIRED_COLUMNS, ImportResult, dedupe_offers, import_cloud_file
+from tools.catalog_db import CatalogError, build_db, check_replaceable, inspect_catalog
+from tools.catalog_download import DownloadError, download
+from tools.catalog_import import (
+    REQUIRED_COLUMNS,
+    ImportResult,
+    dedupe_offers,
+    import_cloud_file,
+)
+from tools.catalog_sanity import MAX_BAD_PRICE_SHARE, shrink_problem, split_by_price
+from tools.catalog_store import resolve_db_path, snapshot_header
 
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v7"
 ENV_BASE_URL = "GPU_ADVISOR_CATALOG_URL"
 DEFAULT_CLOUDS = ("aws", "gcp", "lambda", "runpod", "vast", "cudo", "hyperbolic", "nebius", "seeweb", "shadeform",
                   "primeintellect", "mithril", "simplepod")
 """Clouds whose v7 vms.csv carries GPU offers (shared/data/skypilot-catalog-v7/SOURCE.md)."""
-MAX_FILE_BYTES = 64 * 1024 * 1024
-CHUNK = 64 * 1024
+DEFAULT_TIMEOUT_S = 120.0
 
 
 class UpdateError(RuntimeError):
@@ -59,42 +67,6 @@ def resolve_base_url(base_url: str | None) -> str:
     return (base_url or os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL).rstrip("/")
 
 
-def _download(url: str, dest: Path, timeout: float) -> bool:
-    """Fetch url into dest. False on HTTP 404 (try the other layout); UpdateError on anything else that is wrong."""
-    try:
-        response = urllib.request.urlopen(url, timeout=timeout)  # noqa: S310 - http(s) URL chosen by the user
-    except urllib.error.HTTPError as error:
-        if error.code == 404:
-            return False
-        raise UpdateError(f"{url}: HTTP {error.code} {error.reason}") from error
-    except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
-        raise UpdateError(f"{url}: {getattr(error, 'reason', error)}") from error
-    with response:
-        status = getattr(response, "status", 200)
-        if status != 200:
-            raise UpdateError(f"{url}: HTTP {status}")
-        expected = response.headers.get("Content-Length")
-        received = 0
-        try:
-            with open(dest, "wb") as out:
-                while True:
-                    chunk = response.read(CHUNK)
-                    if not chunk:
-                        break
-                    received += len(chunk)
-                    if received > MAX_FILE_BYTES:
-                        raise UpdateError(f"{url}: larger than {MAX_FILE_BYTES} bytes")
-                    out.write(chunk)
-        except http.client.IncompleteRead as error:
-            raise UpdateError(f"{url}: connection closed after {received + len(error.partial)} bytes, "
-                              f"expected {expected}") from error
-        except (OSError, http.client.HTTPException) as error:
-            raise UpdateError(f"{url}: download interrupted after {received} bytes ({error})") from error
-    if expected is not None and expected.isdigit() and received != int(expected):
-        raise UpdateError(f"{url}: got {received} bytes, Content-Length said {expected} (truncated download)")
-    return True
-
-
 def _validate(path: Path, url: str) -> None:
     data = path.read_bytes()
     if not data.strip():
@@ -108,13 +80,18 @@ def _validate(path: Path, url: str) -> None:
 
 
 def fetch_catalog(base_url: str, dest: Path, clouds: tuple[str, ...] | list[str] = DEFAULT_CLOUDS,
-                  timeout: float = 60.0) -> dict[str, tuple[Path, str]]:
-    """Download each cloud's file into dest/<cloud>.csv; {cloud: (path, url)}."""
+                  timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, tuple[Path, str]]:
+    """Download each cloud's file into dest/<cloud>.csv, all within `timeout` seconds; {cloud: (path, url)}."""
+    deadline = time.monotonic() + timeout
     fetched: dict[str, tuple[Path, str]] = {}
     for cloud in clouds:
         path = dest / f"{cloud}.csv"
         for url in (f"{base_url}/{cloud}/vms.csv", f"{base_url}/{cloud}.csv"):
-            if _download(url, path, timeout):
+            try:
+                found = download(url, path, deadline, timeout)
+            except DownloadError as error:
+                raise UpdateError(str(error)) from error
+            if found:
                 _validate(path, url)
                 fetched[cloud] = (path, url)
                 break
@@ -123,16 +100,42 @@ def fetch_catalog(base_url: str, dest: Path, clouds: tuple[str, ...] | list[str]
     return fetched
 
 
+def _current_counts(target: Path) -> dict[str, int]:
+    """Offers per cloud in the catalog about to be replaced, else in the shipped snapshot (the reference)."""
+    try:
+        check = inspect_catalog(target, deep=False)
+    except CatalogError:
+        check = None
+    counts = check.meta.get("counts") if check and check.state in ("ok", "outdated") else None
+    if not isinstance(counts, dict):
+        try:
+            counts = snapshot_header().get("counts") or {}
+        except (OSError, ValueError):
+            counts = {}
+    return {str(k): int(v) for k, v in counts.items() if isinstance(v, int)}
+
+
 def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = None,
-                   clouds: tuple[str, ...] | list[str] | None = None, timeout: float = 60.0) -> UpdateReport:
-    """Fetch, validate, import and atomically replace the catalog database. Raises UpdateError (old DB kept)."""
+                   clouds: tuple[str, ...] | list[str] | None = None, timeout: float = DEFAULT_TIMEOUT_S,
+                   allow_shrink: bool = False) -> UpdateReport:
+    """Fetch, validate, import and atomically replace the catalog database. Raises UpdateError (old DB kept).
+    timeout: seconds for all downloads together."""
     base = resolve_base_url(base_url)
     if not base.startswith(("http://", "https://")):
         raise UpdateError(f"base URL must be http(s): {base}")
-    target = Path(db_path).expanduser() if db_path else default_db_path()
+    if not timeout > 0:
+        raise UpdateError("--timeout must be > 0 seconds")
+    target, explicit = resolve_db_path(db_path)
+    if explicit and not target.parent.is_dir():
+        raise UpdateError(f"folder {target.parent} does not exist (not creating it for an explicit catalog path)")
+    try:
+        check_replaceable(target)  # before downloading anything
+    except CatalogError as error:
+        raise UpdateError(str(error)) from error
     clouds = tuple(c.lower() for c in (clouds or DEFAULT_CLOUDS))
     snapshot_date = date.today().isoformat()
     report = UpdateReport(db_path=str(target), base_url=base, snapshot_date=snapshot_date)
+    current = _current_counts(target)
     tmp = Path(tempfile.mkdtemp(prefix="gpu-advisor-catalog-"))
     try:
         fetched = fetch_catalog(base, tmp, clouds, timeout)
@@ -141,17 +144,27 @@ def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = 
             part = import_cloud_file(path, cloud, snapshot_date=snapshot_date, label=url)
             if not part.offers:
                 raise UpdateError(f"{url}: no usable GPU offers ({len(part.issues)} problem rows)")
-            part.offers = dedupe_offers(part.offers)
-            combined.offers.extend(part.offers)
+            offers, bad = split_by_price(dedupe_offers(part.offers))
+            if len(bad) > MAX_BAD_PRICE_SHARE * (len(offers) + len(bad)):
+                raise UpdateError(f"{url}: {len(bad)} of {len(offers) + len(bad)} offers have implausible prices, "
+                                  f"e.g. {bad[0].offer.source}: {bad[0].message}")
+            problem = None if allow_shrink else shrink_problem(cloud, len(offers), current.get(cloud))
+            if problem:
+                raise UpdateError(f"{url}: {problem}")
+            combined.offers.extend(offers)
             combined.issues.extend(part.issues)
-            combined.counts[cloud] = len(part.offers)
+            report.issues.extend(f"{p.offer.source}: {p.message}; row skipped" for p in bad)
+            combined.counts[cloud] = len(offers)
             report.files[cloud] = url
         meta = {"source": combined.source, "snapshot_date": snapshot_date, "built_from": base,
-                "counts": combined.counts, "issues": len(combined.issues)}
-        build_db(target, combined.offers, meta)
+                "counts": combined.counts, "issues": len(combined.issues) + len(report.issues)}
+        try:
+            build_db(target, combined.offers, meta, create_parent=not explicit)
+        except (CatalogError, OSError) as error:
+            raise UpdateError(f"cannot write {target}: {getattr(error, 'strerror', None) or error}") from error
         report.counts = combined.counts
         report.offers = len(combined.offers)
-        report.issues = [str(i) for i in combined.issues]
+        report.issues = [str(i) for i in combined.issues] + report.issues
         return report
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -15,11 +16,11 @@ from tools.catalog import (
     build_from_catalog_dir,
     build_from_snapshot,
     catalog_stats,
-    default_db_path,
-    ensure_db,
+    ensure_catalog,
     make_snapshot,
     query_offers,
     read_meta,
+    resolve_db_path,
 )
 
 catalog_app = typer.Typer(help="The catalog of real GPU offers (SQLite; built from the shipped snapshot, a SkyPilot "
@@ -30,7 +31,16 @@ _DB_OPTION = typer.Option(None, "--db", help="Database file (default: $GPU_ADVIS
 
 
 def _db(db: Optional[Path]) -> Path:
-    return Path(db).expanduser() if db else default_db_path()
+    """The catalog path: --db, else the default one."""
+    return resolve_db_path(db)[0]
+
+
+def _usable_db(db: Optional[Path]) -> Path:
+    """A usable catalog (built on first use); a rebuild of a damaged or outdated one is told on stderr."""
+    status = ensure_catalog(db)
+    if status.notice:
+        sys.stderr.write(f"note: {status.notice}\n")
+    return status.path
 
 
 @catalog_app.command("build")
@@ -43,7 +53,7 @@ def build_command(
     """(Re)build the catalog database, from the shipped snapshot by default."""
     path = _db(db)
     if from_dir is None:
-        build_from_snapshot(path)
+        build_from_snapshot(db)
         meta = read_meta(path)
         result = {"db_path": str(path), "built_from": "snapshot", "offers": meta.get("offer_count"),
                   "counts": meta.get("counts"), "source": meta.get("source"),
@@ -51,7 +61,7 @@ def build_command(
     else:
         if not Path(from_dir).expanduser().is_dir():
             raise UserError(f"catalog folder not found: {from_dir}")
-        imported = build_from_catalog_dir(from_dir, path)
+        imported = build_from_catalog_dir(from_dir, db)
         result = {"db_path": str(path), "built_from": str(from_dir), "offers": len(imported.offers),
                   "counts": imported.counts, "source": imported.source, "snapshot_date": imported.snapshot_date,
                   "issues": [str(i) for i in imported.issues], "notes": imported.notes}
@@ -96,7 +106,7 @@ def query_command(
             raise UserError(f"{name} must be >= 1")
     if limit is not None and limit < 0:
         raise UserError("--limit must be >= 0")
-    path = ensure_db(_db(db))
+    path = _usable_db(db)
     offers = query_offers(path, min_vram_gib=min_vram, gpu=gpu, gpu_count=gpu_count, min_gpu_count=min_gpu_count,
                           providers=provider or None, regions=region or None, spot_only=spot_only,
                           max_price=max_price, interconnect=interconnect, sort=sort, limit=limit or None)
@@ -136,15 +146,20 @@ def update_command(
                                                                     "(default: $GPU_ADVISOR_CATALOG_URL, else "
                                                                     "SkyPilot's hosted catalog)."),
     cloud: Optional[list[str]] = typer.Option(None, "--cloud", help="Only these clouds (repeatable)."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds per request."),
+    timeout: float = typer.Option(120.0, "--timeout", help="Give up after this many seconds in all (every "
+                                                            "download together)."),
+    allow_shrink: bool = typer.Option(False, "--allow-shrink", help="Accept a cloud losing more than half of its "
+                                                                    "offers (otherwise taken for a cut file)."),
     db: Optional[Path] = _DB_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Download the current SkyPilot catalog and rebuild atomically; on any failure the old catalog stays."""
+    """Download the current SkyPilot catalog, check it and rebuild atomically; on any failure the old catalog
+    stays."""
     from tools.catalog_update import UpdateError, update_catalog
 
     try:
-        report = update_catalog(_db(db), base_url=base_url, clouds=cloud or None, timeout=timeout)
+        report = update_catalog(db, base_url=base_url, clouds=cloud or None, timeout=timeout,
+                                allow_shrink=allow_shrink)
     except UpdateError as error:
         raise UserError(f"catalog update failed, old catalog kept: {error}") from error
     if as_json:
@@ -162,7 +177,7 @@ def info_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Where the database is, what it was built from, and offer counts."""
-    path = ensure_db(_db(db))
+    path = _usable_db(db)
     stats = catalog_stats(path)
     if as_json:
         print_json({"db_path": str(path), **stats})
