@@ -13,9 +13,10 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from web import chat, tools_api
+from web import chat, compare, tools_api
 from web.blocking import run_blocking
 from web.deps import AppResources
+from web.docs import install_docs
 from web.errors import install_error_handlers
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
 from web.rate_limit import TokenBucketLimiter
@@ -85,10 +86,14 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
         description=("Chat with the advisor (JSON or Server-Sent Events) or call its deterministic tools directly. "
                      "Every error is JSON `{\"error\": {\"code\", \"message\"}}` with a stable code."),
         lifespan=lifespan,
+        docs_url=None,  # web.docs serves /docs from the installed swagger-ui-bundle (no CDN)
+        redoc_url=None,  # no installed package ships ReDoc's JavaScript: no blank page
     )
     install_error_handlers(app)
     app.include_router(chat.router)
     app.include_router(tools_api.router)
+    app.include_router(compare.router)
+    install_docs(app)
     _add_pages(app)
     mount_slack(app, lambda: app.state.resources.advisor)  # POST /slack/events when SLACK_BOT_TOKEN+SIGNING_SECRET set
     app.mount(WIDGET_PATH, StaticFiles(directory=STATIC_DIR), name="widget")
