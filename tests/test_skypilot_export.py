@@ -1,0 +1,177 @@
+"""Recommendations exported as SkyPilot tasks, validated by SkyPilot itself against its own catalog (offline)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.service import Advisor
+from agent.skypilot_task import SKYPILOT_CLOUDS, ExportError, SkyPilotTask, build_task
+from cli.app import main
+from tests.shared_data import shared_path
+
+VALIDATOR = r'''
+import json, sys
+import sky, sky.catalog as catalog
+out = []
+for item in json.load(open(sys.argv[1])):
+    # the values the launch command's --env flags give (as `sky jobs launch task.yaml --env DATASET=...` does)
+    task = sky.Task.from_yaml_config(item["config"], env_overrides=[(k, "x") for k in item["required_env"]])
+    (res,) = list(task.resources)
+    cloud = str(res.cloud).lower()
+    exists = catalog.instance_type_exists(res.instance_type, clouds=cloud)
+    accs = catalog.get_accelerators_from_instance_type(res.instance_type, clouds=cloud)
+    regions = [r.name for r in catalog.get_region_zones_for_instance_type(res.instance_type, res.use_spot,
+                                                                          clouds=cloud)]
+    out.append({"cloud": cloud, "instance_type": res.instance_type, "exists": exists, "accelerators": accs,
+                "task_accelerators": res.accelerators, "region": res.region, "regions": regions,
+                "use_spot": res.use_spot, "num_nodes": task.num_nodes, "disk_size": res.disk_size,
+                "recovery": (res.job_recovery or {}).get("strategy") if isinstance(res.job_recovery, dict)
+                else res.job_recovery})
+print(json.dumps(out))
+'''
+
+JOBS = [
+    ("LoRA on Llama 3 8B, 10k examples, on {p}, spot is fine", "en"),
+    ("QLoRA su Llama 3 70B, 20k esempi, su {p}, niente spot", "it"),
+    ("full fine-tune Llama 3 8B pada {p}, 5k contoh, boleh spot", "id"),
+]
+
+
+@pytest.fixture(scope="module")
+def advisor(tmp_path_factory):
+    """An offline advisor with its own catalog and threads."""
+    home = tmp_path_factory.mktemp("export-home")
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+    yield advisor
+    advisor.close()
+
+
+@pytest.fixture(scope="module")
+def results(advisor):
+    """Real turn results for every provider in the catalog, spot allowed and not, several methods and languages."""
+    import sqlite3
+    with sqlite3.connect(advisor.db_path) as conn:
+        providers = sorted(row[0] for row in conn.execute("SELECT DISTINCT provider FROM offers"))
+    turns = []
+    for index, provider in enumerate(providers):
+        for job, _language in (JOBS[index % 3], JOBS[(index + 1) % 3]):
+            turns.append(advisor.respond(job.format(p=provider)))
+    turns.append(advisor.respond("pretrain a 7B model on 300B tokens in 10 days on aws, spot ok"))
+    turns.append(advisor.respond("LoRA on Llama 3 70B with 16 GPUs on aws, 100k examples, no spot"))
+    return [t for t in turns if t["offers"]]
+
+
+def _validate_with_skypilot(tasks: list[SkyPilotTask], tmp_path: Path) -> list[dict]:
+    """Run SkyPilot's parser and catalog checks in a child process whose catalog is the shared v7 snapshot."""
+    runtime = tmp_path / "sky-runtime"
+    for source in shared_path("data", "skypilot-catalog-v7").glob("*.csv"):
+        target = runtime / ".sky" / "catalogs" / "v8" / source.stem / "vms.csv"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+    listing = tmp_path / "tasks.json"
+    listing.write_text(json.dumps([{"config": t.config, "required_env": t.required_env} for t in tasks]))
+    env = {**os.environ, "SKY_RUNTIME_DIR": str(runtime), "HOME": str(runtime)}
+    done = subprocess.run([sys.executable, "-c", VALIDATOR, str(listing)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_every_exported_task_is_valid_skypilot_and_matches_the_offer(results, tmp_path):
+    """Each provider family, spot and on-demand, single and multi-node: SkyPilot parses the task, knows the
+    instance, its GPUs and the region, and the task says what the recommendation says."""
+    exportable = [r for r in results if r["offers"][0]["provider"] in SKYPILOT_CLOUDS]
+    tasks = [build_task(r) for r in exportable]
+    for task in tasks:
+        assert yaml.safe_load(task.yaml) == task.config
+    checked = _validate_with_skypilot(tasks, tmp_path)
+    clouds = {c["cloud"] for c in checked}
+    assert len(clouds) >= 8, clouds
+    assert {c["use_spot"] for c in checked} == {True, False}
+    assert max(c["num_nodes"] for c in checked) >= 1
+    for result, task, seen in zip(exportable, tasks, checked):
+        offer = result["offers"][0]
+        assert seen["exists"], seen
+        assert seen["cloud"] == offer["provider"] and seen["instance_type"] == offer["instance_type"]
+        assert seen["accelerators"] == seen["task_accelerators"], seen
+        assert sum(seen["accelerators"].values()) == offer["gpu_count"]
+        if seen["region"] is not None:
+            assert seen["region"] in seen["regions"], seen
+        assert seen["use_spot"] is bool(offer["spot"])
+        assert seen["num_nodes"] == offer.get("nodes", 1)
+        assert (seen["recovery"] is not None) is bool(offer["spot"])
+        assert task.launch_command.startswith("sky jobs launch" if offer["spot"] else "sky launch")
+        envs = task.config["envs"]
+        assert envs["METHOD"] == result["estimate"]["method"]
+        assert envs["LAYOUT"] == offer["layout"]
+        assert "DATASET" in task.required_env and envs["DATASET"] is None
+
+
+def test_multi_node_plans_export_num_nodes(results):
+    """A plan over several instances becomes num_nodes > 1 with per-node accelerators."""
+    multi = [r for r in results if (r["offers"][0].get("nodes") or 1) > 1
+             and r["offers"][0]["provider"] in SKYPILOT_CLOUDS]
+    assert multi, "16 GPUs on aws (at most 8 per instance) must be a multi-node plan"
+    task = build_task(multi[0])
+    offer = multi[0]["offers"][0]
+    assert task.config["num_nodes"] == offer["nodes"]
+    assert task.config["resources"]["accelerators"].endswith(f":{offer['gpu_count']}")
+
+
+def test_spot_tasks_checkpoint_to_a_bucket_at_the_spot_risk_interval(results):
+    """Spot: managed-job recovery, checkpoints on a mounted bucket, interval from the spot-risk result."""
+    spot = [r for r in results if r["offers"][0]["spot"] and r["offers"][0]["provider"] in SKYPILOT_CLOUDS]
+    assert spot
+    task = build_task(spot[0])
+    assert task.config["resources"]["job_recovery"]["strategy"] == "FAILOVER"
+    assert task.config["file_mounts"]["/checkpoints"]["mode"] == "MOUNT"
+    hours = [r["params"]["checkpoint_interval_hours"] for r in spot[0]["offers"][0]["reasons"]
+             if (r.get("params") or {}).get("checkpoint_interval_hours")]
+    if hours:
+        assert task.config["envs"]["CHECKPOINT_EVERY_MINUTES"] == max(1, round(hours[0] * 60))
+
+
+def test_comments_follow_the_users_language(advisor):
+    """The YAML comments are in the conversation's language."""
+    italian = build_task(advisor.respond("LoRA su Llama 3 8B, 10k esempi, su lambda"))
+    english = build_task(advisor.respond("LoRA on Llama 3 8B, 10k examples, on lambda"))
+    assert "# L'offerta consigliata" in italian.yaml and "# The recommended offer" in english.yaml
+
+
+def test_a_provider_skypilot_cannot_launch_gets_a_clear_error(advisor):
+    """An offer on a cloud outside SkyPilot gets a one-line explanation, not a broken file."""
+    result = advisor.respond("LoRA on Llama 3 8B, 10k examples, on simplepod")
+    if not result["offers"] or result["offers"][0]["provider"] != "simplepod":
+        pytest.skip("the catalog has no simplepod offer for this job")
+    with pytest.raises(ExportError, match="SkyPilot cannot launch on simplepod"):
+        build_task(result)
+
+
+def test_a_turn_without_offer_cannot_be_exported():
+    """Nothing recommended yet: a clear error."""
+    with pytest.raises(ExportError, match="no recommended offer"):
+        build_task({"offers": [], "language": "en"})
+
+
+def test_cli_export_writes_a_new_file_and_never_overwrites(advisor, tmp_path, capsys):
+    """`export --from` writes the task; an existing file is kept unless --force."""
+    saved = tmp_path / "turn.json"
+    saved.write_text(json.dumps(advisor.respond("LoRA on Llama 3 8B, 10k examples, on aws, spot ok")))
+    target = tmp_path / "task.yaml"
+    target.write_text("my notes\n")
+    assert main(["export", "--from", str(saved), "-o", str(target)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert target.read_text() == "my notes\n"
+    assert main(["export", "--from", str(saved), "-o", str(target), "--force", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert yaml.safe_load(target.read_text()) == printed["task"]
+    assert main(["export", "--from", str(tmp_path / "nope" / "t.json")]) == 2
+    assert main(["export", "--from", str(saved), "-o", str(tmp_path / "no-dir" / "t.yaml")]) == 2
+    assert not (tmp_path / "no-dir").exists()
