@@ -99,14 +99,29 @@ def test_key_figures_from_hardware_md() -> None:
     assert v100.training_tflops() == 125
     assert lookup_gpu("B200").nvlink_gbs == 900
     assert lookup_gpu("MI300X").nvlink_gbs is None and lookup_gpu("MI300X").bf16_tflops == 1307
+    assert lookup_gpu("MI300X").gpu_link == "infinity-fabric" and lookup_gpu("MI300X").fabric_gbs == 448
 
 
 def test_not_found_stays_none() -> None:
-    a10g = lookup_gpu("A10G")
-    assert a10g.bf16_tflops is None and a10g.fp16_tflops is None  # NVIDIA publishes no A10G sheet
-    assert lookup_gpu("RTX 6000 Ada").bf16_tflops is None
     assert lookup_gpu("RTX3090").nvlink_gbs is None  # bridge exists, bandwidth not found
-    assert lookup_gpu("A16").memory_gib is None
+    assert lookup_gpu("P4").fp16_tflops is None  # GP104 has no fast FP16 (not an offer: n1 host)
+
+
+def test_cards_that_had_no_figures() -> None:
+    """Issue 10: these GPUs had no TFLOPS (or no memory) and their offers could never be recommended."""
+    a10g = lookup_gpu("A10G")
+    assert a10g.bf16_tflops == 70 and a10g.memory_gib == pytest.approx(22.35) and a10g.pcie_gbs == 31
+    assert lookup_gpu("RTX 6000 Ada").bf16_tflops == pytest.approx(364.2)
+    assert lookup_gpu("RTXA5000").bf16_tflops == pytest.approx(111.1)
+    assert lookup_gpu("RTX5090").bf16_tflops == pytest.approx(209.5)
+    a800 = lookup_gpu("A800")
+    assert a800.bf16_tflops == 312 and a800.form_factor == "PCIe" and a800.nvlink_gbs == 200
+    assert lookup_gpu("A30").bf16_tflops == 165 and lookup_gpu("A30").memory_bandwidth_tbs == pytest.approx(0.933)
+    a16 = lookup_gpu("A16")
+    assert a16.memory_gib == 16 and a16.bf16_tflops == pytest.approx(35.9)
+    assert lookup_gpu("T4").memory_gib == 15  # driver-reported 15360 MiB, not the marketed 16 GB
+    assert lookup_gpu("T4G").fp16_tflops == 65 and lookup_gpu("T4G").bf16_supported is False
+    assert lookup_gpu("RTX6000").bf16_tflops is None and lookup_gpu("RTX6000").fp16_tflops == pytest.approx(130.5)
 
 
 def test_memory_rule() -> None:
@@ -147,3 +162,41 @@ def test_parse_reports_memory_and_form() -> None:
     parsed = parse_gpu_name("A100-SXM4-80GB")
     assert parsed.name == "A100-80GB" and parsed.form_factor == "SXM" and parsed.memory_gb == 80
     assert parse_gpu_name("H100").form_factor is None
+
+
+def _catalog_offers():
+    """Offers of the shipped snapshot and of a fresh import of shared/data/skypilot-catalog-v7 (when present)."""
+    from pathlib import Path
+
+    from tools.catalog import read_snapshot
+    from tools.catalog_import import import_catalog_dir
+
+    _, offers = read_snapshot()
+    folder = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "skypilot-catalog-v7"
+    if folder.is_dir():
+        offers = [*offers, *import_catalog_dir(folder).offers]
+    return offers
+
+
+def test_every_catalog_gpu_has_sourced_specs() -> None:
+    """Issue 10: every GPU an offer names has memory, bandwidth, dense training TFLOPS, a GPU link figure and a
+    source, so no offer is unrecommendable for want of data."""
+    missing: dict[str, list[str]] = {}
+    for offer in _catalog_offers():
+        spec = offer.spec()
+        label = f"{offer.gpu}/{offer.gpu_form_factor}"
+        if spec is None:
+            missing.setdefault(label, []).append("not in the spec table")
+            continue
+        gaps = [name for name, value in (
+            ("memory_gib", spec.memory_gib), ("memory_bandwidth_tbs", spec.memory_bandwidth_tbs),
+            ("training_tflops", spec.training_tflops()),
+            ("link (nvlink_gbs, fabric_gbs or pcie_gbs)", spec.nvlink_gbs or spec.fabric_gbs or spec.pcie_gbs),
+        ) if value is None]
+        if not spec.source.strip():
+            gaps.append("source")
+        if offer.vram_gib_per_gpu is None:
+            gaps.append("offer vram_gib_per_gpu")
+        if gaps:
+            missing.setdefault(label, []).extend(g for g in gaps if g not in missing.get(label, []))
+    assert missing == {}

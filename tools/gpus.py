@@ -37,7 +37,13 @@ Link bandwidths
     ``2(n-1)/n * S/B`` want. ``nvlink_gbs`` is ``None`` when the card has no NVLink (or, for the RTX 3090 bridge, when
     no source gives the bandwidth). ``gpu_link`` says which kind of GPU-to-GPU link exists: ``"nvlink"`` (SXM boards,
     all GPUs of the node through NVSwitch), ``"nvlink-bridge"`` (optional 2-way bridge between PCIe cards: pairs
-    only), ``"infinity-fabric"``, ``"roce"``, ``"ici"`` or ``None`` (PCIe only).
+    only), ``"infinity-fabric"``, ``"roce"``, ``"ici"`` or ``None`` (PCIe only). ``fabric_gbs`` is the per-GPU
+    unidirectional bandwidth of a fabric that is neither NVLink nor PCIe (MI300X Infinity Fabric: 448 GB/s
+    all-to-all), ``None`` for the others.
+
+Coverage
+    Every GPU that an offer of the shipped catalog names has memory, memory bandwidth, a dense training rate and a
+    GPU-link figure, each with its source (``tests/test_gpus.py::test_every_catalog_gpu_has_sourced_specs``).
 """
 
 from __future__ import annotations
@@ -85,6 +91,8 @@ class GpuSpec:
     """Whether the GPU can compute in BF16 at all (False for V100, T4: compute capability < 8.0)."""
     gpu_link: str | None = None
     """'nvlink' | 'nvlink-bridge' | 'infinity-fabric' | 'roce' | 'ici' | None (GPU-to-GPU only over PCIe)."""
+    fabric_gbs: float | None = None
+    """Per-GPU UNIDIRECTIONAL GB/s of a non-NVLink GPU fabric (MI300X Infinity Fabric all-to-all); None otherwise."""
     memory_rule: str | None = None
     """How memory_gib was obtained: 'driver' | 'cloud-api' | 'marketed' | 'catalog'."""
     default: bool = True

@@ -6,7 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Interconnect = Literal["nvlink", "pcie", "unknown", "none"]
+Interconnect = Literal["nvlink", "pcie", "infinity-fabric", "unknown", "none"]
+"""GPU-to-GPU path inside one instance; 'unknown' only in rows written before the importer assumed PCIe."""
+
+PriceOutlier = Literal["spot_below_peers", "price_below_peers"]
+"""Why a price is suspicious (tools/price_trust.py): its spot or on-demand price is far below its peers'."""
 
 
 class Offer(BaseModel):
@@ -31,12 +35,25 @@ class Offer(BaseModel):
                                                            "on-demand offer.")
     spot_price_per_hour: float | None = Field(None, description="Spot USD/hour, whole instance; None = no spot.")
     interconnect: Interconnect = Field(description="GPU-to-GPU path inside the instance: 'nvlink' (all GPUs on "
-                                                   "NVLink), 'pcie', 'unknown', or 'none' for a single GPU.")
+                                                   "NVLink), 'pcie', 'infinity-fabric' (AMD MI300X), 'none' for a "
+                                                   "single GPU; 'unknown' only in old rows.")
+    interconnect_assumed: bool = Field(False, description="True when nothing in the catalog states the GPU-to-GPU "
+                                                          "path and the conservative one (PCIe) was assumed: form "
+                                                          "factor unknown, or an NVLink bridge that may be absent.")
     nvlink_gbs: float | None = Field(None, description="Per-GPU NVLink bandwidth, unidirectional GB/s.")
     inter_node_fabric: str | None = Field(None, description="Known inter-node fabric of the instance type.")
     inter_node_gbps_per_gpu: float | None = Field(None, description="Inter-node Gbit/s per GPU, one direction.")
     source: str = Field(description="Where the row came from: '<catalog file>:<line>'.")
     snapshot_date: str = Field(description="Date of the catalog the price comes from (YYYY-MM-DD).")
+    on_demand_is_market: bool = Field(False, description="The provider's 'on-demand' price is a market/auction "
+                                                         "price and the instance can be interrupted like spot "
+                                                         "(tools/price_trust.py PROVIDER_PRICING, e.g. mithril).")
+    price_outlier: PriceOutlier | None = Field(None, description="None, or why the price is far below the same "
+                                                                 "GPU and count elsewhere: 'spot_below_peers' | "
+                                                                 "'price_below_peers' (unverified: say so).")
+    peer_median_price: float | None = Field(None, description="With price_outlier: the peers' median USD/hour for "
+                                                              "the whole instance, same price kind (spot or "
+                                                              "on-demand) and GPU count.")
 
     @property
     def total_vram_gib(self) -> float | None:
