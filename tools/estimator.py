@@ -21,33 +21,47 @@ from tools.memory_peak import (
     gib,
     overhead_bytes,
     peak_terms,
+    resolved,
 )
 from tools.memory_request import (
+    DEFAULTS,
     GIB,
     Estimate,
     EstimateRequest,
     FitReport,
     Fix,
+    JobDefaults,
     Offload,
+    OptimizerImpl,
     Sharding,
 )
 from tools.memory_setup import Setup, build_setup, lora_params, resolve_arch
 from tools.models import ModelArch
 
-__all__ = ["GIB", "Estimate", "EstimateRequest", "FitReport", "Fix", "Offload", "Sharding", "estimate",
-           "estimate_for_spec", "lora_params", "request_for_spec", "resolve_arch"]
+__all__ = ["DEFAULTS", "GIB", "Estimate", "EstimateRequest", "FitReport", "Fix", "JobDefaults", "Offload",
+           "OptimizerImpl", "Sharding", "estimate", "estimate_for_spec", "lora_params", "request_for_spec",
+           "request_with_defaults", "resolve_arch"]
+
+ADAMW_NOTES = {
+    "fused": "fused AdamW (HF Trainer default adamw_torch_fused: no temporary in the step)",
+    "foreach": "torch AdamW foreach implementation (one state-sized temporary in the step)",
+    "for_loop": "for-loop AdamW (two temporaries of the largest parameter in the step)",
+    "deepspeed": "DeepSpeed FusedAdam (no temporary in the step)",
+}
 
 
 def precision_note(setup: Setup) -> str:
     """What the precision means for weights and activations."""
     if setup.method == "qlora":
-        return f"QLoRA: 4-bit base, {setup.precision} compute, fp32 residual stream"
+        stream = "fp32" if setup.profile in ("fp32", "mixed") else "16-bit"
+        return f"QLoRA: 4-bit base, {setup.precision} compute, {stream} residual stream"
     return f"precision {setup.precision}: " + {"fp32": "fp32 weights and activations",
                                                "mixed": "fp32 weights and residual stream, 16-bit matmuls",
                                                "half": "16-bit weights and activations"}[setup.profile]
 
 
-def assumptions_for(setup: Setup, arch: ModelArch) -> list[str]:
+def assumptions_for(setup: Setup, arch: ModelArch, unknown: str | None = None, *,
+                    auto_bf16: bool = False) -> list[str]:
     """The stated assumptions behind one estimate."""
     notes = [
         precision_note(setup),
@@ -57,19 +71,24 @@ def assumptions_for(setup: Setup, arch: ModelArch) -> list[str]:
         f"CUDA context {setup.context_bytes / GIB:g} GiB; allocator reserve {int(ALLOCATOR_RESERVE_FRACTION * 100)} % of the "
         "peak plus one fp32-logits-sized segment" + (f"; NCCL {NCCL_GIB} GiB" if setup.gpus > 1 else ""),
     ]
-    if setup.optimizer == "adamw" and setup.sharding not in ("zero1", "zero2", "zero3"):
-        notes.append("torch AdamW foreach implementation (one state-sized temporary in the step)")
+    if setup.optimizer == "adamw":
+        notes.append(ADAMW_NOTES["deepspeed" if setup.deepspeed else setup.optimizer_impl])
     if setup.adapters:
         notes.append(f"LoRA rank {setup.rank} on {', '.join(setup.lora_modules)}; adapters, their gradients and "
                      "Adam states in fp32 (PEFT default)")
     if setup.method == "qlora":
         notes.append("NF4 base with double quantisation; embeddings, head and norms in "
-                     + ("fp32 (prepare_model_for_kbit_training)" if setup.profile == "mixed" else "16-bit"))
+                     + ("fp32 (peft prepare_model_for_kbit_training)" if setup.profile == "mixed"
+                        else "16-bit (TRL casts them back to bf16" + (
+                            "; the fp32 upcast would need more than LoRA here)" if auto_bf16 else ")")
+                        if setup.profile == "half" else "fp32"))
     if setup.checkpointing:
         notes.append("gradient checkpointing per decoder layer (layer inputs kept, one layer recomputed at a time)")
     if arch.approximate:
-        notes.append(f"unknown model: standard Llama-style decoder scaled to {arch.total_params / 1e9:.3g}B "
-                     f"parameters (about {arch.layers:.0f} layers, hidden {arch.hidden:.0f}); approximate")
+        named = f"unknown model '{unknown.strip()}'" if (unknown or "").strip() else "model given by size only"
+        notes.append(f"{named}: standard Llama-style decoder scaled to {arch.total_params / 1e9:.3g}B "
+                     f"parameters (about {arch.layers:.0f} layers, hidden {arch.hidden:.0f}); approximate, give its "
+                     "config.json for an exact estimate")
     if setup.sharding in ("zero1", "zero2", "zero3"):
         notes.append(f"DeepSpeed {setup.sharding.upper()} byte rules over {setup.dp} data-parallel ranks")
     if setup.sharding == "fsdp":
@@ -97,18 +116,21 @@ def vram_for(request: EstimateRequest) -> tuple[str | None, float | None]:
 def estimate(request: EstimateRequest) -> Estimate:
     """Estimate per-GPU peak memory for `request`, and check the fit when a GPU or VRAM size is given."""
     arch = resolve_arch(request)
-    setup = build_setup(request, arch)
+    setup = resolved(build_setup(request, arch))
     terms, phase, host, trainable = peak_terms(setup)
     allocated = sum(terms.values())
     overhead = overhead_bytes(allocated, setup)
     breakdown = {name: gib(value) for name, value in terms.items()} | {"overhead": gib(overhead)}
     result = Estimate(
-        model_id=arch.id, model_name=arch.name, approximate=arch.approximate, method=setup.method,  # type: ignore[arg-type]
+        model_id=arch.id, model_name=arch.name, approximate=arch.approximate,
+        unknown_model=request.model.strip() if arch.approximate and (request.model or "").strip() else None,
+        method=setup.method,  # type: ignore[arg-type]
         precision=setup.precision, allocated_gib=gib(allocated),
         reserved_gib=gib(allocated + allocator_reserve(allocated, setup)), per_gpu_gib=gib(allocated + overhead),  # type: ignore[arg-type]
         breakdown_gib=breakdown, peak_phase=phase, total_params=arch.total_params, trainable_params=trainable,
         active_params=arch.active_params, host_ram_gib=gib(host) if host else None,
-        assumptions=assumptions_for(setup, arch),
+        assumptions=assumptions_for(setup, arch, request.model,
+                                    auto_bf16=request.qlora_upcast is None and setup.qlora_upcast is False),
     )
     gpu_name, vram = vram_for(request)
     if vram is not None:
@@ -124,30 +146,36 @@ def estimate(request: EstimateRequest) -> Estimate:
     return result
 
 
+FILLED_NOTES = {
+    "method": "method not given: full fine-tuning assumed",
+    "seq_len": f"sequence length not given: {DEFAULTS.seq_len} tokens assumed",
+    "micro_batch_size": f"micro-batch size not given: {DEFAULTS.micro_batch_size} sequence per GPU assumed",
+    "gradient_checkpointing": "gradient checkpointing not given: on assumed (the usual fine-tuning recipe)",
+}
+"""How each headline default is stated when the user left it open (CLI and chat alike)."""
+
+
+def request_with_defaults(fields: dict[str, object]) -> tuple[EstimateRequest, list[str]]:
+    """An EstimateRequest from the fields a caller has (None = not given), with DEFAULTS filling the rest, and
+    the sentences naming the headline defaults it filled. The CLI and the chat both build requests this way."""
+    given = {name: value for name, value in fields.items() if value is not None}
+    filled = [note for name, note in FILLED_NOTES.items() if name not in given]
+    return EstimateRequest(**given), filled
+
+
 def request_for_spec(spec: JobSpec, *, num_gpus: int | None = None, sharding: Sharding | None = None,
                      gpu: str | None = None, vram_gib: float | None = None) -> tuple[EstimateRequest, list[str]]:
-    """The estimator request a JobSpec implies, and the defaults it had to fill (stated as assumptions): full
-    fine-tuning, 2048 tokens, micro-batch 1, gradient checkpointing on (TRL's SFT default), AdamW, FSDP on several
-    GPUs."""
+    """The estimator request a JobSpec implies, and the defaults it had to fill (stated as assumptions): DEFAULTS
+    (full fine-tuning, 2048 tokens, micro-batch 1, gradient checkpointing on, fused AdamW), FSDP on several GPUs.
+    An unknown model name travels with its size, so the estimate can say which name it approximated."""
     if not spec.model and not spec.params_b:
         raise ValueError("the job needs a model name or a model size in billions of parameters (params_b)")
-    filled = []
-    if spec.method is None:
-        filled.append("method not given: full fine-tuning assumed")
-    if spec.seq_len is None:
-        filled.append("sequence length not given: 2048 tokens assumed")
-    if spec.micro_batch_size is None:
-        filled.append("micro-batch size not given: 1 sequence per GPU assumed")
-    if spec.gradient_checkpointing is None:
-        filled.append("gradient checkpointing not given: on assumed (the usual fine-tuning recipe)")
     gpus = num_gpus or spec.num_gpus or 1
-    request = EstimateRequest(
-        model=spec.model, params_b=None if spec.model else spec.params_b, method=spec.method or "full_finetune",
-        precision=spec.precision, optimizer=spec.optimizer or "adamw", micro_batch_size=spec.micro_batch_size or 1,
-        seq_len=spec.seq_len or 2048,
-        gradient_checkpointing=True if spec.gradient_checkpointing is None else spec.gradient_checkpointing,
-        num_gpus=gpus, sharding=sharding or ("fsdp" if gpus > 1 else "none"), gpu=gpu, vram_gib=vram_gib)
-    return request, filled
+    return request_with_defaults({
+        "model": spec.model, "params_b": spec.params_b, "method": spec.method, "precision": spec.precision,
+        "optimizer": spec.optimizer, "micro_batch_size": spec.micro_batch_size, "seq_len": spec.seq_len,
+        "gradient_checkpointing": spec.gradient_checkpointing, "num_gpus": gpus,
+        "sharding": sharding or ("fsdp" if gpus > 1 else "none"), "gpu": gpu, "vram_gib": vram_gib})
 
 
 def estimate_for_spec(spec: JobSpec, *, num_gpus: int | None = None, sharding: Sharding | None = None,

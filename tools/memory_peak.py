@@ -19,9 +19,22 @@ def gib(value: float) -> float:
     return round(value / GIB, 3)
 
 
+def resolved(setup: Setup) -> Setup:
+    """The setup with the QLoRA recipe decided. Unstated, the fp32-upcast recipe (peft's
+    prepare_model_for_kbit_training, which the published HF QLoRA measurements match) is assumed, the safe side;
+    where that would need more than LoRA for the same job, the bf16 recipe (TRL's casting) that an expert would use
+    instead. So QLoRA never needs more than LoRA."""
+    if setup.method != "qlora" or setup.qlora_upcast is not None:
+        return setup
+    upcast = with_changes(setup, qlora_upcast=True)
+    if per_gpu_bytes(upcast) <= per_gpu_bytes(with_changes(setup, method="lora")):
+        return upcast
+    return with_changes(setup, qlora_upcast=False)
+
 
 def peak_terms(setup: Setup) -> tuple[dict[str, float], str, float, int]:
     """Peak memory terms (bytes) at the dominant phase, its name, host RAM bytes and trainable params."""
+    setup = resolved(setup)
     arch = setup.arch
     trainable = lora_params(arch, setup.lora_modules, setup.rank) if setup.adapters else arch.total_params
     states = model_states(setup, trainable)
@@ -64,6 +77,7 @@ def overhead_bytes(allocated: float, setup: Setup) -> float:
 
 def per_gpu_bytes(setup: Setup) -> float:
     """nvidia-smi-level per-GPU bytes of a setup (used by the searches)."""
+    setup = resolved(setup)
     terms, _, _, _ = peak_terms(setup)
     allocated = sum(terms.values())
     return allocated + overhead_bytes(allocated, setup)

@@ -3,6 +3,7 @@ chat use (one place, so `gpu-advisor estimate` and a conversation answer the sam
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -13,9 +14,37 @@ GIB = 1024**3
 Sharding = Literal["none", "ddp", "zero1", "zero2", "zero3", "fsdp"]
 Offload = Literal["none", "optimizer", "optimizer+params"]
 Loss = Literal["fp32", "half", "fused"]
+OptimizerImpl = Literal["fused", "foreach", "for_loop"]
 
 CUDA_CONTEXT_GIB = 0.55
 """CUDA context + kernels with lazy module loading (HF measured 1.3 GB without it on V100; 0.3-2 GiB reported)."""
+
+
+@dataclass(frozen=True)
+class JobDefaults:
+    """What a job that does not say otherwise is assumed to be: the common Hugging Face / TRL fine-tuning recipe.
+    The CLI, the web API and the chat all take their defaults from DEFAULTS, so the same question gets the same
+    answer everywhere."""
+
+    method: Method = "full_finetune"
+    seq_len: int = 2048
+    micro_batch_size: int = 1
+    gradient_checkpointing: bool = True
+    """On, as in TRL's SFTConfig and peft's prepare_model_for_kbit_training (the usual fine-tuning recipe)."""
+    optimizer: Optimizer = "adamw"
+    optimizer_impl: OptimizerImpl = "fused"
+    """transformers v5 TrainingArguments optim default: adamw_torch_fused (docs: huggingface.co/docs/transformers/
+    optimizers); the fused kernel updates in place and allocates no state-sized temporary."""
+    flash_attention: bool = True
+    lora_rank: int = 16
+    lora_targets: str = "all-linear"
+    loss: Loss = "fp32"
+    qlora_upcast: bool | None = None
+    """None: peft's fp32 upcast of the non-quantised modules (the published HF QLoRA runs match it), unless that
+    needs more than LoRA for the same job; then TRL's bf16 casting, which an expert would use there."""
+
+
+DEFAULTS = JobDefaults()
 
 
 class EstimateRequest(BaseModel):
@@ -27,21 +56,32 @@ class EstimateRequest(BaseModel):
     config_path: str | None = Field(default=None, description="Path to a HuggingFace config.json.")
     params_b: float | None = Field(default=None, gt=0, le=100_000, allow_inf_nan=False,
                                    description="Size in billions when the model is not in the registry.")
-    method: Method = "full_finetune"
+    method: Method = DEFAULTS.method
     precision: Precision | None = Field(default=None, description="Default amp_bf16 for full training, bf16 for LoRA.")
-    optimizer: Optimizer = "adamw"
-    micro_batch_size: int = Field(default=1, ge=1, le=1_000_000)
-    seq_len: int = Field(default=2048, ge=1, le=MAX_SEQ_LEN)
-    gradient_checkpointing: bool = False
-    flash_attention: bool = True
-    lora_rank: int = Field(default=16, ge=1, le=65_536)
-    lora_targets: str = Field(default="all-linear", description="'all-linear' or module names: q_proj,v_proj,...")
+    optimizer: Optimizer = DEFAULTS.optimizer
+    optimizer_impl: OptimizerImpl = Field(
+        default=DEFAULTS.optimizer_impl,
+        description="AdamW implementation: fused (HF Trainer default, no temporary), foreach (one state-sized "
+                    "temporary in the step; torch.optim.AdamW's default) or for_loop (two parameter-sized temporaries).")
+    micro_batch_size: int = Field(default=DEFAULTS.micro_batch_size, ge=1, le=1_000_000)
+    seq_len: int = Field(default=DEFAULTS.seq_len, ge=1, le=MAX_SEQ_LEN)
+    gradient_checkpointing: bool = DEFAULTS.gradient_checkpointing
+    flash_attention: bool = DEFAULTS.flash_attention
+    lora_rank: int = Field(default=DEFAULTS.lora_rank, ge=1, le=65_536)
+    lora_targets: str = Field(default=DEFAULTS.lora_targets,
+                              description="'all-linear' or module names: q_proj,v_proj,...")
     num_gpus: int = Field(default=1, ge=1, le=100_000)
     sharding: Sharding = "none"
     tensor_parallel: int = Field(default=1, ge=1, le=1024)
     pipeline_parallel: int = Field(default=1, ge=1, le=1024)
     offload: Offload = "none"
-    loss: Loss = Field(default="fp32", description="How the loss treats logits: fp32 upcast (HF), half, fused kernel.")
+    loss: Loss = Field(default=DEFAULTS.loss,
+                       description="How the loss treats logits: fp32 upcast (HF), half, fused kernel.")
+    qlora_upcast: bool | None = Field(
+        default=DEFAULTS.qlora_upcast,
+        description="QLoRA recipe: true = peft's prepare_model_for_kbit_training (embeddings, head, norms and the "
+                    "residual stream in fp32); false = TRL's bf16 casting; unset = the upcast unless that would "
+                    "need more than LoRA.")
     cuda_context_gib: float = Field(default=CUDA_CONTEXT_GIB, ge=0, le=16, allow_inf_nan=False,
                                     description="CUDA context and kernels per process, in GiB.")
     gpu: str | None = Field(default=None, description="GPU name to check the fit against, e.g. 'A100-80GB'.")
@@ -92,6 +132,8 @@ class Estimate(BaseModel):
     model_id: str
     model_name: str
     approximate: bool
+    unknown_model: str | None = Field(default=None, description="The model name as the user gave it when it is not "
+                                      "in the registry and a generic decoder of the stated size stood in for it.")
     method: Method
     precision: Precision
     allocated_gib: float = Field(description="Peak tensors, as torch.cuda.max_memory_allocated reports.")

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.memory_request import GIB, EstimateRequest
-from tools.models import ModelArch, generic_decoder, load_hf_config, resolve
+from tools.models import (
+    ModelArch,
+    generic_decoder,
+    load_hf_config,
+    lookup,
+    resolve,
+    size_from_name,
+)
 
 LORA_TARGET_GROUPS = {
     "all-linear": ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
@@ -19,7 +26,6 @@ LORA_TARGET_ALIASES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj
                        "c_fc": "up_proj", "fc1": "up_proj", "fc2": "down_proj", "query": "q_proj", "key": "k_proj",
                        "value": "v_proj", "dense": "o_proj", "w1": "gate_proj", "w3": "up_proj", "w2": "down_proj",
                        "all": "all-linear", "all_linear": "all-linear"}
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +49,8 @@ class Setup:
     offload: str
     loss: str
     context_bytes: float
+    optimizer_impl: str = "fused"
+    qlora_upcast: bool | None = None
 
     @property
     def dp(self) -> int:
@@ -62,10 +70,11 @@ class Setup:
     @property
     def profile(self) -> str:
         """Dtype profile of weights and the residual stream: 'fp32', 'mixed' (fp32 weights/residual, 16-bit
-        matmuls: torch autocast, or HF QLoRA recipes, which keep the non-quantised modules in fp32) or 'half'."""
+        matmuls: torch autocast, or QLoRA after peft's prepare_model_for_kbit_training, which keeps the non-quantised
+        modules in fp32) or 'half'. QLoRA otherwise follows the precision exactly as LoRA does."""
         if self.precision == "fp32":
             return "fp32"
-        if self.method == "qlora":
+        if self.method == "qlora" and self.qlora_upcast:
             return "mixed"
         if self.precision in ("amp_bf16", "amp_fp16") and not self.deepspeed:
             return "mixed"
@@ -94,11 +103,18 @@ def lora_modules(targets: str, arch: ModelArch) -> tuple[str, ...]:
 
 
 def resolve_arch(request: EstimateRequest) -> ModelArch:
-    """The architecture the request names: config.json first, then the registry, then a generic shape."""
+    """The architecture the request names: config.json first, then the registry, then a generic decoder of the
+    stated size (or the size in an unknown name, 'Qwen4-9B'); Estimate.unknown_model then carries the name."""
     if (request.config_path or "").strip():
         return load_hf_config(Path(request.config_path))
     if (request.model or "").strip():
-        return resolve(request.model)
+        known = lookup(request.model)
+        if known is not None:
+            return known
+        size = request.params_b or size_from_name(request.model)
+        if size is None:
+            resolve(request.model)  # raises, naming close matches
+        return generic_decoder(size)  # type: ignore[arg-type]
     if request.params_b is None:
         raise ValueError("give a model name, a config.json path or a size in billions of parameters")
     return generic_decoder(request.params_b)
@@ -115,11 +131,12 @@ def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
     adapters = request.method in ("lora", "qlora")
     precision = request.precision or ("bf16" if adapters else "amp_bf16")
     return Setup(arch=arch, method=request.method, precision=precision, optimizer=request.optimizer,
-                  batch=request.micro_batch_size, seq=request.seq_len, checkpointing=request.gradient_checkpointing,
+                 batch=request.micro_batch_size, seq=request.seq_len, checkpointing=request.gradient_checkpointing,
                   flash=request.flash_attention,
                   lora_modules=lora_modules(request.lora_targets, arch) if adapters else (),
                   rank=request.lora_rank, gpus=request.num_gpus, sharding=request.sharding, tp=tp, pp=pp,
-                  offload=request.offload, loss=request.loss, context_bytes=request.cuda_context_gib * GIB)
+                  offload=request.offload, loss=request.loss, context_bytes=request.cuda_context_gib * GIB,
+                 optimizer_impl=request.optimizer_impl, qlora_upcast=request.qlora_upcast)
 
 
 def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:

@@ -293,6 +293,20 @@ def resolve(name: str) -> ModelArch:
     raise ValueError(f"unknown model '{name}'{hint}")
 
 
+_SIZE_IN_NAME = re.compile(r"(?<![a-z0-9.])(?:(\d+)x)?(\d+(?:\.\d+)?)\s*([bm])(?![a-z0-9])", re.IGNORECASE)
+
+
+def size_from_name(name: str) -> float | None:
+    """Billions of parameters written in a model name ('Qwen4-9B' -> 9, 'foo-8x7b' -> 56, 'bar-350m' -> 0.35;
+    an active-parameter tag such as 'A3B' is skipped); None when the name states no size."""
+    for match in _SIZE_IN_NAME.finditer(name.rsplit("/", 1)[-1]):
+        experts, size, unit = match.groups()
+        value = float(size) * (int(experts) if experts else 1) / (1000 if unit.lower() == "m" else 1)
+        if value > 0:
+            return value
+    return None
+
+
 GENERIC_VOCAB = LLAMA2_V
 GENERIC_HIDDEN_PER_LAYER = 128
 """Llama-family aspect ratio: hidden width is about 128 x the number of layers (7B: 4096/32, 13B: 5120/40)."""

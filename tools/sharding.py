@@ -57,10 +57,7 @@ def model_states(setup: Setup, trainable: int) -> States:
     largest_unit = max(arch.layer_params, arch.embedding_params, arch.head_params) / mp
     gathered = 0.0
     host = 0.0
-    step_temporary = 0.0
-    foreach_adam = setup.optimizer == "adamw" and setup.sharding not in ("zero1", "zero2", "zero3")
-    if foreach_adam:
-        step_temporary = optimizer / 2  # torch foreach AdamW: one temporary the size of one state
+    step_temporary = step_temporary_bytes(setup, trainable_shard, optimizer)
     weights = base + adapter_weights
     if setup.sharding in ("zero1", "zero2", "zero3") and not setup.adapters and amp:
         # DeepSpeed mixed precision: 16-bit params and grads, fp32 master + fp32 grad partition + Adam states.
@@ -86,7 +83,7 @@ def model_states(setup: Setup, trainable: int) -> States:
         weights, gradients, optimizer, step_temporary = (weights / dp, gradients / dp, optimizer / dp,
                                                          step_temporary / dp)
         if setup.sharding == "zero3":
-            gathered = 4 * largest_unit
+            gathered = 4 * largest_unit if setup.method != "qlora" else _qlora_zero3_gathered(arch, mp)
         else:
             unit_bytes = 4 if setup.precision == "fp32" else 2
             root = (arch.embedding_params + arch.head_params + arch.final_params) / mp
@@ -104,7 +101,43 @@ def model_states(setup: Setup, trainable: int) -> States:
             weights = 0.0
     elif setup.sharding == "ddp" and setup.gpus > 1:
         gathered = gradients  # DDP bucket copies of the gradients (gradient_as_bucket_view=False)
-    if setup.method == "qlora":
-        gathered += 2 * max(a * b for a, b in arch.linear_shapes.values())  # dequantised weight
+    if setup.method == "qlora" and setup.sharding != "zero3":
+        gathered += dequantised_bytes(arch, setup.tp)
     return States(weights=weights, autocast_copies=autocast, gradients=gradients, optimizer=optimizer,
                    gathered=gathered, step_temporary=step_temporary, host=host)
+
+
+def dequantised_bytes(arch: ModelArch, tp: int) -> float:
+    """The 16-bit copy of the largest 4-bit linear that bitsandbytes dequantises for one matmul."""
+    return 2 * max(a * b for a, b in arch.linear_shapes.values()) / tp
+
+
+def _qlora_zero3_gathered(arch: ModelArch, mp: int) -> float:
+    """ZeRO-3 with a 4-bit base: two gathered units (the one computing and the one prefetched), each stored as a
+    layer's NF4 linears and 16-bit rest, plus the dequantised linear; or two 16-bit embedding/head units."""
+    linear = arch.linear_params_per_layer
+    layer = linear * NF4_BYTES_PER_PARAM + (arch.layer_params - linear) * 2
+    return max(2 * layer / mp + dequantised_bytes(arch, mp), 4 * max(arch.embedding_params, arch.head_params) / mp)
+
+
+def step_temporary_bytes(setup: Setup, trainable_shard: float, optimizer: float) -> float:
+    """What the AdamW step allocates on top of the states: nothing for the fused kernel (HF Trainer default) or
+    DeepSpeed's FusedAdam; one state-sized temporary for torch's foreach implementation (the sqrt of the second
+    moments for all parameters at once); two temporaries of the largest parameter for the for-loop one."""
+    if setup.optimizer != "adamw" or setup.sharding in ("zero1", "zero2", "zero3") or setup.offload != "none":
+        return 0.0
+    if setup.optimizer_impl == "foreach":
+        return optimizer / 2
+    if setup.optimizer_impl == "for_loop":
+        state_bytes = optimizer / 2 / max(trainable_shard, 1.0)
+        return 2 * largest_parameter(setup) * state_bytes
+    return 0.0
+
+
+def largest_parameter(setup: Setup) -> float:
+    """Elements of the largest trainable tensor on one GPU (an embedding matrix, a linear, or a LoRA factor)."""
+    arch = setup.arch
+    shapes = arch.linear_shapes
+    if setup.adapters:
+        return setup.rank * max(max(shapes[name]) for name in setup.lora_modules) / setup.tp
+    return max(arch.vocab * arch.hidden, max(a * b for a, b in shapes.values())) / setup.tp

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 from rich.table import Table
 
 from cli.output import console, key_value_table, print_json
-from tools.estimator import Estimate, EstimateRequest, estimate
+from tools.estimator import DEFAULTS, Estimate, estimate, request_with_defaults
 
 
 def _render(result: Estimate) -> None:
@@ -22,6 +20,9 @@ def _render(result: Estimate) -> None:
             ("parameters", f"{result.total_params:,} total · {result.trainable_params:,} trainable")]
     if result.host_ram_gib:
         rows.append(("host RAM (offload)", f"{result.host_ram_gib:.1f} GiB"))
+    if result.unknown_model:
+        console.print(f"[yellow]Unknown model '{result.unknown_model}': a generic {result.total_params / 1e9:.3g}B "
+                      "decoder stood in for it; pass --config with its config.json for an exact estimate.[/yellow]")
     console.print(key_value_table(title, rows))
     breakdown = Table(title="Breakdown at the peak", title_justify="left")
     breakdown.add_column("term")
@@ -47,38 +48,48 @@ def _render(result: Estimate) -> None:
 
 
 def estimate_command(
-    model: Optional[str] = typer.Option(None, "--model", help="Registry name or HF id, e.g. llama-3.1-8b."),
-    config: Optional[str] = typer.Option(None, "--config", help="Path to a HuggingFace config.json."),
-    params_b: Optional[float] = typer.Option(None, "--params-b", help="Size in billions for an unknown model."),
-    method: str = typer.Option("full_finetune", "--method", help="pretrain, full_finetune, lora or qlora."),
-    precision: Optional[str] = typer.Option(None, "--precision", help="fp32, amp_bf16, amp_fp16, bf16 or fp16."),
-    optimizer: str = typer.Option("adamw", "--optimizer",
-                                  help="adamw, adamw_8bit, paged_adamw_8bit, sgd or adafactor."),
-    micro_batch_size: int = typer.Option(1, "--micro-batch-size", help="Sequences per GPU per step."),
-    seq_len: int = typer.Option(2048, "--seq-len", help="Tokens per sequence."),
-    gradient_checkpointing: bool = typer.Option(False, "--gradient-checkpointing/--no-gradient-checkpointing"),
-    flash_attention: bool = typer.Option(True, "--flash-attention/--no-flash-attention"),
-    lora_rank: int = typer.Option(16, "--lora-rank"),
-    lora_targets: str = typer.Option("all-linear", "--lora-targets", help="all-linear or q_proj,v_proj,..."),
+    model: str | None = typer.Option(None, "--model", help="Registry name or HF id, e.g. llama-3.1-8b."),
+    config: str | None = typer.Option(None, "--config", help="Path to a HuggingFace config.json."),
+    params_b: float | None = typer.Option(None, "--params-b", help="Size in billions for an unknown model."),
+    method: str | None = typer.Option(None, "--method", help="pretrain, full_finetune (default), lora or qlora."),
+    precision: str | None = typer.Option(None, "--precision", help="fp32, amp_bf16, amp_fp16, bf16 or fp16."),
+    optimizer: str | None = typer.Option(None, "--optimizer",
+                                            help="adamw (default), adamw_8bit, paged_adamw_8bit, sgd or adafactor."),
+    optimizer_impl: str | None = typer.Option(
+        None, "--optimizer-impl", help="AdamW kernel: fused (default, HF Trainer), foreach or for_loop."),
+    micro_batch_size: int | None = typer.Option(
+        None, "--micro-batch-size", help=f"Sequences per GPU per step (default {DEFAULTS.micro_batch_size})."),
+    seq_len: int | None = typer.Option(None, "--seq-len", help=f"Tokens per sequence (default {DEFAULTS.seq_len})."),
+    gradient_checkpointing: bool | None = typer.Option(
+        None, "--gradient-checkpointing/--no-gradient-checkpointing", help="Default on (the usual recipe)."),
+    flash_attention: bool | None = typer.Option(None, "--flash-attention/--no-flash-attention",
+                                                   help="Default on."),
+    lora_rank: int | None = typer.Option(None, "--lora-rank", help=f"Default {DEFAULTS.lora_rank}."),
+    lora_targets: str | None = typer.Option(None, "--lora-targets", help="all-linear (default) or q_proj,v_proj,..."),
+    qlora_upcast: bool | None = typer.Option(
+        None, "--qlora-upcast/--no-qlora-upcast",
+        help="QLoRA with peft's prepare_model_for_kbit_training fp32 upcast (default off: TRL's bf16 casting)."),
     gpus: int = typer.Option(1, "--gpus", help="Number of GPUs."),
     sharding: str = typer.Option("none", "--sharding", help="none, ddp, zero1, zero2, zero3 or fsdp."),
     tensor_parallel: int = typer.Option(1, "--tensor-parallel"),
     pipeline_parallel: int = typer.Option(1, "--pipeline-parallel"),
     offload: str = typer.Option("none", "--offload", help="none, optimizer or optimizer+params."),
-    loss: str = typer.Option("fp32", "--loss", help="fp32 (HF upcast), half or fused (Liger/CCE)."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="Check the fit on this GPU, e.g. A100-80GB."),
-    vram_gib: Optional[float] = typer.Option(None, "--vram-gib", help="Check the fit against this many GiB."),
+    loss: str | None = typer.Option(None, "--loss", help="fp32 (default, HF upcast), half or fused (Liger/CCE)."),
+    gpu: str | None = typer.Option(None, "--gpu", help="Check the fit on this GPU, e.g. A100-80GB."),
+    vram_gib: float | None = typer.Option(None, "--vram-gib", help="Check the fit against this many GiB."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Estimate per-GPU peak memory for a training or fine-tuning job."""
-    request = EstimateRequest(
-        model=model, config_path=config, params_b=params_b, method=method, precision=precision, optimizer=optimizer,
-        micro_batch_size=micro_batch_size, seq_len=seq_len, gradient_checkpointing=gradient_checkpointing,
-        flash_attention=flash_attention, lora_rank=lora_rank, lora_targets=lora_targets, num_gpus=gpus,
-        sharding=sharding, tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel, offload=offload,
-        loss=loss, gpu=gpu, vram_gib=vram_gib,
-    )
+    """Estimate per-GPU peak memory for a training or fine-tuning job (the chat's defaults fill what is not given)."""
+    request, filled = request_with_defaults({
+        "model": model, "config_path": config, "params_b": params_b, "method": method, "precision": precision, "optimizer": optimizer,
+        "optimizer_impl": optimizer_impl, "micro_batch_size": micro_batch_size, "seq_len": seq_len,
+        "gradient_checkpointing": gradient_checkpointing, "flash_attention": flash_attention, "lora_rank": lora_rank,
+        "lora_targets": lora_targets, "qlora_upcast": qlora_upcast, "num_gpus": gpus, "sharding": sharding,
+        "tensor_parallel": tensor_parallel, "pipeline_parallel": pipeline_parallel, "offload": offload, "loss": loss, "gpu": gpu,
+        "vram_gib": vram_gib,
+    })
     result = estimate(request)
+    result.assumptions = filled + result.assumptions
     if as_json:
         print_json(result)
     else:
