@@ -1,23 +1,25 @@
-"""The advisor as a service: one object that runs chat turns on the graph, keeps threads in SQLite, and streams.
+"""The advisor as a service: one object that runs chat turns on the graph, keeps threads, and streams.
 
 The web API, the Slack bot and the CLI all use `Advisor.respond` (one JSON-ready dict per turn) or `Advisor.stream`
-(progress events, answer deltas, then the final dict). Bad input raises ValueError with a readable message.
+(progress events, answer deltas, then the final dict). Bad input raises ValueError with a readable message. Threads
+live in SQLite (default) or PostgreSQL (agent/threads.py); turns of one thread are serialised across processes, and
+a turn runs to its end and is saved even when the caller stops listening.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.sqlite import SqliteSaver
-
+from agent.detached import Detached
 from agent.graph import build_graph
 from agent.language import normalise_language
+from agent.threads import configured_retention_days, database_url_from, open_thread_store, prune_threads
 from contract.jobspec import JobSpec
 from tools.catalog import default_db_path, ensure_db
 
@@ -28,6 +30,11 @@ MAX_MESSAGE_CHARS = 8000
 MAX_THREAD_ID_CHARS = 200
 CHANGEABLE_FIELDS = frozenset(name for name in JobSpec.model_fields if name != "language")
 OFFER_LIMIT = 10
+DURABILITY = "exit"
+"""One checkpoint per turn, written when the turn ends (not one per graph step)."""
+PRUNE_EVERY_S = 3600.0
+CLOSE_WAIT_S = 30.0
+"""How long `close` waits for turns still running (a stream whose client left) before closing the store."""
 
 
 def new_thread_id() -> str:
@@ -71,21 +78,20 @@ def turn_result(state: dict[str, Any], thread_id: str) -> dict[str, Any]:
 
 
 class Advisor:
-    """Runs chat turns; thread-safe (turns of one thread are serialised)."""
+    """Runs chat turns; thread-safe; turns of one thread are serialised across threads and processes."""
 
-    def __init__(self, *, checkpoint_path: str | Path | None = None, db_path: str | Path | None = None) -> None:
+    def __init__(self, *, checkpoint_path: str | Path | None = None, db_path: str | Path | None = None,
+                 database_url: str | None = None, retention_days: float | None = None) -> None:
+        """Threads in PostgreSQL when `database_url` (or $GPU_ADVISOR_DATABASE_URL) is set, else in the SQLite file
+        `checkpoint_path`; idle threads are deleted after `retention_days` ($GPU_ADVISOR_THREAD_RETENTION_DAYS)."""
         self.db_path = ensure_db(db_path)
         path = Path(checkpoint_path) if checkpoint_path else default_checkpoint_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._connection = sqlite3.connect(str(path), check_same_thread=False)
-        self._graph = build_graph(self.db_path).compile(checkpointer=SqliteSaver(self._connection))
-        self._locks: dict[str, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
-
-    def _lock(self, thread_id: str) -> threading.Lock:
-        """The lock that serialises turns of one thread."""
-        with self._locks_guard:
-            return self._locks.setdefault(thread_id, threading.Lock())
+        self.store = open_thread_store(path, database_url_from(database_url))
+        self.retention_days = configured_retention_days() if retention_days is None else retention_days
+        self._graph = build_graph(self.db_path).compile(checkpointer=self.store.saver)
+        self._running = 0
+        self._idle = threading.Condition()
+        self._next_prune = time.monotonic()
 
     def _prepare(self, message: str, thread_id: str | None, language: str | None, prefer: str | None,
                  changes: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
@@ -111,39 +117,90 @@ class Advisor:
                        "changes": dict(changes) if changes else None}
         return graph_input, thread_id or new_thread_id()
 
+    def _track(self, delta: int) -> None:
+        """Count turns in flight (close waits for them)."""
+        with self._idle:
+            self._running += delta
+            self._idle.notify_all()
+
+    def _run_turn(self, graph_input: dict[str, Any], thread: str, emit: Callable[[dict[str, Any]], None] | None
+                  ) -> dict[str, Any]:
+        """One turn under the thread's lock; `emit` receives progress and delta events when streaming."""
+        config = {"configurable": {"thread_id": thread}}
+        with self.store.turn_lock(thread):
+            if emit is None:
+                state = self._graph.invoke(graph_input, config, durability=DURABILITY)
+            else:
+                state = {}
+                for mode, chunk in self._graph.stream(graph_input, config, stream_mode=["custom", "values"],
+                                                      durability=DURABILITY):
+                    if mode == "custom":
+                        emit(chunk)
+                    else:
+                        state = chunk
+        self._maybe_prune()
+        return state
+
     def respond(self, message: str, *, thread_id: str | None = None, language: str | None = None,
                 prefer: str | None = None, changes: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run one turn and return its JSON-ready result."""
         graph_input, thread = self._prepare(message, thread_id, language, prefer, changes)
-        with self._lock(thread):
-            state = self._graph.invoke(graph_input, {"configurable": {"thread_id": thread}})
+        self._track(+1)
+        try:
+            state = self._run_turn(graph_input, thread, None)
+        finally:
+            self._track(-1)
         return turn_result(state, thread)
 
     def stream(self, message: str, *, thread_id: str | None = None, language: str | None = None,
                prefer: str | None = None, changes: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
-        """Run one turn, yielding progress and delta events, then the final result (or an error event)."""
+        """Run one turn, yielding progress and delta events, then the final result (or an error event).
+
+        The turn runs in a thread of its own: a consumer that stops early (a client gone) does not abort it."""
         try:
             graph_input, thread = self._prepare(message, thread_id, language, prefer, changes)
         except ValueError as error:
             yield {"type": "error", "code": "bad_request", "message": str(error), "error_id": new_thread_id()[:12]}
             return
-        state: dict[str, Any] = {}
+
+        def produce(emit: Callable[[dict[str, Any]], None]) -> None:
+            """The turn, then its final event."""
+            state = self._run_turn(graph_input, thread, emit)
+            emit({"type": "final", "result": turn_result(state, thread)})
+
+        self._track(+1)
         try:
-            with self._lock(thread):
-                for mode, chunk in self._graph.stream(graph_input, {"configurable": {"thread_id": thread}},
-                                                      stream_mode=["custom", "values"]):
-                    if mode == "custom":
-                        yield chunk
-                    else:
-                        state = chunk
+            yield from Detached(produce, name=f"turn-{thread[:8]}", on_exit=lambda: self._track(-1))
         except Exception:  # noqa: BLE001 - a stream ends with an error event, never a broken connection
             error_id = new_thread_id()[:12]
             log.exception("turn failed (error id %s)", error_id)
             yield {"type": "error", "code": "internal_error", "message": "the advisor failed on this turn",
                    "error_id": error_id}
+
+    def _maybe_prune(self) -> None:
+        """At most hourly, delete threads idle for longer than the retention period (in the background)."""
+        with self._idle:
+            if not self.retention_days or time.monotonic() < self._next_prune:
+                return
+            self._next_prune = time.monotonic() + PRUNE_EVERY_S
+            self._running += 1
+        threading.Thread(target=self._prune, name="prune-threads", daemon=True).start()
+
+    def _prune(self) -> None:
+        """Delete the threads past the retention period."""
+        try:
+            removed = prune_threads(self.store, self.retention_days * 86400)
+        except Exception:  # noqa: BLE001 - pruning is housekeeping; the turn already succeeded
+            log.exception("pruning old threads failed")
             return
-        yield {"type": "final", "result": turn_result(state, thread)}
+        finally:
+            self._track(-1)
+        if removed:
+            log.info("pruned %d thread(s) idle for more than %g days", len(removed), self.retention_days)
 
     def close(self) -> None:
-        """Close the checkpoint database."""
-        self._connection.close()
+        """Wait (briefly) for turns still running, then close the thread store."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._running == 0, timeout=CLOSE_WAIT_S)
+        self.store.close()
+

@@ -1,0 +1,177 @@
+"""Where conversation threads live: a LangGraph checkpointer that keeps one small checkpoint per turn, a per-thread
+turn lock that holds across processes, and pruning by age. SQLite (embedded default) or PostgreSQL (shared by any
+number of servers, see agent/threads_postgres.py)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.base.id import UUID
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from agent.locks import FileTurnLocks
+
+DATABASE_URL_VAR = "GPU_ADVISOR_DATABASE_URL"
+"""postgresql://… : threads (and the web server's shared state) live in PostgreSQL instead of SQLite files."""
+RETENTION_VAR = "GPU_ADVISOR_THREAD_RETENTION_DAYS"
+"""Threads idle for longer are deleted (0 keeps them forever)."""
+DEFAULT_RETENTION_DAYS = 90.0
+TURN_INPUTS = frozenset({"message", "explicit_language", "changes", "prefer"})
+"""State keys every turn sets from its input."""
+UUID_EPOCH_OFFSET_100NS = 0x01B21DD213814000
+"""100 ns ticks between the UUID epoch (1582-10-15) and the Unix epoch."""
+SQLITE_BUSY_TIMEOUT_S = 30.0
+
+
+@cache
+def carried_keys() -> frozenset[str]:
+    """The state keys the next turn needs: every key the graph does not reset per turn and the input does not set."""
+    from agent.graph import PER_TURN_RESET
+    from agent.state import AgentState
+
+    return frozenset(AgentState.__annotations__) - set(PER_TURN_RESET) - TURN_INPUTS - {"supported"}
+
+
+def trimmed(checkpoint: Any) -> Any:
+    """The checkpoint with only the carried-over values (offers, estimates and answers are per turn)."""
+    keep = carried_keys()
+    values = {key: value for key, value in checkpoint["channel_values"].items() if key in keep}
+    return {**checkpoint, "channel_values": values}
+
+
+class CarryOverOnly:
+    """Checkpointer mixin: save only what the next turn needs, and no intermediate writes (with durability='exit'
+    the graph saves one checkpoint when the turn ends)."""
+
+    def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        """Save the trimmed checkpoint."""
+        return super().put(config, trimmed(checkpoint), metadata, new_versions)  # type: ignore[misc]
+
+    def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        """Drop pending writes: a turn is saved whole at its end, or (when it failed) not continued."""
+
+
+class TrimmedSqliteSaver(CarryOverOnly, SqliteSaver):
+    """SqliteSaver keeping one small checkpoint per turn."""
+
+
+def checkpoint_time(checkpoint_id: str) -> float:
+    """Unix time at which a checkpoint was made (its id is a time-ordered UUIDv6)."""
+    return (UUID(checkpoint_id).time - UUID_EPOCH_OFFSET_100NS) / 1e7
+
+
+class ThreadStore(Protocol):
+    """What the advisor needs from thread storage."""
+
+    saver: BaseCheckpointSaver
+
+    def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Serialise turns of one thread across threads, processes and (PostgreSQL) machines."""
+
+    def last_activity(self) -> Iterator[tuple[str, str]]:
+        """(thread id, newest checkpoint id) of every thread."""
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Forget a thread."""
+
+    def size_bytes(self) -> int | None:
+        """Bytes the threads take on disk, when known."""
+
+    def close(self) -> None:
+        """Release connections and files."""
+
+
+class SqliteThreadStore:
+    """Threads in one SQLite file (WAL), turn locks in a byte-range lock file next to it."""
+
+    def __init__(self, path: Path) -> None:
+        """Open (creating) the threads database at `path`."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._connection = sqlite3.connect(str(path), check_same_thread=False, timeout=SQLITE_BUSY_TIMEOUT_S)
+        self.saver: BaseCheckpointSaver = TrimmedSqliteSaver(self._connection)
+        self.saver.setup()  # type: ignore[attr-defined]
+        self._locks = FileTurnLocks(path.with_name(path.name + ".locks"))
+
+    def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """The cross-process lock of one thread."""
+        return self._locks.hold(thread_id)
+
+    def last_activity(self) -> Iterator[tuple[str, str]]:
+        """(thread id, newest checkpoint id) per thread."""
+        with self.saver.lock:  # type: ignore[attr-defined]
+            rows = self._connection.execute(
+                "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id").fetchall()
+        yield from rows
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete the thread's checkpoints."""
+        self.saver.delete_thread(thread_id)
+
+    def compact(self) -> None:
+        """Give the space of deleted threads back to the file system."""
+        with self.saver.lock:  # type: ignore[attr-defined]
+            self._connection.execute("VACUUM")
+            self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def size_bytes(self) -> int | None:
+        """The database file and its WAL."""
+        return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + "-wal")) if p.exists())
+
+    def close(self) -> None:
+        """Close the database and the lock file."""
+        self._connection.close()
+        self._locks.close()
+
+
+def database_url_from(explicit: str | None = None) -> str | None:
+    """The PostgreSQL URL to keep threads in: `explicit`, else $GPU_ADVISOR_DATABASE_URL, else None (SQLite)."""
+    url = (explicit if explicit is not None else os.environ.get(DATABASE_URL_VAR, "")).strip()
+    if url and not url.startswith(("postgresql://", "postgres://")):
+        raise ValueError(f"{DATABASE_URL_VAR} must be a postgresql:// URL")
+    return url or None
+
+
+def open_thread_store(sqlite_path: Path, url: str | None = None) -> ThreadStore:
+    """PostgreSQL when a URL is given, else the SQLite file at `sqlite_path`."""
+    if url:
+        from agent.threads_postgres import PostgresThreadStore
+
+        return PostgresThreadStore(url)
+    return SqliteThreadStore(sqlite_path)
+
+
+def configured_retention_days(environ: dict[str, str] | None = None) -> float:
+    """Days an idle thread is kept ($GPU_ADVISOR_THREAD_RETENTION_DAYS; 0 = forever)."""
+    raw = ((os.environ if environ is None else environ).get(RETENTION_VAR) or "").strip()
+    if not raw:
+        return DEFAULT_RETENTION_DAYS
+    try:
+        days = float(raw)
+    except ValueError:
+        raise ValueError(f"{RETENTION_VAR} must be a number of days (0 keeps threads forever)") from None
+    if not days >= 0 or days == float("inf"):
+        raise ValueError(f"{RETENTION_VAR} must be a number of days (0 keeps threads forever)")
+    return days
+
+
+def prune_threads(store: ThreadStore, older_than_s: float, *, now: float | None = None) -> list[str]:
+    """Delete the threads whose newest checkpoint is older than `older_than_s` seconds; returns their ids."""
+    cutoff = (time.time() if now is None else now) - older_than_s
+    stale = [thread for thread, newest in store.last_activity() if newest and checkpoint_time(newest) < cutoff]
+    deleted = []
+    for thread in stale:
+        with store.turn_lock(thread):  # a turn that came in meanwhile keeps the thread
+            newest = store.saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
+            if newest is None or checkpoint_time(newest.config["configurable"]["checkpoint_id"]) < cutoff:
+                store.delete_thread(thread)
+                deleted.append(thread)
+    return deleted

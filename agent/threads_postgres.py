@@ -1,0 +1,96 @@
+"""Threads in PostgreSQL: LangGraph's PostgresSaver (one small checkpoint per turn) on a connection pool, and
+advisory locks that serialise a thread's turns across every server sharing the database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from agent.locks import AdvisoryTurnLocks, thread_key
+
+SAVER_POOL_SIZE = 8
+LOCK_POOL_SIZE = 16
+"""Turns of one process that may hold or wait for a thread lock at once (each needs a connection)."""
+CONNECT_TIMEOUT_S = 10.0
+SETUP_LOCK_NAME = "gpu-advisor:setup"
+
+
+class TrimmedPostgresSaver(PostgresSaver):
+    """PostgresSaver keeping one small checkpoint per turn (see agent.threads.CarryOverOnly)."""
+
+    def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        """Save the trimmed checkpoint."""
+        from agent.threads import trimmed
+
+        return super().put(config, trimmed(checkpoint), metadata, new_versions)
+
+    def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        """Drop pending writes (a turn is saved whole at its end)."""
+
+
+def open_pool(url: str, *, max_size: int, name: str) -> ConnectionPool:
+    """An open autocommit pool (dict rows, no prepared statements: safe behind PgBouncer); fails within
+    CONNECT_TIMEOUT_S when the server is unreachable."""
+    pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False, name=name, timeout=CONNECT_TIMEOUT_S,
+                          kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row,
+                                  "connect_timeout": int(CONNECT_TIMEOUT_S)})
+    pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+    return pool
+
+
+def run_setup_once(pool: ConnectionPool, setup: Any) -> None:
+    """Run a schema setup while holding a database-wide advisory lock (servers starting together do not race)."""
+    with pool.connection() as connection, connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (thread_key(SETUP_LOCK_NAME),))
+        setup()
+
+
+class PostgresThreadStore:
+    """Threads, their locks and their pruning in one PostgreSQL database."""
+
+    def __init__(self, url: str) -> None:
+        """Connect (two pools: checkpoints, locks) and create the checkpoint tables when missing."""
+        self._pool = open_pool(url, max_size=SAVER_POOL_SIZE, name="gpu-advisor-threads")
+        try:
+            self._lock_pool = open_pool(url, max_size=LOCK_POOL_SIZE, name="gpu-advisor-thread-locks")
+        except Exception:
+            self._pool.close()
+            raise
+        self.saver: BaseCheckpointSaver = TrimmedPostgresSaver(self._pool)  # type: ignore[arg-type]
+        run_setup_once(self._lock_pool, self.saver.setup)  # type: ignore[attr-defined]
+        self._locks = AdvisoryTurnLocks(self._lock_pool)
+
+    def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """The database-wide lock of one thread."""
+        return self._locks.hold(thread_id)
+
+    def last_activity(self) -> Iterator[tuple[str, str]]:
+        """(thread id, newest checkpoint id) per thread."""
+        with self._pool.connection() as connection:
+            rows = connection.execute("SELECT thread_id, max(checkpoint_id) AS newest FROM checkpoints "
+                                      "GROUP BY thread_id").fetchall()
+        for row in rows:
+            yield row["thread_id"], row["newest"]
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete the thread's checkpoints, blobs and writes."""
+        self.saver.delete_thread(thread_id)
+
+    def size_bytes(self) -> int | None:
+        """Bytes of the checkpoint tables with their indexes and TOAST."""
+        with self._pool.connection() as connection:
+            row = connection.execute(
+                "SELECT sum(pg_total_relation_size(c)) AS size FROM unnest(ARRAY['checkpoints', "
+                "'checkpoint_blobs', 'checkpoint_writes']::regclass[]) AS c").fetchone()
+        return int(row["size"]) if row and row["size"] is not None else None
+
+    def close(self) -> None:
+        """Close both pools."""
+        self._lock_pool.close()
+        self._pool.close()

@@ -1,0 +1,121 @@
+"""Test helpers: `gpu-advisor serve` as a real process (any number of workers), and racing follow-ups on threads."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+ROOT = Path(__file__).resolve().parents[1]
+START_TIMEOUT_S = 90.0
+
+FOLLOW_UPS: tuple[dict[str, Any], ...] = (
+    {"epochs": 2}, {"seq_len": 1024}, {"micro_batch_size": 2}, {"deadline_hours": 48},
+    {"interruptible_ok": False}, {"dataset_tokens": 50_000_000}, {"precision": "bf16"},
+)
+"""Changes to distinct job fields: after all of them the thread's job must hold every one (none lost)."""
+FIRST_MESSAGE = "LoRA fine-tune of Llama 3 8B"
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class ServeProcess:
+    """A running `gpu-advisor serve` and its URL."""
+
+    port: int
+    env: dict[str, str]
+    workers: int = 1
+    process: subprocess.Popen | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        """Base URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ServeProcess:
+        """Start the server and wait until /healthz says the advisor is loaded."""
+        command = [sys.executable, "-c", "from cli.app import run; run()", "serve", "--port", str(self.port),
+                   "--workers", str(self.workers), "--json"]
+        self.process = subprocess.Popen(command, env=self.env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, text=True, start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"serve exited: {self.process.stderr.read()[-3000:]}")
+            try:
+                if httpx2.get(f"{self.url}/healthz", timeout=2).json().get("advisor"):
+                    return self
+            except (httpx2.TransportError, ValueError):
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("serve did not become ready")
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Stop the server (its whole process group) and wait for it."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, sig)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+
+def serve_env(home: Path, **extra: str) -> dict[str, str]:
+    """Environment for a test server: private data dir, no rate limit, no LLM, no Slack."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")}
+    env.update({"GPU_ADVISOR_HOME": str(home), "GPU_ADVISOR_RATE_PER_MINUTE": "0"}, **extra)
+    return env
+
+
+def chat(url: str, body: dict[str, Any], *, retries: int = 0) -> dict[str, Any]:
+    """POST /api/chat and return the JSON result; transport errors and 5xx are retried `retries` times."""
+    for attempt in range(retries + 1):
+        try:
+            response = httpx2.post(f"{url}/api/chat", json=body, timeout=120)
+            if response.status_code < 500 or attempt == retries:
+                response.raise_for_status()
+                return response.json()
+        except httpx2.TransportError:
+            if attempt == retries:
+                raise
+        time.sleep(0.3)
+    raise AssertionError("unreachable")
+
+
+def race_follow_ups(urls: list[str], threads: int, *, retries: int = 0) -> tuple[int, list[str]]:
+    """Start `threads` conversations, send FOLLOW_UPS to each all at once (spread over `urls`), then one more turn;
+    returns (turns answered, descriptions of threads whose job lost a change)."""
+    thread_ids = [chat(urls[i % len(urls)], {"message": FIRST_MESSAGE}, retries=retries)["thread_id"]
+                  for i in range(threads)]
+    jobs = [(thread, change, urls[(i + j) % len(urls)]) for i, thread in enumerate(thread_ids)
+            for j, change in enumerate(FOLLOW_UPS)]
+    with ThreadPoolExecutor(max_workers=len(FOLLOW_UPS) * 2) as pool:
+        list(pool.map(lambda job: chat(job[2], {"message": "", "thread_id": job[0], "changes": job[1]},
+                                       retries=retries), jobs))
+    lost = []
+    for i, thread in enumerate(thread_ids):
+        spec = chat(urls[(i + 1) % len(urls)], {"message": "", "thread_id": thread,
+                                                "changes": {"gradient_checkpointing": True}}, retries=retries)["spec"]
+        missing = [key for change in FOLLOW_UPS for key, value in change.items() if spec.get(key) != value]
+        if missing or spec.get("method") != "lora":
+            lost.append(f"{thread}: lost {missing}")
+    return threads * (len(FOLLOW_UPS) + 2), lost
