@@ -1,0 +1,138 @@
+"""How close a chat turn is to the work it must do (issue 14), measured side by side in one run.
+
+Essential work of a turn = offline parse + one estimate with fit search + one indexed catalog query (10 rows).
+Printed: warm turn p50/p95 for new jobs and follow-ups (it/id/en) and their ratio to the essential work, the
+longest garbage-collector pause over the run, the CPU time of a cold `recommend` and the wall time of `--help`
+(with `python -c pass` as the baseline).
+
+Run: .venv/bin/python benchmarks/turn_overhead.py [--turns 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from agent.parsing import parse_message
+from agent.service import Advisor
+from tools.catalog import query_offers
+from tools.estimator import estimate_for_spec
+
+NEW_JOBS = [
+    "QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?",
+    "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah",
+    "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot",
+    "fine-tuning completo di Llama 3.2 1B su 50k esempi, una sola GPU",
+    "QLoRA Qwen2.5 14B dengan 20 ribu contoh, boleh spot",
+    "pretrain GPT-2 small from scratch on 10B tokens, budget $200",
+]
+FOLLOW_UPS = ["e con 4 GPU?", "kalau pakai QLoRA?", "cheaper?", "e se uso le spot?", "yang lebih cepat?",
+              "and with 8 GPUs?"]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    """The value below which `share` of the sorted values fall."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * (len(ordered) - 1) + 0.5))]
+
+
+def essential_ms(db_path: Path, rounds: int = 5) -> list[float]:
+    """Time the essential work for each new-job message: parse, estimate with fit search, one catalog query."""
+    samples = []
+    for _ in range(rounds):
+        for text in NEW_JOBS:
+            start = time.perf_counter()
+            spec = parse_message(text, use_llm=False).spec
+            estimate = estimate_for_spec(spec, gpu="H100")
+            query_offers(db_path, min_vram_gib=min(estimate.per_gpu_gib, 80.0), limit=10)
+            samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def turn_ms(advisor: Advisor, turns: int) -> tuple[list[float], list[float]]:
+    """Warm turn times: a new thread per job message, each followed by one follow-up on that thread."""
+    new, follow = [], []
+    for index in range(turns // 2):
+        start = time.perf_counter()
+        thread = advisor.respond(NEW_JOBS[index % len(NEW_JOBS)])["thread_id"]
+        new.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        advisor.respond(FOLLOW_UPS[index % len(FOLLOW_UPS)], thread_id=thread)
+        follow.append((time.perf_counter() - start) * 1000)
+    return new, follow
+
+
+class GcPauses:
+    """Collect the duration of every garbage collection while installed."""
+
+    def __init__(self) -> None:
+        self.pauses: list[tuple[int, float]] = []
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        """gc.callbacks hook."""
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses.append((info["generation"], (time.perf_counter() - self._started) * 1000))
+
+
+def _cold(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Median wall ms and median child CPU seconds of a fresh process."""
+    walls, cpus = [], []
+    for _ in range(3):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(args, env=env, capture_output=True, check=True)
+        walls.append((time.perf_counter() - start) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def main() -> None:
+    """Print the figures and ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=1000, help="warm turns to time (half new jobs, half follow-ups)")
+    turns = parser.parse_args().turns
+    home = Path(tempfile.mkdtemp(prefix="gpu-advisor-overhead-"))
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+    for text in NEW_JOBS:  # warm caches: catalog rows, KB indexes, lexicons
+        advisor.respond(text)
+    essential = essential_ms(advisor.db_path)
+    pauses = GcPauses()
+    gc.callbacks.append(pauses)
+    try:
+        new, follow = turn_ms(advisor, turns)
+    finally:
+        gc.callbacks.remove(pauses)
+        advisor.close()
+    base50, base95 = statistics.median(essential), _percentile(essential, 0.95)
+    print(f"essential work (parse + estimate with fit + 1 indexed query): p50 {base50:.1f} ms, p95 {base95:.1f} ms")
+    for label, values in (("new job", new), ("follow-up", follow), ("all turns", new + follow)):
+        p50, p95 = statistics.median(values), _percentile(values, 0.95)
+        print(f"{label:10} p50 {p50:7.1f} ms ({p50 / base50:5.1f}x)   p95 {p95:7.1f} ms ({p95 / base95:5.1f}x)"
+              f"   n={len(values)}")
+    worst = max(pauses.pauses, key=lambda item: item[1], default=(None, 0.0))
+    print(f"garbage collector: {len(pauses.pauses)} collections, longest {worst[1]:.1f} ms (generation {worst[0]})")
+    env = dict(os.environ, GPU_ADVISOR_HOME=str(home))
+    exe = str(Path(sys.executable).parent / "gpu-advisor")
+    base_wall, base_cpu = _cold([sys.executable, "-c", "pass"], env)
+    help_wall, help_cpu = _cold([exe, "--help"], env)
+    rec_wall, rec_cpu = _cold([exe, "recommend", "--json", NEW_JOBS[0]], env)
+    print(f"python -c pass          {base_wall:6.0f} ms wall {base_cpu:5.2f} s CPU")
+    print(f"gpu-advisor --help      {help_wall:6.0f} ms wall {help_cpu:5.2f} s CPU ({help_cpu / base_cpu:.0f}x)")
+    print(f"gpu-advisor recommend   {rec_wall:6.0f} ms wall {rec_cpu:5.2f} s CPU ({rec_cpu / base_cpu:.0f}x)")
+    print(f"reproduce: .venv/bin/python benchmarks/turn_overhead.py --turns {turns}")
+
+
+if __name__ == "__main__":
+    main()
