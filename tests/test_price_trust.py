@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 from tools.catalog import read_snapshot
 from tools.catalog_import import import_catalog_dir, import_cloud_file
 from tools.offer import Offer
-from tools.price_trust import OUTLIER_RATIO, annotate_price_trust, market_priced_providers, pricing_of
+from tools.price_trust import (
+    OUTLIER_RATIO,
+    annotate_price_trust,
+    market_priced_providers,
+    pricing_of,
+)
 
 SKY = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "skypilot-catalog-v7"
 needs_shared = pytest.mark.skipif(not SKY.is_dir(), reason="../shared/data/skypilot-catalog-v7 not present")

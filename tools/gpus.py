@@ -224,7 +224,7 @@ class _Table:
         elif memory is not None:
             name = min(names, key=lambda n: abs((_name_memory(n) or 0) - memory))
         else:
-            name = self.bare_default.get(key) or sorted(names)[0]
+            name = self.bare_default.get(key) or min(names)
         if form is None and memory is not None:
             form = self._form_by_memory(name, memory)
         return ParsedGpuName(name, form, memory)

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +87,7 @@ def count(value: str | None) -> int:
     result = number(value, "AcceleratorCount")
     if result is None or result < 1 or abs(result - round(result)) > 1e-6:
         raise RowError(f"AcceleratorCount is not a whole number >= 1: {value!r}")
-    return int(round(result))
+    return round(result)
 
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9 _.\-]{1,80}$")
@@ -213,4 +213,4 @@ def read_source_date(folder: Path) -> str | None:
 def newest_mtime(paths: Any) -> str:
     """UTC date of the newest file among `paths`."""
     newest = max(Path(p).stat().st_mtime for p in paths)
-    return datetime.fromtimestamp(newest, tz=timezone.utc).date().isoformat()
+    return datetime.fromtimestamp(newest, tz=UTC).date().isoformat()

@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from tools.gpus import parse_gpu_name
-from tools.importers.common import ImportIssue, ImportResult, RowError, count, number, parse_gpu_info, price, rows
+from tools.importers.common import (
+    ImportIssue,
+    ImportResult,
+    RowError,
+    count,
+    number,
+    parse_gpu_info,
+    price,
+    rows,
+)
 from tools.importers.rows import make_offer
 
 GCP_L4_COUNT = {4: 1, 8: 1, 12: 1, 16: 1, 32: 1, 24: 2, 48: 4, 96: 8}

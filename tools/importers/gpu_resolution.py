@@ -23,15 +23,15 @@ AGGREGATORS = {"shadeform", "primeintellect"}
 
 FORM_FACTOR_RULES: list[tuple[str, str, str, str]] = [
     # (cloud, instance-type regex, form factor, source)
-    ("aws", r"^p4de?\.", "SXM", "AWS p4d/p4de: A100 SXM with NVLink gen 3 600 GB/s (gist.github.com/shashankprasanna/"
-     "10ebe6dc1ba1d8d93db17da4e2cc890e, AWS staff; datareceipts hyperscalers.json)"),
+    ("aws", r"^p4de?\.", "SXM", ("AWS p4d/p4de: A100 SXM with NVLink gen 3 600 GB/s (gist.github.com/shashankprasanna/"
+                                 "10ebe6dc1ba1d8d93db17da4e2cc890e, AWS staff; datareceipts hyperscalers.json)")),
     ("aws", r"^p5\.", "SXM", "AWS p5: H100 SXM (datareceipts hyperscalers.json)"),
-    ("aws", r"^p3(dn)?\.", "SXM", "AWS p3/p3dn: V100 with NVLink (gist.github.com/shashankprasanna/"
-     "10ebe6dc1ba1d8d93db17da4e2cc890e)"),
-    ("gcp", r"^a2-|^a3-", "SXM", "GCP A2/A3 GPUs: 'NVLink Full Mesh' 600/900 GB/s per GCP's GPU table (as quoted in "
-     "huggingface.co/spaces/Elfsong/gcp_allocator)"),
-    ("runpod", r".", "PCIe", "runpod names SXM and NVL variants explicitly (A100-80GB-SXM, H100-SXM, H100-NVL); a "
-     "plain name is the PCIe card (hardware.md §5)"),
+    ("aws", r"^p3(dn)?\.", "SXM", ("AWS p3/p3dn: V100 with NVLink (gist.github.com/shashankprasanna/"
+                                   "10ebe6dc1ba1d8d93db17da4e2cc890e)")),
+    ("gcp", r"^a2-|^a3-", "SXM", ("GCP A2/A3 GPUs: 'NVLink Full Mesh' 600/900 GB/s per GCP's GPU table (as quoted in "
+                                  "huggingface.co/spaces/Elfsong/gcp_allocator)")),
+    ("runpod", r".", "PCIe", ("runpod names SXM and NVL variants explicitly (A100-80GB-SXM, H100-SXM, H100-NVL); a "
+                              "plain name is the PCIe card (hardware.md §5)")),
 ]
 
 CATALOG_MEMORY_TOLERANCE = 0.10
