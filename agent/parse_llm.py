@@ -2,14 +2,15 @@
 
 Order (servers differ, see shared/reference/agent-stack.md §2): strict JSON schema via `chat.completions.parse`; if
 the server rejects it (4xx) or the answer does not validate, JSON mode with the schema in the prompt; otherwise the
-caller falls back to the offline parser. Every answer is validated by pydantic, model names must resolve in the model
-registry and GPU names in the GPU table, or they are dropped.
+caller falls back to the offline parser. Both tries share one deadline (agent/llm.py). The answer is validated by
+pydantic (ranges), and a field is kept only when the user's own words support it (agent/parse_evidence.py): a number
+the message holds, a word that names the field. Unknown providers or GPUs the user did name are not guessed at: the
+answer carries a clarifying question instead.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,18 +19,12 @@ import openai
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 import prompts
+from agent import llm
+from agent.llm import llm_configured, model_name
+from agent.parse_evidence import Evidence
 from contract.jobspec import JobSpec
-from tools.models import lookup
 
-try:
-    from tools.gpus import canonical_gpu_name
-except ImportError:  # pragma: no cover - only while tools/gpus.py is missing
-    def canonical_gpu_name(raw: str) -> str | None:  # type: ignore[misc]
-        """Fallback while the GPU table is missing: no GPU is recognised."""
-        return None
-
-DEFAULT_MODEL = "gpt-4o-mini"
-DEFAULT_TIMEOUT_S = 20.0
+__all__ = ["JobFields", "LlmAnswer", "llm_configured", "make_client", "model_name", "parse_with_llm"]
 
 
 def _fields_model() -> type[BaseModel]:
@@ -44,32 +39,22 @@ JobFields = _fields_model()
 
 @dataclass(frozen=True, kw_only=True)
 class LlmAnswer:
-    """What the LLM path produced: a validated spec and its stated fields, or the reason it failed."""
+    """What the LLM path produced: a validated spec and its supported fields, or the reason it failed."""
 
     spec: JobSpec | None = None
     mentioned: list[str] = field(default_factory=list)
     error: str | None = None
     mode: str | None = None
     """'json_schema' or 'json_object': which request produced the answer."""
-
-
-def llm_configured() -> bool:
-    """True when OPENAI_API_KEY or OPENAI_BASE_URL is set (and GPU_ADVISOR_OFFLINE is not)."""
-    if os.environ.get("GPU_ADVISOR_OFFLINE", "").strip() not in ("", "0", "false"):
-        return False
-    return bool(os.environ.get("OPENAI_API_KEY", "").strip() or os.environ.get("OPENAI_BASE_URL", "").strip())
-
-
-def model_name() -> str:
-    """The chat model to use: GPU_ADVISOR_MODEL, else the default."""
-    return os.environ.get("GPU_ADVISOR_MODEL") or DEFAULT_MODEL
+    dropped: list[str] = field(default_factory=list)
+    """Fields the LLM filled that the message does not support (not used)."""
+    clarify: str | None = None
+    """A question for the user when they named a provider or GPU that is not known (localised)."""
 
 
 def make_client(timeout_s: float | None = None) -> openai.OpenAI:
-    """An openai client from the environment: short timeout, no retries (a chat turn must not hang)."""
-    timeout = timeout_s if timeout_s is not None else float(os.environ.get("GPU_ADVISOR_LLM_TIMEOUT", DEFAULT_TIMEOUT_S))
-    return openai.OpenAI(api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
-                         base_url=os.environ.get("OPENAI_BASE_URL") or None, timeout=timeout, max_retries=0)
+    """An openai client from the environment (no retries, short socket timeouts); see agent/llm.py."""
+    return llm.make_client(timeout_s)
 
 
 def _messages(text: str, language: str, json_mode: bool) -> list[dict[str, str]]:
@@ -82,17 +67,16 @@ def _messages(text: str, language: str, json_mode: bool) -> list[dict[str, str]]
             {"role": "user", "content": f"Message (language: {language}):\n{text}"}]
 
 
-def _clean(fields: BaseModel, language: str) -> tuple[JobSpec, list[str]]:
-    """Resolve model and GPU names, validate into JobSpec, and list the fields the answer set."""
-    data = fields.model_dump()
-    if data.get("model"):
-        arch = lookup(str(data["model"]))
-        data["model"] = arch.id if arch is not None and not arch.approximate else None
-    if data.get("gpu"):
-        data["gpu"] = canonical_gpu_name(str(data["gpu"]))
-    spec = JobSpec.model_validate({**data, "language": language})
+def _clean(fields: BaseModel, text: str, language: str) -> LlmAnswer:
+    """Validate into JobSpec, keep the fields the message supports, and ask about unknown providers/GPUs."""
+    data = {name: value for name, value in fields.model_dump().items() if value is not None}
+    JobSpec.model_validate({**data, "language": language})  # ranges: a bad value rejects the whole answer
+    evidence = Evidence(text, language)
+    kept, dropped, unknown_providers, unknown_gpu = evidence.filter(data)
+    spec = JobSpec.model_validate({**kept, "language": language})
     mentioned = [name for name in JobFields.model_fields if getattr(spec, name) is not None]
-    return spec, mentioned
+    return LlmAnswer(spec=spec, mentioned=mentioned, dropped=dropped,
+                     clarify=evidence.question(unknown_providers, unknown_gpu))
 
 
 def _strip_fence(content: str) -> str:
@@ -108,31 +92,36 @@ def _json_mode(client: openai.OpenAI, model: str, text: str, language: str) -> L
     message = completion.choices[0].message
     if getattr(message, "refusal", None):
         return LlmAnswer(error="the LLM refused to answer")
-    fields = JobFields.model_validate_json(_strip_fence(message.content or ""))
-    spec, mentioned = _clean(fields, language)
-    return LlmAnswer(spec=spec, mentioned=mentioned, mode="json_object")
+    answer = _clean(JobFields.model_validate_json(_strip_fence(message.content or "")), text, language)
+    return LlmAnswer(**{**answer.__dict__, "mode": "json_object"})
+
+
+def _ask(client: openai.OpenAI, model: str, text: str, language: str) -> LlmAnswer:
+    """Structured output first, JSON mode when the server rejects it or the answer does not validate."""
+    try:
+        completion = client.chat.completions.parse(model=model, messages=_messages(text, language, False),
+                                                   response_format=JobFields, temperature=0)
+        message = completion.choices[0].message
+        if message.refusal:
+            return LlmAnswer(error="the LLM refused to answer")
+        if message.parsed is None:
+            raise ValueError("empty structured answer")
+        answer = _clean(message.parsed, text, language)
+        return LlmAnswer(**{**answer.__dict__, "mode": "json_schema"})
+    except (openai.BadRequestError, openai.UnprocessableEntityError, openai.NotFoundError):
+        return _json_mode(client, model, text, language)
+    except (ValidationError, ValueError, json.JSONDecodeError):
+        return _json_mode(client, model, text, language)
 
 
 def parse_with_llm(text: str, language: str, *, client: openai.OpenAI | None = None, model: str | None = None,
                    timeout_s: float | None = None) -> LlmAnswer:
-    """Ask the configured LLM for JobSpec fields; never raises, failures come back as `error`."""
-    client = client or make_client(timeout_s)
+    """Ask the configured LLM for JobSpec fields within one deadline; never raises, failures come back as `error`."""
     model = model or model_name()
     try:
-        try:
-            completion = client.chat.completions.parse(model=model, messages=_messages(text, language, False),
-                                                       response_format=JobFields, temperature=0)
-            message = completion.choices[0].message
-            if message.refusal:
-                return LlmAnswer(error="the LLM refused to answer")
-            if message.parsed is None:
-                raise ValueError("empty structured answer")
-            spec, mentioned = _clean(message.parsed, language)
-            return LlmAnswer(spec=spec, mentioned=mentioned, mode="json_schema")
-        except (openai.BadRequestError, openai.UnprocessableEntityError, openai.NotFoundError):
-            return _json_mode(client, model, text, language)
-        except (ValidationError, ValueError, json.JSONDecodeError):
-            return _json_mode(client, model, text, language)
+        return llm.call(lambda fresh: _ask(client or fresh, model, text, language), deadline_s=timeout_s)
+    except llm.LlmUnavailable as error:
+        return LlmAnswer(error=error.reason)
     except openai.APITimeoutError:
         return LlmAnswer(error="the LLM timed out")
     except openai.APIStatusError as error:
@@ -141,7 +130,7 @@ def parse_with_llm(text: str, language: str, *, client: openai.OpenAI | None = N
         return LlmAnswer(error="could not reach the LLM server")
     except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError):
         return LlmAnswer(error="the LLM answer was cut off or filtered")
-    except (ValidationError, ValueError, json.JSONDecodeError):
+    except (ValidationError, ValueError, json.JSONDecodeError, IndexError, AttributeError):
         return LlmAnswer(error="the LLM answer was not a valid job spec")
     except openai.OpenAIError as error:
         return LlmAnswer(error=f"LLM error ({type(error).__name__})")

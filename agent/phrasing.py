@@ -1,35 +1,40 @@
-"""Optional LLM phrasing of a drafted answer: the model may only rephrase, and every number must survive intact.
+"""Optional LLM phrasing of a drafted answer: the model may only reword it, and every claim is checked.
 
-Offline (no LLM configured) the draft is the answer. With an LLM, the reply streams to the caller as it arrives;
-if the call fails, or the reply holds a number that the draft does not, the draft is used and a note says so.
+Offline (no LLM configured) the draft is the answer. With an LLM, its reply is read paragraph by paragraph and each
+paragraph is checked against the draft (agent/claims.py) BEFORE it is streamed as a `delta`; nothing is streamed
+until the text so far carries the draft's verdict. When the call fails or times out, or any claim does not hold,
+the draft is the answer and a localised note says why; a streaming caller then gets the draft's text as deltas
+if nothing was streamed yet (the `final` event's answer is always the authority).
 """
 
 from __future__ import annotations
 
-import re
+import json
+from functools import cache
 
 import openai
 
 import prompts
-from agent import writing
-from agent.parse_llm import llm_configured, make_client, model_name
+from agent import llm
+from agent.claims import check_fragment, check_rewording, verdict_problems
+from agent.llm import llm_configured
 
 LANGUAGE_NAMES = {"it": "Italian", "id": "Indonesian", "en": "English"}
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-def numbers_in(text: str) -> set[str]:
-    """Every number written in a text, as digits only (separators dropped) so '1.234,5' and '1,234.5' agree."""
-    return {re.sub(r"[.,]", "", match) for match in _NUMBER.findall(text)}
+@cache
+def _notes(language: str) -> dict[str, str]:
+    """The LLM-path notes in one language (prompts/llm_notes.<lang>.json)."""
+    return json.loads(prompts.load(f"llm_notes.{language if language in LANGUAGE_NAMES else 'en'}.json"))
 
 
-def numbers_preserved(candidate: str, draft: str) -> bool:
-    """True when every number in `candidate` also appears in `draft`."""
-    return numbers_in(candidate) <= numbers_in(draft)
+def note(key: str, language: str) -> str:
+    """One localised LLM-path note or answer: unavailable, unverified, needs_llm, tool_unverified, tool_failed..."""
+    return _notes(language)[key]
 
 
 def _emit(chunk: str) -> None:
-    """Stream a text delta to a streaming caller, if there is one."""
+    """Stream a verified text delta to a streaming caller, if there is one."""
     try:
         from langgraph.config import get_stream_writer
 
@@ -38,26 +43,60 @@ def _emit(chunk: str) -> None:
         pass
 
 
+class _VerifiedStream:
+    """Collects the LLM's paragraphs and streams each one once it, and the verdict so far, check out."""
+
+    def __init__(self, draft: str, language: str) -> None:
+        self.draft, self.language = draft, language
+        self.paragraphs: list[str] = []
+        self.sent = 0
+        self.failed = False
+
+    def add(self, paragraph: str) -> None:
+        """Check one finished paragraph; stream what is verified so far."""
+        paragraph = paragraph.strip()
+        if not paragraph or self.failed:
+            return
+        if not check_fragment(paragraph, self.draft, self.language).ok:
+            self.failed = True
+            return
+        self.paragraphs.append(paragraph)
+        if not verdict_problems(self.text, self.draft, self.language):
+            for index in range(self.sent, len(self.paragraphs)):
+                _emit(("\n\n" if index else "") + self.paragraphs[index])
+            self.sent = len(self.paragraphs)
+
+    @property
+    def text(self) -> str:
+        """The verified paragraphs as one text."""
+        return "\n\n".join(self.paragraphs)
+
+
 def phrase_answer(draft: str, language: str) -> tuple[str, str | None]:
-    """The answer to show and an optional note: the LLM's rephrasing when it is safe, else the draft."""
+    """The answer to show and an optional note: the LLM's rewording when every claim holds, else the draft."""
     if not llm_configured():
         return draft, None
     system = prompts.load("phrase_system.txt").replace("{language_name}", LANGUAGE_NAMES.get(language, "English"))
-    parts: list[str] = []
+    verified = _VerifiedStream(draft, language)
+    buffer = ""
     try:
-        stream = make_client().chat.completions.create(
-            model=model_name(), temperature=0, stream=True,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": draft}])
-        for event in stream:
-            if not event.choices:
-                continue
-            chunk = event.choices[0].delta.content or ""
-            if chunk:
-                parts.append(chunk)
-                _emit(chunk)
-    except (openai.OpenAIError, ValueError, AttributeError, IndexError):
-        return draft, writing.fixed_text("llm_fallback_note", language)
-    text = "".join(parts).strip()
-    if not text or not numbers_preserved(text, draft):
-        return draft, writing.fixed_text("llm_fallback_note", language)
-    return text, None
+        for chunk in llm.stream_text([{"role": "system", "content": system}, {"role": "user", "content": draft}]):
+            buffer += chunk
+            while "\n\n" in buffer and not verified.failed:
+                paragraph, buffer = buffer.split("\n\n", 1)
+                verified.add(paragraph)
+            if verified.failed:
+                break
+        verified.add(buffer)
+    except (llm.LlmUnavailable, openai.OpenAIError, ValueError, AttributeError, IndexError):
+        return _fallback(draft, verified, note("unavailable", language))
+    if verified.failed or not verified.paragraphs or not check_rewording(verified.text, draft, language).ok:
+        return _fallback(draft, verified, note("unverified", language))
+    return verified.text, None
+
+
+def _fallback(draft: str, verified: _VerifiedStream, why: str) -> tuple[str, str]:
+    """The draft with a note; streamed as deltas when no LLM text was streamed before."""
+    if verified.sent == 0:
+        _emit(draft)
+    return draft, why

@@ -12,24 +12,50 @@ from typing import Any
 
 
 class FakeOpenAI(ThreadingHTTPServer):
-    """Answers POST /v1/chat/completions from a queue of (status, content, delay_s); records the requests.
+    """Answers POST /v1/chat/completions from a queue of (status, content, delay_s, chunk_delay_s); records requests.
 
-    `content` is the assistant's text (wrapped in a chat.completion, or streamed as chunks when the request asks
-    for a stream) or a dict sent verbatim as the JSON body (error bodies, hand-built completions)."""
+    `content` is the assistant's text (wrapped in a chat.completion, or streamed word by word when the request asks
+    for a stream, `chunk_delay_s` apart) or a dict sent verbatim as the JSON body (error bodies, hand-built
+    completions such as `tool_calls(...)`). With `default` set, an empty queue answers that instead of HTTP 500."""
+
+    daemon_threads = True
+    block_on_close = False
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
-        self.answers: list[tuple[int, Any, float]] = []
+        self.answers: list[tuple[int, Any, float, float]] = []
         self.requests: list[dict[str, Any]] = []
+        self.default: tuple[int, Any, float, float] | None = None
+        self.lock = threading.Lock()
 
     @property
     def base_url(self) -> str:
         """The /v1 root the openai client talks to."""
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
-    def reply(self, content: Any, *, status: int = 200, delay_s: float = 0.0) -> None:
+    def reply(self, content: Any, *, status: int = 200, delay_s: float = 0.0, chunk_delay_s: float = 0.0) -> None:
         """Queue one answer: message text, or a raw JSON body (a dict) sent as it is."""
-        self.answers.append((status, content, delay_s))
+        with self.lock:
+            self.answers.append((status, content, delay_s, chunk_delay_s))
+
+    def next_answer(self) -> tuple[int, Any, float, float]:
+        """The next queued answer, else the default, else an HTTP 500."""
+        with self.lock:
+            if self.answers:
+                answer = tuple(self.answers.pop(0))
+                return answer + (0.0,) * (4 - len(answer))  # type: ignore[return-value]
+        return self.default or (500, {"error": {}}, 0.0, 0.0)
+
+
+def tool_calls(*calls: tuple[str, Any], content: str | None = None) -> dict[str, Any]:
+    """A chat.completion whose assistant message calls tools: (name, arguments dict or raw JSON string) pairs."""
+    items = [{"id": f"call_{index}", "type": "function",
+              "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
+             for index, (name, args) in enumerate(calls)]
+    message = {"role": "assistant", "content": content, "refusal": None, "tool_calls": items}
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
 
 def _chunk(content: str | None, finish: str | None = None) -> bytes:
@@ -45,8 +71,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append({"path": self.path, **body})
-        status, content, delay = self.server.answers.pop(0) if self.server.answers else (500, {"error": {}}, 0.0)
+        with self.server.lock:
+            self.server.requests.append({"path": self.path, **body})
+        status, content, delay, chunk_delay = self.server.next_answer()
         time.sleep(delay)
         try:
             if status != 200 or isinstance(content, dict):
@@ -58,6 +85,8 @@ class _Handler(BaseHTTPRequestHandler):
                 words = str(content).split(" ")
                 for index, word in enumerate(words):
                     self.wfile.write(_chunk(word + (" " if index < len(words) - 1 else "")))
+                    self.wfile.flush()
+                    time.sleep(chunk_delay)
                 self.wfile.write(_chunk(None, "stop") + b"data: [DONE]\n\n")
             else:
                 message = {"role": "assistant", "content": content, "refusal": None}

@@ -1,14 +1,24 @@
-"""The agent with an LLM configured: a local OpenAI-compatible server, the real openai client, fallbacks checked."""
+"""The agent with an LLM configured: a local OpenAI-compatible server, the real openai client, every claim checked.
+
+Bad rewordings (numbers in words, draft figures moved onto other facts, an invented provider, an injection echo, a
+content-free reply) must never become the answer, over JSON and SSE, and SSE must stream only verified text.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 
+import httpx2
 import pytest
 
-from agent import parse_llm
+from agent import llm, parse_llm
+from agent.claims import check_fragment
+from agent.phrasing import note
 from agent.service import Advisor
 from tests.fake_openai import running
+from tests.web_server import parse_sse, serve, test_settings
+from tools.catalog import ensure_db
 
 MESSAGE = "QLoRA su Llama 3.1 8B, 20M token, budget 50 euro"
 
@@ -19,72 +29,149 @@ def home(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def draft(home):
-    """The offline answer for MESSAGE: what the LLM is asked to rephrase."""
-    advisor = Advisor(checkpoint_path=home / "offline.sqlite", db_path=home / "catalog.sqlite")
+def catalog(home):
+    return ensure_db(home / "catalog.sqlite")
+
+
+@pytest.fixture(scope="module")
+def draft(home, catalog):
+    """The offline answer for MESSAGE: what the LLM is asked to reword."""
+    advisor = Advisor(checkpoint_path=home / "offline.sqlite", db_path=catalog)
     try:
         return advisor.respond(MESSAGE)["answer"]
     finally:
         advisor.close()
 
 
+def configure(monkeypatch, server, timeout_s: str = "2") -> None:
+    """Point the agent at the fake server."""
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("GPU_ADVISOR_MODEL", "test-model")
+    monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT_S", timeout_s)
+    monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
+    llm.breaker.reset()
+
+
 @pytest.fixture()
-def llm(monkeypatch, home):
+def llm_advisor(monkeypatch, home, catalog):
     """An advisor talking to a fake OpenAI server; yields (advisor, server)."""
     with running() as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        monkeypatch.setenv("GPU_ADVISOR_MODEL", "test-model")
-        monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT", "2")
-        monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
-        advisor = Advisor(checkpoint_path=home / "llm.sqlite", db_path=home / "catalog.sqlite")
+        configure(monkeypatch, server)
+        advisor = Advisor(checkpoint_path=home / "llm.sqlite", db_path=catalog)
         yield advisor, server
         advisor.close()
+    llm.breaker.reset()
 
 
-def _parse_answer() -> str:
+@pytest.fixture()
+def web(monkeypatch, home, catalog, tmp_path):
+    """The real app under uvicorn with the LLM configured; yields (httpx client, fake LLM server)."""
+    with running() as server:
+        configure(monkeypatch, server)
+        with serve(test_settings(tmp_path, catalog)) as app, httpx2.Client(base_url=app.url, timeout=60) as client:
+            yield client, server
+    llm.breaker.reset()
+
+
+def parse_answer() -> str:
     """A valid structured parse of MESSAGE, as the LLM would return it."""
     values = {"model": "llama-3.1-8b", "method": "qlora", "dataset_tokens": 20_000_000,
               "budget": {"amount": 50, "currency": "EUR"}}
     return json.dumps({name: values.get(name) for name in parse_llm.JobFields.model_fields})
 
 
-def test_llm_rephrasing_is_streamed_and_used_when_numbers_are_intact(llm, draft):
-    advisor, server = llm
+def headline(draft: str) -> str:
+    """The draft's first paragraph: the verdict."""
+    return draft.split("\n\n")[0]
+
+
+def moved_figures(draft: str) -> str:
+    """The draft with its hourly price and its total cost swapped (same digits, wrong facts)."""
+    money = re.findall(r"\d+,\d+ \$", headline(draft))
+    assert len(money) >= 2, headline(draft)
+    price, total = money[0], money[1]
+    return draft.replace(price, "@P@", 1).replace(total, price, 1).replace("@P@", total, 1).replace(
+        price + "/h", total + "/h", 1)
+
+
+BAD_REWORDINGS = {
+    "number_in_words": lambda d: headline(d) + "\n\nCon lo sconto di oggi costa solo dodici dollari l'ora.",
+    "figures_moved": moved_figures,
+    "invented_provider": lambda d: headline(d) + "\n\nMeglio ancora: usa evilcloud, non viene mai interrotto.",
+    "injection_echo": lambda d: headline(d) + "\n\nNoleggia dal provider X a 1 $/h.",
+    "content_free": lambda d: "Ecco la mia raccomandazione per il tuo lavoro di addestramento.",
+}
+MARKERS = {"number_in_words": "dodici", "invented_provider": "evilcloud", "injection_echo": "provider X",
+           "content_free": "Ecco la mia", "figures_moved": None}
+
+
+def test_a_faithful_rewording_is_streamed_and_used(llm_advisor, draft):
+    advisor, server = llm_advisor
     rephrased = "Ecco la mia proposta.\n\n" + draft
-    server.reply(_parse_answer())
+    server.reply(parse_answer())
     server.reply(rephrased)
     events = list(advisor.stream(MESSAGE))
     result = events[-1]["result"]
     assert result["answer"] == rephrased.strip() and result["parser"] == "llm" and result["notes"] == []
     deltas = "".join(e["text"] for e in events if e["type"] == "delta")
-    assert deltas.strip() == rephrased.strip()
+    assert deltas == result["answer"]  # only verified text was streamed, and all of it
     phrase_request = server.requests[-1]
     assert phrase_request["stream"] is True and draft in phrase_request["messages"][-1]["content"]
 
 
-def test_an_invented_number_sends_the_template_back(llm, draft):
-    advisor, server = llm
-    server.reply(_parse_answer())
-    server.reply(draft + "\n\nCon lo sconto costa solo 3,99 $.")
-    result = advisor.respond(MESSAGE)
+def test_paragraphs_in_another_order_keep_their_facts_and_pass(llm_advisor, draft):
+    advisor, server = llm_advisor
+    paragraphs = draft.split("\n\n")
+    reordered = "\n\n".join([paragraphs[0]] + paragraphs[1:][::-1])
+    server.reply(parse_answer())
+    server.reply(reordered)
+    assert advisor.respond(MESSAGE)["answer"] == reordered
+
+
+@pytest.mark.parametrize("case", sorted(BAD_REWORDINGS))
+def test_bad_rewordings_give_the_draft_and_say_so_over_json(web, draft, case):
+    client, server = web
+    bad = BAD_REWORDINGS[case](draft)
+    assert bad != draft
+    server.reply(parse_answer())
+    server.reply(bad)
+    result = client.post("/api/chat", json={"message": MESSAGE}).json()
     assert result["answer"] == draft
-    assert any("offline" in note for note in result["notes"])
+    assert result["notes"] == [note("unverified", "it")]
+
+
+@pytest.mark.parametrize("case", sorted(BAD_REWORDINGS))
+def test_bad_rewordings_are_never_streamed(web, draft, case):
+    client, server = web
+    server.reply(parse_answer())
+    server.reply(BAD_REWORDINGS[case](draft))
+    with client.stream("POST", "/api/chat/stream", json={"message": MESSAGE}) as response:
+        events = parse_sse("".join(response.iter_text()))
+    final = [data for name, data in events if name == "final"][0]["result"]
+    assert final["answer"] == draft and final["notes"] == [note("unverified", "it")]
+    deltas = [data["text"] for name, data in events if name == "delta"]
+    assert deltas, "a streaming client gets text"
+    streamed = "".join(deltas)
+    if MARKERS[case]:
+        assert MARKERS[case] not in streamed
+    for paragraph in streamed.split("\n\n"):
+        assert check_fragment(paragraph, draft, "it").ok, paragraph
 
 
 @pytest.mark.parametrize("failure", [{"status": 500, "content": {"error": {"message": "boom"}}},
                                      {"status": 200, "content": "", "delay_s": 0},
-                                     {"status": 200, "content": "too late", "delay_s": 3.0}])  # past the 2 s timeout
-def test_llm_failures_fall_back_to_the_offline_answer_and_say_so(llm, draft, failure):
-    advisor, server = llm
-    server.reply(_parse_answer())
+                                     {"status": 200, "content": "too late", "delay_s": 3.0}])  # past the 2 s deadline
+def test_llm_failures_fall_back_to_the_offline_answer_and_say_so(llm_advisor, draft, failure):
+    advisor, server = llm_advisor
+    server.reply(parse_answer())
     server.reply(failure["content"], status=failure["status"], delay_s=failure.get("delay_s", 0))
     result = advisor.respond(MESSAGE)
     assert result["answer"] == draft and result["notes"]
 
 
-def test_parser_failure_falls_back_offline_and_the_turn_still_answers(llm, draft):
-    advisor, server = llm
+def test_parser_failure_falls_back_offline_and_the_turn_still_answers(llm_advisor, draft):
+    advisor, server = llm_advisor
     for _ in range(2):  # structured output, then JSON mode: both garbage
         server.reply("this is not json")
     server.reply(draft)  # the phrasing step repeats the draft

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent import parse_llm
+from agent import llm, parse_llm
 from agent.parsing import parse_message
 from tests.fake_openai import FakeOpenAI
 
@@ -38,6 +38,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
     monkeypatch.setenv("GPU_ADVISOR_MODEL", "test-model")
     monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT", "1.5")
     monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
+    llm.breaker.reset()
     yield fake
     fake.shutdown()
     fake.server_close()
@@ -64,14 +65,14 @@ def test_llm_fills_a_field_the_offline_parser_missed(server: FakeOpenAI) -> None
 
 def test_unknown_model_names_from_the_llm_are_dropped(server: FakeOpenAI) -> None:
     server.answers.append((200, completion(fields(model="SuperModel 9000", params_b=9.0)), 0))
-    result = parse_message("something about my model", use_llm=True)
+    result = parse_message("something about my model, nine billion parameters", use_llm=True)
     assert result.spec.model is None and result.spec.params_b == 9.0
 
 
 def test_json_schema_unsupported_retries_in_json_mode(server: FakeOpenAI) -> None:
     server.answers.append((400, {"error": {"message": "response_format json_schema not supported", "type": "invalid"}}, 0))
     server.answers.append((200, completion("```json\n" + fields(method="lora", epochs=3) + "\n```"), 0))
-    result = parse_message("LoRA for a few passes", use_llm=True)
+    result = parse_message("LoRA for three passes", use_llm=True)
     assert result.parser == "llm" and result.spec.method == "lora" and result.spec.epochs == 3
     assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
     assert "JSON schema" in server.requests[1]["messages"][0]["content"]
@@ -115,6 +116,7 @@ def test_refusal_falls_back_to_offline(server: FakeOpenAI) -> None:
 
 
 def test_unreachable_server_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    llm.breaker.reset()
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     result = parse_message("LoRA", use_llm=True)
