@@ -12,7 +12,7 @@ from tools.gpus import GpuSpec
 from tools.throughput import backward_fraction
 from tools.workload import Workload
 
-Layout = Literal["single_gpu", "ddp", "zero2", "fsdp", "tensor_parallel"]
+Layout = Literal["single_gpu", "ddp", "zero2", "fsdp", "hsdp", "tensor_parallel"]
 
 NVLINK_EFFICIENCY = 0.80
 """All-reduce bus bandwidth / unidirectional NVLink spec: 78 % (8×A100 NVLink3), 82 % (8×H200 NVLink4 ring), §2.4."""
@@ -108,6 +108,8 @@ def plans_for(total: int, per_node: int, nodes: int, link_kind: str) -> list[Pla
         return [Plan(layout="single_gpu", sharding="none", tp=1)]
     plans = [Plan(layout="ddp", sharding="ddp", tp=1), Plan(layout="zero2", sharding="zero2", tp=1),
              Plan(layout="fsdp", sharding="fsdp", tp=1)]
+    if nodes > 1 and per_node > 1:
+        plans.append(Plan(layout="hsdp", sharding="fsdp", tp=1))
     if per_node > 1 and link_kind == "nvlink":
         plans.append(Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node))
     return plans
@@ -160,6 +162,17 @@ def comm_seconds(workload: Workload, plan: Plan, links: Links, total: int, nodes
         every = 2 * gather_s(params, total, links.dp_busbw) + gather_s(grads, total, links.dp_busbw)
         return Comm(seconds=every, exposed=_exposed(every, compute, overlap),
                     label="all-gather of parameters (forward and backward) + reduce-scatter of gradients",
+                    accumulation=accumulation)
+    if plan.layout == "hsdp":
+        # Hybrid sharding: FSDP inside each node, each GPU all-reduces its gradient shard with its peers in the
+        # other nodes once per optimizer step (PyTorch HYBRID_SHARD / DeepSpeed hpZ-style).
+        per_node = total // nodes
+        params = workload.total_params * workload.param_bytes
+        every = 2 * gather_s(params, per_node, links.intra_busbw) + gather_s(grads, per_node, links.intra_busbw)
+        once = allreduce_s(grads / per_node, nodes, links.nic_gbs or links.dp_busbw)
+        return Comm(seconds=every + once / accumulation,
+                    exposed=_exposed(every, compute, overlap) + _exposed(once, backward, overlap) / accumulation,
+                    label="parameter all-gathers inside each node + cross-node all-reduce of gradient shards",
                     accumulation=accumulation)
     activation = workload.micro_batch_size * workload.seq_len * workload.arch.hidden * 2.0
     per_layer = 4 + (2 if gradient_checkpointing else 0)

@@ -1,9 +1,11 @@
 """Rank catalog offers for a JobSpec by total job cost: memory first, then topology, then price and billing model.
 
 For each offer: does the job fit (estimator per layout, with a stated margin), how long it takes (FLOPs / achievable
-throughput, slowed by exposed communication), what it costs on demand and on spot (billing rounding, preemption
-risk), and whether it meets the budget, the deadline, the spot preference and the user's GPU/count/provider/region
-wishes. Offers are grouped by hardware shape so the estimator and topology run once per shape, not per offer.
+throughput, slowed by exposed communication, plus instance start, downloads, staging and checkpoint writes), what it
+costs on demand and on spot (billing rounding and minimums, preemption risk, market prices treated as
+interruptible), and whether it meets the budget, the deadline, the spot preference and the user's GPU/count/provider/
+region wishes. A deadline one node cannot meet is planned on several nodes (tools.scale_out). The headline is the
+simplest of the near-cheapest trusted offers (tools.headline); when nothing qualifies the binding limit is named.
 """
 
 from __future__ import annotations
@@ -12,150 +14,28 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
 
 from contract.jobspec import JobSpec
-from tools.catalog import Offer, ensure_db, query_offers, read_meta
+from tools.catalog import Offer, ensure_db, read_meta
+from tools.catalog_shapes import Evaluation, Shape, cached_groups, clear_shape_caches, effective_prices, evaluate, \
+    shape_of
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
-from tools.job_time import JobTime, Tokens, billing_for, job_time, job_tokens, run_cost
+from tools.headline import choose_headline, collapse_zones
+from tools.job_overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
+from tools.job_time import JobTime, Tokens, billing_for, job_tokens, run_cost
+from tools.ranking_models import RankedOffer, RankingResult, Reason
+from tools.scale_out import MEMORY_NODES, MULTI_NODE_MIN_GPUS, binding_limit, deadline_nodes, rescale_nodes
 from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot, default_preemption_rate
-from tools.topology import DEFAULT_MEMORY_MARGIN, Candidate, TopologyResult, Workload, build_workload, check_topology
+from tools.topology import DEFAULT_MEMORY_MARGIN, TopologyResult, Workload, build_workload
 
-ExclusionReason = Literal["too_little_vram", "does_not_fit", "needs_nvlink_node", "no_speed_data", "no_price",
-                          "spot_only_offer", "over_budget", "misses_deadline", "gpu_count_mismatch"]
+__all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
+
 CHECKPOINT_WRITE_GBS = 1.0
 """Checkpoint write and reload speed to persistent storage, GB/s (planning assumption)."""
+MAX_SPOT_HOURS = 1e6
+"""Longest job the spot model takes; longer runs are costed on-demand only."""
 RESTART_BASE_S = 600.0
 """Fixed part of a spot restart: new instance, image start (planning assumption, as in tools.spot_risk)."""
-MULTI_NODE_MIN_GPUS = 8
-"""Multi-node layouts are built only from full 8-GPU (or larger) instances."""
-
-
-class Reason(BaseModel):
-    """One reason behind an offer's place: a code and parameters for the agent, and an English line."""
-
-    code: str
-    text: str
-    params: dict[str, Any] = Field(default_factory=dict)
-
-
-class RankedOffer(BaseModel):
-    """One offer with the job's estimated time and cost on it."""
-
-    provider: str
-    instance_type: str
-    gpu: str
-    gpu_form_factor: str | None
-    gpu_count: int = Field(description="GPUs per instance.")
-    nodes: int = Field(description="Instances rented together (multi-node when > 1).")
-    total_gpus: int
-    vram_gib_per_gpu: float | None
-    region: str | None
-    regions: list[str] = Field(description="Every region with the same instance at the same prices.")
-    spot: bool = Field(description="True when the estimate is for spot/interruptible capacity.")
-    price_per_hour: float = Field(description="USD per hour for all instances at the chosen pricing (spot or not).")
-    on_demand_price_per_hour: float | None
-    spot_price_per_hour: float | None
-    est_hours: float = Field(description="Expected wall-clock hours (spot: including preemptions).")
-    est_cost: float = Field(description="Expected total cost in USD, billing rounding included.")
-    est_cost_budget_currency: float | None
-    billed_hours: float
-    fits: bool
-    per_gpu_gib: float | None
-    layout: str | None
-    topology_verdict: str
-    topology_params: dict[str, Any]
-    exposed_comm_share: float | None
-    spot_verdict: str | None
-    spot_savings_usd: float | None
-    p_done_by_deadline: float | None
-    meets_budget: bool | None
-    meets_deadline: bool | None
-    reasons: list[Reason]
-
-
-class RankingResult(BaseModel):
-    """Offers that meet every constraint, cheapest first, plus alternatives and what was excluded and why."""
-
-    offers: list[RankedOffer]
-    total_eligible: int
-    cheapest_that_fits: RankedOffer | None = Field(description="Cheapest offer the job fits on, ignoring budget "
-                                                               "and deadline.")
-    fastest: RankedOffer | None = Field(description="Fastest offer the job fits on, ignoring budget and deadline.")
-    excluded: dict[str, int]
-    considered: int
-    budget_usd: float | None
-    fx: FxUsed | None
-    deadline_hours: float | None
-    memory_margin: float
-    model_id: str
-    method: str
-    tokens: float
-    catalog: dict[str, Any]
-    assumptions: list[str]
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Shape:
-    """The hardware facts topology and time depend on; offers with the same shape share one evaluation."""
-
-    gpu: str
-    form_factor: str | None
-    gpus_per_node: int
-    nodes: int
-    interconnect: str
-    nvlink_gbs: float | None
-    vram_gib: float | None
-    node_gbps: float | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Evaluation:
-    """Topology verdict and job time for one shape."""
-
-    topology: TopologyResult | None
-    time: JobTime | None
-    error: str | None = None
-
-
-def _shape(offer: Offer, nodes: int) -> _Shape:
-    """Hardware shape of `nodes` copies of an offer."""
-    node_gbps = offer.inter_node_gbps_per_gpu * offer.gpu_count if offer.inter_node_gbps_per_gpu else None
-    interconnect = offer.interconnect if offer.interconnect in ("nvlink", "pcie") else "unknown"
-    return _Shape(gpu=offer.gpu, form_factor=offer.gpu_form_factor, gpus_per_node=offer.gpu_count, nodes=nodes,
-                  interconnect=interconnect, nvlink_gbs=offer.nvlink_gbs, vram_gib=offer.vram_gib_per_gpu,
-                  node_gbps=node_gbps)
-
-
-_TOPOLOGY_CACHE: dict[tuple[str, float, _Shape], TopologyResult | None] = {}
-"""Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it."""
-_TOPOLOGY_CACHE_MAX = 20_000
-
-
-def _evaluate(shape: _Shape, workload: Workload, tokens: Tokens, margin: float) -> _Evaluation:
-    """Run the topology checker (cached) and the time model for one shape."""
-    key = (workload.request.model_dump_json(), margin, shape)
-    if key not in _TOPOLOGY_CACHE:
-        if len(_TOPOLOGY_CACHE) >= _TOPOLOGY_CACHE_MAX:
-            _TOPOLOGY_CACHE.clear()
-        _TOPOLOGY_CACHE[key] = _check(shape, workload, margin)
-    topology = _TOPOLOGY_CACHE[key]
-    if topology is None:
-        return _Evaluation(topology=None, time=None, error="invalid candidate")
-    return _Evaluation(topology=topology, time=job_time(workload, topology, tokens))
-
-
-def _check(shape: _Shape, workload: Workload, margin: float) -> TopologyResult | None:
-    """Topology verdict for one shape; None when the shape itself is inconsistent."""
-    candidate = Candidate(gpu=shape.gpu, form_factor=shape.form_factor, gpu_count=shape.gpus_per_node * shape.nodes,
-                          gpus_per_node=shape.gpus_per_node, interconnect=shape.interconnect,  # type: ignore[arg-type]
-                          nvlink_gbs=shape.nvlink_gbs, inter_node_gbps=shape.node_gbps, vram_gib=shape.vram_gib)
-    try:
-        return check_topology(workload, candidate, margin=margin)
-    except ValueError:
-        return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,9 +43,11 @@ class _Costed:
     """Phase-one numbers for one offer; full RankedOffer objects are built only for what is returned."""
 
     offer: Offer
+    group: tuple[Offer, ...]
     nodes: int
     topology: TopologyResult
     time: JobTime
+    overheads: Overheads
     spot: SpotRiskResult | None
     use_spot: bool
     cost: float
@@ -176,6 +58,11 @@ class _Costed:
     meets_budget: bool | None
     meets_deadline: bool | None
 
+    @property
+    def total_gpus(self) -> int:
+        """GPUs across all nodes."""
+        return self.offer.gpu_count * self.nodes
+
 
 def _nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
     """Instances of `offer` that give the wanted GPU count; None when the count cannot be met with it."""
@@ -184,13 +71,6 @@ def _nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
     if wanted_gpus > offer.gpu_count and offer.gpu_count >= MULTI_NODE_MIN_GPUS and wanted_gpus % offer.gpu_count == 0:
         return wanted_gpus // offer.gpu_count
     return None
-
-
-def _checkpoint_bytes(workload: Workload) -> float:
-    """Bytes of one resumable checkpoint: BF16 weights (adapters only when the base is frozen) + AdamW state."""
-    adapters = workload.method in ("lora", "qlora")
-    weights = (workload.trainable_params if adapters else workload.total_params) * 2.0
-    return weights + workload.trainable_params * 12.0
 
 
 def _vram_floor(workload: Workload, max_gpus: int, margin: float) -> float:
@@ -205,20 +85,6 @@ def _vram_floor(workload: Workload, max_gpus: int, margin: float) -> float:
         except ValueError:
             continue
     return min(floors, default=0.0) / (1.0 - margin) * 0.999
-
-
-@lru_cache(maxsize=64)
-def _cached_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
-                   regions: tuple[str, ...] | None) -> tuple[tuple[tuple[Offer, ...], _Shape], ...]:
-    """Catalog rows matching the user's wishes, grouped so that the same instance at the same prices in many zones
-    is costed once; cached per database file version, since every job with the same wishes reuses them (the memory
-    floor, which differs per job, is applied to the groups afterwards). Each group comes with its one-node shape."""
-    same: dict[tuple[Any, ...], list[Offer]] = {}
-    for offer in query_offers(path, gpu=gpu, providers=providers, regions=regions):
-        same.setdefault((offer.provider, offer.instance_type, offer.price_per_hour, offer.spot_price_per_hour,
-                         offer.gpu, offer.gpu_form_factor, offer.gpu_count, offer.vram_gib_per_gpu,
-                         offer.interconnect, offer.nvlink_gbs, offer.inter_node_gbps_per_gpu), []).append(offer)
-    return tuple((tuple(group), _shape(group[0], 1)) for group in same.values())
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:
@@ -246,10 +112,17 @@ def _spot_cached(provider: str, nodes: int, hours: float, write_s: float, rate: 
 
 def _spot_for(offer: Offer, nodes: int, hours: float, workload: Workload, spec: JobSpec,
               rate_override: float | None) -> SpotRiskResult:
-    """Spot assessment for an offer rented `nodes` times."""
-    write_s = _checkpoint_bytes(workload) / (CHECKPOINT_WRITE_GBS * 1e9)
-    return _spot_cached(offer.provider, nodes, hours, write_s, rate_override, offer.spot_price_per_hour,
-                        offer.price_per_hour, spec.deadline_hours)
+    """Spot assessment for an offer rented `nodes` times (a market-priced 'on-demand' has no on-demand price)."""
+    write_s = _checkpoint_write_s(workload) / nodes
+    on_demand, interruptible = effective_prices(offer)
+    return _spot_cached(offer.provider, nodes, hours, write_s, rate_override, interruptible, on_demand,
+                        spec.deadline_hours)
+
+
+def _checkpoint_write_s(workload: Workload) -> float:
+    """Seconds to write one resumable checkpoint from one node."""
+    return checkpoint_bytes(workload.total_params, workload.trainable_params,
+                            workload.method in ("lora", "qlora")) / (CHECKPOINT_WRITE_GBS * 1e9)
 
 
 def _reasons(topology: TopologyResult, time: JobTime, spot: SpotRiskResult | None, use_spot: bool, cost: float,
@@ -284,10 +157,76 @@ def _regions(group: tuple[Offer, ...]) -> list[str]:
     return list(dict.fromkeys(o.region for o in group if o.region))
 
 
+@dataclass(kw_only=True)
+class _Job:
+    """Everything about the request that costing one offer needs."""
+
+    spec: JobSpec
+    workload: Workload
+    tokens: Tokens
+    margin: float
+    budget: float | None
+    rate: float | None
+    epoch_tokens: float
+
+
+def _plan(group: tuple[Offer, ...], shape: Shape, nodes: int, job: _Job,
+          evaluations: dict[Shape, Evaluation]) -> tuple[_Costed | None, str | None]:
+    """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
+    offer = group[0]
+    if nodes != shape.nodes:
+        shape = shape_of(offer, nodes)
+    if shape not in evaluations:
+        evaluations[shape] = evaluate(shape, job.workload, job.tokens, job.margin)
+    evaluation = evaluations[shape]
+    topology, time = evaluation.topology, evaluation.time
+    if topology is None or not topology.runnable:
+        return None, ("needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit")
+    if time is None:
+        return None, "no_speed_data"
+    costed = _cost(group, nodes, topology, time, job)
+    if costed is None:
+        on_demand, interruptible = effective_prices(offer)
+        return None, "spot_only_offer" if interruptible else "no_price"
+    return costed, None
+
+
+def _plans_for_group(group: tuple[Offer, ...], shape: Shape, job: _Job,
+                     evaluations: dict[Shape, Evaluation]) -> tuple[list[_Costed], str | None]:
+    """The offer on the wished GPU count, else on one node plus, where needed, on several nodes (for memory that
+    one node lacks, or for a deadline one node cannot meet)."""
+    offer = group[0]
+    nodes = _nodes_for(offer, job.spec.num_gpus)
+    if nodes is None:
+        return [], "gpu_count_mismatch"
+    costed, why = _plan(group, shape, nodes, job, evaluations)
+    if job.spec.num_gpus is not None or offer.gpu_count < MULTI_NODE_MIN_GPUS:
+        return ([costed] if costed else []), why
+    if costed is None and why == "does_not_fit":
+        for count in MEMORY_NODES:
+            costed, why = _plan(group, shape, count, job, evaluations)
+            if costed is not None:
+                break
+    plans = [costed] if costed else []
+    deadline = job.spec.deadline_hours
+    if costed is not None and deadline is not None and costed.meets_deadline is False:
+        count = deadline_nodes(costed.hours, deadline, offer.gpu_count)
+        for _ in range(2):
+            if count is None or count <= costed.nodes:
+                break
+            bigger, _why = _plan(group, shape, count, job, evaluations)
+            if bigger is None:
+                break
+            plans.append(bigger)
+            count = rescale_nodes(count, bigger.hours, deadline)
+    return plans, (None if plans else why)
+
+
 def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int = 10,
                 margin: float = DEFAULT_MEMORY_MARGIN, fx_rates: str | Path | None = None,
                 preemption_rate_per_hour: float | None = None) -> RankingResult:
-    """Offers for `spec`, ranked by expected total job cost, with alternatives and exclusion counts."""
+    """Offers for `spec`, headline first then by expected total job cost, with alternatives, exclusion counts and,
+    when none qualifies, the binding limit."""
     if limit < 0:
         raise ValueError("limit must be >= 0")
     if not 0 <= margin < 1:
@@ -299,125 +238,149 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     path = Path(db_path).expanduser() if db_path else ensure_db()
     if not path.is_file():
         raise ValueError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
+    epoch_tokens = tokens.total / (spec.epochs or 1.0)
+    job = _Job(spec=spec, workload=workload, tokens=tokens, margin=margin, budget=budget,
+               rate=preemption_rate_per_hour, epoch_tokens=epoch_tokens)
 
-    max_gpus = max(spec.num_gpus or 8, 8)
+    max_gpus = max(spec.num_gpus or 8, 8) * (1 if spec.num_gpus else max(MEMORY_NODES))
     floor = _vram_floor(workload, max_gpus, margin)
-    wished = _cached_groups(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
-                            tuple(spec.regions or ()) or None)
+    wished = cached_groups(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
+                           tuple(spec.regions or ()) or None)
     considered = sum(len(group) for group, _ in wished)
     groups = [(g, shape) for g, shape in wished if g[0].vram_gib_per_gpu is not None and g[0].vram_gib_per_gpu >= floor]
     excluded: Counter[str] = Counter()
     if considered > sum(len(group) for group, _ in groups):
         excluded["too_little_vram"] = considered - sum(len(group) for group, _ in groups)
 
-    evaluations: dict[_Shape, _Evaluation] = {}
+    evaluations: dict[Shape, Evaluation] = {}
     eligible: list[_Costed] = []
     fitting: list[_Costed] = []
-    allow_spot = spec.interruptible_ok is not False
-    groups_of: dict[int, tuple[Offer, ...]] = {}
     for group, single_shape in groups:
-        offer, copies = group[0], len(group)
-        nodes = _nodes_for(offer, spec.num_gpus)
-        if nodes is None:
-            excluded["gpu_count_mismatch"] += copies
+        plans, why = _plans_for_group(group, single_shape, job, evaluations)
+        if why is not None:
+            excluded[why] += len(group)
             continue
-        shape = single_shape if nodes == 1 else _shape(offer, nodes)
-        if shape not in evaluations:
-            evaluations[shape] = _evaluate(shape, workload, tokens, margin)
-        evaluation = evaluations[shape]
-        topology, time = evaluation.topology, evaluation.time
-        if topology is None or not topology.runnable:
-            excluded["needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node"
-                     else "does_not_fit"] += copies
-            continue
-        if time is None:
-            excluded["no_speed_data"] += copies
-            continue
-        ranked = _cost(offer, nodes, topology, time, workload, spec, allow_spot, budget, preemption_rate_per_hour)
-        if ranked is None:
-            excluded["spot_only_offer" if offer.spot_price_per_hour else "no_price"] += copies
-            continue
-        groups_of[id(ranked)] = group
-        fitting.append(ranked)
-        if ranked.meets_budget is False:
-            excluded["over_budget"] += copies
-        elif ranked.meets_deadline is False:
-            excluded["misses_deadline"] += copies
+        fitting.extend(plans)
+        ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
+        if ok:
+            eligible.extend(ok)
+        elif any(c.meets_budget is False for c in plans if c.meets_deadline is not False):
+            excluded["over_budget"] += len(group)
+        elif plans[-1].meets_deadline is False:
+            excluded["misses_deadline"] += len(group)
         else:
-            eligible.append(ranked)
+            excluded["over_budget"] += len(group)
 
     eligible.sort(key=lambda r: (r.cost, r.hours))
-    top, distinct = eligible[:limit], len(eligible)
+    ordered, headline = choose_headline(eligible)
+    listed = collapse_zones(ordered)
+    top = listed[:limit]
     cheapest = min(fitting, key=lambda r: (r.cost, r.hours), default=None)
     fastest = min(fitting, key=lambda r: (r.hours, r.cost), default=None)
+    limit_code, limit_params = binding_limit(fitting, dict(excluded), budget, spec.deadline_hours)
     meta = read_meta(path)
     assumptions = list(dict.fromkeys([
         *tokens.assumptions, *workload.assumptions,
         f"fits means per-GPU estimate <= {1 - margin:.0%} of the offer's memory",
         "spot is chosen when allowed and its expected cost is lower and the deadline is met with 90 % probability",
+        "a provider's market/auction price is treated as interruptible, never as on-demand",
         f"checkpoints written and reloaded at {CHECKPOINT_WRITE_GBS:g} GB/s; spot restart {RESTART_BASE_S:g} s plus "
         "the reload",
+        *overhead_assumptions(),
+        "among offers within 5 % (or $1) of the cheapest, the simplest leads: one node, fewer GPUs, on-demand",
         "prices are the catalog snapshot's, in USD per instance-hour",
     ]))
     if fx_used:
         assumptions.append(f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD "
                            f"({fx_used.date}, {fx_used.source})")
     return RankingResult(
-        offers=[_build(item, spec, budget, fx_used, _regions(groups_of[id(item)])) for item in top], total_eligible=distinct,
-        cheapest_that_fits=_build(cheapest, spec, budget, fx_used, _regions(groups_of[id(cheapest)])) if cheapest else None,
-        fastest=_build(fastest, spec, budget, fx_used, _regions(groups_of[id(fastest)])) if fastest else None,
+        offers=[_build(item, spec, budget, fx_used, zones) for item, zones in top], total_eligible=len(listed),
+        cheapest_that_fits=_build(cheapest, spec, budget, fx_used) if cheapest else None,
+        fastest=_build(fastest, spec, budget, fx_used) if fastest else None,
         excluded=dict(excluded), considered=considered, budget_usd=budget, fx=fx_used,
         deadline_hours=spec.deadline_hours, memory_margin=margin, model_id=workload.arch.id, method=workload.method,
         tokens=tokens.total, catalog={k: meta.get(k) for k in ("source", "snapshot_date", "built_from")},
-        assumptions=assumptions)
+        assumptions=assumptions, headline_reason=Reason(**headline) if headline else None,
+        binding_limit=limit_code, binding_params=limit_params)  # type: ignore[arg-type]
 
 
-def _cost(offer: Offer, nodes: int, topology: TopologyResult, time: JobTime, workload: Workload, spec: JobSpec,
-          allow_spot: bool, budget: float | None, rate_override: float | None) -> _Costed | None:
+def _cost(group: tuple[Offer, ...], nodes: int, topology: TopologyResult, time: JobTime, job: _Job) -> _Costed | None:
     """Cost the job on one offer, choosing spot or on-demand; None when no allowed price exists."""
-    hours = time.hours
+    offer, spec = group[0], job.spec
+    on_demand, interruptible = effective_prices(offer)
+    allow_spot = spec.interruptible_ok is not False
+    workload = job.workload
+    spot_overheads = job_overheads(train_hours=time.hours, total_params=workload.total_params,
+                                   trainable_params=workload.trainable_params, method=workload.method,
+                                   dataset_tokens_per_epoch=job.epoch_tokens, nodes=nodes, periodic_checkpoints=False)
     spot = None
-    if allow_spot and offer.spot_price_per_hour:
-        spot = _spot_for(offer, nodes, hours, workload, spec, rate_override)
+    spot_hours = time.hours + spot_overheads.setup_s / 3600
+    if allow_spot and interruptible and spot_hours <= MAX_SPOT_HOURS:
+        spot = _spot_for(offer, nodes, spot_hours, workload, spec, job.rate)
     use_spot = spot is not None and spot.verdict == "spot"
-    if spec.interruptible_ok and spot is not None and offer.price_per_hour is None:
+    if spec.interruptible_ok and spot is not None and on_demand is None:
         use_spot = spot.expected_spot_cost_usd is not None and spot.expected_spot_cost_usd < float("inf")
     if use_spot:
         assert spot is not None and spot.expected_spot_cost_usd is not None
+        overheads = spot_overheads
         cost, est_hours, billed = spot.expected_spot_cost_usd, spot.expected_spot_hours, \
             spot.expected_spot_billed_hours
-        price = offer.spot_price_per_hour * nodes  # type: ignore[operator]
+        price = interruptible * nodes  # type: ignore[operator]
         p_done = spot.p_spot_done_by_deadline
-    elif offer.price_per_hour is not None:
+    elif on_demand is not None:
+        overheads = job_overheads(train_hours=time.hours, total_params=workload.total_params,
+                                  trainable_params=workload.trainable_params, method=workload.method,
+                                  dataset_tokens_per_epoch=job.epoch_tokens, nodes=nodes, periodic_checkpoints=True)
+        hours = time.hours + overheads.total_s / 3600
         billing, _ = billing_for(offer.provider)
-        run = run_cost(hours, offer.price_per_hour, billing, instances=nodes)
-        cost, est_hours, billed, price = run.cost_usd, hours, run.billed_hours, offer.price_per_hour * nodes
+        run = run_cost(hours, on_demand, billing, instances=nodes)
+        cost, est_hours, billed, price = run.cost_usd, hours, run.billed_hours, on_demand * nodes
         p_done = (1.0 if hours <= spec.deadline_hours else 0.0) if spec.deadline_hours else None
     else:
         return None
     deadline_ok = None
     if spec.deadline_hours is not None:
         deadline_ok = (p_done or 0.0) >= (spot.deadline_confidence if use_spot and spot else 1.0)
-    return _Costed(offer=offer, nodes=nodes, topology=topology, time=time, spot=spot, use_spot=use_spot, cost=cost,
-                   hours=est_hours, billed_hours=billed, price=price, p_done=p_done,
-                   meets_budget=(cost <= budget) if budget is not None else None, meets_deadline=deadline_ok)
+    return _Costed(offer=offer, group=group, nodes=nodes, topology=topology, time=time, overheads=overheads,
+                   spot=spot, use_spot=use_spot, cost=cost, hours=est_hours, billed_hours=billed, price=price,
+                   p_done=p_done, meets_budget=(cost <= job.budget) if job.budget is not None else None,
+                   meets_deadline=deadline_ok)
 
 
 def _build(item: _Costed, spec: JobSpec, budget: float | None, fx_used: FxUsed | None,
-           regions: list[str] | None = None) -> RankedOffer:
+           zones_collapsed: int = 0) -> RankedOffer:
     """The full, explained entry for one costed offer."""
     offer, topology, spot = item.offer, item.topology, item.spot
     billing, billing_note = billing_for(offer.provider)
     reasons = _reasons(topology, item.time, spot, item.use_spot, item.cost, item.hours, budget, spec.deadline_hours)
     reasons.append(Reason(code="billing", text=billing_note, params={"granularity_s": billing.granularity_s,
                                                                     "minimum_s": billing.minimum_s}))
+    overheads = {k: round(v, 4) for k, v in item.overheads.as_hours().items()}
+    reasons.append(Reason(code="overheads", text=(
+        f"{sum(overheads.values()) * 60:,.0f} min outside training: instance start, downloads, dataset staging, "
+        "checkpoint writes"), params=overheads))
+    market = bool(getattr(offer, "on_demand_is_market", False))
+    if market:
+        reasons.append(Reason(code="market_price", text=f"{offer.provider}'s listed price is a market price that "
+                              "can be outbid: treated as interruptible", params={"provider": offer.provider}))
+    outlier = getattr(offer, "price_outlier", None)
+    if outlier:
+        reasons.append(Reason(code="price_outlier", text=(
+            f"price far from the same GPU elsewhere ({outlier}); unverified, check it before relying on it"),
+            params={"kind": outlier, "peer_median_price": getattr(offer, "peer_median_price", None)}))
+    if zones_collapsed:
+        reasons.append(Reason(code="zones_collapsed", text=f"also in {zones_collapsed} other zone(s) of "
+                              f"{offer.region} at a higher price", params={"zones": zones_collapsed}))
+    on_demand, interruptible = effective_prices(offer)
     return RankedOffer(
         provider=offer.provider, instance_type=offer.instance_type, gpu=offer.gpu,
         gpu_form_factor=offer.gpu_form_factor, gpu_count=offer.gpu_count, nodes=item.nodes,
         total_gpus=offer.gpu_count * item.nodes, vram_gib_per_gpu=offer.vram_gib_per_gpu, region=offer.region,
-        regions=regions or ([offer.region] if offer.region else []), spot=item.use_spot,
-        price_per_hour=item.price, on_demand_price_per_hour=offer.price_per_hour,
-        spot_price_per_hour=offer.spot_price_per_hour, est_hours=item.hours, est_cost=item.cost,
+        regions=_regions(item.group) or ([offer.region] if offer.region else []), zones_collapsed=zones_collapsed,
+        spot=item.use_spot, price_per_hour=item.price, on_demand_price_per_hour=on_demand,
+        spot_price_per_hour=interruptible, on_demand_is_market=market, price_outlier=outlier,
+        peer_median_price=getattr(offer, "peer_median_price", None), est_hours=item.hours,
+        train_hours=item.time.hours, overhead_hours=overheads, est_cost=item.cost,
         est_cost_budget_currency=item.cost / fx_used.rate if fx_used else None, billed_hours=item.billed_hours,
         fits=True, per_gpu_gib=topology.per_gpu_gib, layout=topology.layout, topology_verdict=topology.verdict,
         topology_params=topology.params, exposed_comm_share=topology.exposed_comm_share,
@@ -428,8 +391,5 @@ def _build(item: _Costed, spec: JobSpec, budget: float | None, fx_used: FxUsed |
 
 def clear_cache() -> None:
     """Forget cached catalog queries (tests and long-running processes after a catalog rebuild)."""
-    _cached_groups.cache_clear()
+    clear_shape_caches()
     _spot_cached.cache_clear()
-    _TOPOLOGY_CACHE.clear()
-
-

@@ -173,7 +173,7 @@ def _layout_options(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: 
         variants.append(False)
     options = []
     for ckpt in variants:
-        per_gpu = _memory(workload, total, plan, ckpt)
+        per_gpu = _memory(workload, total // nodes if plan.layout == "hsdp" else total, plan, ckpt)
         if per_gpu is None:
             continue
         compute, _ = _compute_s(workload, gpu, plan.tp, ckpt)

@@ -119,7 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     misses: list[str] = []
     try:
         for row in load_requests():
-            result = advisor.respond(row["text"])
+            try:
+                result = advisor.respond(row["text"])
+            except Exception as error:  # noqa: BLE001  (a crash is a miss, the run goes on)
+                per_check["no_crash"].append(False)
+                per_language[row["language"]].append(False)
+                misses.append(f"{row['id']}: crashed: {type(error).__name__}: {str(error)[:120]}")
+                continue
             checks = check_row(row, result, advisor.db_path)
             for name, ok in checks.items():
                 per_check[name].append(ok)

@@ -1,0 +1,76 @@
+"""Which ranked offer leads, and how the list reads: an unverified outlier price never leads silently, among offers
+within a few percent of the cheapest the simplest leads (fewer nodes, fewer GPUs, not interruptible), and the same
+instance in several zones of one region is listed once (the cheapest, with a count of the others)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+NEAR_TIE_SHARE = 0.05
+"""Offers costing at most 5 % more than the cheapest count as a tie ..."""
+NEAR_TIE_USD = 1.0
+"""... or at most $1 more, for jobs so small that percentages are cents (product thresholds)."""
+
+
+def is_outlier(item: Any) -> bool:
+    """True when the price the job is costed at is flagged as an unverified outlier (tools.offer's price_outlier:
+    'spot_below_peers' matters for a spot run, 'price_below_peers' for an on-demand or market-priced one)."""
+    kind = getattr(item.offer, "price_outlier", None)
+    if not kind:
+        return False
+    market = bool(getattr(item.offer, "on_demand_is_market", False))
+    if kind == "spot_below_peers":
+        return bool(item.use_spot) and not (market and not item.offer.spot_price_per_hour)
+    return not item.use_spot or market
+
+
+def _simplicity(item: Any) -> tuple[int, int, bool, float]:
+    """Sort key: one node before several, fewer GPUs, on-demand before interruptible, then cost."""
+    return (item.nodes, item.offer.gpu_count * item.nodes, bool(item.use_spot), item.cost)
+
+
+def choose_headline(eligible: list[Any]) -> tuple[list[Any], dict[str, Any] | None]:
+    """`eligible` (cheapest first) reordered with the headline first, and why it leads when it is not the cheapest:
+    {'code', 'text', 'params'}; None when the cheapest leads."""
+    if not eligible:
+        return eligible, None
+    trusted = [c for c in eligible if not is_outlier(c)]
+    cheapest = trusted[0] if trusted else eligible[0]
+    slack = max(NEAR_TIE_SHARE * cheapest.cost, NEAR_TIE_USD)
+    near = [c for c in trusted if c.cost <= cheapest.cost + slack] or [cheapest]
+    pick = min(near, key=_simplicity)
+    ordered = [pick, *(c for c in eligible if c is not pick)]
+    if pick is eligible[0]:
+        return ordered, None
+    first = eligible[0]
+    params: dict[str, Any] = {
+        "cheapest_usd": round(first.cost, 2), "headline_usd": round(pick.cost, 2),
+        "extra_usd": round(pick.cost - first.cost, 2),
+        "extra_share": round((pick.cost - first.cost) / first.cost, 4) if first.cost > 0 else None,
+        "cheapest_gpus": first.offer.gpu_count * first.nodes, "headline_gpus": pick.offer.gpu_count * pick.nodes,
+        "cheapest_nodes": first.nodes, "headline_nodes": pick.nodes, "cheapest_spot": bool(first.use_spot),
+        "headline_spot": bool(pick.use_spot), "cheapest_provider": first.offer.provider,
+        "cheapest_outlier": getattr(first.offer, "price_outlier", None),
+        "cheapest_peer_median_price": getattr(first.offer, "peer_median_price", None)}
+    if is_outlier(first):
+        return ordered, {"code": "cheaper_price_unverified", "params": params, "text": (
+            f"a cheaper {first.offer.provider} price (${first.cost:,.2f}) is far from the same GPU elsewhere and "
+            "unverified: listed below, not recommended first")}
+    changes = []
+    if pick.nodes < first.nodes:
+        changes.append("one node" if pick.nodes == 1 else "fewer nodes")
+    if params["headline_gpus"] < params["cheapest_gpus"]:
+        changes.append(f"{params['headline_gpus']} GPU(s) instead of {params['cheapest_gpus']}")
+    if first.use_spot and not pick.use_spot:
+        changes.append("on-demand (no interruptions)")
+    return ordered, {"code": "simpler_near_tie", "params": params, "text": (
+        f"within ${pick.cost - first.cost:,.2f} of the cheapest and simpler: " + (", ".join(changes) or "simpler"))}
+
+
+def collapse_zones(ordered: list[Any]) -> list[tuple[Any, int]]:
+    """Keep the first entry per (provider, instance, region, nodes, spot); count the others folded into it."""
+    kept: dict[tuple[Any, ...], list[Any]] = {}
+    for item in ordered:
+        key = (item.offer.provider, item.offer.instance_type, item.offer.region, item.nodes, bool(item.use_spot))
+        kept.setdefault(key, []).append(item)
+    return [(items[0], len(items) - 1) for items in kept.values()]

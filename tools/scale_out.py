@@ -1,0 +1,79 @@
+"""Sizing beyond one node, and what to say when nothing qualifies.
+
+A job with a deadline that one node cannot meet is planned on N identical 8-GPU (or larger) nodes, N from the
+single-node time, re-checked with the fabric's communication; a job too big for one node's memory tries 2-4 nodes.
+When no offer qualifies, the binding limit is named: memory (no layout holds it), compute (even the largest plan
+misses the deadline), budget (plans that meet the deadline cost more) or availability (wishes/prices exclude all).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol
+
+MULTI_NODE_MIN_GPUS = 8
+"""Multi-node layouts are built only from full 8-GPU (or larger) instances."""
+MAX_NODES = 32
+"""Largest cluster planned from catalog offers: 32 nodes (256 GPUs at 8 per node); beyond it capacity needs a
+reservation (planning assumption)."""
+MEMORY_NODES = (2, 3, 4)
+"""Node counts tried when one node's memory is not enough."""
+DEADLINE_HEADROOM = 1.1
+"""Nodes are sized for 10 % more speed than the deadline needs (communication grows with nodes)."""
+MEMORY_EXCLUSIONS = ("too_little_vram", "does_not_fit", "needs_nvlink_node")
+
+
+def deadline_nodes(single_node_hours: float, deadline_hours: float, gpus_per_node: int) -> int | None:
+    """Nodes to try so the job meets the deadline, or None when one node does or the offer cannot scale out."""
+    if gpus_per_node < MULTI_NODE_MIN_GPUS or single_node_hours <= deadline_hours or deadline_hours <= 0:
+        return None
+    return min(MAX_NODES, max(2, math.ceil(single_node_hours / deadline_hours * DEADLINE_HEADROOM)))
+
+
+def rescale_nodes(nodes: int, hours: float, deadline_hours: float) -> int | None:
+    """A second, larger try when `nodes` still miss the deadline (None when already at the cap)."""
+    if hours <= deadline_hours or nodes >= MAX_NODES:
+        return None
+    return min(MAX_NODES, max(nodes + 1, math.ceil(nodes * hours / deadline_hours * DEADLINE_HEADROOM)))
+
+
+class Costed(Protocol):
+    """What the binding-limit logic reads from a costed plan (tools.ranking)."""
+
+    cost: float
+    hours: float
+    nodes: int
+    meets_deadline: bool | None
+    meets_budget: bool | None
+
+    @property
+    def total_gpus(self) -> int: ...
+
+
+def binding_limit(fitting: list[Any], excluded: dict[str, int], budget_usd: float | None,
+                  deadline_hours: float | None) -> tuple[str | None, dict[str, Any]]:
+    """The limit that leaves no offer, with the numbers behind it; (None, {}) when some offer qualifies."""
+    if not fitting:
+        memory = sum(excluded.get(code, 0) for code in MEMORY_EXCLUSIONS)
+        if memory:
+            return "memory", {"offers_too_small": memory}
+        return "availability", {"excluded": dict(excluded)}
+    if any(c.meets_budget is not False and c.meets_deadline is not False for c in fitting):
+        return None, {}
+    in_time = [c for c in fitting if c.meets_deadline is not False]
+    floor = min(fitting, key=lambda c: c.cost)
+    if budget_usd is not None and floor.cost > budget_usd:
+        # More nodes do not make a job cheaper: a cost floor above the budget binds whatever the deadline.
+        return "budget", {"budget_usd": round(budget_usd, 2), "min_cost_usd": round(floor.cost, 2),
+                          "hours": round(floor.hours, 2), "gpus": floor.total_gpus, "nodes": floor.nodes,
+                          "deadline_met": bool(in_time)}
+    if not in_time:
+        fastest = min(fitting, key=lambda c: c.hours)
+        return "compute", {"deadline_hours": deadline_hours, "fastest_hours": round(fastest.hours, 2),
+                           "fastest_gpus": fastest.total_gpus, "fastest_nodes": fastest.nodes,
+                           "gpu_hours": round(fastest.hours * fastest.total_gpus, 1), "max_nodes": MAX_NODES,
+                           "cost_usd": round(fastest.cost, 2)}
+    cheapest = min(in_time, key=lambda c: c.cost)
+    return "budget", {"budget_usd": round(budget_usd, 2) if budget_usd is not None else None,
+                      "min_cost_usd": round(cheapest.cost, 2), "hours": round(cheapest.hours, 2),
+                      "gpus": cheapest.total_gpus, "nodes": cheapest.nodes}
