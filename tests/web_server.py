@@ -81,3 +81,47 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
 def without_thread(result: dict[str, Any]) -> dict[str, Any]:
     """A chat result minus its thread id, to compare two turns run in different threads."""
     return {k: v for k, v in result.items() if k != "thread_id"}
+
+
+# ------------------------------------------------------------------------------------------------ browser tests
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+"""Screenshots for people to look at (gitignored)."""
+
+
+def chromium_path() -> str:
+    """Debian's chromium (or GPU_ADVISOR_CHROMIUM); the browser tests never download a browser."""
+    import os
+    import shutil
+
+    return os.environ.get("GPU_ADVISOR_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def require_chromium() -> None:
+    """Skip the calling test module (with the reason) when chromium is missing; in CI that is an error."""
+    import os
+
+    import pytest
+
+    if not Path(chromium_path()).exists():
+        if os.environ.get("CI"):
+            raise RuntimeError(f"chromium not found at {chromium_path()}; .ci/run installs it with apt-get")
+        pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+
+def serious_axe_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on the page (open shadow roots included), one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [f"{v['id']} ({v['impact']}): {v['help']} -> {[n['target'] for n in v['nodes']][:3]}"
+            for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
+
+
+def outside_box(inner: dict[str, float], outer: dict[str, float], slack: float = 0.5) -> bool:
+    """Whether a bounding box sticks out of another (beyond `slack` pixels)."""
+    return (inner["x"] < outer["x"] - slack or inner["y"] < outer["y"] - slack
+            or inner["x"] + inner["width"] > outer["x"] + outer["width"] + slack
+            or inner["y"] + inner["height"] > outer["y"] + outer["height"] + slack)
