@@ -74,6 +74,8 @@ def turn_result(state: dict[str, Any], thread_id: str) -> dict[str, Any]:
         "catalog": ranking.get("catalog"),
         "notes": state.get("notes") or [],
         "parser": state.get("parser", "offline"),
+        "verdict": state.get("verdict"),
+        "changed": state.get("changed") or [],
     }
 
 
