@@ -69,6 +69,8 @@ class FileTurnLocks:
     def hold(self, thread_id: str) -> Iterator[None]:
         """Run the body while no other thread or process runs a turn of `thread_id`."""
         offset = thread_key(thread_id) % FILE_LOCK_SLOTS
+        if self._fd < 0:
+            raise RuntimeError("the thread store is closed")
         with self._local.hold(offset):
             if fcntl is None:
                 yield
@@ -92,8 +94,10 @@ class FileTurnLocks:
                 time.sleep(random.uniform(0.002, 0.02))
 
     def close(self) -> None:
-        """Close the lock file."""
-        os.close(self._fd)
+        """Close the lock file (once)."""
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
 
 
 class AdvisoryTurnLocks:

@@ -127,7 +127,7 @@ class SqliteThreadStore:
         return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + "-wal")) if p.exists())
 
     def close(self) -> None:
-        """Close the database and the lock file."""
+        """Close the database and the lock file (closing twice is harmless)."""
         self._connection.close()
         self._locks.close()
 

@@ -91,6 +91,6 @@ class PostgresThreadStore:
         return int(row["size"]) if row and row["size"] is not None else None
 
     def close(self) -> None:
-        """Close both pools."""
+        """Close both pools (closing twice is harmless)."""
         self._lock_pool.close()
         self._pool.close()

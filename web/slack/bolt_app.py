@@ -10,7 +10,7 @@ from slack_sdk import WebClient
 from web.slack.answering import SlackAnswerer
 from web.slack.listeners import register
 from web.slack.settings import SlackSettings
-from web.slack.threads import SlackStore
+from web.slack.threads import SlackStore, open_store
 
 
 def create_bolt_app(settings: SlackSettings, advisor: Any, *, store: SlackStore | None = None,
@@ -26,5 +26,5 @@ def create_bolt_app(settings: SlackSettings, advisor: Any, *, store: SlackStore 
     app = App(client=WebClient(token=token, base_url=base_url), signing_secret=secret, authorize=authorize,
               request_verification_enabled=True, token_verification_enabled=False,
               process_before_response=False, name="gpu-advisor")
-    register(app, SlackAnswerer(advisor, store or SlackStore(), tables=settings.tables))
+    register(app, SlackAnswerer(advisor, store or open_store(), tables=settings.tables))
     return app

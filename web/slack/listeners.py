@@ -1,11 +1,12 @@
-"""Bolt wiring, kept thin: event de-duplication, then one listener per Slack input that hands over to the answerer."""
+"""Bolt wiring, kept thin: replay refusal, event de-duplication, then one listener per Slack input that hands over
+to the answerer."""
 
 from __future__ import annotations
 
 import re
 from typing import Any, Callable
 
-from slack_bolt import Ack, App, BoltResponse, Respond
+from slack_bolt import Ack, App, BoltRequest, BoltResponse, Respond
 from slack_sdk import WebClient
 
 from web.slack.answering import SlackAnswerer
@@ -14,6 +15,23 @@ from web.slack.threads import SlackStore
 
 BUTTON_ACTIONS = re.compile(r"^gpu_(cheaper|faster|no_spot)$")
 COMMAND = "/gpu"
+
+
+def refuse_replays(store: SlackStore) -> Callable[..., Any]:
+    """Global middleware (after Bolt's signature check): a signed request seen before is a replay. Slack never sends
+    one request twice (its event retries are handled by `skip_answered_events`), so a repeated slash command or
+    button click is refused with 401 and answered once; a repeated event delivery is acknowledged without a retry."""
+
+    def middleware(req: BoltRequest, body: dict[str, Any], next: Callable[[], BoltResponse]) -> BoltResponse | None:
+        """Remember the signature; stop here if it was seen within the replay window."""
+        signature = (req.headers.get("x-slack-signature") or [""])[0]
+        if not signature or store.first_delivery(signature):
+            return next()
+        if body.get("type") == "event_callback":
+            return BoltResponse(status=200, body="", headers={"x-slack-no-retry": "1"})
+        return BoltResponse(status=401, body="replayed request")
+
+    return middleware
 
 
 def skip_answered_events(store: SlackStore) -> Callable[..., Any]:
@@ -32,6 +50,7 @@ def skip_answered_events(store: SlackStore) -> Callable[..., Any]:
 
 def register(app: App, answerer: SlackAnswerer) -> None:
     """Attach the middleware and listeners to a Bolt app."""
+    app.middleware(refuse_replays(answerer.store))
     app.middleware(skip_answered_events(answerer.store))
 
     @app.event("app_mention")

@@ -1,5 +1,7 @@
-"""Persistent Slack state in SQLite (via sqlite-utils): which agent thread a Slack thread continues, and which
-events and messages were already answered, so Slack's retries never produce a second answer."""
+"""Persistent Slack state: which agent thread a Slack thread continues, which events and messages were already
+answered (Slack's retries never produce a second answer), and which signed requests were already seen (a replayed
+request is refused). SQLite by default; PostgreSQL when GPU_ADVISOR_DATABASE_URL is set (web/slack/store_postgres.py),
+so every server behind a load balancer shares it."""
 
 from __future__ import annotations
 
@@ -9,14 +11,27 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from sqlite_utils import Database
-
+from agent.threads import database_url_from
 from tools.catalog import default_db_path
 
 DB_FILENAME = "slack.sqlite"
 CLAIM_TTL_S = 7 * 24 * 3600.0
 """Claims older than this are pruned; Slack stops retrying an event after about an hour."""
+REPLAY_WINDOW_S = 300.0
+"""Slack signatures older than five minutes are refused anyway (Bolt checks the timestamp)."""
+SEEN_TTL_S = 2 * REPLAY_WINDOW_S
+PRUNE_EVERY_S = 60.0
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS threads (key TEXT PRIMARY KEY, agent_thread_id TEXT NOT NULL, language TEXT, "
+    "updated_at REAL)",
+    "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, claimed_at REAL)",
+    "CREATE INDEX IF NOT EXISTS idx_claims_claimed_at ON claims (claimed_at)",
+    "CREATE TABLE IF NOT EXISTS seen_requests (signature TEXT PRIMARY KEY, seen_at REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS idx_seen_requests_seen_at ON seen_requests (seen_at)",
+)
 
 
 def default_store_path() -> Path:
@@ -43,61 +58,79 @@ def thread_key(channel: str, thread_ts: str) -> str:
 
 
 class SlackStore:
-    """Thread map and answered-event claims in one SQLite file; safe to share between listener threads."""
+    """Thread map, answered-event claims and seen request signatures in one SQLite file (WAL); safe to share
+    between listener threads and between processes."""
 
     def __init__(self, path: str | Path | None = None) -> None:
         """Open (creating if needed) the store at `path` (default: `default_store_path()`)."""
         self.path = Path(path) if path is not None else default_store_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        connection = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10)
-        self._db = Database(connection)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        if "threads" not in self._db.table_names():
-            self._db["threads"].create({"key": str, "agent_thread_id": str, "language": str, "updated_at": float},
-                                       pk="key", not_null={"agent_thread_id"})
-        if "claims" not in self._db.table_names():
-            self._db["claims"].create({"key": str, "claimed_at": float}, pk="key")
-            self._db["claims"].create_index(["claimed_at"])
+        self._connection = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30,
+                                           isolation_level=None)
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        for statement in SCHEMA:
+            self._connection.execute(statement)
+        self._next_prune = 0.0
         self.prune()
 
+    def _execute(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        """Run one statement (autocommit) under the store's lock."""
+        with self._lock:
+            return self._connection.execute(sql, params)
+
     def prune(self, older_than_s: float = CLAIM_TTL_S) -> int:
-        """Forget claims older than `older_than_s` seconds; returns how many were removed."""
-        with self._lock, self._db.conn:
-            cursor = self._db.conn.execute("DELETE FROM claims WHERE claimed_at < ?", (time.time() - older_than_s,))
-            return cursor.rowcount
+        """Forget claims older than `older_than_s` seconds and signatures past the replay window; returns how many
+        claims were removed."""
+        now = time.time()
+        self._execute("DELETE FROM seen_requests WHERE seen_at < ?", (now - SEEN_TTL_S,))
+        return self._execute("DELETE FROM claims WHERE claimed_at < ?", (now - older_than_s,)).rowcount
 
     def link(self, channel: str, thread_ts: str) -> ThreadLink | None:
         """The agent thread a Slack thread continues, if any."""
         key = thread_key(channel, thread_ts)
-        with self._lock:
-            rows = list(self._db["threads"].rows_where("key = ?", [key]))
-        if not rows:
-            return None
-        row = rows[0]
-        return ThreadLink(key=key, agent_thread_id=row["agent_thread_id"], language=row["language"])
+        row = self._execute("SELECT agent_thread_id, language FROM threads WHERE key = ?", (key,)).fetchone()
+        return ThreadLink(key=key, agent_thread_id=row[0], language=row[1]) if row else None
 
     def save_link(self, channel: str, thread_ts: str, agent_thread_id: str, language: str | None) -> ThreadLink:
         """Remember (or update) the agent thread and language of a Slack thread."""
         key = thread_key(channel, thread_ts)
-        with self._lock:
-            self._db["threads"].upsert({"key": key, "agent_thread_id": agent_thread_id, "language": language,
-                                        "updated_at": time.time()}, pk="key")
+        self._execute("INSERT INTO threads (key, agent_thread_id, language, updated_at) VALUES (?, ?, ?, ?) "
+                      "ON CONFLICT (key) DO UPDATE SET agent_thread_id = excluded.agent_thread_id, "
+                      "language = excluded.language, updated_at = excluded.updated_at",
+                      (key, agent_thread_id, language, time.time()))
         return ThreadLink(key=key, agent_thread_id=agent_thread_id, language=language)
 
     def claim(self, key: str) -> bool:
         """True the first time `key` is claimed (an event id, a message ts), False for every later attempt."""
-        now = time.time()
-        with self._lock, self._db.conn:
-            cursor = self._db.conn.execute("INSERT OR IGNORE INTO claims (key, claimed_at) VALUES (?, ?)", (key, now))
-            return cursor.rowcount == 1
+        cursor = self._execute("INSERT OR IGNORE INTO claims (key, claimed_at) VALUES (?, ?)", (key, time.time()))
+        return cursor.rowcount == 1
 
     def claimed(self, key: str) -> bool:
         """Whether `key` was claimed already."""
-        with self._lock:
-            return bool(list(self._db["claims"].rows_where("key = ?", [key])))
+        return self._execute("SELECT 1 FROM claims WHERE key = ?", (key,)).fetchone() is not None
+
+    def first_delivery(self, signature: str) -> bool:
+        """True the first time a request signature is seen within the replay window, False for a replay."""
+        now = time.time()
+        if now >= self._next_prune:
+            self._next_prune = now + PRUNE_EVERY_S
+            self._execute("DELETE FROM seen_requests WHERE seen_at < ?", (now - SEEN_TTL_S,))
+        cursor = self._execute("INSERT OR IGNORE INTO seen_requests (signature, seen_at) VALUES (?, ?)",
+                               (signature, now))
+        return cursor.rowcount == 1
 
     def close(self) -> None:
         """Close the database connection."""
         with self._lock:
-            self._db.conn.close()
+            self._connection.close()
+
+
+def open_store(path: str | Path | None = None, *, database_url: str | None = None) -> Any:
+    """The PostgreSQL store when a database URL is set (argument or GPU_ADVISOR_DATABASE_URL), else SQLite."""
+    url = database_url_from(database_url)
+    if url:
+        from web.slack.store_postgres import PostgresSlackStore
+
+        return PostgresSlackStore(url)
+    return SlackStore(path)
