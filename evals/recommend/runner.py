@@ -1,9 +1,14 @@
 """Score the whole agent offline: spec fields after single and multi-turn conversations, and recommendation checks.
 
-Single-turn requests are the parser's sets (evals/parse/requests_*.jsonl) run through the full graph; multi-turn
-scripts are in scripts.jsonl. Every turn that ends in offers is checked: the top offer fits, respects the budget,
-the deadline, the spot preference and the GPU/count wishes when an offer that does exists, and is the cheapest such
-offer among every eligible offer in the catalog (ranking with no limit).
+Single-turn requests are the parser's sets (evals/parse/requests_*.jsonl) run through the full graph: the parser was
+tuned on those sets to 100 %, so their field accuracy is labelled TUNED (not a measure of unseen requests); multi-turn
+scripts are in scripts.jsonl. Every turn that ends in offers is checked against the raw catalog rows (sqlite3 on the
+catalog file, no product code) with independent arithmetic: the headline's instance exists at the price shown (its
+on-demand, spot or market price times its nodes), its memory estimate is below that row's memory, its cost is at least
+price x hours (billing only rounds up), it is within the budget and the deadline by its own numbers, it is not
+interruptible when spot is forbidden (spot or a market-priced provider), it matches the GPU/count wishes, and no raw
+row of the same GPU model and count (same wishes, allowed pricing, not flagged as an outlier) is more than 5 %
+cheaper per hour (the product may lead with a simpler near-tie).
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import sqlite3
+
 from agent.service import Advisor
-from contract.jobspec import JobSpec
-from tools.ranking import rank_offers
 
 
 def _load(package: str, name: str) -> list[dict[str, Any]]:
@@ -39,22 +44,76 @@ def _same(expected: Any, got: Any) -> bool:
     return expected == got
 
 
+NEAR_TIE = 0.05
+"""The product may lead with a simpler offer up to 5 % dearer (tools.headline); cheaper rows beyond that are misses."""
+
+
+def _rows(db_path: Path, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+    """Raw catalog rows (read-only connection)."""
+    connection = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    connection.row_factory = sqlite3.Row
+    try:
+        return connection.execute(sql, params).fetchall()
+    finally:
+        connection.close()
+
+
+def _rate(row: sqlite3.Row, spot: bool) -> float | None:
+    """The hourly price of a raw row for the pricing kind (a market-priced on-demand counts as interruptible)."""
+    market = bool(row["on_demand_is_market"]) if "on_demand_is_market" in row.keys() else False
+    if spot:
+        return row["spot_price_per_hour"] or (row["price_per_hour"] if market else None)
+    return None if market else row["price_per_hour"]
+
+
 def check_recommendation(result: dict[str, Any], db_path: Path) -> dict[str, bool]:
-    """Recommendation checks for one turn with offers (a check is only made when it applies)."""
+    """Recommendation checks for one turn with offers, recomputed from raw catalog rows."""
     spec, top = result["spec"], result["offers"][0]
-    checks = {"fits": bool(top["fits"]) and top["per_gpu_gib"] <= top["vram_gib_per_gpu"]}
+    nodes = int(top.get("nodes") or 1)
+    rows = _rows(db_path, "SELECT * FROM offers WHERE provider = ? AND instance_type = ? AND "
+                 "(region IS ? OR region = ?)", (top["provider"], top["instance_type"], top["region"], top["region"]))
+    checks = {"row_exists": bool(rows)}
+    if not rows:
+        return checks
+    spot = bool(top["spot"])
+    rates = [r for r in (_rate(row, spot) for row in rows) if r]
+    checks["price_matches_row"] = any(abs(r * nodes - top["price_per_hour"]) <= 1e-6 * max(1.0, r) for r in rates)
+    checks["fits_row_memory"] = top["per_gpu_gib"] is not None and all(
+        top["per_gpu_gib"] <= row["vram_gib_per_gpu"] for row in rows if row["vram_gib_per_gpu"])
+    checks["cost_at_least_rate_x_hours"] = top["est_cost"] >= top["price_per_hour"] * top["est_hours"] * (1 - 1e-6) \
+        or spot  # spot's expected cost weighs hours by the chance of each preemption count
     if spec.get("interruptible_ok") is False:
-        checks["no_spot"] = not top["spot"]
+        market = any(row["on_demand_is_market"] for row in rows if "on_demand_is_market" in row.keys())
+        checks["no_spot"] = not spot and not market
     if spec.get("gpu"):
-        checks["gpu_wish"] = top["gpu"] == spec["gpu"]
+        family = spec["gpu"].split("-")[0].lower()
+        checks["gpu_wish"] = top["gpu"].lower().startswith(family)
     if spec.get("num_gpus"):
         checks["count_wish"] = top["total_gpus"] == spec["num_gpus"]
-    full = rank_offers(JobSpec.model_validate(spec), db_path=db_path, limit=100_000)
-    if spec.get("budget") and any(o.meets_budget for o in full.offers):
-        checks["budget"] = top["meets_budget"] is True
-    if spec.get("deadline_hours") and any(o.meets_deadline for o in full.offers):
-        checks["deadline"] = top["meets_deadline"] is True
-    checks["cheapest"] = abs(top["est_cost"] - min(o.est_cost for o in full.offers)) < 1e-6
+    budget = spec.get("budget")
+    if budget:
+        rate = 1.0 if budget["currency"] == "USD" else (result.get("fx") or {}).get("rate")
+        if rate:
+            checks["budget"] = top["est_cost"] <= budget["amount"] * rate * (1 + 1e-9)
+    if spec.get("deadline_hours"):
+        checks["deadline"] = top["est_hours"] <= spec["deadline_hours"] * (1 + 1e-9)
+    where, params = ["gpu = ?", "gpu_count = ?", "(price_outlier IS NULL OR price_outlier = '')"], \
+        [top["gpu"], top["gpu_count"]]
+    if spec.get("providers"):
+        where.append(f"provider IN ({', '.join('?' for _ in spec['providers'])})")
+        params.extend(spec["providers"])
+    if spec.get("regions"):
+        wanted = [r.lower() for r in spec["regions"]]
+        marks = ", ".join("?" for _ in wanted)
+        where.append(f"(lower(region) IN ({marks}) OR lower(zone) IN ({marks}))")
+        params.extend(wanted + wanted)
+    if nodes > 1:  # a multi-node plan needs the fabric: compare with rows that state the same kind of fabric
+        where.append("inter_node_gbps_per_gpu IS NOT NULL" if top["topology_params"].get("inter_node_fabric")
+                     or top["topology_params"].get("inter_node_gbps") not in (None, 100.0) else "1 = 1")
+    peers = _rows(db_path, "SELECT * FROM offers WHERE " + " AND ".join(where), tuple(params))
+    peer_rates = [r for r in (_rate(row, spot) for row in peers) if r]
+    own = top["price_per_hour"] / nodes
+    checks["cheapest_same_hardware"] = not peer_rates or min(peer_rates) >= own / (1 + NEAR_TIE) - 1e-9
     return checks
 
 
@@ -98,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         run(f"multi-{script['language']}: {script['id']}", script["language"], script["turns"], script["expected"])
     advisor.close()
 
-    print("field accuracy (spec after the conversation, full graph):")
+    print("field accuracy (spec after the conversation, full graph; single-* rows are the parser's own sets, "
+          "TUNED to 100 %, multi-* are scripts.jsonl):")
     for group, oks in sorted(fields.items()):
         print(f"  {group:10} {sum(oks):4d}/{len(oks):<4d} {100 * sum(oks) / len(oks):6.1f} %")
     print("by field:")
