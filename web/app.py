@@ -19,7 +19,7 @@ from web.deps import AppResources
 from web.docs import install_docs
 from web.errors import install_error_handlers
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
-from web.rate_limit import TokenBucketLimiter
+from web.rate_limit import make_limiter
 from web.schemas import Health
 from web.settings import ServerSettings
 from web.slack import mount as mount_slack
@@ -48,7 +48,8 @@ def default_advisor(settings: ServerSettings) -> Any:
     """The real offline-capable Advisor with the configured checkpoint and catalog files."""
     from agent.service import Advisor
 
-    return Advisor(checkpoint_path=settings.checkpoint_path, db_path=settings.db_path)
+    return Advisor(checkpoint_path=settings.checkpoint_path, db_path=settings.db_path,
+                   database_url=settings.database_url)
 
 
 def _catalog_path(settings: ServerSettings) -> Path:
@@ -100,8 +101,8 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
     app.add_middleware(CatchAll)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
                        path_limits={SLACK_EVENTS_PATH: SLACK_MAX_BODY_BYTES})
-    app.add_middleware(RateLimit, limiter=TokenBucketLimiter(per_minute=settings.rate_per_minute,
-                                                             burst=settings.rate_burst))
+    app.add_middleware(RateLimit, limiter=make_limiter(per_minute=settings.rate_per_minute, burst=settings.rate_burst,
+                                                       database_url=settings.database_url))
     app.add_middleware(JsonCORSMiddleware, allow_origins=settings.allowed_origins, allow_credentials=False,
                        allow_methods=["GET", "POST"], allow_headers=["Content-Type", "Accept", "Last-Event-ID"],
                        expose_headers=["Retry-After"], max_age=600)

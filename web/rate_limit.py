@@ -1,4 +1,5 @@
-"""A small in-process token bucket per client: `rate` tokens per second, at most `burst` saved up."""
+"""A token bucket per client: `rate` tokens per second, at most `burst` saved up; in process, or shared by every
+server through PostgreSQL (web/rate_limit_postgres.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 MAX_CLIENTS = 10_000
 """Buckets kept before full (idle) ones are forgotten; bounds memory under many client addresses."""
@@ -52,12 +53,9 @@ class TokenBucketLimiter:
             if bucket is None:
                 self._forget_idle(now)
                 bucket = self._buckets[key] = _Bucket(tokens=self.burst, updated=now)
-            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.rate)
+            bucket.tokens, wait = take_token(bucket.tokens, now - bucket.updated, rate=self.rate, burst=self.burst)
             bucket.updated = now
-            if bucket.tokens >= 1.0 - TOKEN_EPSILON:  # waiting exactly the time returned must be enough
-                bucket.tokens = max(bucket.tokens - 1.0, 0.0)
-                return None
-            return (1.0 - bucket.tokens) / self.rate
+            return wait
 
     def _forget_idle(self, now: float) -> None:
         """Drop buckets that have refilled completely once too many clients are tracked."""
@@ -69,6 +67,24 @@ class TokenBucketLimiter:
         if len(self._buckets) >= MAX_CLIENTS:  # all busy: forget the oldest half rather than grow without bound
             for key in sorted(self._buckets, key=lambda k: self._buckets[k].updated)[: MAX_CLIENTS // 2]:
                 del self._buckets[key]
+
+
+def take_token(tokens: float, elapsed_s: float, *, rate: float, burst: float) -> tuple[float, float | None]:
+    """Refill a bucket for `elapsed_s` and take one token: (tokens left, None) when allowed, else (tokens, seconds
+    to wait)."""
+    refilled = min(burst, tokens + max(elapsed_s, 0.0) * rate)
+    if refilled >= 1.0 - TOKEN_EPSILON:  # waiting exactly the time returned must be enough
+        return max(refilled - 1.0, 0.0), None
+    return refilled, (1.0 - refilled) / rate
+
+
+def make_limiter(*, per_minute: float, burst: int, database_url: str | None = None) -> Any:
+    """The in-process limiter, or one shared through PostgreSQL when `database_url` is set."""
+    if database_url:
+        from web.rate_limit_postgres import PostgresTokenBucketLimiter
+
+        return PostgresTokenBucketLimiter(database_url, per_minute=per_minute, burst=burst)
+    return TokenBucketLimiter(per_minute=per_minute, burst=burst)
 
 
 def retry_after_header(wait_s: float) -> str:

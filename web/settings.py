@@ -41,6 +41,17 @@ class ServerSettings(BaseModel):
                                                                    "(default: the advisor's, under "
                                                                    "$GPU_ADVISOR_HOME).")
     db_path: Path | None = Field(default=None, description="Offers catalog database (default: the shipped one).")
+    database_url: str | None = Field(default=None, repr=False,
+                                     description="postgresql://… : threads, the Slack store and the rate-limit "
+                                                 "buckets live in PostgreSQL, shared by every server process.")
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        """Only PostgreSQL URLs (the message never repeats the URL: it may hold a password)."""
+        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("GPU_ADVISOR_DATABASE_URL must be a postgresql:// URL")
+        return value or None
 
     @field_validator("allowed_origins", mode="before")
     @classmethod
