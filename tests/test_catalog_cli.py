@@ -237,3 +237,129 @@ def test_unreachable_server_is_a_clear_error(home: Path) -> None:
         update_catalog(home / "c.sqlite", base_url=f"http://127.0.0.1:{port}/x", clouds=["lambda"], timeout=5)
     with pytest.raises(UpdateError, match="http"):
         update_catalog(home / "c.sqlite", base_url="file:///etc", clouds=["lambda"])
+
+
+# ------------------------------------------------------------------------------------------------ update: checks
+
+
+class _CutAtLineBreak(_Quiet):
+    """lambda.csv cut right after its second line: a well-formed but partial file (306 offers -> 1)."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        if not self.path.endswith("/lambda.csv"):
+            return super().do_GET()
+        body = b"".join((SKY / "lambda.csv").read_bytes().splitlines(keepends=True)[:2])
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class _TinyPrices(_Quiet):
+    """lambda.csv with every price divided by 10,000 (a feed in the wrong unit: $0.0001/h)."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        if not self.path.endswith("/lambda.csv"):
+            return super().do_GET()
+        import csv
+        import io
+
+        rows = list(csv.reader(io.StringIO((SKY / "lambda.csv").read_text())))
+        price = rows[0].index("Price")
+        for row in rows[1:]:
+            row[price] = f"{float(row[price]) / 10_000:.6f}"
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(rows)
+        body = out.getvalue().encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class _Trickle(_Quiet):
+    """Sends lambda.csv one byte every 0.5 s (after honest headers)."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        import time
+
+        body = (SKY / "lambda.csv").read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                time.sleep(0.5)
+        except OSError:
+            pass
+
+
+class _TrickleHeaders(_Quiet):
+    """Never finishes its headers: one header line every 0.5 s."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        import time
+
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            for i in range(1000):
+                self.wfile.write(f"X-Slow-{i}: y\r\n".encode())
+                self.wfile.flush()
+                time.sleep(0.5)
+        except OSError:
+            pass
+
+
+@needs_shared
+def test_update_refuses_a_file_cut_at_a_line_break(capsys, home: Path, serve) -> None:
+    db = build_from_snapshot(home / "catalog.sqlite")
+    before = digest(db)
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_CutAtLineBreak), "--cloud", "lambda",
+                             "--json")
+    assert code == 2 and "lambda: 1 offer(s) where the current catalog has 306" in err and "--allow-shrink" in err
+    assert digest(db) == before
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_CutAtLineBreak), "--cloud", "lambda",
+                             "--allow-shrink", "--json")
+    assert code == 0, err
+    assert json.loads(out)["counts"] == {"lambda": 1}
+
+
+@needs_shared
+def test_update_refuses_implausible_prices(capsys, home: Path, serve) -> None:
+    db = build_from_snapshot(home / "catalog.sqlite")
+    before = digest(db)
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_TinyPrices), "--cloud", "lambda",
+                             "--json")
+    assert code == 2 and "implausible prices" in err and "per GPU-hour" in err, err
+    assert digest(db) == before
+
+
+@needs_shared
+@pytest.mark.parametrize("handler", [_Trickle, _TrickleHeaders])
+def test_update_gives_up_at_its_overall_deadline(capsys, home: Path, serve, handler) -> None:
+    import time
+
+    db = build_from_snapshot(home / "catalog.sqlite")
+    before = digest(db)
+    started = time.monotonic()
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(handler), "--cloud", "lambda",
+                             "--timeout", "2", "--json")
+    elapsed = time.monotonic() - started
+    assert code == 2 and "gave up after 2 s (--timeout)" in err, err
+    assert elapsed < 15  # the trickle alone would take hours
+    assert digest(db) == before
+
+
+@needs_shared
+def test_update_never_writes_over_a_foreign_file(capsys, home: Path, tmp_path: Path, serve) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("notes\n")
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda",
+                             "--db", str(target))
+    assert code == 2 and "not a gpu-advisor catalog" in err
+    assert target.read_text() == "notes\n"
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda",
+                             "--db", str(tmp_path / "no" / "x.sqlite"))
+    assert code == 2 and "does not exist" in err and not (tmp_path / "no").exists()
