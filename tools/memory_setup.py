@@ -140,12 +140,13 @@ def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
 
 
 def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
-    """Exact adapter parameter count: r x (in + out) per targeted linear, experts included."""
+    """Adapter parameter count: r x (in + out) per targeted linear, routed and shared experts included (exact for
+    dense models and uniform mixtures of experts)."""
     shapes = arch.linear_shapes
     per_layer = 0
     for name in modules:
         d_in, d_out = shapes[name]
-        copies = arch.num_experts if name in ("gate_proj", "up_proj", "down_proj") else 1
+        copies = arch.mlp_copies if name in ("gate_proj", "up_proj", "down_proj") else 1
         per_layer += copies * rank * (d_in + d_out)
     return round(per_layer * arch.layers)
 

@@ -42,7 +42,7 @@ RESIDUAL_BYTES = {"fp32": 4, "mixed": 4, "half": 2}
 def layer_activation_bytes_per_token(setup: Setup) -> float:
     """Activation bytes one transformer block saves for backward, per token (no recompute)."""
     arch, a = setup.arch, (4 if setup.profile == "fp32" else 2)
-    h, q, kv, inter = arch.hidden, arch.q_dim, arch.kv_dim, arch.intermediate
+    h, q, kv, inter = arch.hidden, arch.q_dim, arch.kv_dim, arch.active_mlp_width
     norms = arch.norms_per_layer * h * (NORM_BYTES[setup.profile] if arch.norm == "rms" else 2 * a)
     attention = a * (q + 2 * kv) + a * q  # q, k, v after RoPE + attention output
     if not setup.adapters or "o_proj" in setup.lora_modules:
@@ -51,7 +51,6 @@ def layer_activation_bytes_per_token(setup: Setup) -> float:
         attention += arch.heads * setup.seq * (4 + (a if a == 2 else 0))  # fp32 softmax (+ half copy)
         if arch.dropout:
             attention += arch.heads * setup.seq * (1 + a)
-    experts = arch.experts_per_token
     if arch.mlp == "gated":
         mlp = 3 * a * inter  # gate output, activation output, up output
         if not setup.adapters or "down_proj" in setup.lora_modules:
@@ -60,7 +59,7 @@ def layer_activation_bytes_per_token(setup: Setup) -> float:
         mlp = a * inter
         if not setup.adapters or "down_proj" in setup.lora_modules:
             mlp += a * inter
-    mlp = experts * mlp + (experts * a * h if arch.num_experts > 1 else 0)
+    mlp += arch.experts_per_token * a * h if arch.num_experts > 1 else 0  # each routed expert's copy of its tokens
     dropout = 2 * h if arch.dropout else 0
     lora = a * setup.rank * len(setup.lora_modules)
     return norms + attention + mlp + dropout + lora

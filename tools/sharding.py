@@ -54,7 +54,7 @@ def model_states(setup: Setup, trainable: int) -> States:
     gradients = trainable_shard * grad_bytes
     optimizer = optimizer_bytes(setup, trainable_shard)
     autocast = shard * 2 if setup.profile == "mixed" and setup.method != "qlora" else 0.0
-    largest_unit = max(arch.layer_params, arch.embedding_params, arch.head_params) / mp
+    largest_unit = max(arch.max_layer_params, arch.embedding_params, arch.head_params) / mp
     gathered = 0.0
     host = 0.0
     step_temporary = step_temporary_bytes(setup, trainable_shard, optimizer)
@@ -88,9 +88,9 @@ def model_states(setup: Setup, trainable: int) -> States:
             unit_bytes = 4 if setup.precision == "fp32" else 2
             root = (arch.embedding_params + arch.head_params + arch.final_params) / mp
             if setup.method == "qlora":
-                gathered = root * 2 + 3 * arch.linear_params_per_layer / mp * NF4_BYTES_PER_PARAM
+                gathered = root * 2 + 3 * arch.max_layer_linear_params / mp * NF4_BYTES_PER_PARAM
             else:
-                gathered = unit_bytes * (root + 3 * arch.layer_params / mp)
+                gathered = unit_bytes * (root + 3 * arch.max_layer_params / mp)
         autocast = autocast / dp if setup.sharding == "zero3" else 0.0
     if setup.offload != "none":
         host += (optimizer + gradients) * 1.5
@@ -115,8 +115,8 @@ def dequantised_bytes(arch: ModelArch, tp: int) -> float:
 def _qlora_zero3_gathered(arch: ModelArch, mp: int) -> float:
     """ZeRO-3 with a 4-bit base: two gathered units (the one computing and the one prefetched), each stored as a
     layer's NF4 linears and 16-bit rest, plus the dequantised linear; or two 16-bit embedding/head units."""
-    linear = arch.linear_params_per_layer
-    layer = linear * NF4_BYTES_PER_PARAM + (arch.layer_params - linear) * 2
+    linear = arch.max_layer_linear_params
+    layer = linear * NF4_BYTES_PER_PARAM + (arch.max_layer_params - linear) * 2
     return max(2 * layer / mp + dequantised_bytes(arch, mp), 4 * max(arch.embedding_params, arch.head_params) / mp)
 
 
