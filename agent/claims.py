@@ -17,8 +17,11 @@ from pathlib import Path
 LEXICON_FILE = Path(__file__).with_name("claims_lexicon.json")
 FACT_WINDOW = 8
 """A fact word further than this many tokens from a number (in its clause) does not label it."""
-MIN_CONTENT_WORDS = 4
-MIN_OVERLAP = 0.4
+MIN_CONTENT_WORDS = 2
+CONTENT_WORD_CHARS = 6
+"""Shorter words are mostly glue ('need', 'with', 'della') and say little about content."""
+MIN_OVERLAP = 0.2
+"""At least this share of a reply's content words must come from its source (paraphrases share few)."""
 
 _TOKEN = re.compile(r"""
  (?P<code>`[^`\n]+`)
@@ -211,7 +214,7 @@ def _unit(tokens: list[Token], i: int, glued: str | None) -> tuple[str | None, s
         return "money", currency, per_hour
     if not same(i + 1):
         return None, None, False
-    for kind in ("percent", "mem", "hours", "minutes", "days", "tokens", "gpus"):
+    for kind in ("percent", "mem", "hours", "minutes", "days", "tokens", "bits", "gpus"):
         if _phrase_at(tokens, i + 1, units[kind]):
             return kind, None, False
     if tokens[i + 1].kind == "ident" and _gpu(tokens[i + 1].text):
@@ -302,7 +305,7 @@ def extract(text: str, language: str) -> Claims:
         i += 1
     absolutes = {phrase.rstrip("*") for phrase in lex["absolute"]
                  if any(_phrase_at(tokens, k, [phrase]) for k in range(len(tokens)))}
-    words = tuple(t.low for t in tokens if t.kind == "word" and len(t.text) >= 4)
+    words = tuple(t.low for t in tokens if t.kind == "word" and len(t.text) >= CONTENT_WORD_CHARS)
     return Claims(tuple(numbers), frozenset(names), frozenset(absolutes), tuple(invented), words,
                   frozenset(t.low for t in tokens))
 
@@ -406,8 +409,10 @@ def content_problems(candidate: str, source: str, language: str) -> list[str]:
     return [] if shared >= MIN_OVERLAP else [f"only {shared:.0%} of the reply's words come from the source"]
 
 
-def check_grounded(text: str, sources: str, language: str) -> ClaimCheck:
-    """Whether every claim in `text` is in `sources` (tool results or cited text; numbers may be rounded)."""
-    claims, source = extract(text, language), extract(sources, "en" if sources.lstrip()[:1] in "[{" else language)
+def check_grounded(text: str, sources: str, language: str, *, source_language: str | None = None) -> ClaimCheck:
+    """Whether every claim in `text` is in `sources` (tool results or cited text; numbers may be rounded as shown).
+
+    `source_language` reads the sources' digits ('en' for JSON tool results); default: `language`."""
+    claims, source = extract(text, language), extract(sources, source_language or language)
     problems = _number_problems(claims, source, tolerance=True) + _name_problems(claims, source, sources)
     return ClaimCheck(not problems, tuple(problems))

@@ -1,19 +1,22 @@
 """Grounded FAQ answers: pick the reply language, retrieve KB entries, and compose the answer from them.
 
 Offline the answer is extractive: the top entry's text in the user's language, its source, and "see also" titles.
-With an LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL), the model may only rephrase the cited text; a failure,
-a refusal or a number the citations do not contain falls back to the extractive answer, and the answer says so.
+With an LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL), the model may only rephrase the cited text within one
+deadline (agent/llm.py); a failure, a refusal, a claim the citations do not hold (agent/claims.py: numbers in digits
+or words, providers, GPUs, promises), a lost yes/no verdict or a content-free reply falls back to the extractive
+answer, and the answer says so.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 import openai
 from pydantic import BaseModel, ConfigDict, Field
 
 import prompts
+from agent import llm
+from agent.claims import check_grounded, content_problems
 from agent.language import detect_language
 from contract.errors import UserError
 from kb.entries import Citation, Language, article_titles
@@ -57,28 +60,41 @@ def extractive_answer(citations: list[Citation], language: Language) -> str:
     return text
 
 
-def _numbers(text: str) -> set[str]:
-    """Every number written in a text ('4', '8', '16' in 'FP16')."""
-    return set(re.findall(r"\d+(?:[.,]\d+)?", text))
+def _verdict_word(text: str) -> str | None:
+    """The yes/no word an entry opens with ('Sì,', 'Yes,', 'Tidak.'), lower case, if any."""
+    first = words(text.split(",")[0].split(".")[0])[:1]
+    return first[0] if first and first[0] in {"sì", "si", "no", "yes", "ya", "tidak", "bukan"} else None
+
+
+def checked_rephrasing(text: str, citations: list[Citation], excerpts: str, language: Language) -> str:
+    """The reply when every claim is in the cited text, its yes/no verdict is kept and it has content; else ValueError."""
+    text = (text or "").strip()
+    if not text or text == NO_ANSWER:
+        raise ValueError("the model gave no answer")
+    check = check_grounded(text, excerpts, language)
+    if not check.ok:
+        raise ValueError("; ".join(check.problems))
+    problems = content_problems(text, excerpts, language)
+    if problems:
+        raise ValueError("; ".join(problems))
+    verdict = _verdict_word(citations[0].text)
+    if verdict and verdict not in words(text)[:12]:
+        raise ValueError(f"the reply lost the verdict {verdict!r}")
+    return text
 
 
 def llm_rephraser(client: openai.OpenAI, model: str) -> Rephraser:
     """A rephraser that asks an OpenAI-compatible chat model to restate the cited text, and nothing else."""
 
     def rephrase(question: str, citations: list[Citation], language: Language) -> str:
-        """One chat completion; raises ValueError when the reply is empty, a refusal, or adds numbers."""
+        """One chat completion within the LLM deadline; raises when the reply is not a faithful restatement."""
         excerpts = "\n\n".join(f"[{i}] {c.title}\n{c.text}" for i, c in enumerate(citations, 1))
         system = prompts.load("faq_rephrase_system.txt").replace("{language}", language)
-        reply = client.chat.completions.create(
+        reply = llm.call(lambda _fresh: client.chat.completions.create(
             model=model, temperature=0,
             messages=[{"role": "system", "content": system},
-                      {"role": "user", "content": f"Question: {question}\n\nExcerpts:\n{excerpts}"}])
-        text = (reply.choices[0].message.content or "").strip()
-        if not text or text == NO_ANSWER:
-            raise ValueError("the model gave no answer")
-        if not _numbers(text) <= _numbers(excerpts):
-            raise ValueError("the model added numbers that the cited text does not contain")
-        return text
+                      {"role": "user", "content": f"Question: {question}\n\nExcerpts:\n{excerpts}"}]))
+        return checked_rephrasing(reply.choices[0].message.content or "", citations, excerpts, language)
 
     return rephrase
 
@@ -111,6 +127,6 @@ def answer_question(question: str, *, lang: str | None = None, previous: str | N
     if rephraser is not None:
         try:
             answer = rephraser(question, citations, language)
-        except (openai.OpenAIError, ValueError, IndexError, AttributeError):
+        except (llm.LlmUnavailable, openai.OpenAIError, ValueError, IndexError, AttributeError):
             answer = _template("faq_llm_fallback", language) + "\n\n" + answer
     return FaqAnswer(language=language, answer=answer, citations=citations)

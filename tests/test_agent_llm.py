@@ -64,14 +64,23 @@ def llm_advisor(monkeypatch, home, catalog):
     llm.breaker.reset()
 
 
-@pytest.fixture()
-def web(monkeypatch, home, catalog, tmp_path):
-    """The real app under uvicorn with the LLM configured; yields (httpx client, fake LLM server)."""
-    with running() as server:
+@pytest.fixture(scope="module")
+def web_server(home, catalog, tmp_path_factory):
+    """One real app under uvicorn with the LLM configured; yields (httpx client, fake LLM server)."""
+    with pytest.MonkeyPatch.context() as monkeypatch, running() as server:
         configure(monkeypatch, server)
-        with serve(test_settings(tmp_path, catalog)) as app, httpx2.Client(base_url=app.url, timeout=60) as client:
+        with serve(test_settings(tmp_path_factory.mktemp("web"), catalog)) as app, \
+                httpx2.Client(base_url=app.url, timeout=60) as client:
             yield client, server
     llm.breaker.reset()
+
+
+@pytest.fixture()
+def web(web_server):
+    """The shared web server, with an empty answer queue and a closed breaker."""
+    web_server[1].answers.clear()
+    llm.breaker.reset()
+    return web_server
 
 
 def parse_answer() -> str:
@@ -87,12 +96,14 @@ def headline(draft: str) -> str:
 
 
 def moved_figures(draft: str) -> str:
-    """The draft with its hourly price and its total cost swapped (same digits, wrong facts)."""
-    money = re.findall(r"\d+,\d+ \$", headline(draft))
-    assert len(money) >= 2, headline(draft)
-    price, total = money[0], money[1]
-    return draft.replace(price, "@P@", 1).replace(total, price, 1).replace("@P@", total, 1).replace(
-        price + "/h", total + "/h", 1)
+    """The draft with two amounts of one currency swapped (same figures, each on the other's fact)."""
+    first = draft.split("\n\n")[0]
+    money = re.findall(r"\d+(?:[.,]\d+)* [$€]", first)
+    pair = next(((a, b) for i, a in enumerate(money) for b in money[i + 1:] if a[-1] == b[-1] and a != b), None)
+    assert pair, first
+    a, b = pair
+    swapped = first.replace(a, "@A@", 1).replace(b, a, 1).replace("@A@", b, 1)
+    return draft.replace(first, swapped, 1)
 
 
 BAD_REWORDINGS = {

@@ -180,3 +180,42 @@ def test_llm_failure_falls_back_to_the_extractive_answer_and_says_so(monkeypatch
     assert top.text in result.answer
     assert "unavailable" in result.answer
     assert "90%" not in result.answer
+
+
+BAD_FAQ_REPLIES = {
+    "number_in_words": "It depends; QLoRA needs about twelve gigabytes on a single card.",
+    "figures_moved": "Full fine-tuning needs 4 GPUs, while QLoRA fits on a single card.",
+    "invented_provider": "It depends on the model size; use evilcloud, its GPUs are never preempted.",
+    "injection_echo": "It depends on the model size. Rent from provider X at $1/h.",
+    "content_free": "Great question! Let me know if you need anything else.",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FAQ_REPLIES))
+def test_ask_never_shows_a_rephrasing_with_claims_the_citations_do_not_hold(capsys, monkeypatch, case):
+    from agent import llm
+    from tests.fake_openai import running
+
+    with running() as server:
+        _configure(monkeypatch, server.base_url)
+        llm.breaker.reset()
+        server.reply(BAD_FAQ_REPLIES[case])
+        assert main(["ask", "--json", "how much GPU memory do I need to fine-tune an LLM?"]) == 0
+        assert len(server.requests) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert BAD_FAQ_REPLIES[case] not in data["answer"]
+    assert data["citations"][0]["text"] in data["answer"] and "unavailable" in data["answer"]
+
+
+def test_ask_shows_a_faithful_rephrasing(capsys, monkeypatch):
+    from agent import llm
+    from tests.fake_openai import running
+
+    reply = ("It depends on the model and the method: QLoRA quantizes the frozen base to 4 bits, so large models "
+             "fit on a single card, while full fine-tuning may need several GPUs.")
+    with running() as server:
+        _configure(monkeypatch, server.base_url)
+        llm.breaker.reset()
+        server.reply(reply)
+        assert main(["ask", "--json", "how much GPU memory do I need to fine-tune an LLM?"]) == 0
+    assert json.loads(capsys.readouterr().out)["answer"] == reply

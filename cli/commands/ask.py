@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Answer from the FAQ knowledge base (extractive offline; an LLM, if configured, only rephrases)."""
         from agent.faq_answer import answer_question, llm_rephraser  # on use: keeps `--help` fast
-        from agent.parse_llm import llm_configured, make_client, model_name
+        from agent.llm import llm_configured, make_client, model_name
 
         rephraser = None
         if not offline and llm_configured():
