@@ -4,8 +4,13 @@ language -> parse -> intent -> (refuse | unsupported | faq | merge) ; merge -> (
 estimate -> rank (topology per offer inside the ranking) -> layout (topology and memory of the chosen offer)
 -> retrieve (FAQ entries that back the advice) -> write.
 
-Every node returns plain dicts (pydantic models dumped), so the SQLite checkpointer stores JSON-ready state. Only
-`spec` and `language` matter to the next turn; the first node clears the per-turn results.
+Inside a job thread the intent node also reads what the turn asks beyond its fields (agent.intent.turn_request):
+a preference ("faster?") re-ranks, a feasibility question ("will it fit on my 24 GB card?") gets a yes/no from
+the estimator, "2 GPUs better?" compares without changing the job, "what if spot?" answers the delta, and an
+off-topic question is declined without re-running anything.
+
+Every node returns plain dicts (pydantic models dumped), so the SQLite checkpointer stores JSON-ready state. The
+next turn reads `spec`, `language`, `preference`, `last_top` and `last_kind`; the first node clears the rest.
 """
 
 from __future__ import annotations
@@ -19,28 +24,29 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
 import prompts
-from agent import writing
+from agent import writing, writing_job, writing_questions
 from agent.faq_answer import answer_question
-from agent.intent import classify_intent
+from agent.graph_questions import FIT_CHECK_GPU, comparison, feasibility, ranked, reconciled
+from agent.intent import JOB_DEFINING, classify_intent, preference_of, turn_request
 from agent.language import detect_language
 from agent.parsing import merge_spec, parse_message
 from agent.phrasing import phrase_answer
-from contract.jobspec import JobSpec
 from agent.state import AgentState
+from agent.writing_verdict import rental_summary, verdict
+from contract.jobspec import JobSpec
 from kb.entries import entry
 from kb.topics import topic_entry
 from tools.catalog import read_meta
-from tools.estimator import estimate_for_spec, request_for_spec
-from tools.ranking import rank_offers
+from tools.estimator import estimate, estimate_for_spec, request_for_spec
 
-FIT_CHECK_GPU = "H100"
-"""Single-card reference when the user names no GPU: the common 80 GB class."""
 LAYOUT_SHARDING = {"single_gpu": "none", "ddp": "ddp", "zero2": "zero2", "fsdp": "fsdp", "tensor_parallel": "none"}
 PER_TURN_RESET: dict[str, Any] = {
     "intent": None, "parsed": {}, "mentioned": [], "missing": [], "estimate": None, "single_gpu_estimate": None,
     "topology": None, "ranking": None, "citations": [], "assumption_lines": [], "answer": "", "notes": [],
-    "parser": "offline", "fallback_reason": None,
+    "parser": "offline", "fallback_reason": None, "request": "plain", "answer_kind": None, "changed": [],
+    "verdict": None, "feasibility": None, "comparison": None, "compare_gpus": None, "preference_changed": False,
 }
+SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
 
 
 @cache
@@ -86,16 +92,35 @@ def parse_node(state: AgentState) -> dict[str, Any]:
 
 
 def intent_node(state: AgentState) -> dict[str, Any]:
-    """Classify the turn: a new job, a change to the current one, an FAQ question, off-topic or an injection."""
+    """Classify the turn (new job, change, FAQ, off-topic, injection) and what it asks of the current job."""
     if not state.get("supported", True):
         return {"intent": "unsupported"}
+    has_job = bool(state.get("spec"))
     if state.get("changes") or not (state.get("message") or "").strip():
-        return {"intent": "follow_up" if state.get("spec") else "job_request"}
-    intent = classify_intent(state.get("message") or "", state.get("mentioned") or [],
-                             has_current_job=bool(state.get("spec")))
+        intent = "follow_up" if has_job else "job_request"
+        return {"intent": intent} | _preference(state, state.get("prefer"), new_job=intent == "job_request")
+    text, mentioned = state.get("message") or "", state.get("mentioned") or []
+    intent = classify_intent(text, mentioned, has_current_job=has_job)
     if intent == "job_request" and state.get("awaiting_fields"):
         intent = "follow_up"  # the answer to our ask-back completes the pending job
-    return {"intent": intent}
+    request = turn_request(text, mentioned, has_current_job=has_job, last_kind=state.get("last_kind"))
+    if intent == "injection":
+        request = "plain"
+    elif request == "off_topic":
+        intent = "out_of_scope"
+    elif request in ("prefer_speed", "prefer_cost", "compare_count", "spot_delta") and has_job:
+        intent = "follow_up"
+    elif request == "feasibility" and intent in ("faq", "out_of_scope"):
+        intent = "follow_up" if has_job and not set(mentioned) & JOB_DEFINING else "job_request"
+    wished = state.get("prefer") or preference_of(text) if intent in ("job_request", "follow_up") else None
+    return {"intent": intent, "request": request} | _preference(state, wished, new_job=intent == "job_request")
+
+
+def _preference(state: AgentState, wished: str | None, *, new_job: bool) -> dict[str, Any]:
+    """The thread's offer preference after this turn, and whether the turn changed it."""
+    before = None if new_job else state.get("preference")
+    after = wished or before
+    return {"preference": after, "preference_changed": after != state.get("preference") and not new_job}
 
 
 def route_intent(state: AgentState) -> str:
@@ -107,35 +132,47 @@ def route_intent(state: AgentState) -> str:
 def refuse_node(state: AgentState) -> dict[str, Any]:
     """A short refusal in the user's language; nothing reaches the tools."""
     key = "refuse_injection" if state["intent"] == "injection" else "out_of_scope"
-    return {"answer": writing.fixed_text(key, state["language"])}
+    return {"answer": writing.fixed_text(key, state["language"]), "answer_kind": "declined",
+            "verdict": verdict("declined")}
 
 
 def unsupported_node(state: AgentState) -> dict[str, Any]:
     """A polite English answer naming the supported languages."""
-    return {"language": "en", "answer": writing.fixed_text("unsupported_language", "en")}
+    return {"language": "en", "answer": writing.fixed_text("unsupported_language", "en"), "answer_kind": "declined",
+            "verdict": verdict("declined")}
 
 
 def faq_node(state: AgentState) -> dict[str, Any]:
     """Answer a plain question from the knowledge base, cited."""
     _progress("faq", state["language"])
     result = answer_question(state.get("message") or "", lang=state["language"])
-    return {"answer": result.answer, "citations": [c.model_dump() for c in result.citations]}
+    return {"answer": result.answer, "citations": [c.model_dump() for c in result.citations], "answer_kind": "faq",
+            "verdict": verdict("faq")}
 
 
 def merge_node(state: AgentState) -> dict[str, Any]:
-    """Make the thread's current job: a new one for a job request, the old one changed for a follow-up."""
+    """Make the thread's current job: a new one for a job request, the old one changed for a follow-up; a question
+    comparing GPU counts leaves the job as it is."""
     language = state["language"]
     _progress("merge", language)
-    current = state.get("spec") if state["intent"] == "follow_up" else None
-    spec, _ = merge_spec(current, {"language": language, **state.get("parsed", {})}, state.get("mentioned") or [])
+    previous = state.get("spec") if state["intent"] == "follow_up" else None
+    parsed, mentioned = dict(state.get("parsed") or {}), list(state.get("mentioned") or [])
+    compare_gpus = None
+    if state.get("request") == "compare_count":
+        compare_gpus = parsed.pop("num_gpus", None)
+        mentioned = [name for name in mentioned if name != "num_gpus"]
+    spec, _ = merge_spec(previous, {"language": language, **parsed}, mentioned)
     missing = []
     if not spec.model and not spec.params_b:
         missing.append("model")
     if spec.method is None:
         missing.append("method")
-    return {"spec": spec.model_dump(mode="json"), "missing": missing, "awaiting_fields": missing}
-
-
+    new = spec.model_dump(mode="json")
+    changed = [name for name in SPEC_NAMES if previous is not None and new.get(name) != previous.get(name)]
+    if state.get("preference_changed"):
+        changed.append("prefer")
+    return {"spec": new, "missing": missing, "awaiting_fields": missing, "changed": changed,
+            "compare_gpus": compare_gpus}
 def route_missing(state: AgentState) -> str:
     """Ask back when the job cannot be sized yet."""
     return "ask_back" if state.get("missing") else "estimate"
@@ -143,7 +180,8 @@ def route_missing(state: AgentState) -> str:
 
 def ask_back_node(state: AgentState) -> dict[str, Any]:
     """Ask for what is missing (model or size, method)."""
-    return {"intent": "ask_back", "answer": writing.ask_back(state["missing"], state["language"])}
+    return {"intent": "ask_back", "answer": writing.ask_back(state["missing"], state["language"]),
+            "answer_kind": "ask_back", "verdict": verdict("ask_back")}
 
 
 def estimate_node(state: AgentState) -> dict[str, Any]:
@@ -151,19 +189,24 @@ def estimate_node(state: AgentState) -> dict[str, Any]:
     _progress("estimate", state["language"])
     spec = JobSpec.model_validate(state["spec"])
     single = estimate_for_spec(spec, num_gpus=1, gpu=spec.gpu or FIT_CHECK_GPU)
-    return {"single_gpu_estimate": single.model_dump(mode="json")}
+    fit = feasibility(spec) if state.get("request") == "feasibility" else None
+    return {"single_gpu_estimate": single.model_dump(mode="json"), "feasibility": fit}
 
 
 def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
-    """Rank catalog offers by total job cost (memory fit, topology, time, spot risk, budget, deadline, wishes)."""
+    """Rank catalog offers by total job cost (memory fit, topology, time, spot risk, budget, deadline, wishes), the
+    preferred offer first; a GPU-count question also ranks the job on that count."""
     offers = read_meta(db_path).get("offer_count", 0)
     _progress("rank", state["language"], offers=writing.number(offers, state["language"], 0))
     spec = JobSpec.model_validate(state["spec"])
-    ranking = rank_offers(spec, db_path=db_path).model_dump(mode="json")
-    first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(state.get("prefer") or "", ""))
-    if first:  # the user asked for the fastest or the cheapest offer first
-        ranking["offers"] = [first] + [o for o in ranking["offers"] if not writing.same_rental(o, first)]
-    return {"ranking": ranking}
+    prefer = state.get("prefer") or state.get("preference")
+    ranking, notes = ranked(spec, db_path, prefer)
+    result: dict[str, Any] = {"ranking": ranking}
+    if notes:
+        result["notes"] = list(state.get("notes") or []) + [writing.fixed_text(n, state["language"]) for n in notes]
+    if state.get("compare_gpus"):
+        result["comparison"] = comparison(spec, state["compare_gpus"], db_path, prefer)
+    return result
 
 
 def layout_node(state: AgentState) -> dict[str, Any]:
@@ -175,13 +218,22 @@ def layout_node(state: AgentState) -> dict[str, Any]:
     top = offers[0]
     spec = JobSpec.model_validate(state["spec"])
     sharding = LAYOUT_SHARDING.get(top.get("layout") or "single_gpu", "none")
-    chosen = estimate_for_spec(spec, num_gpus=top["total_gpus"], sharding=sharding,  # type: ignore[arg-type]
-                               vram_gib=top.get("vram_gib_per_gpu"), gpu=top["gpu"])
+    request, _ = request_for_spec(spec, num_gpus=top["total_gpus"], sharding=sharding,  # type: ignore[arg-type]
+                                  vram_gib=top.get("vram_gib_per_gpu"), gpu=top["gpu"])
+    if top.get("layout") == "tensor_parallel":  # the memory of the layout the offer uses, not of one whole model
+        request = request.model_copy(update={"tensor_parallel": top.get("gpu_count") or top["total_gpus"]})
+    chosen = estimate(request)
+    layout_gib = top.get("per_gpu_gib")
+    if spec.gradient_checkpointing is None and layout_gib and request.gradient_checkpointing:
+        without = estimate(request.model_copy(update={"gradient_checkpointing": False}))
+        if abs(without.per_gpu_gib - layout_gib) < abs(chosen.per_gpu_gib - layout_gib):
+            request, chosen = request.model_copy(update={"gradient_checkpointing": False}), without  # memory allows
     topology = {"verdict": top.get("topology_verdict"), "params": top.get("topology_params") or {},
                 "summary": next((r["text"] for r in top.get("reasons", []) if r["code"].startswith("topology_")), None),
                 "layout": top.get("layout"), "gpu": top["gpu"], "gpu_count": top["total_gpus"],
                 "nodes": top.get("nodes", 1), "comm_share": top.get("exposed_comm_share")}
-    return {"topology": topology, "estimate": chosen.model_dump(mode="json")}
+    return {"topology": topology,
+            "estimate": chosen.model_dump(mode="json") | {"gradient_checkpointing": request.gradient_checkpointing}}
 
 
 def _topics(state: AgentState) -> list[str]:
@@ -216,21 +268,38 @@ def retrieve_node(state: AgentState) -> dict[str, Any]:
 
 
 def write_node(state: AgentState) -> dict[str, Any]:
-    """Compose the answer from the tool results (template); an LLM may rephrase it, numbers checked."""
+    """Compose the answer from the tool results (templates) for what the turn asked; an LLM may rephrase it."""
     language = state["language"]
     _progress("write", language)
-    lines = _assumption_lines(state)
-    draft = writing.recommendation({**state, "assumption_lines": lines})
+    offers = (state.get("ranking") or {}).get("offers") or []
+    lines = _assumption_lines(state, offers[0] if offers else None)
+    full = {**state, "assumption_lines": lines}
+    request, citations = state.get("request"), []
+    top = offers[0] if offers else None
+    if request == "feasibility" and state.get("feasibility"):
+        full["feasibility"] = reconciled(state["feasibility"], offers)
+        kind, draft = "yes_no", writing_questions.yes_no(full)
+        answer_word = "yes" if full["feasibility"]["fits"] else "no"
+    elif request == "spot_delta" and state.get("last_top"):
+        kind, draft, answer_word = "delta", writing_questions.spot_delta(full), None
+    elif request == "compare_count" and state.get("comparison"):
+        kind, draft, answer_word = "compare", writing_questions.compare(full), None
+    else:
+        kind, answer_word = "recommendation", None
+        follow = state["intent"] == "follow_up" and state.get("last_top")
+        draft, citations = (writing_job.follow_up if follow else writing_job.recommendation)(full)
     answer, note = phrase_answer(draft, language)
     notes = list(state.get("notes") or []) + ([note] if note else [])
-    return {"answer": answer, "assumption_lines": lines, "notes": notes}
+    return {"answer": answer, "assumption_lines": lines, "notes": notes, "citations": citations,
+            "answer_kind": kind, "verdict": verdict(kind, top, state["spec"], answer_word),
+            "last_top": rental_summary(top) or state.get("last_top"), "last_kind": kind}
 
 
-def _assumption_lines(state: AgentState) -> list[str]:
+def _assumption_lines(state: AgentState, top: dict[str, Any] | None) -> list[str]:
     """The defaults and data behind this answer, in the user's language (full English list in the JSON result)."""
     request, _ = request_for_spec(JobSpec.model_validate(state["spec"]))
     return writing.assumption_lines(state["spec"], request.model_dump(), state.get("ranking") or {},
-                                    state["language"])
+                                    state["language"], top, (state.get("estimate") or {}).get("gradient_checkpointing"))
 
 
 def build_graph(db_path: Path) -> StateGraph:

@@ -60,3 +60,48 @@ def classify_intent(text: str, mentioned: list[str] | set[str], *, has_current_j
     if _domain(text):
         return "faq"
     return "out_of_scope"
+
+
+TurnRequest = Literal["plain", "prefer_speed", "prefer_cost", "feasibility", "compare_count", "spot_delta",
+                      "off_topic"]
+HARDWARE_FIELDS = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
+"""Fields that state the hardware a feasibility question is about."""
+
+
+def _word_cue(name: str, text: str) -> bool:
+    """Whether a cue list matches as whole words."""
+    return re.search(r"(?<![\w])(?:" + _cue(name).pattern + r")(?![\w])", text, re.IGNORECASE) is not None
+
+
+def preference_of(text: str) -> str | None:
+    """'speed' or 'cost' when the message asks for the faster or the cheaper offer ("faster?", "più economico?")."""
+    speed, cost = _word_cue("prefer_speed", text), _word_cue("prefer_cost", text)
+    if speed != cost:
+        return "speed" if speed else "cost"
+    return None
+
+
+def turn_request(text: str, mentioned: list[str] | set[str], *, has_current_job: bool,
+                 last_kind: str | None = None) -> TurnRequest:
+    """What a job-thread message asks for beyond its fields: a preference, a yes/no feasibility question, a
+    comparison of GPU counts, the spot delta, or nothing job-related at all (off-topic)."""
+    text = (text or "").strip()
+    fields = set(mentioned)
+    asks = text.endswith("?") or re.match(r"(?:" + _cue("feasibility").pattern + r")(?![\w])", text,
+                                          re.IGNORECASE) is not None
+    if has_current_job and not _domain(text) and not _has("follow_up", text) and fields <= {"deadline_hours"} and (
+            _word_cue("off_topic", text) or (_word_cue("wh_question", text) and text.rstrip().endswith("?"))):
+        return "off_topic"  # "What's the weather in Rome tomorrow?" is not a deadline
+    if has_current_job and fields == {"num_gpus"} and _word_cue("compare", text) and asks:
+        return "compare_count"
+    if _word_cue("feasibility", text) and asks and (fields & HARDWARE_FIELDS or (
+            has_current_job and last_kind == "yes_no" and fields)):
+        return "feasibility"
+    if has_current_job and last_kind == "yes_no" and fields and text.rstrip().endswith("?"):
+        return "feasibility"  # "and with QLoRA?" after a yes/no answer asks the same question again
+    if has_current_job and fields == {"interruptible_ok"}:
+        return "spot_delta"
+    preference = preference_of(text)
+    if preference and not fields - {"interruptible_ok"}:
+        return "prefer_speed" if preference == "speed" else "prefer_cost"
+    return "plain"

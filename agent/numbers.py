@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -67,12 +68,12 @@ def _word_pattern() -> re.Pattern[str]:
 
 
 _PHRASES = [
-    (re.compile(r"(?<![\w.,])(\d+|satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan)\s+setengah\b", re.I), "half"),
-    (re.compile(r"\b(?:a\s+)?(?:couple|pair)\s+of\b", re.I), "2"),
-    (re.compile(r"\bun\s+paio\s+di\b", re.I), "2"),
-    (re.compile(r"\ba\s+dozen\b", re.I), "12"),
-    (re.compile(r"\b(dua|tiga|empat|lima|enam|tujuh|delapan|sembilan)\s+(belas|puluh|ratus)\b", re.I), None),
-    (re.compile(r"\bse(minggu|hari|jam|bulan|tahun|ratus|ribu|juta|miliar)\b", re.I), "1 \\1"),
+    (re.compile(r"(?<![\w.,])(\d+|satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan)\s+setengah\b", re.IGNORECASE), "half"),
+    (re.compile(r"\b(?:a\s+)?(?:couple|pair)\s+of\b", re.IGNORECASE), "2"),
+    (re.compile(r"\bun\s+paio\s+di\b", re.IGNORECASE), "2"),
+    (re.compile(r"\ba\s+dozen\b", re.IGNORECASE), "12"),
+    (re.compile(r"\b(dua|tiga|empat|lima|enam|tujuh|delapan|sembilan)\s+(belas|puluh|ratus)\b", re.IGNORECASE), None),
+    (re.compile(r"\bse(minggu|hari|jam|bulan|tahun|ratus|ribu|juta|miliar)\b", re.IGNORECASE), "1 \\1"),
 ]
 _ID_DIGITS = {"satu": 1, "dua": 2, "tiga": 3, "empat": 4, "lima": 5, "enam": 6, "tujuh": 7, "delapan": 8, "sembilan": 9}
 
@@ -131,6 +132,8 @@ def find_quantities(text: str, lang: str = "en") -> list[Quantity]:
             continue
         word = (match.group(2) or "").strip().lower()
         scale = scales.get(word, 1.0)
+        if not math.isfinite(number * scale):
+            continue  # a number too large for a float is no quantity anyone means
         end = match.end() if match.group(2) else match.end(1)
         attached = end < len(text) and text[match.end(1):match.end(1) + 1].isalpha()
         found.append(Quantity(value=number * scale, number=number, scale=scale, start=match.start(1), end=end,

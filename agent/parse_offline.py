@@ -13,6 +13,11 @@ from typing import Any
 from agent.numbers import find_quantities
 from agent.parse_rules.data import read_sizes_and_data
 from agent.parse_rules.gpus import read_gpu_count, read_gpus
+from agent.parse_rules.hardware import (
+    read_card_memory,
+    read_cleared_wishes,
+    read_count_with_only,
+)
 from agent.parse_rules.model import MODEL_FAMILIES, read_model
 from agent.parse_rules.money import read_bare_budget, read_budget
 from agent.parse_rules.preferences import read_flags, read_places, read_spot
@@ -21,8 +26,9 @@ from agent.parse_rules.time import read_deadline
 
 __all__ = ["EXTRACTORS", "MODEL_FAMILIES", "parse_fields", "prepare"]
 
-EXTRACTORS = (read_budget, read_model, read_gpus, read_gpu_count, read_sizes_and_data, read_deadline,
-              read_bare_budget, read_spot, read_flags, read_places)
+EXTRACTORS = (read_budget, read_model, read_gpus, read_card_memory, read_count_with_only, read_gpu_count,
+              read_sizes_and_data, read_deadline, read_bare_budget, read_spot, read_flags, read_places,
+              read_cleared_wishes)
 """Field readers in the order they claim numbers."""
 
 

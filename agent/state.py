@@ -43,3 +43,24 @@ class AgentState(TypedDict, total=False):
     assumption_lines: list[str]
     answer: str
     notes: list[str]
+    request: str
+    """What the turn asks of the job: plain, prefer_speed, prefer_cost, feasibility, compare_count, spot_delta,
+    off_topic (agent.intent.turn_request)."""
+    answer_kind: str | None
+    """recommendation, yes_no, delta, compare, declined, faq or ask_back."""
+    changed: list[str]
+    """JobSpec fields this follow-up changed ('prefer' when it changed the offer preference)."""
+    verdict: dict[str, Any] | None
+    """The structured verdict of the turn (agent.writing_verdict)."""
+    feasibility: dict[str, Any] | None
+    """The fit on the user's hardware for a yes/no question."""
+    comparison: dict[str, Any] | None
+    """The best offer with the GPU count a 'would N GPUs be better?' question asks about."""
+    compare_gpus: int | None
+    preference: str | None
+    """'speed' or 'cost' from the conversation ("faster?"); persists across turns until a new job."""
+    preference_changed: bool
+    last_top: dict[str, Any] | None
+    """The previous recommendation's rental (persists), so a follow-up can say what it was before."""
+    last_kind: str | None
+    """The previous job answer's kind (persists): a follow-up to a yes/no question is answered yes/no again."""

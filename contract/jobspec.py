@@ -13,6 +13,11 @@ Optimizer = Literal["adamw", "adamw_8bit", "paged_adamw_8bit", "sgd", "adafactor
 Currency = Literal["USD", "EUR", "IDR"]
 
 MAX_SEQ_LEN = 10_000_000
+MAX_BUDGET = 1e15
+"""Larger amounts are typing accidents ("1e308 USD"), not budgets; the parser drops them with a note."""
+MAX_DATASET_TOKENS = 10**16
+"""Ten quadrillion tokens: far above any real corpus (Llama 3 used 15T); also keeps numbers inside 64 bits."""
+MAX_DATASET_EXAMPLES = 10**14
 
 
 class Budget(BaseModel):
@@ -20,7 +25,7 @@ class Budget(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    amount: float = Field(gt=0, allow_inf_nan=False, description="Money available for the whole job.")
+    amount: float = Field(gt=0, le=MAX_BUDGET, allow_inf_nan=False, description="Money available for the whole job.")
     currency: Currency = Field(default="USD", description="ISO code of the amount: USD, EUR or IDR.")
 
 
@@ -39,8 +44,10 @@ class JobSpec(BaseModel):
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence.")
     micro_batch_size: int | None = Field(default=None, ge=1, le=1_000_000, description="Sequences per GPU per step.")
     gradient_checkpointing: bool | None = Field(default=None, description="Recompute activations in backward.")
-    dataset_tokens: int | None = Field(default=None, ge=1, description="Tokens in the training set (one epoch).")
-    dataset_examples: int | None = Field(default=None, ge=1, description="Examples in the training set.")
+    dataset_tokens: int | None = Field(default=None, ge=1, le=MAX_DATASET_TOKENS,
+                                       description="Tokens in the training set (one epoch).")
+    dataset_examples: int | None = Field(default=None, ge=1, le=MAX_DATASET_EXAMPLES,
+                                         description="Examples in the training set.")
     epochs: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False, description="Passes over the data.")
     num_gpus: int | None = Field(default=None, ge=1, le=100_000, description="GPUs wanted or allowed.")
     gpu: str | None = Field(default=None, description="Canonical GPU name, e.g. 'H100' or 'A100-80GB'.")
@@ -50,6 +57,9 @@ class JobSpec(BaseModel):
     interruptible_ok: bool | None = Field(default=None, description="Whether spot/preemptible instances are allowed.")
     providers: list[str] | None = Field(default=None, description="Cloud providers the user wants (lower case).")
     regions: list[str] | None = Field(default=None, description="Regions the user wants.")
+    gpu_memory_gb: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False,
+                                        description="Memory per card the user has or asks about, in GB as stated "
+                                                    "('a single 24 GB GPU'); a hardware constraint for yes/no answers.")
 
     @field_validator("model", "gpu")
     @classmethod

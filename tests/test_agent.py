@@ -31,9 +31,9 @@ def offline(monkeypatch):
 
 
 @pytest.mark.parametrize(("message", "language", "words"), [
-    ("QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?", "it", ["Consiglio", "Memoria", "Fonti"]),
-    ("QLoRA pada Llama 3 70B, anggaran 5 juta rupiah, boleh pakai spot?", "id", ["Rekomendasi", "Memori", "Sumber"]),
-    ("QLoRA on Llama 3 70B, budget $300, is spot OK?", "en", ["Recommendation", "Memory", "Sources"]),
+    ("QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?", "it", ["Noleggia", "Memoria", "Fonti"]),
+    ("QLoRA pada Llama 3 70B, anggaran 5 juta rupiah, boleh pakai spot?", "id", ["Sewa", "Memori", "Sumber"]),
+    ("QLoRA on Llama 3 70B, budget $300, is spot OK?", "en", ["Rent", "Memory", "Sources"]),
 ])
 def test_job_request_gets_a_grounded_recommendation_in_its_language(advisor, message, language, words):
     result = advisor.respond(message)

@@ -10,6 +10,7 @@ from agent.parse_rules.scan import (
     after,
     alt,
     before,
+    negative,
     rx,
     unit_follows,
     vocabulary,
@@ -35,6 +36,9 @@ def read_budget(scan: Scan) -> None:
         if currency is None:
             continue
         scan.claim(q.start, end)
+        if negative(scan, q):
+            scan.assumptions.append(f"-{scan.text[q.start:end]} is negative: not read as a budget")
+            continue
         if after(scan, end, per_time, gap=r"\s*") or rx(r"(?:per|/)\s*$").search(scan.text[:q.start]):
             scan.assumptions.append(f"{scan.text[q.start:end]} read as a price per hour, not a budget for the job")
             continue
@@ -102,6 +106,10 @@ def read_bare_budget(scan: Scan) -> None:
             continue  # "max 8" alone is not money; "budget max 2jt", "lebih dari 1,5 jt" are
         if after(scan, q.end, vocabulary()["per_time"], gap=r"\s*"):
             continue  # a price per hour, not a budget for the job
+        if negative(scan, q):
+            scan.claim(q.start, q.end)
+            scan.assumptions.append(f"-{scan.text[q.start:q.end]} is negative: not read as a budget")
+            return
         value = _money_value(scan, q)
         currency = "IDR" if _rupiah_scale(scan, q) else \
             {"it": "EUR", "id": "IDR" if value >= 10_000 else "USD"}.get(scan.lang, "USD")

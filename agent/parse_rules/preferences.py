@@ -30,7 +30,7 @@ def read_flags(scan: Scan) -> None:
                 continue
             mentions.append((match.start(), method))
     if mentions:
-        scan.set("method", sorted(mentions)[0][1])
+        scan.set("method", min(mentions)[1])
     for key in ("precision", "optimizer"):
         for value, patterns in lex[key].items():
             if word(patterns).search(scan.text):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
@@ -86,7 +87,33 @@ def prepare(text: str) -> str:
     text = re.sub(r"(?<=\d)x(?=(?:rtx\s*)?[a-z]{1,2}\d)", "x ", text)  # "8xH100" -> "8x h100"
     text = re.sub(r"(?<![\w.,])x(?=\d)", "x ", text)  # "epoche x3", "H100 x8" -> "x 3", "x 8"
     text = re.sub(r"(?<=\d)\s*(?:giga(?:bytes?)?|gib)(?![\w])", "gb", text)  # "80 giga" -> "80gb"
+    text = _POWER.sub(_expand_power, text)  # "10^9", "1e308" -> plain digits (read at their real size)
     return words_to_digits(text)
+
+
+_POWER = re.compile(r"(?<![\w.,])(\d{1,6}(?:\.\d{1,6})?)(?:\s*(?:\^|\*\*)\s*|e)([+-]?\d{1,5})(?![\w.,])")
+"""A power written as 'base^exp', 'base**exp' or scientific notation ('1e308'; 'e' right after the digits)."""
+MAX_EXPONENT = 400
+"""Larger powers are read as an overflowing number (then dropped), not spelled out."""
+
+
+def _expand_power(match: re.Match[str]) -> str:
+    """'10^9' -> '1000000000', '1e308' -> '1' and 308 zeros, '2^10' -> '1024'; absurd sizes -> 'inf'."""
+    base, exponent = Decimal(match.group(1)), int(match.group(2))
+    caret = not match.group(0)[len(match.group(1)):].lstrip().startswith("e")
+    try:
+        if abs(exponent) > MAX_EXPONENT:
+            raise InvalidOperation
+        value = base ** exponent if caret else base.scaleb(exponent)
+        digits = format(value.normalize(), "f")
+    except (InvalidOperation, OverflowError):
+        return " inf "
+    return digits if len(digits) <= MAX_EXPONENT + 2 else " inf "
+
+
+def negative(scan: Scan, q: Quantity) -> bool:
+    """Whether a minus sign is glued to the number ("budget -5"), not joining a range ("300-500")."""
+    return re.search(r"(?:^|[\s:=$€(])-$", scan.text[max(0, q.start - 2):q.start]) is not None
 
 
 def unit_follows(scan: Scan, pos: int) -> bool:

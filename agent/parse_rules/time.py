@@ -32,7 +32,7 @@ def read_deadline(scan: Scan) -> None:
                 half = _HALF_AFTER.match(scan.text, match.end())
                 found.append((match.start(), (1.5 if half else 1) * _HOURS[kind]))
     if found:
-        scan.set("deadline_hours", sorted(found)[0][1])
+        scan.set("deadline_hours", min(found)[1])
         return
     for key, hours, label in (("day_after_tomorrow", 48, "the day after tomorrow"), ("tomorrow", 24, "tomorrow"),
                               ("tonight", 12, "today/tonight")):

@@ -178,8 +178,8 @@ def evaluate(languages: tuple[str, ...] = LANGUAGES) -> dict[str, Any]:
 
 def render(report: dict[str, Any], *, show_misses: bool = True) -> str:
     """The report as text."""
-    lines = [f"conversation checks: {report['passed']}/{report['checks']} = {100 * report['score']:.1f} %; "
-             f"dialogues fully passed: {report['dialogues_passed']}/{report['dialogues']}", "by check:"]
+    lines = [(f"conversation checks: {report['passed']}/{report['checks']} = {100 * report['score']:.1f} %; "
+              f"dialogues fully passed: {report['dialogues_passed']}/{report['dialogues']}"), "by check:"]
     lines += [f"  {name:14} {ok:3d}/{n:<3d} {100 * ok / n:6.1f} %" for name, (ok, n) in report["by_check"].items()]
     lines.append("by language:")
     lines += [f"  {name:14} {ok:3d}/{n:<3d} {100 * ok / n:6.1f} %" for name, (ok, n) in report["by_language"].items()]
