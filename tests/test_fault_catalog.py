@@ -232,14 +232,34 @@ def test_interrupted_build_leaves_the_old_catalog(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------------- read-only storage
 
 
-def test_read_only_data_folder_is_one_clear_line(tmp_path: Path) -> None:
+def _read_only_env(tmp_path: Path, **extra: str) -> tuple[Path, dict[str, str]]:
     reason = read_only_supported(tmp_path / "probe")
     if reason:
         pytest.skip(reason)
     home = tmp_path / "ro"
     home.mkdir()
-    env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "PYTHONPATH": str(REPO)}
-    env.pop("GPU_ADVISOR_DB", None)
+    env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path / "tmp"),
+           **extra}
+    (tmp_path / "tmp").mkdir()
+    if "GPU_ADVISOR_DB" not in extra:
+        env.pop("GPU_ADVISOR_DB", None)
+    return home, env
+
+
+def test_read_only_data_folder_falls_back_to_a_private_catalog(tmp_path: Path) -> None:
+    home, env = _read_only_env(tmp_path)
+    done = run_read_only(home, [*CLI, "catalog", "info", "--json"], env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"note: cannot write the catalog {home}")
+    assert "Traceback" not in done.stderr
+    fallback = tmp_path / "tmp" / f"gpu-advisor-{os.getuid()}" / "catalog.sqlite"
+    assert json.loads(done.stdout)["db_path"] == str(fallback) and inspect_catalog(fallback).state == "ok"
+    assert list(home.iterdir()) == []
+
+
+def test_read_only_explicit_catalog_path_is_one_clear_line(tmp_path: Path) -> None:
+    home, env = _read_only_env(tmp_path)
+    env["GPU_ADVISOR_DB"] = str(home / "mine.sqlite")
     done = run_read_only(home, [*CLI, "catalog", "info"], env=env)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: cannot write the catalog")

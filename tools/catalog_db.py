@@ -73,6 +73,10 @@ class CatalogUnavailableError(CatalogError):
     """The catalog cannot be read or built right now (damaged, read-only folder, permissions)."""
 
 
+class CatalogMissingError(CatalogUnavailableError, FileNotFoundError):
+    """There is no catalog file at the path (also a FileNotFoundError, as before)."""
+
+
 # ---------------------------------------------------------------------------------------------------------- writing
 
 
@@ -185,7 +189,7 @@ def connect(db_path: Path | str) -> Iterator[sqlite3.Connection]:
     """Read-only connection, closed on exit; a damaged or unreadable file raises CatalogUnavailableError."""
     path = Path(db_path).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
+        raise CatalogMissingError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
     try:
         conn = sqlite3.connect(f"file:{path.resolve().as_posix()}?mode=ro", uri=True)
     except sqlite3.Error as error:

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import sys
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -218,8 +219,41 @@ def _unavailable(path: Path, error: OSError) -> CatalogUnavailableError:
 
 
 def ensure_catalog(db_path: Path | str | None = None) -> CatalogStatus:
-    """A usable catalog at `db_path` (default: ``default_db_path()``), built or repaired when needed; see module."""
+    """A usable catalog at `db_path` (default: ``default_db_path()``), built or repaired when needed; see module.
+
+    When the default location cannot be written (a read-only data folder), a catalog is built from the shipped
+    snapshot in a private folder under the system temp dir instead, and the notice says so; an explicit path never
+    falls back."""
     path, explicit = resolve_db_path(db_path)
+    try:
+        return _ensure_at(path, explicit)
+    except CatalogUnavailableError as error:
+        if explicit or not isinstance(error.__cause__, OSError):
+            raise
+        fallback = _private_fallback()
+        if fallback is None:
+            raise
+        status = _ensure_at(fallback, explicit=True)
+        notice = (f"{error.args[0].split(';')[0]}; using a catalog built from the shipped snapshot in {fallback} "
+                  f"instead (set GPU_ADVISOR_DB to choose where)")
+        return CatalogStatus(status.path, notice)
+
+
+def _private_fallback() -> Path | None:
+    """``<temp dir>/gpu-advisor-<uid>/catalog.sqlite`` in a folder only this user can write, or None."""
+    folder = Path(tempfile.gettempdir()) / f"gpu-advisor-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        stat = folder.stat()
+    except OSError:
+        return None
+    if hasattr(os, "getuid") and (stat.st_uid != os.getuid() or stat.st_mode & 0o022):
+        return None  # someone else's folder, or writable by others: not trusted
+    return folder / DB_FILENAME
+
+
+def _ensure_at(path: Path, explicit: bool) -> CatalogStatus:
+    """ensure_catalog for one resolved path."""
     signature = _signature(path)
     with _verified_guard:
         if signature is not None and _verified.get(str(path)) == signature:
@@ -265,7 +299,6 @@ def _repair(path: Path, explicit: bool, check: CatalogCheck, shipped: str | None
         except OSError as error:
             if check.state == "outdated" and kept is None:  # still readable: use it as it is
                 notice = f"catalog {path} is {check.reason} but could not be refreshed ({error.strerror}); using it"
-                log.warning(notice)
                 return CatalogStatus(path, notice)
             raise _unavailable(path, error) from error
     offers = inspect_catalog(built, deep=False).meta.get("offer_count")
@@ -278,10 +311,12 @@ def _repair(path: Path, explicit: bool, check: CatalogCheck, shipped: str | None
         if user_built:
             notice += (" (if it held your own catalog, run `gpu-advisor catalog update` or `catalog build --from` "
                        "again)")
-    log.warning(notice)
     return CatalogStatus(built, notice, kept)
 
 
 def ensure_db(db_path: Path | str | None = None) -> Path:
     """Path of a usable catalog (``ensure_catalog``); a notice about a rebuild goes to the log."""
-    return ensure_catalog(db_path).path
+    status = ensure_catalog(db_path)
+    if status.notice:
+        log.warning(status.notice)
+    return status.path
