@@ -85,7 +85,7 @@ async def compare_api(query: Annotated[CompareQuery, Query()], res: AppResources
 
 
 def render_compare(api_base: str, lang: str) -> str:
-    """The comparison page, its scripts pointed at `api_base`."""
+    """The comparison page, its scripts pointed at `api_base`; `lang` empty lets the page choose."""
     template = PAGE_FILE.read_text(encoding="utf-8")
     return template.replace("{{API}}", html.escape(api_base, quote=True)).replace("{{LANG}}", lang)
 
@@ -94,4 +94,4 @@ def render_compare(api_base: str, lang: str) -> str:
 async def compare_html(request: Request, lang: str | None = None) -> HTMLResponse:
     """The comparison page (the table is filled by /widget/compare/app.js from /api/compare)."""
     chosen = lang if lang in ("it", "id", "en") else ""
-    return HTMLResponse(render_compare(str(request.base_url).rstrip("/"), chosen or "en"))
+    return HTMLResponse(render_compare(str(request.base_url).rstrip("/"), chosen))
