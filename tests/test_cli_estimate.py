@@ -60,3 +60,57 @@ def test_errors_are_one_line_on_stderr_with_exit_status_2(args, message):
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in done.stderr
+
+
+def _json(*args: str) -> dict:
+    """Run `estimate --json` and parse its one document."""
+    done = _run("estimate", *args, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_readme_example_fits_with_the_chat_defaults():
+    """The README's `estimate --model llama-3.1-8b --method qlora --gpu L4` said 'does not fit' with checkpointing
+    off; the CLI now fills what is not given exactly as the chat does, and says so."""
+    result = _json("--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "L4")
+    assert result["fit"]["fits"] is True
+    assert any("gradient checkpointing not given: on assumed" in note for note in result["assumptions"])
+    explicit_off = _json("--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "L4", "--no-gradient-checkpointing")
+    assert explicit_off["per_gpu_gib"] > result["per_gpu_gib"]
+    assert not any("gradient checkpointing not given" in note for note in explicit_off["assumptions"])
+
+
+def test_llama_3_2_1b_full_finetune_fits_a_4090():
+    result = _json("--model", "llama-3.2-1b", "--gradient-checkpointing", "--seq-len", "1024", "--gpu", "RTX4090")
+    assert result["fit"]["fits"] is True and result["breakdown_gib"]["temporary"] == 0.0
+    foreach = _json("--model", "llama-3.2-1b", "--gradient-checkpointing", "--seq-len", "1024", "--gpu", "RTX4090",
+                    "--optimizer-impl", "foreach", "--micro-batch-size", "1")
+    assert foreach["per_gpu_gib"] > result["per_gpu_gib"] and foreach["fit"]["fits"] is False
+
+
+def test_unknown_model_with_a_size_in_its_name_is_flagged_not_silent():
+    result = _json("--model", "Qwen4-9B", "--method", "qlora")
+    assert result["unknown_model"] == "Qwen4-9B" and result["approximate"] is True
+    assert abs(result["total_params"] / 9e9 - 1) < 0.01
+    assert any("unknown model 'Qwen4-9B'" in note for note in result["assumptions"])
+    assert _json("--model", "qwen2.5-7b")["unknown_model"] is None
+    table = _run("estimate", "--model", "Qwen4-9B")
+    assert "Unknown model 'Qwen4-9B'" in table.stdout and "--config" in table.stdout
+
+
+def test_opt_config_is_read_as_opt(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "opt", "hidden_size": 2048, "num_hidden_layers": 24,
+                                  "num_attention_heads": 32, "ffn_dim": 8192, "vocab_size": 50272,
+                                  "max_position_embeddings": 2048, "word_embed_proj_dim": 2048,
+                                  "do_layer_norm_before": True}))
+    assert _json("--config", str(config))["total_params"] == 1_315_758_080
+
+
+def test_unknown_config_family_is_refused_in_one_line(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "rwkv", "hidden_size": 2048, "num_hidden_layers": 24}))
+    done = _run("estimate", "--config", str(config))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "model_type 'rwkv' is not one the estimator can read" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

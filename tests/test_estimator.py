@@ -181,3 +181,40 @@ def test_holdout_sources_are_disjoint_from_tuned_sources():
         sources.setdefault(row["split"], set()).add(row["source"].split(":")[0])
     assert set(sources) == {"tuned", "holdout"}
     assert not sources["tuned"] & sources["holdout"]
+
+
+def test_unknown_model_name_with_a_size_is_approximated_and_flagged():
+    result = estimate(EstimateRequest(model="Qwen4-9B", method="lora"))
+    assert result.unknown_model == "Qwen4-9B" and result.approximate
+    assert result.total_params == pytest.approx(9e9, rel=1e-6)
+    assert any("unknown model 'Qwen4-9B'" in note and "config.json" in note for note in result.assumptions)
+    stated = estimate(EstimateRequest(model="my-private-model", params_b=13))
+    assert stated.unknown_model == "my-private-model" and stated.total_params == pytest.approx(13e9, rel=1e-6)
+    known = estimate(EstimateRequest(model="qwen2.5-7b"))
+    assert known.unknown_model is None and not known.approximate
+    by_size = estimate(EstimateRequest(params_b=7))
+    assert by_size.unknown_model is None and by_size.approximate
+
+
+def test_unknown_model_without_any_size_is_an_error_naming_close_matches():
+    with pytest.raises(ValueError, match="unknown model 'llama-9'"):
+        estimate(EstimateRequest(model="llama-9"))
+
+
+def test_chat_request_for_an_unknown_model_keeps_its_name_and_size():
+    spec = JobSpec(language="en", model="Qwen4-9B", params_b=9, method="qlora")
+    result = estimate_for_spec(spec, gpu="L4")
+    assert result.unknown_model == "Qwen4-9B" and result.total_params == pytest.approx(9e9, rel=1e-6)
+
+
+@pytest.mark.parametrize("model", ["qwen3-30b-a3b", "mixtral-8x22b", "deepseek-v2-lite", "gpt-oss-20b"])
+def test_mixture_of_experts_memory_is_sized_by_total_and_compute_by_active(model):
+    """Every expert's weights, gradients and Adam states are resident; only the routed experts compute."""
+    from tools.throughput import matmul_params
+
+    arch = resolve(model)
+    result = estimate(EstimateRequest(model=model, precision="bf16", seq_len=16, optimizer_impl="foreach"))
+    assert result.total_params == arch.total_params and result.active_params == arch.active_params
+    assert result.breakdown_gib["weights"] == pytest.approx(arch.total_params * 2 / GIB, rel=1e-3)
+    assert result.breakdown_gib["optimizer"] == pytest.approx(arch.total_params * 4 / GIB, rel=1e-3)
+    assert matmul_params(arch) < arch.active_params < arch.total_params / 3
