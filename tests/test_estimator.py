@@ -3,7 +3,13 @@
 import pytest
 
 from contract.jobspec import JobSpec
-from tools.estimator import GIB, EstimateRequest, estimate, estimate_for_spec, lora_params
+from tools.estimator import (
+    GIB,
+    EstimateRequest,
+    estimate,
+    estimate_for_spec,
+    lora_params,
+)
 from tools.models import resolve
 
 
@@ -14,8 +20,8 @@ def _states_gib(result):
 
 def _step_request(**changes):
     """A configuration whose peak is the optimizer step (tiny activations, torch's foreach AdamW)."""
-    base = dict(model="llama-2-7b", method="full_finetune", precision="amp_bf16", micro_batch_size=1, seq_len=16,
-                gradient_checkpointing=True, optimizer="adamw", optimizer_impl="foreach")
+    base = {"model": "llama-2-7b", "method": "full_finetune", "precision": "amp_bf16", "micro_batch_size": 1, "seq_len": 16,
+                "gradient_checkpointing": True, "optimizer": "adamw", "optimizer_impl": "foreach"}
     return EstimateRequest(**(base | changes))
 
 
@@ -141,21 +147,21 @@ def test_estimate_for_spec_uses_spec_fields_and_defaults():
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    (dict(model="not-a-model"), "unknown model"),
-    (dict(tensor_parallel=3, num_gpus=3), "does not divide 32 attention heads"),
-    (dict(num_gpus=6, tensor_parallel=4), "cannot be split"),
-    (dict(offload="optimizer"), "offload needs a ZeRO stage"),
-    (dict(pipeline_parallel=64, num_gpus=64), "exceeds the 32 layers"),
-    (dict(method="lora", lora_targets="qkv_magic"), "unknown LoRA target"),
-    (dict(gpu="GTX 9999"), "unknown GPU"),
+    ({"model": "not-a-model"}, "unknown model"),
+    ({"tensor_parallel": 3, "num_gpus": 3}, "does not divide 32 attention heads"),
+    ({"num_gpus": 6, "tensor_parallel": 4}, "cannot be split"),
+    ({"offload": "optimizer"}, "offload needs a ZeRO stage"),
+    ({"pipeline_parallel": 64, "num_gpus": 64}, "exceeds the 32 layers"),
+    ({"method": "lora", "lora_targets": "qkv_magic"}, "unknown LoRA target"),
+    ({"gpu": "GTX 9999"}, "unknown GPU"),
 ])
 def test_bad_input_names_the_problem(changes, message):
     with pytest.raises(ValueError, match=message):
         estimate(EstimateRequest(**({"model": "llama-2-7b"} | changes)))
 
 
-@pytest.mark.parametrize("changes", [dict(micro_batch_size=-1), dict(num_gpus=0), dict(seq_len=10_000_001),
-                                     dict(params_b=-7, model=None), dict(model=None)])
+@pytest.mark.parametrize("changes", [{"micro_batch_size": -1}, {"num_gpus": 0}, {"seq_len": 10_000_001},
+                                     {"params_b": -7, "model": None}, {"model": None}])
 def test_invalid_values_are_rejected_by_validation(changes):
     with pytest.raises(ValueError):
         EstimateRequest(**({"model": "llama-2-7b"} | changes))

@@ -146,10 +146,10 @@ def test_gpt2_hf_config(tmp_path):
     ("{not json", "not valid JSON"),
     ("[1, 2]", "expected a JSON object"),
     ('{"model_type": "llama", "hidden_size": 4096}', "missing 'num_hidden_layers'"),
-    ('{"model_type": "llama", "hidden_size": -5, "num_hidden_layers": 2, "num_attention_heads": 2, '
-     '"vocab_size": 10}', "'hidden_size' must be a positive integer"),
-    ('{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 6, '
-     '"num_key_value_heads": 4, "vocab_size": 10}', "not a multiple"),
+    (('{"model_type": "llama", "hidden_size": -5, "num_hidden_layers": 2, "num_attention_heads": 2, '
+     '"vocab_size": 10}'), "'hidden_size' must be a positive integer"),
+    (('{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 6, '
+     '"num_key_value_heads": 4, "vocab_size": 10}'), "not a multiple"),
     ('{"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 10}', "no model_type"),
     ('{"model_type": "mamba", "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 10}',
      "model_type 'mamba' is not one the estimator can read"),
