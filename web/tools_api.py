@@ -1,25 +1,30 @@
-"""The deterministic tools as plain endpoints for programs: estimate, catalog, rank, spot, faq."""
+"""The deterministic tools as plain endpoints for programs, all run through the one registry (agent/toolbox.py).
+
+POST /api/tools/<name> exists for every registered tool (body = its input model, answer = its output model); the
+older task-named endpoints (estimate, catalog, rank, spot, faq) stay and call the same registry entries.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Query
+from pydantic import BaseModel
 
-from agent.faq_answer import FaqAnswer, answer_question
+from agent.faq_answer import FaqAnswer
+from agent.toolbox import (MAX_CATALOG_LIMIT, TOOLS, CatalogQuery, FaqSearch, RankRequest, Tool, ToolContext,
+                           call_tool)
 from contract.jobspec import JobSpec
-from tools.catalog import SORTS, Offer, query_offers
-from tools.estimator import Estimate, EstimateRequest, estimate
-from tools.ranking import RankingResult, rank_offers
-from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot
+from tools.catalog import SORTS, Offer
+from tools.estimator import Estimate, EstimateRequest
+from tools.ranking import RankingResult
+from tools.spot_risk import SpotRiskRequest, SpotRiskResult
 from web.chat import ERROR_RESPONSES
 from web.deps import AppResources, resources
 from web.errors import ApiError
 from web.schemas import FaqRequest, Language
 
 router = APIRouter(prefix="/api", tags=["tools"], responses=ERROR_RESPONSES)
-
-MAX_CATALOG_LIMIT = 500
 
 ESTIMATE_EXAMPLES = {
     "qlora_l4": {"summary": "QLoRA on Llama 3.1 8B, checked against an L4",
@@ -46,7 +51,7 @@ def estimate_endpoint(body: EstimateRequest = Body(openapi_examples=ESTIMATE_EXA
     """Peak memory per GPU for one training setup, its breakdown, and the fit against a GPU when one is named."""
     if body.config_path:
         raise ApiError(422, "invalid_input", "config_path is not accepted over HTTP; give a model name or params_b")
-    return estimate(body)
+    return call_tool("estimate", body)  # type: ignore[return-value]
 
 
 @router.get("/catalog", response_model=list[Offer], summary="Filter and sort the offers catalog")
@@ -67,9 +72,10 @@ def catalog_endpoint(
     res: AppResources = Depends(resources),
 ) -> list[Offer]:
     """Offers matching every filter given."""
-    return query_offers(res.catalog_path, gpu=gpu, min_vram_gib=min_vram_gib, gpu_count=gpu_count,
-                        min_gpu_count=min_gpu_count, providers=provider, regions=region, spot_only=spot_only,
-                        max_price=max_price, interconnect=interconnect, sort=sort, limit=limit)
+    query = CatalogQuery(gpu=gpu, min_vram_gib=min_vram_gib, gpu_count=gpu_count, min_gpu_count=min_gpu_count,
+                         provider=provider, region=region, spot_only=spot_only, max_price=max_price,
+                         interconnect=interconnect, sort=sort, limit=limit)
+    return call_tool("catalog_query", query, ToolContext(res.catalog_path)).offers  # type: ignore[attr-defined]
 
 
 @router.post("/rank", response_model=RankingResult, summary="Offers ranked for a job (JobSpec)")
@@ -77,13 +83,14 @@ def rank_endpoint(body: JobSpec = Body(openapi_examples=RANK_EXAMPLES),
                   limit: int = Query(10, ge=1, le=50, description="At most this many offers."),
                   res: AppResources = Depends(resources)) -> RankingResult:
     """Offers the job fits on, cheapest expected total cost first, with alternatives and exclusion counts."""
-    return rank_offers(body, db_path=res.catalog_path, limit=limit)
+    request = RankRequest.model_validate({**body.model_dump(), "limit": limit})
+    return call_tool("rank", request, ToolContext(res.catalog_path))  # type: ignore[return-value]
 
 
 @router.post("/spot", response_model=SpotRiskResult, summary="Spot versus on-demand for one job")
 def spot_endpoint(body: SpotRiskRequest = Body(openapi_examples=SPOT_EXAMPLES)) -> SpotRiskResult:
     """Expected preemptions, checkpoint interval, expected cost and deadline odds, and a verdict."""
-    return assess_spot(body)
+    return call_tool("spot_risk", body)  # type: ignore[return-value]
 
 
 @router.get("/faq", response_model=FaqAnswer, summary="Answer a why/how question from the knowledge base")
@@ -91,11 +98,28 @@ def faq_get(question: str = Query(min_length=1, max_length=2000,
                                   examples=["Posso usare le istanze spot per il fine-tuning?"]),
             language: Language | None = Query(None)) -> FaqAnswer:
     """Grounded FAQ answer with citations (extractive, offline)."""
-    return answer_question(question, lang=language)
+    return call_tool("faq_search", FaqSearch(question=question, language=language))  # type: ignore[return-value]
 
 
 @router.post("/faq", response_model=FaqAnswer, summary="Answer a why/how question (JSON body)")
 def faq_post(body: FaqRequest) -> FaqAnswer:
     """The same as GET /api/faq with a JSON body."""
-    return answer_question(body.question, lang=body.language)
+    return call_tool("faq_search", FaqSearch(question=body.question, language=body.language))  # type: ignore[return-value]
 
+
+
+def _tool_endpoint(tool: Tool) -> None:
+    """Register POST /api/tools/<name> for one registry tool."""
+
+    def endpoint(body: Any, res: AppResources = Depends(resources)) -> BaseModel:
+        return call_tool(tool.name, body, ToolContext(res.catalog_path))
+
+    endpoint.__annotations__ = {"body": tool.input_model, "res": AppResources, "return": tool.output_model}
+    endpoint.__name__ = f"tool_{tool.name}"
+    endpoint.__doc__ = tool.description
+    router.post(f"/tools/{tool.name}", response_model=tool.output_model, summary=f"Tool: {tool.name}",
+                operation_id=f"tool_{tool.name}")(endpoint)
+
+
+for _tool in TOOLS:
+    _tool_endpoint(_tool)

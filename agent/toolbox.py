@@ -1,0 +1,234 @@
+"""The one tool registry: name, description, pydantic input and output models, and the function, for every tool.
+
+It feeds the OpenAI function-calling schemas (agent/tool_agent.py), the HTTP tool endpoints (web/tools_api.py), the
+MCP server (web/mcp_server.py, `gpu-advisor mcp`) and the CLI, so a tool is defined once. `call_tool` validates the
+arguments, runs the deterministic function and returns the output model; bad arguments or an unknown tool raise
+`ToolInputError` with one readable line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.faq_answer import FaqAnswer, answer_question
+from contract.errors import UserError
+from contract.jobspec import JobSpec, Language, describe_validation_error
+from tools.catalog import SORTS, Offer, query_offers
+from tools.estimator import Estimate, EstimateRequest, estimate
+from tools.providers import ProviderInfo, all_providers, get_provider, normalise_provider
+from tools.ranking import RankingResult, rank_offers
+from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot
+from tools.topology import Candidate, TopologyResult, check_topology
+from tools.workload import build_workload
+
+MAX_CATALOG_LIMIT = 500
+
+
+class ToolInputError(UserError):
+    """Arguments a tool cannot run with (unknown tool, invalid JSON, a value out of range): one readable line."""
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool may need from its caller: the offers database (None = the default one)."""
+
+    db_path: Path | None = None
+
+
+class CatalogQuery(BaseModel):
+    """Filters for the offers catalog (every one optional)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str | None = Field(None, max_length=64, description="GPU in any spelling: A100, h100-sxm, 4090.")
+    min_vram_gib: float | None = Field(None, ge=0, le=10_000, description="Minimum GiB per GPU.")
+    gpu_count: int | None = Field(None, ge=1, le=1024, description="Exactly this many GPUs per instance.")
+    min_gpu_count: int | None = Field(None, ge=1, le=1024, description="At least this many GPUs per instance.")
+    provider: list[str] | None = Field(None, max_length=20, description="Provider ids, e.g. ['runpod', 'aws'].")
+    region: list[str] | None = Field(None, max_length=20, description="Regions or zones, e.g. ['eu-west-1'].")
+    spot_only: bool = Field(False, description="Only offers with a spot price.")
+    max_price: float | None = Field(None, ge=0, le=1e6, description="USD/hour for the instance (spot price with "
+                                                                    "spot_only).")
+    interconnect: Literal["nvlink", "pcie", "unknown", "none"] | None = None
+    sort: Literal[tuple(SORTS)] = Field("price", description="Sort key.")  # type: ignore[valid-type]
+    limit: int = Field(20, ge=1, le=MAX_CATALOG_LIMIT, description="At most this many offers.")
+
+
+class CatalogResult(BaseModel):
+    """Offers matching every filter, in the requested order."""
+
+    offers: list[Offer]
+
+
+class RankRequest(JobSpec):
+    """A job (JobSpec fields) and how many ranked offers to return."""
+
+    language: Language = Field("en", description="Language of the conversation: it, id or en.")
+    limit: int = Field(10, ge=1, le=50, description="At most this many offers.")
+
+
+class JobInput(JobSpec):
+    """A job (JobSpec fields); the language defaults to English."""
+
+    language: Language = Field("en", description="Language of the conversation: it, id or en.")
+
+
+class TopologyRequest(BaseModel):
+    """A job and a set of GPUs to run it on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    job: JobInput = Field(description="What to train: model or params_b, method, seq_len, micro_batch_size...")
+    candidate: Candidate = Field(description="Which GPU, how many, GPUs per node, interconnect.")
+
+
+class FaqSearch(BaseModel):
+    """A why/how question for the FAQ knowledge base."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=2000, description="The question, in it, id or en.")
+    language: Language | None = Field(None, description="Answer language; detected when omitted.")
+
+
+class ProviderQuery(BaseModel):
+    """One provider, or all of them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str | None = Field(None, max_length=64, description="Provider id or name; all providers when omitted.")
+
+
+class ProvidersResult(BaseModel):
+    """What the providers' docs say about billing granularity, spot capacity and networking."""
+
+    providers: list[ProviderInfo]
+
+
+def _estimate(body: EstimateRequest, context: ToolContext) -> Estimate:
+    """Per-GPU training memory (no local config files from remote callers)."""
+    if body.config_path:
+        raise ToolInputError("config_path is not accepted here; give a model name or params_b")
+    return estimate(body)
+
+
+def _catalog(body: CatalogQuery, context: ToolContext) -> CatalogResult:
+    """Filter and sort the offers catalog."""
+    offers = query_offers(context.db_path, gpu=body.gpu, min_vram_gib=body.min_vram_gib, gpu_count=body.gpu_count,
+                          min_gpu_count=body.min_gpu_count, providers=body.provider, regions=body.region,
+                          spot_only=body.spot_only, max_price=body.max_price, interconnect=body.interconnect,
+                          sort=body.sort, limit=body.limit)
+    return CatalogResult(offers=offers)
+
+
+def _rank(body: RankRequest, context: ToolContext) -> RankingResult:
+    """Offers the job fits on, cheapest expected total cost first."""
+    spec = JobSpec.model_validate(body.model_dump(exclude={"limit"}))
+    return rank_offers(spec, db_path=context.db_path, limit=body.limit)
+
+
+def _topology(body: TopologyRequest, context: ToolContext) -> TopologyResult:
+    """Verdict, layout and communication share of a job on a set of GPUs."""
+    return check_topology(build_workload(JobSpec.model_validate(body.job.model_dump())), body.candidate)
+
+
+def _faq(body: FaqSearch, context: ToolContext) -> FaqAnswer:
+    """Grounded FAQ answer with citations (extractive)."""
+    return answer_question(body.question, lang=body.language)
+
+
+def _providers(body: ProviderQuery, context: ToolContext) -> ProvidersResult:
+    """Billing and spot facts of one provider or all."""
+    if body.provider is None:
+        return ProvidersResult(providers=all_providers())
+    info = get_provider(normalise_provider(body.provider))
+    if info is None:
+        known = ", ".join(p.id for p in all_providers())
+        raise ToolInputError(f"unknown provider '{body.provider}'; known providers: {known}")
+    return ProvidersResult(providers=[info])
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One registered tool."""
+
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    function: Callable[[Any, ToolContext], BaseModel]
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments."""
+        return self.input_model.model_json_schema()
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool("estimate", "Peak training memory (VRAM) per GPU for a model, method and setup, with its breakdown and the "
+         "fit on a GPU when one is named.", EstimateRequest, Estimate, _estimate),
+    Tool("catalog_query", "Filter and sort the catalog of rentable GPU offers (provider, instance, GPU, count, "
+         "region, on-demand and spot USD/hour).", CatalogQuery, CatalogResult, _catalog),
+    Tool("rank", "Rank catalog offers for a training job by expected total cost (memory fit, topology, time, spot "
+         "risk, budget, deadline), with the cheapest and fastest alternatives.", RankRequest, RankingResult, _rank),
+    Tool("topology", "Check whether and how a job runs on a given set of GPUs: layout, per-GPU memory and the share "
+         "of each step spent communicating.", TopologyRequest, TopologyResult, _topology),
+    Tool("spot_risk", "Spot versus on-demand for one job: expected preemptions, checkpoint interval, expected cost "
+         "and the chance to finish by a deadline.", SpotRiskRequest, SpotRiskResult, lambda b, c: assess_spot(b)),
+    Tool("faq_search", "Answer a why/how question about renting GPUs for training from the FAQ knowledge base, "
+         "with citations.", FaqSearch, FaqAnswer, _faq),
+    Tool("provider_info", "What providers' docs say: billing granularity and minimum, spot availability and notice, "
+         "egress price, inter-node fabric.", ProviderQuery, ProvidersResult, _providers),
+)
+REGISTRY: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
+
+
+def get_tool(name: str) -> Tool:
+    """The tool called `name`; ToolInputError naming the known tools otherwise."""
+    tool = REGISTRY.get(name)
+    if tool is None:
+        raise ToolInputError(f"unknown tool '{name}'; tools: {', '.join(REGISTRY)}")
+    return tool
+
+
+def parse_arguments(tool: Tool, arguments: str | dict[str, Any] | BaseModel | None) -> BaseModel:
+    """Validate arguments (a JSON string, a dict or the input model) into the tool's input model."""
+    if isinstance(arguments, tool.input_model):
+        return arguments
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except json.JSONDecodeError as error:
+            raise ToolInputError(f"{tool.name}: arguments are not valid JSON ({error.msg})") from None
+    if isinstance(arguments, BaseModel):
+        arguments = arguments.model_dump()
+    if not isinstance(arguments, dict):
+        raise ToolInputError(f"{tool.name}: arguments must be a JSON object")
+    try:
+        return tool.input_model.model_validate(arguments)
+    except ValidationError as error:
+        raise ToolInputError(f"{tool.name}: {describe_validation_error(error)}") from None
+
+
+def call_tool(name: str, arguments: str | dict[str, Any] | BaseModel | None,
+              context: ToolContext | None = None) -> BaseModel:
+    """Run one tool on validated arguments; ToolInputError for bad input (including the tools' own ValueErrors)."""
+    tool = get_tool(name)
+    body = parse_arguments(tool, arguments)
+    try:
+        return tool.function(body, context or ToolContext())
+    except ToolInputError:
+        raise
+    except (UserError, ValueError) as error:
+        message = describe_validation_error(error) if isinstance(error, ValidationError) else str(error)
+        raise ToolInputError(f"{name}: {' '.join(message.split())}") from None
+
+
+def openai_tools() -> list[dict[str, Any]]:
+    """The registry as OpenAI function-calling tool definitions."""
+    return [{"type": "function", "function": {"name": tool.name, "description": tool.description,
+                                              "parameters": tool.input_schema()}} for tool in TOOLS]
