@@ -116,7 +116,7 @@ def memory_line(state: dict[str, Any], offer: dict[str, Any], language: str) -> 
         return t["memory_short"].format(
             per_gpu=number(estimate["per_gpu_gib"], language, 1), vram=number(vram, language, 0) if vram else "?",
             weights=g("weights"), gradients=g("gradients"), optimizer=g("optimizer"), activations=g("activations"),
-            other=number(b.get("temporary", 0.0) + b.get("overhead", 0.0), language, 1))
+            temporary=g("temporary"), overhead=g("overhead"))
     return t["memory_total"].format(per_gpu=number(per_gpu, language, 1), vram=number(vram, language, 0) if vram else "?")
 
 

@@ -54,11 +54,27 @@ def test_the_top_offer_is_the_cheapest_eligible_one(advisor):
     assert all(o["fits"] for o in result["offers"])
 
 
+TOOL_RESULT_KEYS = ("spec", "estimate", "single_gpu_estimate", "topology", "offers", "alternatives", "excluded", "fx",
+                    "catalog", "assumptions")
+"""Where a turn's tool results live; the answer, the notes and the writer's own verdict are not sources of numbers."""
+
+
+def _ungrounded_numbers(result: dict) -> list[str]:
+    """Numbers in the answer that no tool result holds (small counts and citation markers aside)."""
+    tool_numbers = _numbers_of({key: result.get(key) for key in TOOL_RESULT_KEYS})
+    return [token for token in re.findall(r"\d+(?:[.,]\d+)*", result["answer"])
+            if _as_float(token, result["language"]) not in tool_numbers and token not in {"1", "2", "3"}]
+
+
 def test_every_number_in_the_answer_comes_from_the_tool_results(advisor):
     result = advisor.respond("Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot")
-    tool_numbers = _numbers_of(result)
-    for token in re.findall(r"\d+(?:[.,]\d+)*", result["answer"]):
-        assert _as_float(token, result["language"]) in tool_numbers or token in {"1", "2", "3"}, token
+    assert _ungrounded_numbers(result) == []
+
+
+def test_the_grounding_check_catches_an_invented_number(advisor):
+    result = advisor.respond("Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot")
+    tampered = {**result, "answer": result["answer"] + " Costs only 777 dollars."}
+    assert _ungrounded_numbers(tampered) == ["777"]
 
 
 def _numbers_of(value) -> set[float]:

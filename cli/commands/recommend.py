@@ -6,6 +6,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
+from rich import box
 from rich.markdown import Markdown
 from rich.table import Table
 
@@ -15,31 +16,70 @@ if TYPE_CHECKING:
     from agent.service import Advisor
 
 EXIT_WORDS = frozenset({"exit", "quit", "esci", "keluar", ":q"})
+TABLE_ROWS = 5
 
 
 def _offers_table(result: dict[str, Any]) -> Table | None:
-    """The ranked offers as a table."""
+    """The ranked offers as a table in the answer's language: region and full instance names, one row per rental."""
+    from agent.writing import number, same_rental, templates
+
     offers = result.get("offers") or []
     if not offers:
         return None
-    table = Table(title="Offers", title_justify="left")
-    for column in ("provider", "instance", "GPUs", "$/h", "hours", "total $", "spot"):
-        table.add_column(column, justify="right" if column in ("GPUs", "$/h", "hours", "total $") else "left")
-    for offer in offers[:5]:
-        table.add_row(offer["provider"], offer["instance_type"], f"{offer['total_gpus']}× {offer['gpu']}",
-                      f"{offer['price_per_hour']:.2f}", f"{offer['est_hours']:.1f}", f"{offer['est_cost']:.2f}",
-                      "yes" if offer["spot"] else "no")
+    language = result.get("language") or "en"
+    labels = templates(language)["table"]
+    table = Table(title=labels["title"], title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column(f"{labels['provider']}\n{labels['region']}", overflow="fold")
+    table.add_column(labels["instance"], overflow="fold", ratio=1)
+    table.add_column(labels["gpus"], overflow="fold")
+    for key in ("price", "hours", "total"):
+        table.add_column(labels[key], justify="right")
+    table.add_column(labels["spot"])
+    shown: list[dict[str, Any]] = []
+    for offer in offers:
+        if any(same_rental(offer, seen) for seen in shown):
+            continue
+        shown.append(offer)
+        region = offer.get("region") if offer.get("region") not in (None, "", "UNSPECIFIED") else "-"
+        table.add_row(f"{offer['provider']}\n{region}", offer["instance_type"],
+                      f"{offer['total_gpus']}× {offer['gpu']}", number(offer["price_per_hour"], language, 2),
+                      number(offer["est_hours"], language, 1), number(offer["est_cost"], language, 2),
+                      labels["yes"] if offer["spot"] else labels["no"])
+        if len(shown) == TABLE_ROWS:
+            break
     return table
 
 
 def render_turn(result: dict[str, Any]) -> None:
-    """Print one turn's answer for people: markdown text, the offers table, notes."""
-    console.print(Markdown(result["answer"]))
-    table = _offers_table(result)
+    """Print one turn for people: the verdict, the offers table right after it (recommendations), details, notes."""
+    answer = result["answer"]
+    kind = (result.get("verdict") or {}).get("answer_kind")
+    table = _offers_table(result) if kind in (None, "recommendation") else None
+    verdict, _, details = answer.partition("\n\n") if table is not None else (answer, "", "")
+    console.print(Markdown(verdict.replace("\n", "\n\n")))
     if table is not None:
         console.print(table)
+    if details:
+        console.print(Markdown(details))
     for note in result.get("notes") or []:
         console.print(f"[dim]{note}[/dim]")
+
+
+def _known_thread(advisor: Advisor, thread: str | None) -> bool:
+    """Whether a --thread id names a stored conversation (None: no id given, nothing to say)."""
+    if thread is None:
+        return True
+    try:
+        return any(known == thread for known, _ in advisor.store.last_activity())
+    except Exception:  # noqa: BLE001 - a store that cannot list threads just skips the notice
+        return True
+
+
+def _new_thread_notice(thread: str, language: str) -> None:
+    """Say that an unknown --thread starts a new conversation (in the answer's language)."""
+    from agent.writing import templates
+
+    console.print(f"[yellow]{templates(language)['new_thread'].format(thread=thread)}[/yellow]")
 
 
 def recommend_command(
@@ -54,12 +94,15 @@ def recommend_command(
 
     advisor = Advisor()
     try:
+        known = _known_thread(advisor, thread)
         result = advisor.respond(text, thread_id=thread, language=lang, prefer=prefer)
     finally:
         advisor.close()
     if as_json:
         print_json(result)
     else:
+        if not known and thread:
+            _new_thread_notice(thread, result.get("language") or "en")
         render_turn(result)
         console.print(f"[dim]thread {result['thread_id']}[/dim]")
 
@@ -90,6 +133,7 @@ def chat_command(
 
     advisor = Advisor()
     interactive = sys.stdin.isatty()
+    unknown = None if _known_thread(advisor, thread) else thread
     if interactive:
         console.print("[bold]gpu-advisor[/bold] — describe your training job (it / id / en). 'exit' to leave.")
     try:
@@ -109,6 +153,9 @@ def chat_command(
             if result is None:
                 continue
             thread = result["thread_id"]
+            if unknown:
+                _new_thread_notice(unknown, result.get("language") or "en")
+                unknown = None
             render_turn(result)
     finally:
         advisor.close()
