@@ -9,7 +9,8 @@ shared/reference/memory-formulas.md section 4). Inputs are random token ids. Tok
 For each planned configuration the script:
   1. builds (or reuses) the model: pure bf16, fp32 weights for bf16 autocast ("amp_bf16"), or a
      bf16 base with a PEFT LoRA adapter (r=16 on q,v or on all linear layers);
-  2. creates a fresh torch.optim.AdamW over the trainable parameters;
+  2. creates a fresh torch.optim.AdamW over the trainable parameters (fused=True, the HF Trainer default, or
+     foreach=True for the twins that measure its state-sized temporary);
   3. calls torch.cuda.empty_cache() and torch.cuda.reset_peak_memory_stats();
   4. runs 3 training steps (forward with labels=input_ids, backward, optimizer.step, zero_grad);
   5. records torch.cuda.max_memory_allocated() and max_memory_reserved() in GiB.
@@ -40,7 +41,8 @@ import time
 from dataclasses import dataclass
 
 COLUMNS = [
-    "id", "model", "params_b", "method", "precision", "optimizer", "micro_batch_size", "seq_len",
+    "id", "split", "model", "params_b", "method", "precision", "optimizer", "optimizer_impl", "micro_batch_size",
+    "seq_len",
     "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "num_gpus", "sharding",
     "offload", "metric", "measured_gib", "source", "notes",
 ]
@@ -93,6 +95,7 @@ class Plan:
     mbs: int
     seq: int
     gc: bool
+    impl: str = "fused"  # AdamW: fused (HF Trainer default) | foreach (torch.optim.AdamW's default on CUDA)
 
     @property
     def group(self) -> tuple:
@@ -103,7 +106,7 @@ class Plan:
         t = {"": "", "q_proj,v_proj": "-qv", "all-linear": "-alllin"}[self.targets]
         meth = "full" if self.method == "full_finetune" else f"lora{LORA_RANK}"
         return (f"h200-{self.model}-{meth}{t}-{self.precision}-mb{self.mbs}-s{self.seq}"
-                f"-gc{'on' if self.gc else 'off'}")
+                f"-gc{'on' if self.gc else 'off'}" + ("" if self.impl == "fused" else f"-{self.impl}"))
 
 
 def build_plan() -> list[Plan]:
@@ -112,8 +115,8 @@ def build_plan() -> list[Plan]:
     P = []
 
     def add(model, method, precision, targets, cells):
-        for mbs, seq, gc in cells:
-            P.append(Plan(model, method, precision, targets, mbs, seq, gc))
+        for cell in cells:
+            P.append(Plan(model, method, precision, targets, *cell))
 
     # --- Llama 3.2 1B: the full sweeps (cheap) ---
     add("llama3.2-1b", "full_finetune", "bf16", "", [
@@ -122,6 +125,8 @@ def build_plan() -> list[Plan]:
     ])
     add("llama3.2-1b", "full_finetune", "amp_bf16", "", [
         (1, 2048, False), (4, 2048, False), (4, 2048, True),
+        # issue 10: the same job with torch's foreach AdamW (one state-sized temporary) and at the 4090 size
+        (1, 1024, True), (1, 1024, True, "foreach"), (4, 2048, True, "foreach"),
     ])
     add("llama3.2-1b", "lora", "bf16", "q_proj,v_proj", [
         (1, 2048, False), (4, 2048, False), (4, 2048, True), (4, 4096, True),
@@ -134,7 +139,7 @@ def build_plan() -> list[Plan]:
         (1, 2048, False), (2, 2048, False), (1, 2048, True), (4, 4096, True),
     ])
     add("llama3.2-3b", "full_finetune", "amp_bf16", "", [
-        (1, 2048, False), (1, 2048, True),
+        (1, 2048, False), (1, 2048, True), (1, 2048, True, "foreach"),
     ])
     add("llama3.2-3b", "lora", "bf16", "q_proj,v_proj", [
         (1, 2048, False), (2, 4096, True),
@@ -173,8 +178,8 @@ def print_plan(plans: list[Plan]) -> None:
             n = expected_params(p.model)
             print(f"# {p.model} = {MODELS[p.model]['name']} shapes, {n:,} params (random init)")
             last = p.model
-        print(f"  {p.slug:60s} method={p.method:13s} precision={p.precision:8s} "
-              f"targets={p.targets or '-':14s} micro_batch={p.mbs} seq_len={p.seq} gc={p.gc}")
+        print(f"  {p.slug:68s} method={p.method:13s} precision={p.precision:8s} "
+              f"targets={p.targets or '-':14s} micro_batch={p.mbs} seq_len={p.seq} gc={p.gc} adamw={p.impl}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -253,8 +258,8 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
 
     def write(p: Plan, name, nparams, ntrain, alloc, resv, note):
         common = dict(
-            model=name, params_b=round(nparams / 1e9, 4), method=p.method, precision=p.precision,
-            optimizer="adamw", micro_batch_size=p.mbs, seq_len=p.seq,
+            split="holdout", model=name, params_b=round(nparams / 1e9, 4), method=p.method, precision=p.precision,
+            optimizer="adamw", optimizer_impl=p.impl, micro_batch_size=p.mbs, seq_len=p.seq,
             gradient_checkpointing="true" if p.gc else "false", flash_attention="true",
             lora_rank=LORA_RANK if p.method == "lora" else "", lora_targets=p.targets,
             num_gpus=1, sharding="none", offload="none", source=source,
@@ -262,7 +267,7 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
         base_note = (
             f"Random-init {MODELS[p.model]['name']} shapes ({nparams:,} params, {ntrain:,} trainable), "
             f"GPU {gpu_name}. {steps} steps on random token ids (labels=input_ids, HF causal-LM loss), "
-            f"attn_implementation=sdpa, torch.optim.AdamW(lr=1e-5) default foreach. "
+            f"attn_implementation=sdpa, torch.optim.AdamW(lr=1e-5, {p.impl}=True). "
             + ("Weights fp32 + torch.autocast(bf16). " if p.precision == "amp_bf16" else "")
             + ("Pure bf16 weights, grads and AdamW states. " if (p.precision == "bf16" and p.method == "full_finetune") else "")
             + (f"LoRA via peft {peft_version}: r={LORA_RANK}, alpha={LORA_ALPHA}, dropout 0, base bf16, adapter dtype "
@@ -307,7 +312,7 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
             cleanup()
             weights_gib = torch.cuda.memory_allocated() / GIB
             torch.cuda.reset_peak_memory_stats()
-            opt = torch.optim.AdamW(trainable, lr=1e-5)
+            opt = torch.optim.AdamW(trainable, lr=1e-5, **{p.impl: True} if p.impl != "for_loop" else {"foreach": False})
             t0 = time.time()
             status = "ok"
             loss = ids = None

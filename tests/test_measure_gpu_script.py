@@ -11,7 +11,7 @@ SCRIPT = ROOT / "evals" / "measure_gpu.py"
 def test_dry_run_lists_configs_and_exits_zero():
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--dry-run"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
@@ -34,6 +34,20 @@ def test_dry_run_does_not_import_torch():
         f"sys.argv = [{str(SCRIPT)!r}, '--dry-run', '--only', '8b']\n"
         f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          check=False)
     assert proc.returncode == 0, proc.stderr
     assert "llama3.1-8b" in proc.stdout and "llama3.2-1b" not in proc.stdout
+
+
+def test_plan_measures_fused_and_foreach_adamw_twins():
+    """Issue 10: the fused default and torch's foreach AdamW are measured on the same jobs, rows marked holdout."""
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--dry-run", "--only", "1b"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line.split()[0] for line in proc.stdout.splitlines() if line.strip().startswith("h200-")]
+    foreach = [slug for slug in lines if slug.endswith("-foreach")]
+    assert foreach and all(slug.removesuffix("-foreach") in lines for slug in foreach)
+    assert "h200-llama3.2-1b-full-amp_bf16-mb1-s1024-gcon" in lines
+    source = SCRIPT.read_text(encoding="utf-8")
+    assert '"optimizer_impl"' in source and 'split="holdout"' in source
