@@ -142,3 +142,15 @@ def test_reserve_keeps_freed_activation_blocks_while_gradients_are_allocated():
     assert plain.reserved_gib - plain.allocated_gib >= gradients * 0.99
     assert checkpointed.reserved_gib - checkpointed.allocated_gib < gradients / 2
     assert plain.per_gpu_gib - checkpointed.per_gpu_gib >= 1.2
+
+
+def test_several_gpus_default_to_fsdp_for_the_cli_and_the_chat():
+    from tools.estimator import request_with_defaults
+
+    cli, filled = request_with_defaults({"model": "llama-3.1-8b", "num_gpus": 4, "sharding": None})
+    chat, _ = request_for_spec(JobSpec(language="en", model="llama-3.1-8b", num_gpus=4))
+    assert cli.sharding == chat.sharding == "fsdp"
+    assert any("FSDP" in note for note in filled)
+    explicit, filled = request_with_defaults({"model": "llama-3.1-8b", "num_gpus": 4, "sharding": "zero2"})
+    assert explicit.sharding == "zero2" and not any("FSDP" in note for note in filled)
+    assert request_with_defaults({"model": "llama-3.1-8b"})[0].sharding == "none"

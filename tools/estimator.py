@@ -160,6 +160,10 @@ def request_with_defaults(fields: dict[str, object]) -> tuple[EstimateRequest, l
     the sentences naming the headline defaults it filled. The CLI and the chat both build requests this way."""
     given = {name: value for name, value in fields.items() if value is not None}
     filled = [note for name, note in FILLED_NOTES.items() if name not in given]
+    gpus = given.get("num_gpus", 1)
+    if "sharding" not in given and isinstance(gpus, int) and gpus > 1:
+        given["sharding"] = "fsdp"
+        filled.append(f"sharding not given: FSDP full sharding over the {gpus} GPUs assumed")
     return EstimateRequest(**given), filled
 
 
@@ -174,8 +178,8 @@ def request_for_spec(spec: JobSpec, *, num_gpus: int | None = None, sharding: Sh
     return request_with_defaults({
         "model": spec.model, "params_b": spec.params_b, "method": spec.method, "precision": spec.precision,
         "optimizer": spec.optimizer, "micro_batch_size": spec.micro_batch_size, "seq_len": spec.seq_len,
-        "gradient_checkpointing": spec.gradient_checkpointing, "num_gpus": gpus,
-        "sharding": sharding or ("fsdp" if gpus > 1 else "none"), "gpu": gpu, "vram_gib": vram_gib})
+        "gradient_checkpointing": spec.gradient_checkpointing, "num_gpus": gpus, "sharding": sharding, "gpu": gpu,
+        "vram_gib": vram_gib})
 
 
 def estimate_for_spec(spec: JobSpec, *, num_gpus: int | None = None, sharding: Sharding | None = None,
