@@ -1,0 +1,73 @@
+"""The chat answer as the CLI prints it at 80 columns: one snapshot per language, verdict then offers table.
+
+Snapshots live in tests/snapshots/cli/; after an intended change to the wording, the catalog snapshot or the tools,
+refresh them with `UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest tests/test_conversation_cli.py` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots" / "cli"
+MESSAGES = {
+    "en": "LoRA on Mistral 7B, 50M tokens, budget $500, within 2 days",
+    "it": "LoRA su Llama 3.1 8B, 20M token, budget 100 euro, entro 2 giorni",
+    "id": "QLoRA pada Llama 3.1 8B, 20 juta token, anggaran 1 juta rupiah, selesai dalam 2 hari",
+}
+TABLE_HEADERS = {"en": ("Offers", "provider", "instance", "hours"), "it": ("Offerte", "provider", "istanza", "ore"),
+                 "id": ("Penawaran", "provider", "instans", "jam")}
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run the CLI of this checkout at 80 columns, offline, with a private data dir."""
+    env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    env |= {"GPU_ADVISOR_HOME": str(home), "COLUMNS": "80", "TERM": "dumb", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-c", "from cli.app import run; run()", *args], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=ROOT, env=env)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return tmp_path_factory.mktemp("cli-home")
+
+
+@pytest.mark.parametrize("language", ["en", "it", "id"])
+def test_cli_answer_matches_its_snapshot_at_80_columns(home, language):
+    done = _cli(home, "recommend", MESSAGES[language])
+    assert done.returncode == 0, done.stderr
+    text = re.sub(r"thread [0-9a-f]{32}", "thread <id>", done.stdout)
+    text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    assert all(len(line) <= 80 for line in text.splitlines())
+    lines = [line for line in text.splitlines() if line.strip()]
+    title, provider, instance, hours = TABLE_HEADERS[language]
+    table_at = lines.index(title)
+    assert table_at <= 4  # the offers table comes right after the verdict
+    assert provider in lines[table_at + 1] + lines[table_at + 2] and instance in lines[table_at + 2]
+    assert hours in lines[table_at + 2]
+    path = SNAPSHOTS / f"recommend.{language}.txt"
+    if os.environ.get("UPDATE_SNAPSHOTS") or not path.exists():
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_an_unknown_thread_says_it_starts_a_new_conversation(home):
+    done = _cli(home, "recommend", "--thread", "no-such-thread", "QLoRA on Llama 3.1 8B")
+    assert done.returncode == 0, done.stderr
+    assert "Conversation no-such-thread not found: starting a new one" in done.stdout
+    again = _cli(home, "recommend", "--thread", "no-such-thread", "and with 2 GPUs?")
+    assert "not found" not in again.stdout
+
+
+def test_the_offers_table_has_no_duplicate_rows(home):
+    done = _cli(home, "recommend", "--json", "Full fine-tune Qwen2.5 7B on 200M tokens, budget $300")
+    assert done.returncode == 0, done.stderr
+    shown = _cli(home, "recommend", "Full fine-tune Qwen2.5 7B on 200M tokens, budget $300").stdout
+    rows = re.findall(r"^\s*(\S+)\s+(\S+)\s+(\d+× \S+)", shown, re.MULTILINE)
+    assert rows and len(rows) == len(set(rows))
