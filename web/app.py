@@ -18,6 +18,7 @@ from web.blocking import run_blocking
 from web.deps import AppResources
 from web.docs import install_docs
 from web.errors import install_error_handlers
+from web.mcp_app import mount_mcp
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
 from web.rate_limit import make_limiter
 from web.schemas import Health
@@ -94,6 +95,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
     app.include_router(chat.router)
     app.include_router(tools_api.router)
     app.include_router(compare.router)
+    mount_mcp(app, host=settings.host)  # MCP tools over streamable HTTP at /mcp
     install_docs(app)
     _add_pages(app)
     mount_slack(app, lambda: app.state.resources.advisor)  # POST /slack/events when SLACK_BOT_TOKEN+SIGNING_SECRET set
