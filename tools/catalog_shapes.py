@@ -83,12 +83,30 @@ def effective_prices(offer: Offer) -> tuple[float | None, float | None]:
     return offer.price_per_hour, offer.spot_price_per_hour
 
 
+@dataclass(frozen=True, kw_only=True)
+class OfferGroup:
+    """Catalog rows costed as one: a representative offer, how many rows it stands for, and every region where the
+    same instance is offered at the same prices."""
+
+    offer: Offer
+    count: int
+    regions: tuple[str, ...]
+    other_zones: int = 0
+    """Rows of the same instance in the offer's region at other prices that no candidate stands for."""
+
+
+def _group(offers: list[Offer], count: int | None = None) -> OfferGroup:
+    """A group of identical offers (first one representative)."""
+    return OfferGroup(offer=offers[0], count=len(offers) if count is None else count,
+                      regions=tuple(dict.fromkeys(o.region for o in offers if o.region)))
+
+
 @lru_cache(maxsize=64)
 def cached_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
-                  regions: tuple[str, ...] | None) -> tuple[tuple[tuple[Offer, ...], Shape], ...]:
-    """Catalog rows matching the user's wishes, grouped so that the same instance at the same prices in many zones
-    is costed once; cached per database file version, since every job with the same wishes reuses them (the memory
-    floor, which differs per job, is applied to the groups afterwards). Each group comes with its one-node shape."""
+                  regions: tuple[str, ...] | None) -> tuple[tuple[OfferGroup, Shape], ...]:
+    """Every catalog row matching the user's wishes, grouped so that the same instance at the same prices in many
+    zones is costed once (the compare table costs every offer); cached per database file version. Each group comes
+    with its one-node shape. Grows with the catalog: the chat uses `candidate_groups`."""
     same: dict[tuple[Any, ...], list[Offer]] = {}
     for offer in query_offers(path, gpu=gpu, providers=providers, regions=regions):
         same.setdefault((offer.provider, offer.instance_type, offer.price_per_hour, offer.spot_price_per_hour,
@@ -96,10 +114,28 @@ def cached_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str
                          offer.interconnect, offer.nvlink_gbs, offer.inter_node_gbps_per_gpu,
                          getattr(offer, "on_demand_is_market", False), getattr(offer, "price_outlier", None)),
                         []).append(offer)
-    return tuple((tuple(group), shape_of(group[0], 1)) for group in same.values())
+    return tuple((_group(group), shape_of(group[0], 1)) for group in same.values())
+
+
+def candidate_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
+                     regions: tuple[str, ...] | None) -> tuple[tuple[OfferGroup, Shape], ...]:
+    """The cheapest on-demand and the cheapest interruptible row per (provider, instance, hardware, price trust),
+    chosen in SQL; cached per database file version. Their number depends on the catalog's shapes, not on its size."""
+    from tools.catalog_candidates import candidate_rows
+
+    return _cached_candidates(path, mtime, gpu, providers, regions, candidate_rows)
+
+
+@lru_cache(maxsize=64)
+def _cached_candidates(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
+                       regions: tuple[str, ...] | None, reader: Any) -> tuple[tuple[OfferGroup, Shape], ...]:
+    """candidate_groups, memoised."""
+    return tuple((OfferGroup(offer=offer, count=count, regions=found, other_zones=others), shape_of(offer, 1))
+                 for offer, count, found, others in reader(path, gpu=gpu, providers=providers, regions=regions))
 
 
 def clear_shape_caches() -> None:
     """Forget cached catalog groups and topology verdicts."""
     cached_groups.cache_clear()
+    _cached_candidates.cache_clear()
     _TOPOLOGY_CACHE.clear()

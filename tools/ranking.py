@@ -17,8 +17,8 @@ from pathlib import Path
 
 from contract.jobspec import JobSpec
 from tools.catalog import Offer, ensure_db, read_meta
-from tools.catalog_shapes import Evaluation, Shape, cached_groups, clear_shape_caches, effective_prices, evaluate, \
-    shape_of
+from tools.catalog_shapes import (Evaluation, OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches,
+                                  effective_prices, evaluate, shape_of)
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
 from tools.headline import choose_headline, collapse_zones
 from tools.job_overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
@@ -36,6 +36,8 @@ MAX_SPOT_HOURS = 1e6
 """Longest job the spot model takes; longer runs are costed on-demand only."""
 RESTART_BASE_S = 600.0
 """Fixed part of a spot restart: new instance, image start (planning assumption, as in tools.spot_risk)."""
+EVERY_OFFER_LIMIT = 1000
+"""A caller asking for more entries than this wants every offer costed (the compare table)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,7 +45,7 @@ class _Costed:
     """Phase-one numbers for one offer; full RankedOffer objects are built only for what is returned."""
 
     offer: Offer
-    group: tuple[Offer, ...]
+    group: OfferGroup
     nodes: int
     topology: TopologyResult
     time: JobTime
@@ -152,11 +154,6 @@ def _reasons(topology: TopologyResult, time: JobTime, spot: SpotRiskResult | Non
     return reasons
 
 
-def _regions(group: tuple[Offer, ...]) -> list[str]:
-    """Every region where the same instance is offered at the same price (built only for returned offers)."""
-    return list(dict.fromkeys(o.region for o in group if o.region))
-
-
 @dataclass(kw_only=True)
 class _Job:
     """Everything about the request that costing one offer needs."""
@@ -170,10 +167,10 @@ class _Job:
     epoch_tokens: float
 
 
-def _plan(group: tuple[Offer, ...], shape: Shape, nodes: int, job: _Job,
+def _plan(group: OfferGroup, shape: Shape, nodes: int, job: _Job,
           evaluations: dict[Shape, Evaluation]) -> tuple[_Costed | None, str | None]:
     """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
-    offer = group[0]
+    offer = group.offer
     if nodes != shape.nodes:
         shape = shape_of(offer, nodes)
     if shape not in evaluations:
@@ -191,11 +188,11 @@ def _plan(group: tuple[Offer, ...], shape: Shape, nodes: int, job: _Job,
     return costed, None
 
 
-def _plans_for_group(group: tuple[Offer, ...], shape: Shape, job: _Job,
+def _plans_for_group(group: OfferGroup, shape: Shape, job: _Job,
                      evaluations: dict[Shape, Evaluation]) -> tuple[list[_Costed], str | None]:
     """The offer on the wished GPU count, else on one node plus, where needed, on several nodes (for memory that
     one node lacks, or for a deadline one node cannot meet)."""
-    offer = group[0]
+    offer = group.offer
     nodes = _nodes_for(offer, job.spec.num_gpus)
     if nodes is None:
         return [], "gpu_count_mismatch"
@@ -224,9 +221,14 @@ def _plans_for_group(group: tuple[Offer, ...], shape: Shape, job: _Job,
 
 def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int = 10,
                 margin: float = DEFAULT_MEMORY_MARGIN, fx_rates: str | Path | None = None,
-                preemption_rate_per_hour: float | None = None) -> RankingResult:
+                preemption_rate_per_hour: float | None = None, every_offer: bool | None = None) -> RankingResult:
     """Offers for `spec`, headline first then by expected total job cost, with alternatives, exclusion counts and,
-    when none qualifies, the binding limit."""
+    when none qualifies, the binding limit.
+
+    Costed are the candidates tools.catalog_candidates picks in SQL (per instance shape and provider, the cheapest
+    on-demand and the cheapest interruptible row), so a turn costs the same at any catalog size; exclusion counts
+    are per catalog row, a candidate counting for the rows it stands for. every_offer (default: when `limit` is
+    over 1000, as for the compare table) costs every group of identically priced rows instead."""
     if limit < 0:
         raise ValueError("limit must be >= 0")
     if not 0 <= margin < 1:
@@ -244,13 +246,16 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
 
     max_gpus = max(spec.num_gpus or 8, 8) * (1 if spec.num_gpus else max(MEMORY_NODES))
     floor = _vram_floor(workload, max_gpus, margin)
-    wished = cached_groups(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
-                           tuple(spec.regions or ()) or None)
-    considered = sum(len(group) for group, _ in wished)
-    groups = [(g, shape) for g, shape in wished if g[0].vram_gib_per_gpu is not None and g[0].vram_gib_per_gpu >= floor]
+    reader = cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) \
+        else candidate_groups
+    wished = reader(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
+                    tuple(spec.regions or ()) or None)
+    considered = sum(group.count for group, _ in wished)
+    groups = [(g, shape) for g, shape in wished
+              if g.offer.vram_gib_per_gpu is not None and g.offer.vram_gib_per_gpu >= floor]
     excluded: Counter[str] = Counter()
-    if considered > sum(len(group) for group, _ in groups):
-        excluded["too_little_vram"] = considered - sum(len(group) for group, _ in groups)
+    if considered > sum(group.count for group, _ in groups):
+        excluded["too_little_vram"] = considered - sum(group.count for group, _ in groups)
 
     evaluations: dict[Shape, Evaluation] = {}
     eligible: list[_Costed] = []
@@ -258,18 +263,18 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     for group, single_shape in groups:
         plans, why = _plans_for_group(group, single_shape, job, evaluations)
         if why is not None:
-            excluded[why] += len(group)
+            excluded[why] += group.count
             continue
         fitting.extend(plans)
         ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
         if ok:
             eligible.extend(ok)
         elif any(c.meets_budget is False for c in plans if c.meets_deadline is not False):
-            excluded["over_budget"] += len(group)
+            excluded["over_budget"] += group.count
         elif plans[-1].meets_deadline is False:
-            excluded["misses_deadline"] += len(group)
+            excluded["misses_deadline"] += group.count
         else:
-            excluded["over_budget"] += len(group)
+            excluded["over_budget"] += group.count
 
     eligible.sort(key=lambda r: (r.cost, r.hours))
     ordered, headline = choose_headline(eligible)
@@ -294,7 +299,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         assumptions.append(f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD "
                            f"({fx_used.date}, {fx_used.source})")
     return RankingResult(
-        offers=[_build(item, spec, budget, fx_used, zones) for item, zones in top], total_eligible=len(listed),
+        offers=[_build(item, spec, budget, fx_used, zones + item.group.other_zones) for item, zones in top], total_eligible=len(listed),
         cheapest_that_fits=_build(cheapest, spec, budget, fx_used) if cheapest else None,
         fastest=_build(fastest, spec, budget, fx_used) if fastest else None,
         excluded=dict(excluded), considered=considered, budget_usd=budget, fx=fx_used,
@@ -304,9 +309,9 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         binding_limit=limit_code, binding_params=limit_params)  # type: ignore[arg-type]
 
 
-def _cost(group: tuple[Offer, ...], nodes: int, topology: TopologyResult, time: JobTime, job: _Job) -> _Costed | None:
+def _cost(group: OfferGroup, nodes: int, topology: TopologyResult, time: JobTime, job: _Job) -> _Costed | None:
     """Cost the job on one offer, choosing spot or on-demand; None when no allowed price exists."""
-    offer, spec = group[0], job.spec
+    offer, spec = group.offer, job.spec
     on_demand, interruptible = effective_prices(offer)
     allow_spot = spec.interruptible_ok is not False
     workload = job.workload
@@ -376,7 +381,7 @@ def _build(item: _Costed, spec: JobSpec, budget: float | None, fx_used: FxUsed |
         provider=offer.provider, instance_type=offer.instance_type, gpu=offer.gpu,
         gpu_form_factor=offer.gpu_form_factor, gpu_count=offer.gpu_count, nodes=item.nodes,
         total_gpus=offer.gpu_count * item.nodes, vram_gib_per_gpu=offer.vram_gib_per_gpu, region=offer.region,
-        regions=_regions(item.group) or ([offer.region] if offer.region else []), zones_collapsed=zones_collapsed,
+        regions=list(item.group.regions) or ([offer.region] if offer.region else []), zones_collapsed=zones_collapsed,
         spot=item.use_spot, price_per_hour=item.price, on_demand_price_per_hour=on_demand,
         spot_price_per_hour=interruptible, on_demand_is_market=market, price_outlier=outlier,
         peer_median_price=getattr(offer, "peer_median_price", None), est_hours=item.hours,
