@@ -238,3 +238,91 @@ def test_number_reading_never_crashes(text: str) -> None:
     for q in find_quantities(prepared, "it"):
         assert q.start <= q.end and q.value == pytest.approx(q.number * q.scale)
     JobSpec.model_validate(parse_message(text, use_llm=False).spec.model_dump())
+
+
+# --- hardware constraints, cleared wishes, turn requests, absurd numbers (issues 11 and 13) ----------------------
+
+HARDWARE_CASES = [
+    ("Can I full fine-tune Llama 3 8B on a single 24 GB GPU?", {"num_gpus": 1, "gpu_memory_gb": 24, "gpu": None}),
+    ("Posso fare il full fine-tuning di Llama 3 8B su una sola scheda da 24 GB?", {"num_gpus": 1, "gpu_memory_gb": 24}),
+    ("Bisakah full fine-tuning Llama 3 8B di satu GPU 24 GB?", {"num_gpus": 1, "gpu_memory_gb": 24}),
+    ("Will QLoRA on Llama 3 70B fit on my two 4090s?", {"num_gpus": 2, "gpu": "RTX4090", "gpu_memory_gb": None}),
+    ("a 48gb card, lora llama 3 8b", {"gpu_memory_gb": 48, "num_gpus": None}),
+    ("LoRA 8B on 500 GB of text", {"gpu_memory_gb": None}),
+    ("QLoRA su A100 80GB", {"gpu": "A100-80GB", "gpu_memory_gb": None}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), HARDWARE_CASES)
+def test_the_users_hardware_constraint_is_read(text: str, expected: dict) -> None:
+    spec = parse_message(text, use_llm=False).spec
+    assert {name: getattr(spec, name) for name in expected} == expected
+
+
+@pytest.mark.parametrize(("text", "cleared"), [
+    ("any GPU is fine", {"gpu", "gpu_memory_gb"}),
+    ("va bene qualsiasi scheda, basta una GPU", {"gpu", "gpu_memory_gb"}),
+    ("GPU apa saja boleh", {"gpu", "gpu_memory_gb"}),
+    ("any number of GPUs is fine", {"num_gpus"}),
+])
+def test_any_gpu_is_a_mentioned_field_set_to_none(text: str, cleared: set[str]) -> None:
+    result = parse_message(text, use_llm=False)
+    assert cleared <= set(result.mentioned) and all(getattr(result.spec, name) is None for name in cleared)
+    merged, _ = merge_spec({"language": "en", "model": "llama-3-8b", "gpu": "H100", "num_gpus": 4,
+                            "gpu_memory_gb": 24}, result.spec, result.mentioned)
+    assert all(getattr(merged, name) is None for name in cleared)
+
+
+@pytest.mark.parametrize(("text", "absent"), [
+    ("LoRA on Llama 3 8B, budget -5 euro", "budget"),
+    ("LoRA on Llama 3 8B, budget 1e308 USD", "budget"),
+    ("QLoRA on llama 3 8b with 10^9 gpus", "num_gpus"),
+    ("QLoRA on llama 3 8b with 10**12 gpus", "num_gpus"),
+    (f"LoRA on llama 3 8b, {2**70} tokens", "dataset_tokens"),
+    ("LoRA on llama 3 8b, 1e400 tokens", "dataset_tokens"),
+])
+def test_absurd_numbers_are_dropped_not_misread(text: str, absent: str) -> None:
+    result = parse_message(text, use_llm=False)
+    assert absent not in result.mentioned and getattr(result.spec, absent) is None
+    assert result.spec.model == "llama-3-8b"
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    ("pretrain llama 3 8b on 15T tokens", "dataset_tokens", 15 * 10**12),
+    ("QLoRA 7B 1e6 examples", "dataset_examples", 1_000_000),
+    ("LoRA 8B on 2^20 examples", "dataset_examples", 2**20),
+    ("budget $300-500", "budget", {"amount": 500.0, "currency": "USD"}),
+])
+def test_powers_and_ranges_read_at_their_size(text: str, field: str, value: object) -> None:
+    spec = parse_message(text, use_llm=False).spec
+    got = getattr(spec, field)
+    assert (got.model_dump() if hasattr(got, "model_dump") else got) == value
+
+
+@pytest.mark.parametrize(("text", "has_job", "last_kind", "asks"), [
+    ("faster?", True, None, "prefer_speed"), ("cheaper?", True, None, "prefer_cost"),
+    ("qualcosa di più veloce?", True, None, "prefer_speed"), ("yang lebih murah?", True, None, "prefer_cost"),
+    ("use the fastest one", True, None, "prefer_speed"), ("preferisco la velocità", True, None, "prefer_speed"),
+    ("What's the weather in Rome tomorrow?", True, None, "off_topic"), ("che tempo fa a Roma domani?", True, None,
+                                                                         "off_topic"),
+    ("what about by tomorrow?", True, None, "plain"), ("e se uso le spot?", True, None, "spot_delta"),
+    ("meglio 2 GPU?", True, None, "compare_count"), ("e con 4 GPU?", True, None, "plain"),
+    ("would 2 GPUs be better?", True, None, "compare_count"), ("lebih baik 2 GPU?", True, None, "compare_count"),
+    ("Can I full fine-tune Llama 3 8B on a single 24 GB GPU?", False, None, "feasibility"),
+    ("basta una RTX 4090?", True, None, "feasibility"), ("cukup dengan satu GPU 24 GB?", True, None, "feasibility"),
+    ("va bene qualsiasi scheda, basta una GPU", True, None, "plain"),
+    ("and with QLoRA?", True, "yes_no", "feasibility"), ("and with QLoRA?", True, "recommendation", "plain"),
+])
+def test_turn_request(text: str, has_job: bool, last_kind: str | None, asks: str) -> None:
+    from agent.intent import turn_request
+
+    mentioned = parse_message(text, use_llm=False).mentioned
+    assert turn_request(text, mentioned, has_current_job=has_job, last_kind=last_kind) == asks
+
+
+@settings(max_examples=100, deadline=None)
+@given(base=st.integers(0, 10**6), exponent=st.integers(-500, 500), sep=st.sampled_from(["e", "^", "**", "e+"]),
+       unit=st.sampled_from(["tokens", "gpus", "usd", "euro", "examples", "epochs", ""]))
+def test_powers_never_crash_and_stay_valid(base: int, exponent: int, sep: str, unit: str) -> None:
+    result = parse_message(f"LoRA on llama 3 8b, {base}{sep}{exponent} {unit}", use_llm=False)
+    JobSpec.model_validate(result.spec.model_dump())
