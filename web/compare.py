@@ -19,7 +19,6 @@ from web.errors import ApiError
 
 PAGE_PATH = "/compare"
 PAGE_FILE = Path(__file__).parent / "static" / "compare.html"
-INTERCONNECTS = ("nvlink", "pcie", "unknown", "none")
 
 router = APIRouter(tags=["compare"])
 _rows_cache = RowsCache()
@@ -48,7 +47,8 @@ class CompareResult(BaseModel):
     facets: CompareFacets
     rows: list[dict[str, Any]]
     job: dict[str, Any] | None = Field(None, description="The job the job columns are for: spec, language, "
-                                                         "how many offers it runs on, exclusions, budget in USD.")
+                                                         "how many rows it runs on (runs_on), the ranking's "
+                                                         "exclusions, budget in USD.")
 
 
 def _catalog(res: AppResources) -> Path:
@@ -65,14 +65,15 @@ def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:
     rows: Any = catalog.rows
     if query.job and query.job.strip():
         columns = _job_cache.get(query.job, query.lang, db_path)
-        rows, job = with_job(catalog.rows, columns, query.fits_only), columns.summary
+        rows, runs_on = with_job(catalog.rows, columns, query.fits_only)
+        job = {**columns.summary, "runs_on": runs_on}
     total, page_rows = select_rows(rows, query)
     sort = query.sort or ("job_cost" if job else "price")
     return {"offers": catalog.offers, "total": total, "page": query.page, "page_size": query.page_size,
             "pages": max(1, -(-total // query.page_size)), "sort": sort, "order": query.order,
             "snapshot_date": catalog.snapshot_date,
             "facets": {"gpus": list(catalog.gpus), "providers": list(catalog.providers),
-                       "interconnects": list(INTERCONNECTS)},
+                       "interconnects": list(catalog.interconnects)},
             "rows": page_rows, "job": job}
 
 

@@ -32,7 +32,7 @@ class CompareQuery(BaseModel):
     gpu: str | None = Field(None, max_length=60, description="Exact GPU name, e.g. H100.")
     provider: str | None = Field(None, max_length=60, description="Exact provider id, e.g. aws.")
     region: str | None = Field(None, max_length=60, description="Part of the region or zone name.")
-    interconnect: Literal["nvlink", "pcie", "unknown", "none"] | None = None
+    interconnect: str | None = Field(None, max_length=40, description="GPU-to-GPU link: nvlink, pcie, none, ...")
     gpu_count: int | None = Field(None, ge=1, le=1024, description="GPUs per instance.")
     min_vram: float | None = Field(None, ge=0, le=4096, description="Minimum GiB per GPU.")
     max_price: float | None = Field(None, ge=0, description="Maximum on-demand USD/hour per instance.")
@@ -56,6 +56,7 @@ class CatalogRows:
     snapshot_date: str | None
     gpus: tuple[str, ...]
     providers: tuple[str, ...]
+    interconnects: tuple[str, ...]
 
 
 def _billing(provider: str) -> dict[str, Any]:
@@ -92,7 +93,8 @@ def build_rows(db_path: Path) -> CatalogRows:
     dates = sorted({r["snapshot_date"] for r in rows if r["snapshot_date"]})
     return CatalogRows(rows=rows, offers=len(offers), snapshot_date=dates[-1] if dates else None,
                        gpus=tuple(sorted({r["gpu"] for r in rows})),
-                       providers=tuple(sorted({r["provider"] for r in rows})))
+                       providers=tuple(sorted({r["provider"] for r in rows})),
+                       interconnects=tuple(sorted({r["interconnect"] for r in rows})))
 
 
 @dataclass
@@ -122,7 +124,7 @@ def _matches(row: dict[str, Any], query: CompareQuery, words: list[str]) -> bool
         wanted = query.region.strip().lower()
         if wanted not in (row["region"] or "").lower() and not any(wanted in z.lower() for z in row["zones"]):
             return False
-    if query.interconnect and row["interconnect"] != query.interconnect:
+    if query.interconnect and row["interconnect"] != query.interconnect.strip().lower():
         return False
     if query.gpu_count is not None and row["gpu_count"] != query.gpu_count:
         return False

@@ -35,7 +35,9 @@ def parse_job(text: str, lang: str | None) -> tuple[JobSpec, str]:
     if text.startswith("{"):
         try:
             values = json.loads(text)
-            spec = JobSpec.model_validate({k: v for k, v in values.items() if v is not None})
+            given = {k: v for k, v in values.items() if v is not None}
+            given.setdefault("language", lang or "en")
+            spec = JobSpec.model_validate(given)
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ())) or "job"
@@ -89,7 +91,7 @@ def job_columns(text: str, lang: str | None, db_path: Path) -> JobColumns:
                    item.spot_price_per_hour)
             by_offer.setdefault(key, figures)
     summary = {"language": language, "spec": spec.model_dump(exclude_none=True), "model_id": ranking.model_id,
-               "method": ranking.method, "runs_on": len(by_offer), "excluded": ranking.excluded,
+               "method": ranking.method, "excluded": ranking.excluded,
                "budget_usd": budget, "deadline_hours": spec.deadline_hours}
     return JobColumns(by_offer=by_offer, summary=summary)
 
@@ -118,13 +120,17 @@ class JobCache:
         return columns
 
 
-def with_job(rows: tuple[dict[str, Any], ...], columns: JobColumns, fits_only: bool) -> list[dict[str, Any]]:
-    """Rows with a `job` entry (figures, or {"fits": False} where the job does not run); only fitting ones if asked."""
+def with_job(rows: tuple[dict[str, Any], ...], columns: JobColumns, fits_only: bool
+             ) -> tuple[list[dict[str, Any]], int]:
+    """(rows with a `job` entry: figures, or {"fits": False} where the job does not run; only fitting ones if asked,
+    how many rows the job runs on)."""
     out: list[dict[str, Any]] = []
+    runs = 0
     for row in rows:
         figures = columns.by_offer.get((row["provider"], row["instance_type"], row["region"],
                                         row["price_per_hour"], row["spot_price_per_hour"]))
+        runs += figures is not None
         if figures is None and fits_only:
             continue
         out.append({**row, "job": figures or {"fits": False}})
-    return out
+    return out, runs

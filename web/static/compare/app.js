@@ -30,6 +30,8 @@ FILTERS.forEach(function (name) { if (params.get(name)) { state.filters[name] = 
 let data = null;
 let request = 0;
 const c = function (key, values) { return t("compare." + key, values); };
+/** A catalog value's label (interconnect names), the value itself when there is no translation. */
+const label = function (value) { const text = c(value); return text === "compare." + value ? value : text; };
 
 function query() {
   const q = new URLSearchParams();
@@ -38,14 +40,15 @@ function query() {
   if (state.sort) { q.set("sort", state.sort); q.set("order", state.order); }
   if (state.page > 1) { q.set("page", String(state.page)); }
   if (state.lang) { q.set("lang", state.lang); }
-  if (params.get("embed")) { q.set("embed", params.get("embed")); }
   return q;
 }
 
 async function load() {
   const mine = ++request;
   const q = query();
-  window.history.replaceState(null, "", window.location.pathname + "?" + q.toString());
+  const shown = new URLSearchParams(q);
+  if (params.get("embed")) { shown.set("embed", params.get("embed")); }
+  window.history.replaceState(null, "", window.location.pathname + "?" + shown.toString());
   q.set("page_size", String(state.pageSize));
   document.getElementById("c-count").textContent = c("loading");
   root.setAttribute("aria-busy", "true");
@@ -121,7 +124,7 @@ function buildFilters() {
 function fillFacets() {
   optionList(document.getElementById("f-gpu"), data.facets.gpus);
   optionList(document.getElementById("f-provider"), data.facets.providers);
-  optionList(document.getElementById("f-interconnect"), data.facets.interconnects, function (v) { return c(v); });
+  optionList(document.getElementById("f-interconnect"), data.facets.interconnects, label);
   ["gpu", "provider", "interconnect"].forEach(function (name) {
     document.getElementById("f-" + name).value = state.filters[name] || "";
   });
@@ -139,7 +142,7 @@ function cells(row) {
     gpu: el("th", { scope: "row" }, [row.gpu, row.gpu_form_factor ? el("small", { text: row.gpu_form_factor }) : null]),
     count: el("td", { class: "num", text: String(row.gpu_count) }),
     vram: el("td", { class: "num", text: number(row.vram_gib_per_gpu, 0) }),
-    interconnect: el("td", { text: c(row.interconnect) }),
+    interconnect: el("td", { text: label(row.interconnect) }),
     provider: el("td", {}, [row.provider, el("small", { class: "instance", text: row.instance_type })]),
     region: el("td", { title: row.zones.join(", ") || null }, [row.region || "–",
       row.zones.length > 1 ? el("small", { text: c("zones", { n: row.zones.length }) }) : null]),
