@@ -8,13 +8,22 @@ rewording check also wants the draft's verdict (its first paragraph's claims) ba
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
-LEXICON_FILE = Path(__file__).with_name("claims_lexicon.json")
+from agent.claims_text import (
+    GLUED,
+    GLUED_UNIT,
+    Token,
+    combine,
+    lexicon,
+    parse_digits,
+    phrase_at,
+    tokenize,
+    word_pieces,
+)
+
 FACT_WINDOW = 8
 """A fact word further than this many tokens from a number (in its clause) does not label it."""
 MIN_CONTENT_WORDS = 2
@@ -23,30 +32,6 @@ CONTENT_WORD_CHARS = 6
 MIN_OVERLAP = 0.2
 """At least this share of a reply's content words must come from its source (paraphrases share few)."""
 
-_TOKEN = re.compile(r"""
- (?P<code>`[^`\n]+`)
-|(?P<brk>\n|[.;:!?](?=\s|$)|,(?=\s)|[()\[\]|])
-|(?P<ident>(?=[\w.-]*[^\W\d_])(?=[\w.-]*\d)[^\W_]+(?:[-_.][^\W_]+)*)
-|(?P<num>\d+(?:[.,]\d+)*)
-|(?P<word>[^\W\d_]+(?:-[^\W\d_]+)*)
-|(?P<sym>[$€%×=≈<>/+])
-""", re.VERBOSE)
-_GLUED = re.compile(r"^(\d+(?:[.,]\d+)?)(gib|gb|g|h|x|k|m|b)$", re.IGNORECASE)
-_GLUED_UNIT = {"gib": "mem", "gb": "mem", "g": "mem", "h": "hours", "x": "gpus", "b": "params"}
-
-
-@dataclass(frozen=True)
-class Token:
-    """One token: its kind (code, ident, num, word, sym), text, and the clause it sits in."""
-
-    kind: str
-    text: str
-    clause: int
-
-    @property
-    def low(self) -> str:
-        """Lower-case text."""
-        return self.text.lower()
 
 
 @dataclass(frozen=True)
@@ -90,110 +75,13 @@ class ClaimCheck:
     problems: tuple[str, ...] = ()
 
 
-@cache
-def lexicon() -> dict:
-    """The words the checker reads (agent/claims_lexicon.json)."""
-    return json.loads(LEXICON_FILE.read_text(encoding="utf-8"))
-
-
-def tokenize(text: str) -> list[Token]:
-    """Tokens with clause numbers; markdown emphasis is dropped, breaks only advance the clause counter."""
-    text = text.replace("**", " ").replace("__", " ").replace("’", "'")
-    tokens, clause = [], 0
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup or ""
-        if kind == "brk":
-            clause += 1
-            continue
-        if kind == "word" and "-" in match.group() and all(_word_value(p) is not None for p in match.group().split("-")):
-            tokens.extend(Token("word", part, clause) for part in match.group().split("-"))
-            continue
-        tokens.append(Token(kind, match.group(), clause))
-    return tokens
-
-
-def parse_digits(text: str, language: str) -> float:
-    """A digit string's value: '1.234,5' (it/id) or '1,234.5' (en); a separator before 3 digits is a thousands one."""
-    thousands = "," if language == "en" else "."
-    parts = re.split(r"([.,])", text)
-    out = parts[0]
-    for sep, digits in zip(parts[1::2], parts[2::2]):
-        out += digits if (sep == thousands and len(digits) == 3) else "." + digits
-    try:
-        return float(out)
-    except ValueError:
-        return float(re.sub(r"\D", "", text) or 0)
-
-
-@cache
-def _number_vocab() -> dict[str, tuple[str, float]]:
-    """Number word -> (role, value): unit, fraction, times (x10/x100), teen (+10), scale (x1000...)."""
-    words = lexicon()["number_words"]
-    vocab: dict[str, tuple[str, float]] = {}
-    for role, table in (("unit", words["units"]), ("fraction", words["fractions"]),
-                        ("times", words["times_small"]), ("teen", words["teen"]), ("scale", words["scales"])):
-        vocab.update({word: (role, float(value)) for word, value in table.items()})
-    vocab.update({"cent": ("times", 100.0), "tré": ("unit", 3.0), "mil": ("scale", 1000.0)})
-    return vocab
-
-
-@cache
-def _word_pieces(word: str) -> tuple[tuple[str, float], ...] | None:
-    """Split a (possibly glued Italian) number word into vocabulary pieces, or None when it is not a number."""
-    vocab, word = _number_vocab(), word.lower()
-    if word in vocab:
-        return (vocab[word],)
-    for cut in range(len(word) - 1, 1, -1):
-        head, tail = word[:cut], word[cut:]
-        if head in vocab:
-            rest = _word_pieces(tail)
-            if rest is not None:
-                return (vocab[head],) + rest
-    return None
-
-
-def _word_value(word: str) -> float | None:
-    """The value of one number word ('ventiquattro' 24), None for other words."""
-    pieces = _word_pieces(word)
-    return None if pieces is None else _combine(list(pieces))
-
-
-def _combine(pieces: list[tuple[str, float]]) -> float:
-    """Value of a run of number-word pieces: 'two hundred forty', 'dua puluh empat', 'due mila'."""
-    total = current = 0.0
-    for role, value in pieces:
-        if role in ("unit", "fraction"):
-            current += value
-        elif role == "times":
-            current = (current or 1.0) * value
-        elif role == "teen":
-            current += value
-        else:
-            total += (current or 1.0) * value
-            current = 0.0
-    return total + current
-
-
-def _phrase_at(tokens: list[Token], i: int, phrases: list[str]) -> int:
-    """Length in tokens of the first phrase that starts at token i (last word may end in '*'), else 0."""
-    for phrase in phrases:
-        parts = [t.low for t in tokenize(phrase.rstrip("*"))] or [phrase]
-        prefix = phrase.endswith("*")
-        if i + len(parts) > len(tokens) or any(tokens[i + k].clause != tokens[i].clause for k in range(len(parts))):
-            continue
-        words = [tokens[i + k].low for k in range(len(parts))]
-        if words[:-1] == parts[:-1] and (words[-1].startswith(parts[-1]) if prefix else words[-1] == parts[-1]):
-            return len(parts)
-    return 0
-
-
 def _currency_at(tokens: list[Token], i: int) -> tuple[str | None, int]:
     """A currency written at token i and its length."""
     if i < 0 or i >= len(tokens):
         return None, 0
     units = lexicon()["units"]
     for code in ("USD", "EUR", "IDR"):
-        length = _phrase_at(tokens, i, units[code])
+        length = phrase_at(tokens, i, units[code])
         if length:
             return code, length
     return None, 0
@@ -210,12 +98,12 @@ def _unit(tokens: list[Token], i: int, glued: str | None) -> tuple[str | None, s
     if currency is None and same(i - 1):
         currency, _ = _currency_at(tokens, i - 1)
     if currency:
-        per_hour = same(j) and bool(_phrase_at(tokens, j, units["per_hour"]))
+        per_hour = same(j) and bool(phrase_at(tokens, j, units["per_hour"]))
         return "money", currency, per_hour
     if not same(i + 1):
         return None, None, False
     for kind in ("percent", "mem", "hours", "minutes", "days", "tokens", "bits", "gpus"):
-        if _phrase_at(tokens, i + 1, units[kind]):
+        if phrase_at(tokens, i + 1, units[kind]):
             return kind, None, False
     if tokens[i + 1].kind == "ident" and _gpu(tokens[i + 1].text):
         return "gpus", None, False
@@ -246,7 +134,7 @@ def _facts(tokens: list[Token]) -> list[tuple[int, int, str]]:
     found = []
     for i in range(len(tokens)):
         for fact, phrases in lexicon()["facts"].items():
-            length = _phrase_at(tokens, i, phrases)
+            length = phrase_at(tokens, i, phrases)
             if length:
                 found.append((i, i + length - 1, fact))
     return found
@@ -276,19 +164,19 @@ def extract(text: str, language: str) -> Claims:
         value, glued, end = None, None, i + 1
         if token.kind == "num":
             value = parse_digits(token.text, language)
-        elif token.kind == "ident" and (m := _GLUED.match(token.text)):
+        elif token.kind == "ident" and (m := GLUED.match(token.text)):
             value = parse_digits(m.group(1), language) * {"k": 1e3, "m": 1e6}.get(m.group(2).lower(), 1.0)
-            glued = _GLUED_UNIT.get(m.group(2).lower())
-        elif token.kind == "word" and _word_pieces(token.text) is not None:
+            glued = GLUED_UNIT.get(m.group(2).lower())
+        elif token.kind == "word" and word_pieces(token.text) is not None:
             pieces = []
-            while end - 1 < len(tokens) and tokens[end - 1].kind == "word" and _word_pieces(tokens[end - 1].text):
-                pieces.extend(_word_pieces(tokens[end - 1].text) or ())
+            while end - 1 < len(tokens) and tokens[end - 1].kind == "word" and word_pieces(tokens[end - 1].text):
+                pieces.extend(word_pieces(tokens[end - 1].text) or ())
                 end += 1
             end -= 1
             single = end == i + 1 and token.low in need_unit
             if not single or _unit(tokens, i, None)[0] not in (None, "gpus") or (
-                    end < len(tokens) and _phrase_at(tokens, end, lex["units"]["hours"])):
-                value = _combine(pieces)
+                    end < len(tokens) and phrase_at(tokens, end, lex["units"]["hours"])):
+                value = combine(pieces)
         if value is not None:
             kind, currency, per_hour = _unit(tokens, end - 1, glued)
             numbers.append(Number(round(value, 6), kind, currency, per_hour, _nearest_fact(facts, tokens, i),
@@ -304,7 +192,7 @@ def extract(text: str, language: str) -> Claims:
             names |= _word_names(tokens, i, invented)
         i += 1
     absolutes = {phrase.rstrip("*") for phrase in lex["absolute"]
-                 if any(_phrase_at(tokens, k, [phrase]) for k in range(len(tokens)))}
+                 if any(phrase_at(tokens, k, [phrase]) for k in range(len(tokens)))}
     words = tuple(t.low for t in tokens if t.kind == "word" and len(t.text) >= CONTENT_WORD_CHARS)
     return Claims(tuple(numbers), frozenset(names), frozenset(absolutes), tuple(invented), words,
                   frozenset(t.low for t in tokens))
@@ -409,10 +297,14 @@ def content_problems(candidate: str, source: str, language: str) -> list[str]:
     return [] if shared >= MIN_OVERLAP else [f"only {shared:.0%} of the reply's words come from the source"]
 
 
-def check_grounded(text: str, sources: str, language: str, *, source_language: str | None = None) -> ClaimCheck:
+def check_grounded(text: str, sources: str, language: str, *, source_language: str | None = None,
+                   extra_names: frozenset[str] = frozenset()) -> ClaimCheck:
     """Whether every claim in `text` is in `sources` (tool results or cited text; numbers may be rounded as shown).
 
-    `source_language` reads the sources' digits ('en' for JSON tool results); default: `language`."""
+    `source_language` reads the sources' digits ('en' for JSON tool results); default: `language`. `extra_names`
+    are names allowed without being in the sources (e.g. 'currency:USD' for USD prices in JSON)."""
     claims, source = extract(text, language), extract(sources, source_language or language)
+    source = Claims(source.numbers, source.names | extra_names, source.absolutes, source.invented, source.words,
+                    source.vocabulary)
     problems = _number_problems(claims, source, tolerance=True) + _name_problems(claims, source, sources)
     return ClaimCheck(not problems, tuple(problems))

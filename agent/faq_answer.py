@@ -9,7 +9,7 @@ answer, and the answer says so.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import openai
 from pydantic import BaseModel, ConfigDict, Field

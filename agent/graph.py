@@ -31,6 +31,7 @@ from agent.intent import JOB_DEFINING, classify_intent, preference_of, turn_requ
 from agent.language import detect_language
 from agent.parsing import merge_spec, parse_message
 from agent.phrasing import phrase_answer
+from agent.tool_agent import tools_node, with_tools
 from agent.state import AgentState
 from agent.writing_verdict import rental_summary, verdict
 from contract.jobspec import JobSpec
@@ -311,6 +312,7 @@ def build_graph(db_path: Path) -> StateGraph:
     graph.add_node("refuse", refuse_node)
     graph.add_node("unsupported", unsupported_node)
     graph.add_node("faq", faq_node)
+    graph.add_node("tools", lambda state: tools_node(state, db_path))  # LLM + tool calls (agent/tool_agent.py)
     graph.add_node("merge", merge_node)
     graph.add_node("ask_back", ask_back_node)
     graph.add_node("estimate", estimate_node)
@@ -321,12 +323,12 @@ def build_graph(db_path: Path) -> StateGraph:
     graph.add_edge(START, "language")
     graph.add_edge("language", "parse")
     graph.add_edge("parse", "intent")
-    graph.add_conditional_edges("intent", route_intent, ["refuse", "unsupported", "faq", "merge"])
+    graph.add_conditional_edges("intent", with_tools(route_intent), ["refuse", "unsupported", "faq", "merge", "tools"])
     graph.add_conditional_edges("merge", route_missing, ["ask_back", "estimate"])
     graph.add_edge("estimate", "rank")
     graph.add_edge("rank", "layout")
     graph.add_edge("layout", "retrieve")
     graph.add_edge("retrieve", "write")
-    for last in ("refuse", "unsupported", "faq", "ask_back", "write"):
+    for last in ("refuse", "unsupported", "faq", "ask_back", "write", "tools"):
         graph.add_edge(last, END)
     return graph

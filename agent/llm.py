@@ -10,6 +10,8 @@ GPU_ADVISOR_LLM_COOLDOWN_S seconds (default 30); then one trial call is let thro
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import queue
 import threading
@@ -55,7 +57,7 @@ def _env_float(names: tuple[str, ...], default: float, low: float, high: float) 
                 value = float(raw)
             except ValueError:
                 continue
-            if value == value:  # not NaN
+            if not math.isnan(value):
                 return min(max(value, low), high)
     return default
 
@@ -149,7 +151,7 @@ def _admit() -> float:
 
 def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None) -> T:
     """Run `work(client)` with one overall deadline; its result, its own exception, or LlmUnavailable on time."""
-    deadline = deadline_s if deadline_s is not None else _admit()
+    deadline = _admit() if deadline_s is None else (_admit() and deadline_s)
     client = make_client(deadline)
     box: dict[str, Any] = {}
     done = threading.Event()
@@ -166,7 +168,7 @@ def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None)
     if not done.wait(deadline):
         breaker.failure()
         _close_quietly(client)
-        raise LlmUnavailable(f"the LLM did not answer within {deadline:g} s")
+        raise LlmUnavailable("the LLM timed out")
     if "error" in box:
         error = box["error"]
         breaker.failure() if _is_availability_failure(error) else breaker.success()
@@ -208,7 +210,7 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
                 kind, value = chunks.get(timeout=max(remaining, 0.0)) if remaining > 0 else chunks.get_nowait()
             except queue.Empty:
                 breaker.failure()
-                raise LlmUnavailable(f"the LLM stream did not finish within {deadline:g} s") from None
+                raise LlmUnavailable("the LLM timed out") from None
             if kind == "text":
                 yield value
             elif kind == "end":
@@ -224,7 +226,5 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
 
 def _close_quietly(client: openai.OpenAI) -> None:
     """Close a client whose call was abandoned (frees its connection; errors do not matter here)."""
-    try:
+    with contextlib.suppress(Exception):  # best effort on an abandoned call
         client.close()
-    except Exception:  # noqa: BLE001 - best effort on an abandoned call
-        pass

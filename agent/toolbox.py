@@ -9,18 +9,24 @@ arguments, runs the deterministic function and returns the output model; bad arg
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.faq_answer import FaqAnswer, answer_question
 from contract.errors import UserError
 from contract.jobspec import JobSpec, Language, describe_validation_error
-from tools.catalog import SORTS, Offer, query_offers
+from tools.catalog import SORTS, CatalogError, Offer, query_offers
 from tools.estimator import Estimate, EstimateRequest, estimate
-from tools.providers import ProviderInfo, all_providers, get_provider, normalise_provider
+from tools.providers import (
+    ProviderInfo,
+    all_providers,
+    get_provider,
+    normalise_provider,
+)
 from tools.ranking import RankingResult, rank_offers
 from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot
 from tools.topology import Candidate, TopologyResult, check_topology
@@ -221,7 +227,7 @@ def call_tool(name: str, arguments: str | dict[str, Any] | BaseModel | None,
     body = parse_arguments(tool, arguments)
     try:
         return tool.function(body, context or ToolContext())
-    except ToolInputError:
+    except (ToolInputError, CatalogError):  # an unusable catalog is not the caller's input: 503, not 422
         raise
     except (UserError, ValueError) as error:
         message = describe_validation_error(error) if isinstance(error, ValidationError) else str(error)

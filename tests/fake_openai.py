@@ -69,7 +69,7 @@ def _chunk(content: str | None, finish: str | None = None) -> bytes:
 class _Handler(BaseHTTPRequestHandler):
     server: FakeOpenAI
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with self.server.lock:
             self.server.requests.append({"path": self.path, **body})

@@ -38,8 +38,7 @@ def mount_mcp(app: FastAPI, *, host: str = "127.0.0.1") -> None:
 
     @asynccontextmanager
     async def lifespan(running: FastAPI) -> AsyncIterator[Any]:
-        async with mcp_app.router.lifespan_context(mcp_app):
-            async with inner(running) as state:
-                yield state
+        async with mcp_app.router.lifespan_context(mcp_app), inner(running) as state:
+            yield state
 
     app.router.lifespan_context = lifespan

@@ -53,7 +53,7 @@ def run_tool(name: str, arguments: dict | None, context: ToolContext) -> types.C
         result = call_tool(name, arguments or {}, context)
     except (ToolInputError, UserError) as error:
         return _error(str(error))
-    except Exception:  # noqa: BLE001 - a tool failure is reported to the caller, never crashes the server
+    except Exception:
         log.exception("MCP tool %r failed", name)
         return _error(f"{name}: the tool failed on this input")
     data = result.model_dump(mode="json")

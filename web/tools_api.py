@@ -12,8 +12,16 @@ from fastapi import APIRouter, Body, Depends, Query
 from pydantic import BaseModel
 
 from agent.faq_answer import FaqAnswer
-from agent.toolbox import (MAX_CATALOG_LIMIT, TOOLS, CatalogQuery, FaqSearch, RankRequest, Tool, ToolContext,
-                           call_tool)
+from agent.toolbox import (
+    MAX_CATALOG_LIMIT,
+    TOOLS,
+    CatalogQuery,
+    FaqSearch,
+    RankRequest,
+    Tool,
+    ToolContext,
+    call_tool,
+)
 from contract.jobspec import JobSpec
 from tools.catalog import SORTS, Offer
 from tools.estimator import Estimate, EstimateRequest

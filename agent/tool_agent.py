@@ -1,0 +1,182 @@
+"""Questions outside the fixed job pipeline, answered by the LLM calling the registry's tools (OpenAI function calling).
+
+"compare 4x A100 with 2x H100 for my job", "what if seq 8k?", "which providers bill per second?", "cheapest in EU
+regions": with an LLM configured the model calls the tools of agent/toolbox.py (bounded steps and calls; malformed
+arguments and unknown tools come back to it as tool errors), and its final text is shown only when every number,
+provider, GPU, instance and region in it is in the tool results (agent/claims.py). Offline, or when the LLM fails,
+the answer says honestly that this needs an LLM (localised); a reply that does not check out is not shown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Callable
+
+import openai
+
+import prompts
+from agent import llm
+from agent.claims import check_grounded, extract
+from agent.phrasing import LANGUAGE_NAMES, note
+from agent.toolbox import ToolContext, ToolInputError, call_tool, openai_tools
+
+MAX_STEPS = 4
+"""LLM rounds (tool calls, then the answer); a model that keeps calling tools is stopped here."""
+MAX_CALLS_PER_STEP = 4
+MAX_RESULT_CHARS = 12_000
+"""A tool result longer than this is cut before it goes back to the model (large rankings)."""
+BUDGET_DEADLINES = 3.0
+"""The whole tool conversation gets this many LLM deadlines (agent/llm.py), however many steps it takes."""
+CUES_FILE = Path(__file__).with_name("tool_cues.json")
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """The tool agent's answer, the tools it used, and a note when the LLM's text was not used."""
+
+    answer: str
+    tools_used: list[str] = field(default_factory=list)
+    note: str | None = None
+    verified: bool = False
+
+
+@cache
+def _cues() -> re.Pattern[str]:
+    """One pattern for every cue of a tool question."""
+    cues = json.loads(CUES_FILE.read_text(encoding="utf-8"))["cues"]
+    return re.compile("|".join(f"(?:{cue})" for cue in cues), re.IGNORECASE)
+
+
+def is_tool_question(message: str) -> bool:
+    """Whether a message asks something the fixed pipeline does not answer (comparison, what-if, provider facts)."""
+    return bool(_cues().search(message or ""))
+
+
+def _system(language: str, job: dict[str, Any] | None) -> str:
+    """The system prompt with the reply language and the thread's current job."""
+    job_json = json.dumps({k: v for k, v in (job or {}).items() if v is not None}, ensure_ascii=False)
+    return (prompts.load("tool_agent_system.txt").replace("{language_name}", LANGUAGE_NAMES.get(language, "English"))
+            .replace("{job}", job_json))
+
+
+def _run_call(name: str, arguments: str, context: ToolContext) -> tuple[str, bool]:
+    """One tool call's result for the model (JSON), and whether it succeeded."""
+    try:
+        result = call_tool(name, arguments, context).model_dump_json()
+    except ToolInputError as error:
+        return json.dumps({"error": str(error)}), False
+    except Exception as error:  # noqa: BLE001 - the model gets a readable error, the turn goes on
+        return json.dumps({"error": f"{name} failed: {type(error).__name__}"}), False
+    return result[:MAX_RESULT_CHARS], True
+
+
+def _grounding_names(message: str, language: str, job: dict[str, Any] | None) -> frozenset[str]:
+    """Names the reply may use without a tool result: regions and GPUs the user wrote, USD, the job's currency."""
+    names = {name for name in extract(message, language).names if name.startswith(("region:", "gpu:"))}
+    currency = ((job or {}).get("budget") or {}).get("currency")
+    return frozenset(names | {"currency:USD"} | ({f"currency:{currency}"} if currency else set()))
+
+
+def answer_with_tools(message: str, language: str, *, context: ToolContext | None = None,
+                      job: dict[str, Any] | None = None) -> ToolAnswer:
+    """Let the LLM answer with tool calls; every claim of its reply checked against the tool results."""
+    if not llm.llm_configured():
+        return ToolAnswer(answer=note("needs_llm", language))
+    context = context or ToolContext()
+    messages: list[dict[str, Any]] = [{"role": "system", "content": _system(language, job)},
+                                      {"role": "user", "content": message}]
+    results: list[str] = []
+    used: list[str] = []
+    ends_at = time.monotonic() + BUDGET_DEADLINES * llm.timeout_s()
+    try:
+        for _ in range(MAX_STEPS):
+            remaining = ends_at - time.monotonic()
+            if remaining <= 0:
+                raise llm.LlmUnavailable("the LLM timed out")
+            reply = llm.call(lambda client: client.chat.completions.create(
+                model=llm.model_name(), messages=messages, tools=openai_tools(), temperature=0),
+                deadline_s=min(remaining, llm.timeout_s())).choices[0].message
+            calls = list(reply.tool_calls or [])[:MAX_CALLS_PER_STEP]
+            if not calls:
+                return _final(reply.content or "", message, language, job, results, used)
+            messages.append({"role": "assistant", "content": reply.content,
+                             "tool_calls": [{"id": c.id, "type": "function",
+                                             "function": {"name": c.function.name,
+                                                          "arguments": c.function.arguments}} for c in calls]})
+            for call in calls:
+                content, ok = _run_call(call.function.name, call.function.arguments, context)
+                if ok:
+                    results.append(content)
+                    used.append(call.function.name)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+    except (llm.LlmUnavailable, openai.OpenAIError, ValueError, AttributeError, IndexError, TypeError):
+        return ToolAnswer(answer=note("needs_llm", language), tools_used=used, note=note("unavailable", language))
+    return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_unverified", language))
+
+
+def _final(text: str, message: str, language: str, job: dict[str, Any] | None, results: list[str],
+           used: list[str]) -> ToolAnswer:
+    """The model's reply when every claim in it is in the tool results; else the honest fallback."""
+    text = text.strip()
+    sources = "\n".join(results)
+    check = check_grounded(text, sources, language, source_language="en",
+                           extra_names=_grounding_names(message, language, job))
+    if text and check.ok:
+        return ToolAnswer(answer=text, tools_used=used, verified=True)
+    return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_unverified", language))
+
+
+def _kb_answers(message: str, language: str) -> bool:
+    """Whether the FAQ knowledge base has an answer for the message."""
+    from kb.retrieval import rank
+
+    return rank(message, language).answerable
+
+
+def wants_tools(state: dict[str, Any], target: str) -> bool:
+    """Whether a turn the graph would send to `target` goes to the tool agent instead.
+
+    With an LLM: FAQ and job turns that ask a tool question (comparison, what-if, provider facts, regions).
+    Offline: only a tool question the knowledge base cannot answer (it gets the honest 'needs an LLM' answer)."""
+    message = state.get("message") or ""
+    if target not in ("faq", "merge") or state.get("changes") or not is_tool_question(message):
+        return False
+    if llm.llm_configured():
+        return True
+    return target == "faq" and not _kb_answers(message, state.get("language") or "en")
+
+
+def with_tools(route: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:
+    """The graph's intent router, sending tool questions to the 'tools' node."""
+
+    def routed(state: dict[str, Any]) -> str:
+        target = route(state)
+        return "tools" if wants_tools(state, target) else target
+
+    return routed
+
+
+def _stream(event: dict[str, Any]) -> None:
+    """Send an event to a streaming caller, if there is one."""
+    try:
+        from langgraph.config import get_stream_writer
+
+        get_stream_writer()(event)
+    except RuntimeError:
+        pass
+
+
+def tools_node(state: dict[str, Any], db_path: Path | None = None) -> dict[str, Any]:
+    """Graph node: the tool agent's verified answer (streamed whole, once checked), with its note."""
+    language = state.get("language") or "en"
+    _stream({"type": "progress", "node": "tools", "label": note("progress_tools", language)})
+    result = answer_with_tools(state.get("message") or "", language, context=ToolContext(db_path),
+                               job=state.get("spec"))
+    _stream({"type": "delta", "text": result.answer})
+    notes = list(state.get("notes") or []) + ([result.note] if result.note else [])
+    return {"answer": result.answer, "notes": notes, "citations": [], "answer_kind": "tools"}
