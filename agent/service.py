@@ -21,7 +21,7 @@ from agent.graph import build_graph
 from agent.language import normalise_language
 from agent.threads import configured_retention_days, database_url_from, open_thread_store, prune_threads
 from contract.jobspec import JobSpec
-from tools.catalog import default_db_path, ensure_db
+from tools.catalog import CatalogError, default_db_path, ensure_db, resolve_db_path
 
 log = logging.getLogger("gpu_advisor.service")
 
@@ -86,7 +86,11 @@ class Advisor:
                  database_url: str | None = None, retention_days: float | None = None) -> None:
         """Threads in PostgreSQL when `database_url` (or $GPU_ADVISOR_DATABASE_URL) is set, else in the SQLite file
         `checkpoint_path`; idle threads are deleted after `retention_days` ($GPU_ADVISOR_THREAD_RETENTION_DAYS)."""
-        self.db_path = ensure_db(db_path)
+        try:
+            self.db_path = ensure_db(db_path)
+        except CatalogError as error:  # job turns then end in catalog_unavailable; FAQ turns still answer
+            log.error("catalog unavailable: %s", error)
+            self.db_path = resolve_db_path(db_path)[0]
         path = Path(checkpoint_path) if checkpoint_path else default_checkpoint_path()
         self.store = open_thread_store(path, database_url_from(database_url))
         self.retention_days = configured_retention_days() if retention_days is None else retention_days
@@ -173,6 +177,9 @@ class Advisor:
         self._track(+1)
         try:
             yield from Detached(produce, name=f"turn-{thread[:8]}", on_exit=lambda: self._track(-1))
+        except CatalogError as error:  # the offers catalog cannot be read: say so, in one line
+            yield {"type": "error", "code": "catalog_unavailable", "message": " ".join(str(error).split()),
+                   "error_id": new_thread_id()[:12]}
         except Exception:  # noqa: BLE001 - a stream ends with an error event, never a broken connection
             error_id = new_thread_id()[:12]
             log.exception("turn failed (error id %s)", error_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -18,6 +19,7 @@ from web.blocking import run_blocking
 from web.deps import AppResources
 from web.docs import install_docs
 from web.errors import install_error_handlers
+from web.listen import public_base_url
 from web.mcp_app import mount_mcp
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
 from web.rate_limit import make_limiter
@@ -54,10 +56,15 @@ def default_advisor(settings: ServerSettings) -> Any:
 
 
 def _catalog_path(settings: ServerSettings) -> Path:
-    """The offers database, built from the shipped snapshot when missing."""
-    from tools.catalog import ensure_db
+    """The offers database, built from the shipped snapshot when missing; when it cannot be used the server still
+    starts (one log line): catalog endpoints and job turns answer 503 catalog_unavailable, FAQ answers work."""
+    from tools.catalog import CatalogError, ensure_db, resolve_db_path
 
-    return ensure_db(settings.db_path)
+    try:
+        return ensure_db(settings.db_path)
+    except CatalogError as error:
+        logging.getLogger("gpu_advisor.web").error("catalog unavailable: %s", error)
+        return resolve_db_path(settings.db_path)[0]
 
 
 def create_app(settings: ServerSettings | None = None, *, advisor_factory: AdvisorFactory = default_advisor
@@ -129,7 +136,7 @@ def _add_pages(app: FastAPI) -> None:
     @app.get(DEMO_PATH, response_class=HTMLResponse, tags=["meta"], summary="A page that embeds the widget")
     async def demo(request: Request) -> HTMLResponse:
         """A sample GPU price-comparison page with the one-tag widget embed."""
-        return HTMLResponse(render_demo(str(request.base_url).rstrip("/")))
+        return HTMLResponse(render_demo(public_base_url(request.scope)))  # never the Host header
 
     @app.get("/", include_in_schema=False)
     async def root() -> RedirectResponse:

@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from contract.errors import UserError
 from contract.jobspec import describe_validation_error
+from tools.catalog_db import CatalogError
 
 log = logging.getLogger("gpu_advisor.web")
 
@@ -26,7 +27,9 @@ STATUS_CODES: dict[int, str] = {
     413: "body_too_large",
     415: "unsupported_media_type",
     422: "invalid_input",
+    408: "request_timeout",
     429: "rate_limited",
+    503: "unavailable",
 }
 """The code used for a plain HTTP error of each status (Starlette's own 404/405 and friends)."""
 
@@ -122,6 +125,12 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _user_error(request: Request, error: UserError) -> JSONResponse:
         """The CLI-style user errors some shared helpers raise."""
         return error_response(422, "invalid_input", str(error) or "invalid input")
+
+    @app.exception_handler(CatalogError)
+    async def _catalog_error(request: Request, error: CatalogError) -> JSONResponse:
+        """The offers catalog cannot be read (damaged, missing, unwritable folder): 503, one line."""
+        return error_response(503, "catalog_unavailable", str(error) or "the offers catalog is unavailable",
+                              {"Retry-After": "60"})
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:

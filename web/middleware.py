@@ -1,6 +1,11 @@
-"""ASGI middleware for the limits: request body size (413), per-client rate (429), and JSON CORS rejections."""
+"""ASGI middleware for the limits: request body size (413) and read time (408), per-client rate (429), and JSON
+CORS rejections."""
 
 from __future__ import annotations
+
+import asyncio
+import os
+import time
 
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
@@ -10,6 +15,9 @@ from web.errors import INTERNAL_MESSAGE, error_response, log_internal
 from web.rate_limit import TokenBucketLimiter, retry_after_header
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+BODY_TIMEOUT_S = 10.0
+"""Default limit for receiving a whole request body ($GPU_ADVISOR_BODY_TIMEOUT_S): a client that stops half-way
+cannot hold a connection and a worker."""
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -23,11 +31,15 @@ def _header(scope: Scope, name: bytes) -> str | None:
 class BodySizeLimit:
     """Reject request bodies over `max_bytes` with 413 before the app sees them (Content-Length or streamed)."""
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int, path_limits: dict[str, int] | None = None) -> None:
-        """Wrap `app`; `path_limits` gives some paths their own limit (Slack's button payloads carry a message)."""
+    def __init__(self, app: ASGIApp, *, max_bytes: int, path_limits: dict[str, int] | None = None,
+                 timeout_s: float | None = None) -> None:
+        """Wrap `app`; `path_limits` gives some paths their own limit (Slack's button payloads carry a message);
+        the whole body must arrive within `timeout_s` ($GPU_ADVISOR_BODY_TIMEOUT_S, default BODY_TIMEOUT_S)."""
         self.app = app
         self.max_bytes = max_bytes
         self.path_limits = dict(path_limits or {})
+        self.timeout_s = timeout_s if timeout_s is not None else _env_seconds("GPU_ADVISOR_BODY_TIMEOUT_S",
+                                                                              BODY_TIMEOUT_S)
 
     @staticmethod
     def _too_large(limit: int) -> Response:
@@ -46,8 +58,15 @@ class BodySizeLimit:
             return
         chunks: list[bytes] = []
         size = 0
+        deadline = time.monotonic() + self.timeout_s
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                message_text = f"the request body did not arrive within {self.timeout_s:g} s"
+                response = error_response(408, "request_timeout", message_text, headers={"Connection": "close"})
+                await response(scope, receive, send)
+                return
             if message["type"] != "http.request":  # client went away before sending the body
                 return
             chunk = message.get("body", b"")
@@ -69,6 +88,15 @@ class BodySizeLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def _env_seconds(name: str, default: float) -> float:
+    """A positive number of seconds from the environment, else `default`."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if 0 < value < 86_400 else default
 
 
 class CatchAll:
@@ -105,7 +133,8 @@ class CatchAll:
 
 
 def client_key(scope: Scope) -> str:
-    """Who a request counts against: the peer address (a proxy in front should pass the real one to uvicorn)."""
+    """Who a request counts against: the peer address. X-Forwarded-For has already been applied by uvicorn, and only
+    for the proxies in $GPU_ADVISOR_TRUSTED_PROXIES (web.listen.uvicorn_proxy_options)."""
     client = scope.get("client")
     return client[0] if client else "unknown"
 

@@ -50,6 +50,10 @@ def register(app: typer.Typer) -> None:
 
         settings = ServerSettings.from_env(host=host, port=port, workers=workers, allowed_origins=allowed_origins)
         _check_slack_credentials()
+        from web.listen import check_listen_address, uvicorn_proxy_options
+
+        check_listen_address(settings.host, settings.port)  # a bad --host or a busy port: one line, exit 2
+        proxy_options = uvicorn_proxy_options()  # X-Forwarded-For only from $GPU_ADVISOR_TRUSTED_PROXIES
         urls = _urls(settings.host, settings.port)
         if json_output:
             print_json({"urls": urls, "workers": settings.workers, "allowed_origins": settings.allowed_origins})
@@ -58,4 +62,4 @@ def register(app: typer.Typer) -> None:
             console.print(f"Widget demo page: [bold]{urls['demo']}[/bold]")
         os.environ.update(settings.to_env())  # worker processes rebuild the same settings from the environment
         uvicorn.run("web.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,
-                    workers=settings.workers, log_level="warning" if json_output else "info")
+                    workers=settings.workers, log_level="warning" if json_output else "info", **proxy_options)
