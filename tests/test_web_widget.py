@@ -295,6 +295,17 @@ def test_quick_reply_chips_by_keyboard_in_the_users_language(page, server):
     best = result["offers"][0]
     sync_api.expect(page.locator(".status")).to_contain_text(f"{best['total_gpus']}× {best['gpu']}")  # announced
 
+    faster = page.locator(ANSWERS).last.locator(".chip").filter(has_text=I18N["it"]["chip_faster"])
+    before = page.locator(ANSWERS).count()
+    with page.expect_request("**/api/chat/stream") as request_info:
+        faster.click()
+    quicker = wait_answer(page, before)
+    assert request_info.value.post_data_json["prefer"] == "speed" and quicker["language"] == "it"
+    assert quicker["offers"][0]["est_hours"] <= result["offers"][0]["est_hours"]
+    sync_api.expect(page.locator(ANSWERS).last.locator(".verdict-gpus")).to_have_text(
+        f"{quicker['offers'][0]['total_gpus']}× {quicker['offers'][0]['gpu']}")
+    shot(page, "widget-desktop-it-chip-faster")
+
 
 def test_tick_labels_and_zone_duplicates_in_the_browser(page, server):
     page.goto(server.url + "/demo")
@@ -344,6 +355,8 @@ def test_phone_viewport_verdict_table_and_host_css_isolation(browser, server):
         assert_table_fits(page, answer)
         assert_tick_labels_match_values(answer, "it")
         shot(page, "widget-phone-it-offers")
+        answer.locator(".cost-figure").scroll_into_view_if_needed()
+        shot(page, "widget-phone-it-chart")
         answer.locator("details.section.memory > summary").click()
         sync_api.expect(answer.locator("svg.memory")).to_be_visible()
         answer.locator("svg.memory").scroll_into_view_if_needed()
