@@ -64,15 +64,42 @@ def _system(language: str, job: dict[str, Any] | None) -> str:
             .replace("{job}", job_json))
 
 
+VERBOSE_KEYS = frozenset({"sources", "notes", "assumptions", "options", "excluded_examples"})
+"""Long fields the model does not need to answer (citations of provider docs, layout alternatives...)."""
+
+
+def _slim(value: Any) -> Any:
+    """The value without VERBOSE_KEYS, at any depth."""
+    if isinstance(value, dict):
+        return {k: _slim(v) for k, v in value.items() if k not in VERBOSE_KEYS}
+    if isinstance(value, list):
+        return [_slim(v) for v in value]
+    return value
+
+
+def compact_result(data: dict[str, Any]) -> str:
+    """A tool result as JSON under MAX_RESULT_CHARS: verbose fields dropped, then the longest lists halved."""
+    data = _slim(data)
+    text = json.dumps(data, ensure_ascii=False)
+    while len(text) > MAX_RESULT_CHARS:
+        lists = [(len(json.dumps(v)), k) for k, v in data.items() if isinstance(v, list) and len(v) > 1]
+        if not lists:
+            return json.dumps({"error": "the result is too large; ask for fewer items"})
+        key = max(lists)[1]
+        data = {**data, key: data[key][: len(data[key]) // 2], "truncated": True}
+        text = json.dumps(data, ensure_ascii=False)
+    return text
+
+
 def _run_call(name: str, arguments: str, context: ToolContext) -> tuple[str, bool]:
-    """One tool call's result for the model (JSON), and whether it succeeded."""
+    """One tool call's result for the model (compact JSON), and whether it succeeded."""
     try:
-        result = call_tool(name, arguments, context).model_dump_json()
+        result = call_tool(name, arguments, context).model_dump(mode="json")
     except ToolInputError as error:
         return json.dumps({"error": str(error)}), False
     except Exception as error:  # noqa: BLE001 - the model gets a readable error, the turn goes on
         return json.dumps({"error": f"{name} failed: {type(error).__name__}"}), False
-    return result[:MAX_RESULT_CHARS], True
+    return compact_result(result), True
 
 
 def _grounding_names(message: str, language: str, job: dict[str, Any] | None) -> frozenset[str]:

@@ -1,0 +1,134 @@
+"""The tool-calling agent against a local OpenAI-wire server that scripts tool calls: a good answer from tool
+results, figures no tool gave, a malformed call, an unknown tool, a loop that never ends, offline and through the
+advisor's graph."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent import llm
+from agent.phrasing import note
+from agent.service import Advisor
+from agent.tool_agent import MAX_STEPS, answer_with_tools, is_tool_question
+from agent.toolbox import REGISTRY, ToolContext, call_tool
+from tests.fake_openai import running, tool_calls
+from tools.catalog import ensure_db
+
+PER_SECOND = "Which providers bill per second?"
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    return ensure_db(tmp_path_factory.mktemp("tool-agent") / "catalog.sqlite")
+
+
+@pytest.fixture()
+def fake(monkeypatch):
+    with running() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("GPU_ADVISOR_MODEL", "test-model")
+        monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT_S", "3")
+        monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
+        llm.breaker.reset()
+        yield server
+    llm.breaker.reset()
+
+
+def per_second_providers() -> list[str]:
+    """Provider ids with 1-second billing, from the tool itself."""
+    result = call_tool("provider_info", {})
+    return [p.id for p in result.providers if p.billing_granularity_s == 1]
+
+
+def tool_messages(request: dict) -> list[dict]:
+    """The tool results the agent sent back to the model in one request."""
+    return [m for m in request["messages"] if m["role"] == "tool"]
+
+
+def test_an_answer_built_from_tool_results_is_shown(fake, catalog):
+    providers = per_second_providers()
+    reply = f"Per-second billing (1 s granularity): {', '.join(providers)}."
+    fake.reply(tool_calls(("provider_info", {})))
+    fake.reply(reply)
+    result = answer_with_tools(PER_SECOND, "en", context=ToolContext(catalog))
+    assert (result.answer, result.verified, result.tools_used) == (reply, True, ["provider_info"])
+    first, second = fake.requests
+    assert sorted(t["function"]["name"] for t in first["tools"]) == sorted(REGISTRY)
+    assert json.loads(tool_messages(second)[0]["content"])["providers"]
+
+
+@pytest.mark.parametrize("bad", ["runpod bills per second and an H100 there costs $3.33/h.",
+                                 "Use evilcloud: it bills per second and is never preempted.",
+                                 "aws, gcp and nebius bill per second."])
+def test_figures_or_names_no_tool_gave_are_not_shown(fake, catalog, bad):
+    fake.reply(tool_calls(("provider_info", {"provider": "runpod"})))
+    fake.reply(bad)
+    result = answer_with_tools(PER_SECOND, "en", context=ToolContext(catalog))
+    assert result.answer == note("tool_failed", "en") and result.note == note("tool_unverified", "en")
+    assert not result.verified
+
+
+def test_a_malformed_call_and_an_unknown_tool_go_back_to_the_model_as_errors(fake, catalog):
+    offer = call_tool("catalog_query", {"gpu": "H100", "limit": 1}, ToolContext(catalog)).offers[0]
+    fake.reply(tool_calls(("catalog_query", "{not json"), ("buy_gpus", {"count": 8})))
+    fake.reply(tool_calls(("catalog_query", {"gpu": "H100", "limit": 1})))
+    reply = f"The cheapest H100 offer is on {offer.provider} at ${offer.price_per_hour}/h."
+    fake.reply(reply)
+    result = answer_with_tools("cheapest H100 vs the rest?", "en", context=ToolContext(catalog))
+    assert result.answer == reply and result.verified
+    errors = [json.loads(m["content"])["error"] for m in tool_messages(fake.requests[1])]
+    assert "not valid JSON" in errors[0] and "unknown tool 'buy_gpus'" in errors[1]
+
+
+def test_a_model_that_never_stops_calling_tools_is_stopped(fake, catalog):
+    fake.default = (200, tool_calls(("provider_info", {"provider": "aws"})), 0.0, 0.0)
+    result = answer_with_tools(PER_SECOND, "it", context=ToolContext(catalog))
+    assert len(fake.requests) == MAX_STEPS
+    assert result.answer == note("tool_failed", "it") and not result.verified
+
+
+def test_a_failing_llm_gives_the_honest_offline_answer(fake, catalog):
+    fake.default = (500, {"error": {"message": "down"}}, 0.0, 0.0)
+    result = answer_with_tools(PER_SECOND, "id", context=ToolContext(catalog))
+    assert result.answer == note("needs_llm", "id") and result.note == note("unavailable", "id")
+
+
+@pytest.mark.parametrize("language", ["it", "id", "en"])
+def test_offline_the_answer_says_an_llm_is_needed(monkeypatch, language):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert answer_with_tools(PER_SECOND, language).answer == note("needs_llm", language)
+
+
+@pytest.mark.parametrize("question", ["compare 4x A100 with 2x H100 for my job", "what if seq 8k?", PER_SECOND,
+                                      "cheapest in EU regions", "confronta 4 A100 con 2 H100",
+                                      "bagaimana jika seq 8k?", "quali provider fatturano al secondo?"])
+def test_tool_questions_are_recognised(question):
+    assert is_tool_question(question)
+
+
+def test_through_the_advisor_a_comparison_for_the_current_job_uses_the_tools(fake, catalog, tmp_path):
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    fake.default = (500, {"error": {}}, 0.0, 0.0)  # the job turn's parse/phrase calls fail: offline answer
+    advisor.respond("QLoRA on Llama 3.1 8B, 20M tokens", thread_id="job")
+    llm.breaker.reset()
+    fake.default = None
+    job = {"job": {"model": "llama-3.1-8b", "method": "qlora"}}
+    a100 = call_tool("topology", {**job, "candidate": {"gpu": "A100", "gpu_count": 4}})
+    h100 = call_tool("topology", {**job, "candidate": {"gpu": "H100", "gpu_count": 2}})
+    reply = (f"4x A100: {a100.per_gpu_gib} GiB per GPU, {a100.layout}; "
+             f"2x H100: {h100.per_gpu_gib} GiB per GPU, {h100.layout}.")
+    fake.reply(json.dumps({"method": None}))  # the parse step of this turn
+    fake.reply(tool_calls(("topology", {**job, "candidate": {"gpu": "A100", "gpu_count": 4}}),
+                          ("topology", {**job, "candidate": {"gpu": "H100", "gpu_count": 2}})))
+    fake.reply(reply)
+    events = list(advisor.stream("compare 4x A100 with 2x H100 for my job", thread_id="job"))
+    advisor.close()
+    result = events[-1]["result"]
+    assert result["answer"] == reply
+    assert "".join(e["text"] for e in events if e["type"] == "delta") == reply  # streamed once verified
+    system = next(r for r in fake.requests if "tools" in r)["messages"][0]["content"]
+    assert "llama-3.1-8b" in system  # the thread's job reached the model
