@@ -58,6 +58,8 @@ _INDEXES = [
     ["region_lc", "provider_lc", "vram_gib_per_gpu", "price_key"],
     ["zone_lc", "provider_lc", "vram_gib_per_gpu", "price_key"],
     ["interconnect", "ppg_key"], ["gpu_count", "price_key"],
+    # ranking candidates (tools.catalog_candidates): GROUP BY the first four with MIN(price/spot) walks this index
+    ["provider", "instance_type", "price_outlier", "on_demand_is_market", "price_key", "spot_key"],
 ]
 
 
