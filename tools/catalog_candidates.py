@@ -13,15 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tools.catalog import OFFER_FIELDS, Offer, connect
+from tools.catalog import MISSING, OFFER_FIELDS, Offer, connect
 
-KEY_COLUMNS = ("provider", "instance_type", "gpu", "gpu_form_factor", "gpu_count", "vram_gib_per_gpu",
-               "interconnect", "nvlink_gbs", "inter_node_gbps_per_gpu", "inter_node_fabric", "on_demand_is_market",
-               "price_outlier")
-"""Rows that agree on these are the same hardware at the same trust: only their prices differ."""
+KEY_COLUMNS = ("provider", "instance_type", "price_outlier", "on_demand_is_market")
+"""Rows that agree on these are one instance shape at one price trust: only region, zone and prices differ (the
+catalog index on these columns plus price_key, spot_key lets GROUP BY ... MIN() walk it without sorting)."""
 MAX_REGIONS = 64
 """Regions listed per candidate at most (the count of rows it stands for stays exact)."""
-_REGION = OFFER_FIELDS.index("region")
 _BOOL_FIELDS = [name for name, info in Offer.model_fields.items() if info.annotation is bool]
 
 
@@ -55,30 +53,13 @@ def wish_filters(gpu: str | None, providers: tuple[str, ...] | None,
     return where, params
 
 
-def _sql(where: list[str]) -> str:
-    """One pass over the matching rows: window functions pick each key's candidates and their same-price rows."""
-    key = ", ".join(KEY_COLUMNS)
-    fields = ", ".join(OFFER_FIELDS)
-    return f"""
-        WITH ranked AS (
-            SELECT id, {fields}, price_key, spot_key,
-                   COUNT(*) OVER k AS n,
-                   COUNT(*) OVER (PARTITION BY {key}, region) AS region_n,
-                   COUNT(*) OVER (PARTITION BY {key}, price_key, spot_key) AS pair_n,
-                   ROW_NUMBER() OVER (PARTITION BY {key}, price_key, spot_key ORDER BY id) AS pair_rank,
-                   FIRST_VALUE(id) OVER (k ORDER BY price_key, spot_key, id) AS od_id,
-                   FIRST_VALUE(price_key) OVER (k ORDER BY price_key, spot_key, id) AS od_p,
-                   FIRST_VALUE(spot_key) OVER (k ORDER BY price_key, spot_key, id) AS od_s,
-                   FIRST_VALUE(id) OVER (k ORDER BY spot_key, price_key, id) AS sp_id,
-                   FIRST_VALUE(price_key) OVER (k ORDER BY spot_key, price_key, id) AS sp_p,
-                   FIRST_VALUE(spot_key) OVER (k ORDER BY spot_key, price_key, id) AS sp_s
-            FROM offers {'WHERE ' + ' AND '.join(where) if where else ''}
-            WINDOW k AS (PARTITION BY {key}))
-        SELECT {fields}, id, n, pair_n, od_id, sp_id, (price_key = od_p AND spot_key = od_s) AS is_od, region_n
-        FROM ranked
-        WHERE pair_rank <= {MAX_REGIONS}
-          AND ((price_key = od_p AND spot_key = od_s) OR (price_key = sp_p AND spot_key = sp_s))
-        ORDER BY od_id, is_od DESC, id"""
+def _where(where: list[str], *extra: str) -> str:
+    """A WHERE clause from the wish filters plus `extra` conditions."""
+    clauses = [*where, *extra]
+    return f" WHERE {' AND '.join(clauses)}" if clauses else ""
+
+
+_SAME_KEY = ("provider = ?", "instance_type = ?", "price_outlier IS ?", "on_demand_is_market = ?")
 
 
 def _offer(row: tuple[Any, ...]) -> Offer:
@@ -92,40 +73,62 @@ def _offer(row: tuple[Any, ...]) -> Offer:
 def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tuple[str, ...] | None = None,
                    regions: tuple[str, ...] | None = None) -> list[tuple[Offer, int, tuple[str, ...], int]]:
     """(offer, rows it stands for, regions at the same prices, other zones of its region at other prices) per
-    candidate: each key's cheapest on-demand row
-    (ties: cheapest interruptible price, then catalog order) and, when its prices differ, its cheapest
-    interruptible row. The on-demand candidate stands for every row of its key but those priced like the
-    interruptible one, so the counts add up to the rows matching the wishes."""
+    candidate: each key's cheapest on-demand row and, when its prices differ, its cheapest interruptible row. The
+    on-demand candidate stands for every row of its key but those priced like the interruptible one, so the counts
+    add up to the rows matching the wishes."""
     where, params = wish_filters(gpu, providers, regions)
-    width = len(OFFER_FIELDS)
-    found: dict[int, dict[str, Any]] = {}
-    with connect(db_path) as conn:
-        for row in conn.execute(_sql(where), params):
-            fields, (row_id, total, pair_total, od_id, sp_id, is_od, region_total) = row[:width], row[width:]
-            candidate_id = od_id if is_od else sp_id
-            entry = found.get(candidate_id)
-            if entry is None:
-                entry = found[candidate_id] = {"offer": None, "regions": [], "pair": pair_total, "total": total,
-                                               "od": bool(is_od), "partner": sp_id if is_od else od_id,
-                                               "in_region": {}}
-            region = fields[_REGION]
-            if row_id == candidate_id:
-                entry["offer"] = _offer(fields)
-                entry["region_total"] = region_total
-            entry["in_region"][region] = entry["in_region"].get(region, 0) + 1
-            if region and region not in entry["regions"]:
-                entry["regions"].append(region)
+    key = ", ".join(KEY_COLUMNS)
     result = []
-    for candidate_id, entry in found.items():
-        if entry["offer"] is None:
-            continue
-        if entry["od"]:
-            spot = found.get(entry["partner"])
-            count = entry["total"] - (spot["pair"] if spot is not None and not spot["od"] else 0)
-        else:
-            count = entry["pair"]
-        region = entry["offer"].region
-        partner = found.get(entry["partner"]) if entry["partner"] != candidate_id else None
-        shown = entry["in_region"].get(region, 0) + (partner["in_region"].get(region, 0) if partner else 0)
-        result.append((entry["offer"], count, tuple(entry["regions"]), max(0, entry["region_total"] - shown)))
+    with connect(db_path) as conn:
+        groups = conn.execute(f"SELECT MIN(price_key), MIN(spot_key), COUNT(*), {key} FROM offers{_where(where)} "
+                              f"GROUP BY {key}", params).fetchall()
+        for min_price, min_spot, total, *group in groups:
+            od_row = _first(conn, where, params, group, "price_key", min_price, "spot_key")
+            pairs = [od_row] if min_price < MISSING or min_spot >= MISSING else []
+            if min_spot < MISSING and od_row[2] != min_spot:
+                pairs.append(_first(conn, where, params, group, "+spot_key", min_spot, "price_key"))
+            elif min_spot < MISSING and not pairs:
+                pairs.append(od_row)
+            found = [_same_prices(conn, where, params, row) for row in pairs]
+            counts = [total - sum(n for _, n, _ in found[1:]), *(n for _, n, _ in found[1:])]
+            in_region = {}
+            for regions_seen, _, zones in found:
+                for region, n in zones.items():
+                    in_region[region] = in_region.get(region, 0) + n
+            for row, (regions_seen, _, _), count in zip(pairs, found, counts, strict=True):
+                offer = _offer(row[3:])
+                others = _region_rows(conn, where, params, offer) - in_region.get(offer.region, 0)
+                result.append((offer, count, regions_seen, max(0, others)))
     return result
+
+
+def _first(conn: Any, where: list[str], params: list[Any], group: list[Any], column: str, value: float,
+           then: str) -> tuple[Any, ...]:
+    """The key's first row (id, price_key, spot_key, OFFER_FIELDS...) with `column` = value, by `then`, then id
+    ('+spot_key' keeps SQLite on the key's index: a spot_key index alone would walk every row at that price)."""
+    sql = (f"SELECT id, price_key, spot_key, {', '.join(OFFER_FIELDS)} FROM offers"
+           f"{_where(where, *_SAME_KEY, f'{column} = ?')} ORDER BY {then}, id LIMIT 1")
+    return conn.execute(sql, [*params, *group, value]).fetchone()
+
+
+def _key_values(offer_row: tuple[Any, ...]) -> list[Any]:
+    """The KEY_COLUMNS values of a fetched row (id, price_key, spot_key, OFFER_FIELDS...)."""
+    return [offer_row[3 + OFFER_FIELDS.index(name)] for name in KEY_COLUMNS]
+
+
+def _same_prices(conn: Any, where: list[str], params: list[Any], row: tuple[Any, ...]
+                 ) -> tuple[tuple[str, ...], int, dict[str | None, int]]:
+    """Regions (at most MAX_REGIONS), row count and rows per region of the candidate's key at its exact prices."""
+    sql = (f"SELECT region, COUNT(*) FROM offers{_where(where, *_SAME_KEY, 'price_key = ?', 'spot_key = ?')} "
+           "GROUP BY region ORDER BY MIN(id)")
+    per_region = dict(conn.execute(sql, [*params, *_key_values(row), row[1], row[2]]).fetchall())
+    regions = tuple(region for region in per_region if region)[:MAX_REGIONS]
+    return regions, sum(per_region.values()), per_region
+
+
+def _region_rows(conn: Any, where: list[str], params: list[Any], offer: Offer) -> int:
+    """Rows of the candidate's key in its region, at any price."""
+    sql = f"SELECT COUNT(*) FROM offers{_where(where, *_SAME_KEY, 'region_lc IS ?', 'provider_lc = ?')}"
+    values = [offer.provider, offer.instance_type, offer.price_outlier, int(bool(offer.on_demand_is_market))]
+    region = offer.region.lower() if offer.region else None
+    return conn.execute(sql, [*params, *values, region, offer.provider.lower()]).fetchone()[0]
