@@ -8,6 +8,7 @@ not known yields a clarifying question instead of a guess (or of an empty search
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from functools import cache
@@ -38,6 +39,14 @@ def _words() -> dict[str, Any]:
 def _squash(text: str) -> str:
     """Lower case, letters and digits only."""
     return re.sub(r"[^0-9a-z]", "", text.lower())
+
+
+def _gpu_of(span: str) -> str | None:
+    """The GPU a word or two names ('H100s', '4090,' and 'RTX 4090' too), or None."""
+    from tools.gpus import canonical_gpu_name
+
+    span = span.strip(",.;:!?()")
+    return canonical_gpu_name(span) or (canonical_gpu_name(span[:-1]) if span.lower().endswith("s") else None)
 
 
 class Evidence:
@@ -79,11 +88,10 @@ class Evidence:
 
     def gpu(self, canonical: str) -> bool:
         """Whether some word or pair of words of the message is this GPU."""
-        from tools.gpus import canonical_gpu_name
 
         words = self.text.split()
-        spans = words + [" ".join(pair) for pair in zip(words, words[1:])]
-        return any(canonical_gpu_name(span.strip(",.;:!?()")) == canonical for span in spans if re.search(r"\d", span))
+        spans = words + [" ".join(pair) for pair in itertools.pairwise(words)]
+        return any(_gpu_of(span) == canonical for span in spans if re.search(r"\d", span))
 
     def filter(self, data: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[str], str | None]:
         """(kept fields, dropped field names, unknown providers the user named, unknown GPU the user named)."""
@@ -125,9 +133,8 @@ class Evidence:
 
     def _names_a_gpu(self) -> bool:
         """Whether the message names any GPU (so '8 H100' supports 8 GPUs)."""
-        from tools.gpus import canonical_gpu_name
 
-        return any(canonical_gpu_name(word) for word in self.tokens if re.search(r"\d", word))
+        return any(_gpu_of(word) for word in self.tokens if re.search(r"\d", word))
 
     def _model_value(self, raw: str) -> str | None:
         """The registry id of the model the LLM read, when the message names it."""

@@ -128,3 +128,43 @@ def test_offline_by_default_without_configuration(monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert not parse_llm.llm_configured()
     assert parse_message("LoRA").parser == "offline"
+
+
+def test_fields_the_message_does_not_support_are_dropped(server: FakeOpenAI) -> None:
+    server.answers.append((200, completion(fields(method="qlora", model="llama-3.1-8b", num_gpus=7,
+                                                 budget={"amount": 5, "currency": "USD"}, deadline_hours=1,
+                                                 providers=["vast"], regions=["eu-west-1"], epochs=3)), 0))
+    answer = parse_llm.parse_with_llm("QLoRA su Llama 3.1 8B, 20M token", "it")
+    assert answer.error is None and answer.spec is not None
+    assert answer.mentioned == ["method", "model"]
+    assert {"num_gpus", "budget", "deadline_hours", "providers", "regions", "epochs"} <= set(answer.dropped)
+    server.answers.append((200, completion(fields(num_gpus=7, providers=["vast"])), 0))
+    result = parse_message("QLoRA su Llama 3.1 8B, 20M token", use_llm=True)
+    assert result.spec.num_gpus is None and result.spec.providers is None
+
+
+def test_supported_fields_are_kept_in_every_language(server: FakeOpenAI) -> None:
+    cases = [("QLoRA su Llama 3.1 8B con 4 GPU, budget 200 euro, entro 3 giorni, spot ok, su runpod", "it",
+              {"num_gpus": 4, "budget": {"amount": 200, "currency": "EUR"}, "deadline_hours": 72,
+               "interruptible_ok": True, "providers": ["runpod"]}),
+             ("LoRA Mistral 7B pakai dua GPU, anggaran 2 juta rupiah, dalam seminggu", "id",
+              {"num_gpus": 2, "budget": {"amount": 2_000_000, "currency": "IDR"}, "deadline_hours": 168}),
+             ("full fine-tune of Llama 3 70B on eight H100s, context 8k, 3 epochs", "en",
+              {"num_gpus": 8, "seq_len": 8192, "epochs": 3, "gpu": "H100"})]
+    for text, language, values in cases:
+        server.answers.append((200, completion(fields(**values)), 0))
+        answer = parse_llm.parse_with_llm(text, language)
+        assert answer.error is None and not answer.dropped, (text, answer.dropped)
+        for name, value in values.items():
+            got = getattr(answer.spec, name)
+            assert (got.model_dump() if hasattr(got, "model_dump") else got) == value, (name, got)
+
+
+def test_an_unknown_provider_or_gpu_the_user_named_gets_a_clarifying_question(server: FakeOpenAI) -> None:
+    server.answers.append((200, completion(fields(method="lora", providers=["x"])), 0))
+    answer = parse_llm.parse_with_llm("LoRA su Mistral 7B, solo sul provider x", "it")
+    assert answer.spec.providers is None and "providers" in answer.dropped
+    assert answer.clarify and "x" in answer.clarify and "runpod" in answer.clarify
+    server.answers.append((200, completion(fields(method="lora", gpu="H300")), 0))
+    answer = parse_llm.parse_with_llm("LoRA on Mistral 7B with an H300", "en")
+    assert answer.spec.gpu is None and answer.clarify and "H300" in answer.clarify
