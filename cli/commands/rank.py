@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
+from agent.toolbox import ToolContext, call_tool
 from cli.output import UserError, console, key_value_table, print_json
 from contract.jobspec import JobSpec
 from tools.ranking import RankingResult, rank_offers
-from tools.spot_risk import SpotRiskRequest, assess_spot
+from tools.spot_risk import SpotRiskRequest
+
+
+RANK_LIMIT = 50
+"""The registry's rank tool returns at most this many offers."""
 
 
 def _read_spec(source: str) -> dict[str, Any]:
@@ -92,8 +98,13 @@ def rank_command(
     data.update({k: v for k, v in flags.items() if v is not None})
     if budget is not None:
         data["budget"] = {"amount": budget, "currency": currency.upper()}
-    spec = JobSpec.model_validate(data)
-    result = rank_offers(spec, db_path=db, limit=limit, fx_rates=fx_rates, preemption_rate_per_hour=preemption_rate)
+    if fx_rates is None and preemption_rate is None and 1 <= limit <= RANK_LIMIT:
+        # the registry's rank tool: the same input model and function as /api/tools/rank, MCP and the LLM's calls
+        result = call_tool("rank", {**data, "limit": limit}, ToolContext(Path(db) if db else None))
+    else:  # local-only options (rate files, a preemption rate, an unusual limit) go straight to the ranking
+        spec = JobSpec.model_validate(data)
+        result = rank_offers(spec, db_path=db, limit=limit, fx_rates=fx_rates,
+                             preemption_rate_per_hour=preemption_rate)
     if as_json:
         print_json(result)
     else:
@@ -115,7 +126,7 @@ def spot_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Spot or on-demand for one job: checkpoint interval, expected time and cost, deadline odds."""
-    result = assess_spot(SpotRiskRequest(
+    result = call_tool("spot_risk", SpotRiskRequest(
         job_hours=job_hours, spot_price_per_hour=spot_price, on_demand_price_per_hour=on_demand_price,
         preemption_rate_per_hour=preemption_rate, provider=provider, checkpoint_write_s=checkpoint_s,
         restart_overhead_s=restart_s, billing_granularity_s=granularity_s, billing_minimum_s=minimum_s,

@@ -1,0 +1,61 @@
+"""The CLI on the tool registry: `gpu-advisor tool` lists, describes and calls the same tools as HTTP and MCP, and
+`rank`/`spot` run through the registry; bad arguments are one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent.toolbox import REGISTRY, ToolContext, call_tool
+from cli.app import main
+from tools.catalog import ensure_db
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    return ensure_db(tmp_path_factory.mktemp("tool-cli") / "catalog.sqlite")
+
+
+def run_json(capsys, *argv: str) -> dict:
+    """Run the CLI and parse its JSON output."""
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_tool_lists_every_registered_tool(capsys):
+    assert main(["tool"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in REGISTRY)
+
+
+def test_tool_schema_is_the_registry_input_schema(capsys):
+    assert run_json(capsys, "tool", "topology", "--schema") == REGISTRY["topology"].input_schema()
+
+
+def test_tool_call_gives_the_registry_result(capsys, catalog):
+    arguments = {"gpu": "H100", "limit": 2}
+    got = run_json(capsys, "tool", "catalog_query", json.dumps(arguments), "--db", str(catalog))
+    assert got == call_tool("catalog_query", arguments, ToolContext(catalog)).model_dump(mode="json")
+
+
+def test_rank_and_spot_commands_run_through_the_registry(capsys, catalog):
+    got = run_json(capsys, "rank", "--model", "llama-3.1-8b", "--method", "qlora", "--limit", "3", "--db", str(catalog),
+                   "--json")
+    expected = call_tool("rank", {"model": "llama-3.1-8b", "method": "qlora", "limit": 3}, ToolContext(catalog))
+    assert got["offers"] == expected.model_dump(mode="json")["offers"]
+    spot = run_json(capsys, "spot", "--job-hours", "10", "--spot-price", "1.1", "--on-demand-price", "2.2", "--json")
+    assert spot == call_tool("spot_risk", {"job_hours": 10, "spot_price_per_hour": 1.1,
+                                           "on_demand_price_per_hour": 2.2}).model_dump(mode="json")
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["tool", "estimate", '{"model": "llama-3.1-8b", "method": "qlora", "num_gpus": -1}'], "num_gpus"),
+    (["tool", "estimate", "{broken"], "not valid JSON"),
+    (["tool", "buy_gpus"], "unknown tool"),
+    (["tool", "provider_info", '{"provider": "evilcloud"}'], "unknown provider"),
+])
+def test_bad_tool_arguments_are_one_line_errors(capsys, argv, words):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1 and "Traceback" not in err
