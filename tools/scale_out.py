@@ -27,6 +27,8 @@ def deadline_nodes(single_node_hours: float, deadline_hours: float, gpus_per_nod
     """Nodes to try so the job meets the deadline, or None when one node does or the offer cannot scale out."""
     if gpus_per_node < MULTI_NODE_MIN_GPUS or single_node_hours <= deadline_hours or deadline_hours <= 0:
         return None
+    if not math.isfinite(single_node_hours / deadline_hours):  # a job that never ends on one node: try the most
+        return MAX_NODES
     return min(MAX_NODES, max(2, math.ceil(single_node_hours / deadline_hours * DEADLINE_HEADROOM)))
 
 

@@ -13,9 +13,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+UnboundedHours = Annotated[float, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]},
+                                                 mode="serialization")]
+"""A float that is infinite when spot never finishes (reason never_finishes); JSON has no infinity: null there."""
 
 SpotVerdict = Literal["spot", "on_demand", "no_spot_offer"]
 VerdictReason = Literal["cheaper", "not_cheaper", "deadline_risk", "no_spot_price", "no_on_demand_price",
@@ -55,7 +59,10 @@ def billed_seconds(run_s: float, billing: Billing) -> float:
     """Seconds charged for one session of `run_s` seconds."""
     if run_s <= 0:
         return 0.0
-    units = max(math.ceil(run_s / billing.granularity_s - 1e-9), 1)  # tolerance only for float noise at multiples
+    ratio = run_s / billing.granularity_s
+    if not math.isfinite(ratio) or ratio > 2**52:  # an interval far below float precision: billed as run
+        return max(run_s, billing.minimum_s)
+    units = max(math.ceil(ratio - 1e-9), 1)  # tolerance only for float noise at multiples
     return max(units * billing.granularity_s, billing.minimum_s)
 
 
@@ -146,6 +153,10 @@ def _poisson_cdf(k: int, mean: float) -> float:
     """P(N ≤ k) for N ~ Poisson(mean)."""
     if k < 0:
         return 0.0
+    if k > mean + 40.0 * math.sqrt(mean) + 50.0:  # beyond 40 standard deviations: the tail is below 1e-300
+        return 1.0
+    if mean > 1e4:  # normal approximation (continuity-corrected): exact sums would take k steps
+        return 0.5 * math.erfc(-(k + 0.5 - mean) / math.sqrt(2.0 * mean))
     term = math.exp(-mean) if mean < MAX_EXPONENT else 0.0
     if term == 0.0:
         log_term, total = -mean, 0.0
@@ -170,7 +181,10 @@ def probability_done_by(completion: Completion, deadline_s: float) -> float:
     if completion.cost_per_preemption_s is not None:
         if completion.cost_per_preemption_s <= 0:
             return 1.0
-        return _poisson_cdf(math.floor(slack / completion.cost_per_preemption_s), completion.expected_preemptions)
+        allowed = slack / completion.cost_per_preemption_s
+        if not math.isfinite(allowed):
+            return 1.0
+        return _poisson_cdf(math.floor(allowed), completion.expected_preemptions)
     p0 = completion.p_no_preemption
     if p0 >= 1.0:
         return 1.0
@@ -230,10 +244,10 @@ class SpotRiskResult(BaseModel):
     checkpoint_interval_hours: float | None = Field(description="Daly optimum; None when no periodic checkpoint.")
     young_interval_hours: float | None
     checkpoint_on_notice: bool
-    expected_preemptions: float
-    expected_spot_hours: float
+    expected_preemptions: UnboundedHours
+    expected_spot_hours: UnboundedHours
     spot_hours_no_preemption: float
-    expected_spot_billed_hours: float
+    expected_spot_billed_hours: UnboundedHours
     expected_spot_cost_usd: float | None
     on_demand_hours: float
     on_demand_billed_hours: float
