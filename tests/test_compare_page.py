@@ -12,8 +12,15 @@ from urllib.parse import parse_qs, urlparse
 import httpx2
 import pytest
 
-from tests.web_server import (ARTIFACTS, CHROMIUM_FLAGS, chromium_path, require_chromium, serious_axe_violations,
-                              serve, test_settings)
+from tests.web_server import (
+    ARTIFACTS,
+    CHROMIUM_FLAGS,
+    chromium_path,
+    require_chromium,
+    serious_axe_violations,
+    serve,
+    test_settings,
+)
 from tools.catalog import ensure_db
 
 JOB = "QLoRA su Llama 3 8B, budget 50 euro"

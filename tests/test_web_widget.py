@@ -7,13 +7,27 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx2
 import pytest
 
-from tests.web_server import (ARTIFACTS, CHROMIUM_FLAGS, chromium_path, outside_box, parse_sse, require_chromium,
-                              serious_axe_violations, serve, test_settings, without_thread)
+from tests.web_server import (
+    ARTIFACTS,
+    CHROMIUM_FLAGS,
+    chromium_path,
+    outside_box,
+    parse_sse,
+    require_chromium,
+    serious_axe_violations,
+    serve,
+    test_settings,
+    without_thread,
+)
 from tools.catalog import ensure_db
 
 ITALIAN_JOB = "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?"
@@ -401,3 +415,54 @@ def test_script_and_onerror_in_messages_show_as_text(page, server):
     assert page.locator("#ga-panel img, #ga-panel script, #ga-panel b, #ga-panel i").count() == 0
     assert page.evaluate("() => window.__xss") is None
     shot(page, "widget-xss-as-text")
+
+
+@contextmanager
+def host_site() -> Iterator[tuple[str, dict[str, bytes]]]:
+    """A real HTTP server on 127.0.0.1 serving pages["/"]; yields (its origin spelled with 'localhost', pages).
+    Another origin than the API's 127.0.0.1, in the same loopback address space (Chromium's local-network rules
+    block a page from elsewhere reaching loopback)."""
+    pages: dict[str, bytes] = {}
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            """Serve the host page."""
+            body = pages.get(self.path, b"")
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            """Quiet."""
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://localhost:{server.server_address[1]}", pages
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_one_tag_embed_on_another_origin_loads_its_modules_and_chats(browser, tmp_path):
+    """The embed on a site of another origin (allowed by GPU_ADVISOR_ALLOWED_ORIGINS): widget.js imports its modules
+    from its own server (CORS), and the chat works from there."""
+    catalog = ensure_db(tmp_path / "catalog.sqlite")
+    with host_site() as (host, pages), serve(test_settings(tmp_path, catalog, allowed_origins=[host])) as api:
+        pages["/"] = (f'<!doctype html><html lang="it"><head><link rel="icon" href="data:,"></head><body>'
+                      f'<p>Sito ospite</p><script src="{api.url}/widget/widget.js" data-api="{api.url}" '
+                      f'data-lang="it" defer></script></body></html>').encode()
+        problems: list[str] = []
+        context, page = open_page(browser, 1280, 900, problems)
+        try:
+            page.goto(host + "/")
+            page.get_by_role("button", name=I18N["it"]["open"]).click()
+            _, result = ask(page, "QLoRA su Llama 3 8B")
+            assert result["language"] == "it"
+            assert_verdict_in_view(page, page.locator(ANSWERS).last, result)
+        finally:
+            context.close()
+        assert problems == []

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
@@ -68,7 +69,7 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
             if not line or line.startswith(":"):
                 continue
             field, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
+            value = value.removeprefix(" ")
             if field == "event":
                 name = value
             elif field == "data":
