@@ -3,7 +3,7 @@ topology verdict of a shape (GPU, count, nodes, links, memory) is computed once 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -25,6 +25,17 @@ class Shape:
     vram_gib: float | None
     node_gbps: float | None
     fabric: str | None = None
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        """Hash once: shapes key the per-ranking and cross-turn caches."""
+        object.__setattr__(self, "_hash", hash((self.gpu, self.form_factor, self.gpus_per_node, self.nodes,
+                                                self.interconnect, self.nvlink_gbs, self.vram_gib, self.node_gbps,
+                                                self.fabric)))
+
+    def __hash__(self) -> int:
+        """The hash computed at creation."""
+        return self._hash
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,11 +59,19 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
 _TOPOLOGY_CACHE: dict[tuple[str, float, Shape], TopologyResult | None] = {}
 """Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it."""
 _TOPOLOGY_CACHE_MAX = 20_000
+_EVALUATION_CACHE: dict[tuple[tuple[str, float, Shape], Tokens], Evaluation] = {}
+"""Topology plus job time per (estimator request, margin, shape, tokens): repeated turns reuse it."""
 
 
-def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float) -> Evaluation:
-    """Run the topology checker (cached) and the time model for one shape."""
-    key = (workload.request.model_dump_json() + repr(workload.checkpointing_optional), margin, shape)
+def workload_key(workload: Workload) -> str:
+    """What the topology verdict depends on in a workload, as a cache key (compute once per ranking)."""
+    return workload.request.model_dump_json() + repr(workload.checkpointing_optional)
+
+
+def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float, key_text: str | None = None
+             ) -> Evaluation:
+    """Run the topology checker (cached) and the time model for one shape; key_text: workload_key(workload)."""
+    key = (key_text or workload_key(workload), margin, shape)
     if key not in _TOPOLOGY_CACHE:
         if len(_TOPOLOGY_CACHE) >= _TOPOLOGY_CACHE_MAX:
             _TOPOLOGY_CACHE.clear()
@@ -60,7 +79,12 @@ def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float) ->
     topology = _TOPOLOGY_CACHE[key]
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
-    return Evaluation(topology=topology, time=job_time(workload, topology, tokens))
+    timed = (key, tokens)
+    if timed not in _EVALUATION_CACHE:
+        if len(_EVALUATION_CACHE) >= _TOPOLOGY_CACHE_MAX:
+            _EVALUATION_CACHE.clear()
+        _EVALUATION_CACHE[timed] = Evaluation(topology=topology, time=job_time(workload, topology, tokens))
+    return _EVALUATION_CACHE[timed]
 
 
 def _check(shape: Shape, workload: Workload, margin: float) -> TopologyResult | None:
@@ -139,3 +163,4 @@ def clear_shape_caches() -> None:
     cached_groups.cache_clear()
     _cached_candidates.cache_clear()
     _TOPOLOGY_CACHE.clear()
+    _EVALUATION_CACHE.clear()

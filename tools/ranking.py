@@ -14,15 +14,17 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from contract.jobspec import JobSpec
 from tools.catalog import Offer, ensure_db, read_meta
 from tools.catalog_shapes import (Evaluation, OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches,
-                                  effective_prices, evaluate, shape_of)
+                                  effective_prices, evaluate, shape_of, workload_key)
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
 from tools.headline import choose_headline, collapse_zones
 from tools.job_overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
-from tools.job_time import JobTime, Tokens, billing_for, job_tokens, run_cost
+from tools.job_time import Cost, JobTime, Tokens, billing_for, job_tokens, run_cost
+from tools.ranking_entries import build_entry
 from tools.ranking_models import RankedOffer, RankingResult, Reason
 from tools.scale_out import MEMORY_NODES, MULTI_NODE_MIN_GPUS, binding_limit, deadline_nodes, rescale_nodes
 from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot, default_preemption_rate
@@ -40,7 +42,7 @@ EVERY_OFFER_LIMIT = 1000
 """A caller asking for more entries than this wants every offer costed (the compare table)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class _Costed:
     """Phase-one numbers for one offer; full RankedOffer objects are built only for what is returned."""
 
@@ -127,33 +129,6 @@ def _checkpoint_write_s(workload: Workload) -> float:
                             workload.method in ("lora", "qlora")) / (CHECKPOINT_WRITE_GBS * 1e9)
 
 
-def _reasons(topology: TopologyResult, time: JobTime, spot: SpotRiskResult | None, use_spot: bool, cost: float,
-             hours: float, budget: float | None, deadline: float | None) -> list[Reason]:
-    """Why an offer sits where it does, as codes with parameters and English lines."""
-    reasons = [Reason(code=f"topology_{topology.verdict}", text=topology.summary, params=topology.params),
-               Reason(code="throughput", text=f"{time.tokens_per_second:,.0f} tokens/s on {topology.gpu_count} "
-                      f"GPU(s), {topology.layout}", params={"tokens_per_second": round(time.tokens_per_second, 1)})]
-    if spot is not None and spot.verdict != "no_spot_offer":
-        text = (f"spot: saves ${spot.savings_usd:,.2f} vs on-demand with ~{spot.expected_preemptions:.1f} "
-                "expected preemptions" if use_spot and spot.savings_usd is not None else
-                f"on-demand rather than spot ({spot.reason.replace('_', ' ')})")
-        reasons.append(Reason(code=f"spot_{spot.verdict}_{spot.reason}", text=text, params={
-            "savings_usd": spot.savings_usd, "expected_preemptions": round(spot.expected_preemptions, 3),
-            "checkpoint_interval_hours": spot.checkpoint_interval_hours,
-            "p_done_by_deadline": spot.p_spot_done_by_deadline, "preemption_rate_per_hour":
-            spot.preemption_rate_per_hour}))
-    if budget is not None:
-        ok = cost <= budget
-        reasons.append(Reason(code="within_budget" if ok else "over_budget",
-                              text=f"${cost:,.2f} of a ${budget:,.2f} budget",
-                              params={"cost_usd": round(cost, 2), "budget_usd": round(budget, 2)}))
-    if deadline is not None:
-        reasons.append(Reason(code="meets_deadline" if hours <= deadline else "misses_deadline",
-                              text=f"{hours:,.1f} h of {deadline:g} h allowed",
-                              params={"hours": round(hours, 3), "deadline_hours": deadline}))
-    return reasons
-
-
 @dataclass(kw_only=True)
 class _Job:
     """Everything about the request that costing one offer needs."""
@@ -165,6 +140,7 @@ class _Job:
     budget: float | None
     rate: float | None
     epoch_tokens: float
+    workload_key: str
 
 
 def _plan(group: OfferGroup, shape: Shape, nodes: int, job: _Job,
@@ -174,7 +150,7 @@ def _plan(group: OfferGroup, shape: Shape, nodes: int, job: _Job,
     if nodes != shape.nodes:
         shape = shape_of(offer, nodes)
     if shape not in evaluations:
-        evaluations[shape] = evaluate(shape, job.workload, job.tokens, job.margin)
+        evaluations[shape] = evaluate(shape, job.workload, job.tokens, job.margin, job.workload_key)
     evaluation = evaluations[shape]
     topology, time = evaluation.topology, evaluation.time
     if topology is None or not topology.runnable:
@@ -242,7 +218,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         raise ValueError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
     epoch_tokens = tokens.total / (spec.epochs or 1.0)
     job = _Job(spec=spec, workload=workload, tokens=tokens, margin=margin, budget=budget,
-               rate=preemption_rate_per_hour, epoch_tokens=epoch_tokens)
+               rate=preemption_rate_per_hour, epoch_tokens=epoch_tokens, workload_key=workload_key(workload))
 
     max_gpus = max(spec.num_gpus or 8, 8) * (1 if spec.num_gpus else max(MEMORY_NODES))
     floor = _vram_floor(workload, max_gpus, margin)
@@ -283,7 +259,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     cheapest = min(fitting, key=lambda r: (r.cost, r.hours), default=None)
     fastest = min(fitting, key=lambda r: (r.hours, r.cost), default=None)
     limit_code, limit_params = binding_limit(fitting, dict(excluded), budget, spec.deadline_hours)
-    meta = read_meta(path)
+    meta = _meta(str(path), path.stat().st_mtime)
     assumptions = list(dict.fromkeys([
         *tokens.assumptions, *workload.assumptions,
         f"fits means per-GPU estimate <= {1 - margin:.0%} of the offer's memory",
@@ -299,9 +275,9 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         assumptions.append(f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD "
                            f"({fx_used.date}, {fx_used.source})")
     return RankingResult(
-        offers=[_build(item, spec, budget, fx_used, zones + item.group.other_zones) for item, zones in top], total_eligible=len(listed),
-        cheapest_that_fits=_build(cheapest, spec, budget, fx_used) if cheapest else None,
-        fastest=_build(fastest, spec, budget, fx_used) if fastest else None,
+        offers=[build_entry(item, spec, budget, fx_used, zones + item.group.other_zones) for item, zones in top], total_eligible=len(listed),
+        cheapest_that_fits=build_entry(cheapest, spec, budget, fx_used) if cheapest else None,
+        fastest=build_entry(fastest, spec, budget, fx_used) if fastest else None,
         excluded=dict(excluded), considered=considered, budget_usd=budget, fx=fx_used,
         deadline_hours=spec.deadline_hours, memory_margin=margin, model_id=workload.arch.id, method=workload.method,
         tokens=tokens.total, catalog={k: meta.get(k) for k in ("source", "snapshot_date", "built_from")},
@@ -315,9 +291,8 @@ def _cost(group: OfferGroup, nodes: int, topology: TopologyResult, time: JobTime
     on_demand, interruptible = effective_prices(offer)
     allow_spot = spec.interruptible_ok is not False
     workload = job.workload
-    spot_overheads = job_overheads(train_hours=time.hours, total_params=workload.total_params,
-                                   trainable_params=workload.trainable_params, method=workload.method,
-                                   dataset_tokens_per_epoch=job.epoch_tokens, nodes=nodes, periodic_checkpoints=False)
+    spot_overheads = _overheads(time.hours, workload.total_params, workload.trainable_params, workload.method,
+                                job.epoch_tokens, nodes, False)
     spot = None
     spot_hours = time.hours + spot_overheads.setup_s / 3600
     if allow_spot and interruptible and spot_hours <= MAX_SPOT_HOURS:
@@ -333,12 +308,10 @@ def _cost(group: OfferGroup, nodes: int, topology: TopologyResult, time: JobTime
         price = interruptible * nodes  # type: ignore[operator]
         p_done = spot.p_spot_done_by_deadline
     elif on_demand is not None:
-        overheads = job_overheads(train_hours=time.hours, total_params=workload.total_params,
-                                  trainable_params=workload.trainable_params, method=workload.method,
-                                  dataset_tokens_per_epoch=job.epoch_tokens, nodes=nodes, periodic_checkpoints=True)
+        overheads = _overheads(time.hours, workload.total_params, workload.trainable_params, workload.method,
+                               job.epoch_tokens, nodes, True)
         hours = time.hours + overheads.total_s / 3600
-        billing, _ = billing_for(offer.provider)
-        run = run_cost(hours, on_demand, billing, instances=nodes)
+        run = _run_cost(hours, on_demand, offer.provider, nodes)
         cost, est_hours, billed, price = run.cost_usd, hours, run.billed_hours, on_demand * nodes
         p_done = (1.0 if hours <= spec.deadline_hours else 0.0) if spec.deadline_hours else None
     else:
@@ -352,49 +325,29 @@ def _cost(group: OfferGroup, nodes: int, topology: TopologyResult, time: JobTime
                    meets_deadline=deadline_ok)
 
 
-def _build(item: _Costed, spec: JobSpec, budget: float | None, fx_used: FxUsed | None,
-           zones_collapsed: int = 0) -> RankedOffer:
-    """The full, explained entry for one costed offer."""
-    offer, topology, spot = item.offer, item.topology, item.spot
-    billing, billing_note = billing_for(offer.provider)
-    reasons = _reasons(topology, item.time, spot, item.use_spot, item.cost, item.hours, budget, spec.deadline_hours)
-    reasons.append(Reason(code="billing", text=billing_note, params={"granularity_s": billing.granularity_s,
-                                                                    "minimum_s": billing.minimum_s}))
-    overheads = {k: round(v, 4) for k, v in item.overheads.as_hours().items()}
-    reasons.append(Reason(code="overheads", text=(
-        f"{sum(overheads.values()) * 60:,.0f} min outside training: instance start, downloads, dataset staging, "
-        "checkpoint writes"), params=overheads))
-    market = bool(getattr(offer, "on_demand_is_market", False))
-    if market:
-        reasons.append(Reason(code="market_price", text=f"{offer.provider}'s listed price is a market price that "
-                              "can be outbid: treated as interruptible", params={"provider": offer.provider}))
-    outlier = getattr(offer, "price_outlier", None)
-    if outlier:
-        reasons.append(Reason(code="price_outlier", text=(
-            f"price far from the same GPU elsewhere ({outlier}); unverified, check it before relying on it"),
-            params={"kind": outlier, "peer_median_price": getattr(offer, "peer_median_price", None)}))
-    if zones_collapsed:
-        reasons.append(Reason(code="zones_collapsed", text=f"also in {zones_collapsed} other zone(s) of "
-                              f"{offer.region} at a higher price", params={"zones": zones_collapsed}))
-    on_demand, interruptible = effective_prices(offer)
-    return RankedOffer(
-        provider=offer.provider, instance_type=offer.instance_type, gpu=offer.gpu,
-        gpu_form_factor=offer.gpu_form_factor, gpu_count=offer.gpu_count, nodes=item.nodes,
-        total_gpus=offer.gpu_count * item.nodes, vram_gib_per_gpu=offer.vram_gib_per_gpu, region=offer.region,
-        regions=list(item.group.regions) or ([offer.region] if offer.region else []), zones_collapsed=zones_collapsed,
-        spot=item.use_spot, price_per_hour=item.price, on_demand_price_per_hour=on_demand,
-        spot_price_per_hour=interruptible, on_demand_is_market=market, price_outlier=outlier,
-        peer_median_price=getattr(offer, "peer_median_price", None), est_hours=item.hours,
-        train_hours=item.time.hours, overhead_hours=overheads, est_cost=item.cost,
-        est_cost_budget_currency=item.cost / fx_used.rate if fx_used else None, billed_hours=item.billed_hours,
-        fits=True, per_gpu_gib=topology.per_gpu_gib, layout=topology.layout, topology_verdict=topology.verdict,
-        topology_params=topology.params, exposed_comm_share=topology.exposed_comm_share,
-        spot_verdict=spot.verdict if spot else None, spot_savings_usd=spot.savings_usd if spot else None,
-        p_done_by_deadline=item.p_done, meets_budget=item.meets_budget, meets_deadline=item.meets_deadline,
-        reasons=reasons)
+@lru_cache(maxsize=16384)
+def _overheads(train_hours: float, total_params: int, trainable_params: int, method: str, epoch_tokens: float,
+               nodes: int, periodic: bool) -> Overheads:
+    """job_overheads, memoised (a pure function of its numbers; the same shapes recur turn after turn)."""
+    return job_overheads(train_hours=train_hours, total_params=total_params, trainable_params=trainable_params,
+                         method=method, dataset_tokens_per_epoch=epoch_tokens, nodes=nodes,
+                         periodic_checkpoints=periodic)
+
+
+@lru_cache(maxsize=16384)
+def _run_cost(hours: float, price: float, provider: str, nodes: int) -> Cost:
+    """run_cost under the provider's billing rule, memoised."""
+    return run_cost(hours, price, billing_for(provider)[0], instances=nodes)
+
+
+@lru_cache(maxsize=16)
+def _meta(path: str, mtime: float) -> dict[str, Any]:
+    """The catalog's meta table, per file version."""
+    return read_meta(path)
 
 
 def clear_cache() -> None:
     """Forget cached catalog queries (tests and long-running processes after a catalog rebuild)."""
     clear_shape_caches()
-    _spot_cached.cache_clear()
+    for cached in (_spot_cached, _overheads, _run_cost, _meta):
+        cached.cache_clear()
