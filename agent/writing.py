@@ -127,9 +127,11 @@ def assumption_lines(spec: dict[str, Any], request_defaults: dict[str, Any], ran
             examples=number(DEFAULT_EXAMPLES, language, 0), tokens=number(min(DEFAULT_EXAMPLE_TOKENS, seq_len),
                                                                           language, 0),
             epochs=number(epochs or DEFAULT_FINETUNE_EPOCHS, language, 0)))
-    startup = _startup_minutes(top or {}, ranking)
-    if startup:
-        lines.append(t["assumption_startup"].format(minutes=number(startup, language, 0)))
+    from agent.writing_notes import overheads
+
+    billed = overheads(top, language)
+    if billed:
+        lines.append(billed)
     if spec.get("seq_len") is None:
         lines.append(t["assumption_seq_len"].format(seq_len=number(request_defaults["seq_len"], language, 0)))
     if spec.get("micro_batch_size") is None:
@@ -144,27 +146,6 @@ def assumption_lines(spec: dict[str, Any], request_defaults: dict[str, Any], ran
         lines.append(t["assumption_fx"].format(currency=fx["from_currency"], rate=number(fx["rate"], language, digits),
                                                date=fx["date"]))
     return lines
-
-
-def _startup_minutes(top: dict[str, Any], ranking: dict[str, Any]) -> float | None:
-    """Start-up time billed per run, when the ranking reports it (read defensively: newer rankings carry it)."""
-    for source in (top, ranking):
-        for key in ("startup_overhead_hours", "startup_hours"):
-            value = source.get(key)
-            if isinstance(value, (int, float)) and value > 0:
-                return 60 * value
-        for key in ("startup_overhead_s", "startup_s"):
-            value = source.get(key)
-            if isinstance(value, (int, float)) and value > 0:
-                return value / 60
-    for reason in top.get("reasons") or []:
-        if str(reason.get("code", "")).startswith("startup"):
-            params = reason.get("params") or {}
-            if isinstance(params.get("minutes"), (int, float)):
-                return params["minutes"]
-            if isinstance(params.get("seconds"), (int, float)):
-                return params["seconds"] / 60
-    return None
 
 
 def ask_back(missing: list[str], language: str) -> str:

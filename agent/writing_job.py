@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent import writing_notes
 from agent.writing import (
     hours,
     money,
@@ -53,10 +54,10 @@ class Citer:
                          + [f"- [{i}] {c['title']}" for i, c in enumerate(self.used, 1)])
 
 
-def region_of(offer: dict[str, Any]) -> str:
-    """The offer's region, or its provider when the catalog lists none."""
+def region_of(offer: dict[str, Any]) -> str | None:
+    """The offer's region, or None when the catalog lists none."""
     region = offer.get("region")
-    return region if region not in (None, "", "UNSPECIFIED") else offer["provider"]
+    return region if region not in (None, "", "UNSPECIFIED") else None
 
 
 def offer_cost(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str:
@@ -73,9 +74,11 @@ def offer_cost(offer: dict[str, Any], spec: dict[str, Any], language: str) -> st
 def verdict_line(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str:
     """What to rent, where, how it is billed, how long and how much in total."""
     t = templates(language)
+    pricing = t["pricing_spot" if offer["spot"] else "pricing_on_demand"]
+    region = region_of(offer)
     return t["verdict"].format(
-        gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"], region=region_of(offer),
-        pricing=t["pricing_spot" if offer["spot"] else "pricing_on_demand"], instance=offer["instance_type"],
+        gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
+        where=f"{region}, {pricing}" if region else pricing, instance=offer["instance_type"],
         hours=hours(offer["est_hours"], language), cost=offer_cost(offer, spec, language))
 
 
@@ -181,11 +184,12 @@ def no_offer_answer(state: dict[str, Any], language: str) -> str:
     ranking = state.get("ranking") or {}
     excluded = ", ".join(f"{t['excluded_names'].get(reason, reason)} {number(count, language, 0)}"
                          for reason, count in sorted((ranking.get("excluded") or {}).items(), key=lambda i: -i[1]))
-    parts = [t["no_offer"].format(excluded=excluded or "-")]
+    parts = [t["no_offer"].format(excluded=excluded or "-"), writing_notes.binding_limit(ranking, language),
+             writing_notes.unknown_model(state, language)]
     single = state.get("single_gpu_estimate")
     if single:
         parts.append(t["single_card_needed"].format(needed=number(single["per_gpu_gib"], language, 1)))
-    return "\n\n".join(parts)
+    return "\n\n".join(p for p in parts if p)
 
 
 def recommendation(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
@@ -199,8 +203,11 @@ def recommendation(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     top = offers[0]
     spot = spot_sentence(top, spec, language)
     paragraphs = [verdict_block(top, spec, language),
-                  spot + citer.cite("spot") if spot else None,
-                  alternatives_line(ranking, top, language),
+                  " ".join(filter(None, [writing_notes.unknown_model(state, language),
+                                         *writing_notes.price_notes(top, language)])),
+                  " ".join(filter(None, [spot + citer.cite("spot") if spot else None,
+                                         alternatives_line(ranking, top, language),
+                                         writing_notes.headline_reason(ranking, language)])),
                   memory_and_layout(state, top, citer, language),
                   assumptions_line(state.get("assumption_lines") or [], language),
                   citer.sources(language)]

@@ -38,7 +38,9 @@ def _rent_line(key: str, offer: dict[str, Any], spec: dict[str, Any], language: 
     """A rental in one sentence."""
     t = templates(language)
     return t[key].format(gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
-                         vram=number(offer.get("vram_gib_per_gpu") or 0, language, 0), region=region_of(offer), pricing=t["pricing_spot" if offer["spot"] else "pricing_on_demand"],
+                         vram=number(offer.get("vram_gib_per_gpu") or 0, language, 0), 
+                         where=", ".join(filter(None, [region_of(offer),
+                                                       t["pricing_spot" if offer["spot"] else "pricing_on_demand"]])),
                          hours=hours(offer["est_hours"], language), cost=offer_cost(offer, spec, language))
 
 

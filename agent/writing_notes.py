@@ -1,0 +1,84 @@
+"""Short sentences from what the tools flag about an answer: why the first offer is not the cheapest, a price to
+check, a market price, a model the registry did not know, the limit that leaves no offer, time billed outside
+training. Each reads its fields with .get(), so answers stay right with tools that do not report them yet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.writing import hours, money, number, templates
+
+
+def headline_reason(ranking: dict[str, Any], language: str) -> str | None:
+    """Why the recommended offer is not the cheapest one (tools.headline)."""
+    reason = ranking.get("headline_reason") or {}
+    params = reason.get("params") or {}
+    t = templates(language)
+    if reason.get("code") == "cheaper_price_unverified":
+        return t["why_headline_unverified"].format(cheapest_provider=params.get("cheapest_provider", "?"),
+                                                   cheapest=money(params.get("cheapest_usd") or 0, "USD", language))
+    if reason.get("code") != "simpler_near_tie":
+        return None
+    changes = []
+    if (params.get("headline_nodes") or 1) < (params.get("cheapest_nodes") or 1):
+        changes.append(t["simpler_one_node" if params.get("headline_nodes") == 1 else "simpler_fewer_nodes"])
+    if (params.get("headline_gpus") or 0) < (params.get("cheapest_gpus") or 0):
+        changes.append(t["simpler_fewer_gpus"].format(gpus=params["headline_gpus"],
+                                                      cheapest_gpus=params["cheapest_gpus"]))
+    if params.get("cheapest_spot") and not params.get("headline_spot"):
+        changes.append(t["simpler_no_spot"])
+    if not changes:
+        return None
+    return t["why_headline_simpler"].format(extra=money(params.get("extra_usd") or 0, "USD", language),
+                                            cheapest_gpus=params.get("cheapest_gpus", "?"),
+                                            cheapest_provider=params.get("cheapest_provider", "?"),
+                                            changes=t["simpler_join"].join(changes))
+
+
+def price_notes(offer: dict[str, Any], language: str) -> list[str]:
+    """A price to check (outlier against other providers) or a market price that can be outbid."""
+    t = templates(language)
+    notes = []
+    if offer.get("price_outlier"):
+        notes.append(t["price_outlier_note"])
+    if offer.get("on_demand_is_market") and not offer.get("spot"):
+        notes.append(t["market_price_note"].format(provider=offer["provider"]))
+    return notes
+
+
+def unknown_model(state: dict[str, Any], language: str) -> str | None:
+    """'I don't know X; I used a generic N B decoder' when the estimator approximated an unknown name."""
+    for key in ("estimate", "single_gpu_estimate"):
+        estimate = state.get(key) or {}
+        name = estimate.get("unknown_model")
+        if name:
+            size = (state.get("spec") or {}).get("params_b") or (estimate.get("total_params") or 0) / 1e9
+            return templates(language)["unknown_model"].format(name=name, params=number(size, language, 1))
+    return None
+
+
+def binding_limit(ranking: dict[str, Any], language: str) -> str | None:
+    """The limit that leaves no offer (memory, budget or deadline), with the tool's numbers."""
+    code, params = ranking.get("binding_limit"), ranking.get("binding_params") or {}
+    t = templates(language)
+    if code == "memory" and params.get("offers_too_small"):
+        return t["binding_memory"].format(count=number(params["offers_too_small"], language, 0))
+    if code == "budget" and params.get("min_cost_usd") is not None:
+        return t["binding_budget"].format(cost=money(params["min_cost_usd"], "USD", language),
+                                          gpus=params.get("gpus", "?"), hours=hours(params.get("hours") or 0, language))
+    if code == "compute" and params.get("fastest_hours") is not None:
+        return t["binding_compute"].format(hours=hours(params["fastest_hours"], language),
+                                           gpus=params.get("fastest_gpus", "?"))
+    return None
+
+
+def overheads(offer: dict[str, Any] | None, language: str) -> str | None:
+    """Time billed outside training (instance start, downloads, data staging, checkpoint writes), in minutes."""
+    items = (offer or {}).get("overhead_hours") or {}
+    if not any(isinstance(v, (int, float)) and v > 0 for v in items.values()):
+        return None
+    t = templates(language)
+    parts = [t["overhead_items"][key].format(minutes=number(60 * items[key], language, 0))
+             for key in ("instance_start", "downloads", "dataset_staging", "checkpoint_writes")
+             if isinstance(items.get(key), (int, float)) and 60 * items[key] >= 0.5]
+    return t["assumption_overheads"].format(items=", ".join(parts)) if parts else None
