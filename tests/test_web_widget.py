@@ -193,6 +193,10 @@ def check_rendered(page, answer, result: dict, lang: str) -> None:
     sync_api.expect(answer.locator("svg.cost-time circle.dot.best")).to_have_count(1)
     sync_api.expect(answer.locator(".cost-legend li")).to_have_count(3)
     sync_api.expect(answer.locator(".citations details")).to_have_count(len(result["citations"]))
+    links = answer.locator("a.compare-link")  # in the verdict card and under the table: the same job link
+    sync_api.expect(links).to_have_count(2)
+    assert links.first.get_attribute("href") == links.last.get_attribute("href")
+    assert "/compare?job=" in links.first.get_attribute("href")
 
 
 def assert_tick_labels_match_values(answer, lang: str) -> None:

@@ -34,7 +34,7 @@ function memoryTitle(facts) {
 }
 
 /** Sections of a job answer, in order. */
-function sections(result, blocks) {
+function sections(result, blocks, href) {
   const citations = result.citations || [];
   const out = [];
   const facts = memoryFacts(result);
@@ -49,7 +49,9 @@ function sections(result, blocks) {
   const offers = collapseOffers(result.offers || []);
   if (offers.length) {
     out.push(section("offers", [t("offers_title"), el("span", { class: "summary-extra", text: " · " + offers.length })],
-                     [offersTable(offers), costTimeChart(result, offers)]));
+                     [offersTable(offers), costTimeChart(result, offers),
+                      href ? el("a", { class: "compare-link", href: href, target: "_blank", rel: "noopener",
+                                       text: t("compare_link") }) : null]));
   }
   blocks.forEach(function (block, i) {
     if (i === memoryBlock) { return; }
@@ -76,13 +78,14 @@ export function renderResult(bubble, result, options) {
     return;
   }
   const parts = splitAnswer(result.answer || "");
-  bubble.appendChild(verdictCard(verdict, opts.api ? compareHref(opts.api, result) : null));
+  const href = opts.api ? compareHref(opts.api, result) : null;
+  bubble.appendChild(verdictCard(verdict, href));
   if (opts.previous && verdictOf(opts.previous)) {
     const box = changeBox(result, opts.previous);
     if (box) { bubble.appendChild(box); }
   }
   bubble.appendChild(markdown(parts.lead, citations));
-  sections(result, parts.blocks).forEach(function (node) { bubble.appendChild(node); });
+  sections(result, parts.blocks, href).forEach(function (node) { bubble.appendChild(node); });
 }
 
 /** Quick replies the advisor understands, in the answer's language; `send(text, extra)` sends one. */
