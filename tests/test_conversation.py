@@ -259,3 +259,33 @@ def test_a_number_above_two_to_the_64_does_not_crash_a_thread(advisor):
     assert first["spec"]["dataset_tokens"] is None and first["offers"]
     again = advisor.respond("and with 2 GPUs?", thread_id=first["thread_id"])
     assert again["spec"]["num_gpus"] == 2 and again["spec"]["budget"] == {"amount": 50.0, "currency": "USD"}
+
+
+# --- what the other tools flag reaches the text ------------------------------------------------------------------
+
+def test_nothing_qualifies_names_the_binding_limit_with_the_rankings_numbers(advisor):
+    result = advisor.respond("Full fine-tune Llama 3 70B on 10B tokens, budget $50")
+    ranking = rank_offers(JobSpec.model_validate(result["spec"]), db_path=advisor.db_path)
+    assert result["offers"] == [] and ranking.binding_limit == "budget"
+    assert money(ranking.binding_params["min_cost_usd"], "USD", "en") in result["answer"]
+
+
+@pytest.mark.parametrize("language", ["en", "it", "id"])
+def test_flags_from_the_ranking_and_estimator_are_said_when_present(language):
+    from agent import writing_notes
+
+    ranking = {"headline_reason": {"code": "simpler_near_tie", "params": {
+        "extra_usd": 0.73, "cheapest_gpus": 8, "headline_gpus": 2, "cheapest_nodes": 1, "headline_nodes": 1,
+        "cheapest_spot": True, "headline_spot": False, "cheapest_provider": "mithril"}},
+        "binding_limit": "compute", "binding_params": {"fastest_hours": 310.4, "fastest_gpus": 16}}
+    why = writing_notes.headline_reason(ranking, language)
+    assert "mithril" in why and money(0.73, "USD", language) in why and "8" in why and "2" in why
+    assert number(310.4, language, 0) in writing_notes.binding_limit(ranking, language)
+    assert len(writing_notes.price_notes({"provider": "vast", "spot": False, "price_outlier": "price_below_peers",
+                                          "on_demand_is_market": True}, language)) == 2
+    state = {"spec": {"params_b": None}, "estimate": {"unknown_model": "Qwen4-9B", "total_params": 9_100_000_000}}
+    assert "Qwen4-9B" in writing_notes.unknown_model(state, language)
+    assert number(9.1, language, 1) in writing_notes.unknown_model(state, language)
+    assert writing_notes.headline_reason({}, language) is None and writing_notes.binding_limit({}, language) is None
+    assert writing_notes.overheads({"overhead_hours": {"instance_start": 0.1, "downloads": 0.0}}, language) \
+        .count("6") == 1
