@@ -98,8 +98,50 @@ def _validation_message(error: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
+ERROR_STATUS_TEXT: dict[str, str] = {
+    "408": "The request body did not arrive in time (code request_timeout).",
+    "413": "Request body too large (code body_too_large).",
+    "422": "Invalid input (code invalid_input and friends).",
+    "429": "Rate limit reached (code rate_limited); see Retry-After.",
+    "503": "Not ready, or the offers catalog is unavailable (codes not_ready, catalog_unavailable).",
+}
+
+
+def document_errors(schema: dict) -> dict:
+    """Make the published schema say what the middleware and handlers really answer: every error is JSON
+    (also on the streaming route), and each operation lists the error statuses it can get."""
+    ref = {"$ref": "#/components/schemas/ErrorResponse"}
+    for path, operations in schema.get("paths", {}).items():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            for status, response in responses.items():
+                if status[:1] in "45" and isinstance(response, dict):
+                    response["content"] = {"application/json": {"schema": ref}}
+            wanted = ["422"]
+            if "requestBody" in operation:
+                wanted += ["408", "413"]
+            if path.startswith("/api/"):
+                wanted += ["429", "503"]
+            for status in wanted:
+                responses.setdefault(status, {"description": ERROR_STATUS_TEXT[status],
+                                              "content": {"application/json": {"schema": ref}}})
+    return schema
+
+
 def install_error_handlers(app: FastAPI) -> None:
-    """Register handlers so that every expected failure becomes an ErrorResponse (CatchAll covers the rest)."""
+    """Register handlers so that every expected failure becomes an ErrorResponse (CatchAll covers the rest), and
+    document those errors in the OpenAPI schema."""
+    build_schema = app.openapi
+
+    def openapi() -> dict:
+        """The app's schema with its error responses documented as they are sent."""
+        if app.openapi_schema is None:
+            app.openapi_schema = document_errors(build_schema())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, error: ApiError) -> JSONResponse:
@@ -134,7 +176,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        """Starlette's own errors: unknown paths, wrong methods, and friends."""
+        """Starlette's own errors: unknown paths, wrong methods, and friends. A body FastAPI cannot parse (bytes that
+        are not UTF-8 JSON) is a 422 invalid_input like any other bad body, not an undocumented 400."""
+        if error.status_code == 400 and request.method in ("POST", "PUT", "PATCH"):
+            return error_response(422, "invalid_input", "the request body is not valid JSON")
         code = STATUS_CODES.get(error.status_code, "http_error")
         message = error.detail if isinstance(error.detail, str) else code.replace("_", " ")
         return error_response(error.status_code, code, message, dict(error.headers or {}))
