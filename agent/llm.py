@@ -4,8 +4,9 @@ Every LLM call of the agent goes through `call` (one request/response exchange, 
 `stream_text` (a streamed completion). Each gets ONE wall-clock deadline, GPU_ADVISOR_LLM_TIMEOUT_S seconds
 (default 4), that covers connecting, waiting and a stream that trickles: the caller gets its answer or an
 `LlmUnavailable` on time, whatever the server does. After GPU_ADVISOR_LLM_BREAKER_FAILURES failures in a row
-(default 3: timeouts, connection errors, HTTP 5xx/429) the breaker opens and calls fail at once for
-GPU_ADVISOR_LLM_COOLDOWN_S seconds (default 30); then one trial call is let through, and a success closes it.
+(default 3: connection errors, HTTP 5xx/429), or after one timeout (a hanging server would cost every later call a
+whole deadline), the breaker opens and calls fail at once for GPU_ADVISOR_LLM_COOLDOWN_S seconds (default 30); then
+one trial call is let through, and a success closes it. So a hanging LLM costs a turn one deadline, not one per call.
 """
 
 from __future__ import annotations
@@ -99,11 +100,11 @@ class CircuitBreaker:
         with self._lock:
             self._failures, self._opened_at, self._trial_running = 0, None, False
 
-    def failure(self) -> None:
-        """The LLM failed to answer: count it, open (or re-open) the breaker past the threshold."""
+    def failure(self, *, timed_out: bool = False) -> None:
+        """The LLM failed to answer: count it, open (or re-open) the breaker past the threshold or on a timeout."""
         threshold = int(_env_float(("GPU_ADVISOR_LLM_BREAKER_FAILURES",), DEFAULT_BREAKER_FAILURES, 1, 1000))
         with self._lock:
-            self._failures += 1
+            self._failures += threshold if timed_out else 1
             if self._failures >= threshold or self._trial_running:
                 self._opened_at = time.monotonic()
             self._trial_running = False
@@ -166,12 +167,15 @@ def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None)
 
     threading.Thread(target=run, name="llm-call", daemon=True).start()
     if not done.wait(deadline):
-        breaker.failure()
+        breaker.failure(timed_out=True)
         _close_quietly(client)
         raise LlmUnavailable("the LLM timed out")
     if "error" in box:
         error = box["error"]
-        breaker.failure() if _is_availability_failure(error) else breaker.success()
+        if _is_availability_failure(error):
+            breaker.failure(timed_out=isinstance(error, openai.APITimeoutError))
+        else:
+            breaker.success()
         raise error
     breaker.success()
     return box["result"]
@@ -209,7 +213,7 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
             try:
                 kind, value = chunks.get(timeout=max(remaining, 0.0)) if remaining > 0 else chunks.get_nowait()
             except queue.Empty:
-                breaker.failure()
+                breaker.failure(timed_out=True)
                 raise LlmUnavailable("the LLM timed out") from None
             if kind == "text":
                 yield value
@@ -217,7 +221,10 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
                 breaker.success()
                 return
             else:
-                breaker.failure() if _is_availability_failure(value) else breaker.success()
+                if _is_availability_failure(value):
+                    breaker.failure(timed_out=isinstance(value, openai.APITimeoutError))
+                else:
+                    breaker.success()
                 raise value
     finally:
         cancelled.set()
