@@ -255,6 +255,11 @@ def test_job_typed_in_the_box_adds_job_columns_and_phone_layout(browser, server)
         assert set(column(page, "fits")) == {I18N["it"]["compare"]["yes"]}
         first = get(server, job=JOB, page_size=1).json()["rows"][0]
         assert number(column(page, "per_gpu")[0]) == pytest.approx(first["job"]["per_gpu_gib"], abs=0.05)
+        filters = page.locator("#c-filters-box")  # folded on a phone, one tap away
+        sync_api.expect(filters).not_to_have_attribute("open", "")
+        filters.locator("summary").click()
+        sync_api.expect(page.locator("#f-gpu")).to_be_visible()
+        filters.locator("summary").click()
         # Phone: the table scrolls sideways inside its own box, the page does not; the GPU column stays in view.
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
         wrap = page.locator(".table-wrap")

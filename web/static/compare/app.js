@@ -14,8 +14,8 @@ const BASE_COLUMNS = [
   ["region", "col_region", "region"], ["price", "col_price", "price"], ["spot_price", "col_spot", "spot_price"],
   ["billing", "col_billing", "billing"], ["snapshot", "col_snapshot", null]
 ];
-const JOB_COLUMNS = [["fits", "col_fits", null], ["per_gpu", "col_per_gpu", "per_gpu_gib"],
-                     ["hours", "col_hours", "hours"], ["job_cost", "col_job_cost", "job_cost"]];
+const JOB_COLUMNS = [["job_cost", "col_job_cost", "job_cost"], ["hours", "col_hours", "hours"],
+                     ["fits", "col_fits", null], ["per_gpu", "col_per_gpu", "per_gpu_gib"]];
 
 const params = new URLSearchParams(window.location.search);
 const state = {
@@ -164,7 +164,7 @@ function cells(row) {
 
 function columns() {
   if (!data || !data.job) { return BASE_COLUMNS; }
-  return BASE_COLUMNS.slice(0, 3).concat(JOB_COLUMNS, BASE_COLUMNS.slice(3));
+  return BASE_COLUMNS.slice(0, 1).concat(JOB_COLUMNS, BASE_COLUMNS.slice(1));  // the job's figures next to the GPU
 }
 
 function render() {
@@ -258,6 +258,7 @@ async function start() {
   });
   document.getElementById("c-prev").addEventListener("click", function () { state.page = Math.max(1, state.page - 1); load(); });
   document.getElementById("c-next").addEventListener("click", function () { state.page += 1; load(); });
+  if (window.matchMedia("(max-width: 600px)").matches) { document.getElementById("c-filters-box").open = false; }
   applyLanguage();
   await load();
 }
