@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agent import gc_tuning
 from agent.detached import Detached
 from agent.graph import build_graph
 from agent.language import normalise_language
@@ -98,6 +99,7 @@ class Advisor:
         self._running = 0
         self._idle = threading.Condition()
         self._next_prune = time.monotonic()
+        gc_tuning.after_start()  # short GC pauses: thresholds, long-lived heap frozen
 
     def _prepare(self, message: str, thread_id: str | None, language: str | None, prefer: str | None,
                  changes: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
@@ -145,6 +147,7 @@ class Advisor:
                     else:
                         state = chunk
         self._maybe_prune()
+        gc_tuning.after_turn()
         return state
 
     def respond(self, message: str, *, thread_id: str | None = None, language: str | None = None,
