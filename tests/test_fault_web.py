@@ -267,3 +267,21 @@ def test_kill_9_mid_load_leaves_catalog_and_threads_usable(tmp_path: Path) -> No
     assert follow_up["thread_id"] == answered[0] and follow_up["spec"]["num_gpus"] == 2
     assert follow_up["spec"]["model"], follow_up["spec"]
     assert read_meta(home / "catalog.sqlite")["offer_count"] > 1000
+
+
+# ------------------------------------------------------------------------------------------- Slack headers
+
+
+@pytest.mark.parametrize("timestamp", ["abc", "1e9", "", "１２３"])
+def test_a_malformed_slack_timestamp_is_401_not_500(tmp_path: Path, catalog: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     timestamp: str) -> None:
+    from tests.slack_fakes import BOT_TOKEN, SIGNING_SECRET
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", SIGNING_SECRET)
+    with serve(test_settings(tmp_path, catalog)) as running:
+        response = httpx2.post(f"{running.url}/slack/events", content=b'{"type": "event_callback"}', timeout=30,
+                               headers={"Content-Type": "application/json", "X-Slack-Signature": "v0=" + "0" * 64,
+                                        "X-Slack-Request-Timestamp": timestamp})
+    assert response.status_code == 401, response.text
+    assert response.json()["error"]["code"] == "unauthorized"

@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request, Response
 from slack_bolt import App
 from slack_bolt.adapter.fastapi import SlackRequestHandler
 
+from web.errors import error_response
 from web.slack.bolt_app import create_bolt_app
 from web.slack.settings import http_configured, load_settings
 from web.slack.threads import SlackStore
@@ -27,6 +28,9 @@ def mount_bolt_app(api: FastAPI, bolt_app: App, path: str = EVENTS_PATH) -> None
 
     async def slack_events(request: Request) -> Response:
         """Slack's Events API, slash commands and interactivity, signature-checked by Bolt."""
+        timestamp = request.headers.get("x-slack-request-timestamp", "")
+        if not (timestamp.isascii() and timestamp.isdigit()):  # slack_sdk's int() would raise: 500 instead of 401
+            return error_response(401, "unauthorized", "missing or malformed X-Slack-Request-Timestamp")
         return await handler.handle(request)
 
     api.add_api_route(path, slack_events, methods=["POST"], include_in_schema=False)
