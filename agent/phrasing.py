@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 from functools import cache
 
-import openai
-
 import prompts
 from agent import llm
 from agent.claims import check_fragment, check_rewording, verdict_problems
+from agent.lazy_openai import openai  # imported on first use: not on the offline path
 from agent.llm import llm_configured
 
 LANGUAGE_NAMES = {"it": "Italian", "id": "Indonesian", "en": "English"}
@@ -75,6 +74,9 @@ class _VerifiedStream:
 def phrase_answer(draft: str, language: str) -> tuple[str, str | None]:
     """The answer to show and an optional note: the LLM's rewording when every claim holds, else the draft."""
     if not llm_configured():
+        return draft, None
+    if llm.breaker.is_open:  # skipped: this turn's parse already failed on the same LLM and noted it
+        _emit(draft)
         return draft, None
     system = prompts.load("phrase_system.txt").replace("{language_name}", LANGUAGE_NAMES.get(language, "English"))
     verified = _VerifiedStream(draft, language)

@@ -59,7 +59,7 @@ def test_a_hanging_llm_costs_a_turn_one_deadline_and_the_turn_answers_offline(fa
     elapsed = time.perf_counter() - start
     advisor.close()
     assert result["offers"] and result["parser"] == "offline"
-    assert note("unavailable", "it") in result["notes"]
+    assert len(result["notes"]) == 1 and "offline" in result["notes"][0]  # said once, not per skipped call
     assert elapsed < baseline + DEADLINE_S + SLACK_S, (elapsed, baseline)  # the parse timed out: phrasing skipped
     assert llm.breaker.is_open and len(fake.requests) == 1
 
