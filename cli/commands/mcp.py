@@ -16,8 +16,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve estimate, catalog_query, rank, topology, spot_risk, faq_search and provider_info over MCP (stdio).
 
-        Configure your MCP client to run `gpu-advisor mcp`; the same tools are served over streamable HTTP at
-        /mcp by `gpu-advisor serve`."""
+        Point your MCP client at the command `gpu-advisor mcp`. `gpu-advisor serve` serves the same tools over
+        streamable HTTP at /mcp."""
         import anyio  # on use: keeps `--help` fast
 
         from agent.toolbox import ToolContext
