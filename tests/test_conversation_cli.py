@@ -6,6 +6,7 @@ refresh them with `UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest tests/test_conv
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -71,3 +72,15 @@ def test_the_offers_table_has_no_duplicate_rows(home):
     shown = _cli(home, "recommend", "Full fine-tune Qwen2.5 7B on 200M tokens, budget $300").stdout
     rows = re.findall(r"^\s*(\S+)\s+(\S+)\s+(\d+× \S+)", shown, re.MULTILINE)
     assert rows and len(rows) == len(set(rows))
+
+
+def test_chat_json_prints_one_result_per_turn_on_one_thread(home):
+    env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    env |= {"GPU_ADVISOR_HOME": str(home), "COLUMNS": "80"}
+    done = subprocess.run([sys.executable, "-c", "from cli.app import run; run()", "chat", "--json"],
+                          input="QLoRA on Llama 3.1 8B, 10M tokens\nfaster?\nwhat's the weather in Rome tomorrow?\n",
+                          capture_output=True, text=True, timeout=120, check=False, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    turns = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [t["verdict"]["answer_kind"] for t in turns] == ["recommendation", "recommendation", "declined"]
+    assert len({t["thread_id"] for t in turns}) == 1 and turns[1]["changed"] == ["prefer"]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich import box
-from rich.markdown import Markdown
 from rich.table import Table
 
 from cli.output import console, print_json
@@ -52,6 +52,8 @@ def _offers_table(result: dict[str, Any]) -> Table | None:
 
 def render_turn(result: dict[str, Any]) -> None:
     """Print one turn for people: the verdict, the offers table right after it (recommendations), details, notes."""
+    from rich.markdown import Markdown  # imported on use: pygments costs ~0.3 s, --json never needs it
+
     answer = result["answer"]
     kind = (result.get("verdict") or {}).get("answer_kind")
     table = _offers_table(result) if kind in (None, "recommendation") else None
@@ -127,12 +129,13 @@ def _chat_turn(advisor: Advisor, text: str, thread: str | None, lang: str | None
 def chat_command(
     thread: Optional[str] = typer.Option(None, "--thread", help="Resume this conversation."),
     lang: Optional[str] = typer.Option(None, "--lang", help="Answer in it, id or en."),
+    as_json: bool = typer.Option(False, "--json", help="Print each turn's result as one JSON line (JSON Lines)."),
 ) -> None:
     """Chat with the advisor; the conversation is kept and can be resumed with --thread."""
     from agent.service import Advisor  # imported on use: keeps `gpu-advisor --help` fast
 
     advisor = Advisor()
-    interactive = sys.stdin.isatty()
+    interactive = sys.stdin.isatty() and not as_json
     unknown = None if _known_thread(advisor, thread) else thread
     if interactive:
         console.print("[bold]gpu-advisor[/bold] — describe your training job (it / id / en). 'exit' to leave.")
@@ -149,6 +152,16 @@ def chat_command(
                 continue
             if text.lower() in EXIT_WORDS:
                 break
+            if as_json:
+                try:
+                    result = advisor.respond(text, thread_id=thread, language=lang)
+                except ValueError as error:
+                    sys.stdout.write(json.dumps({"error": str(error)}, ensure_ascii=False) + "\n")
+                    continue
+                thread = result["thread_id"]
+                sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+                continue
             result = _chat_turn(advisor, text, thread, lang)
             if result is None:
                 continue
@@ -159,7 +172,7 @@ def chat_command(
             render_turn(result)
     finally:
         advisor.close()
-    if thread:
+    if thread and not as_json:
         console.print(f"[dim]resume with: gpu-advisor chat --thread {thread}[/dim]")
 
 
