@@ -101,8 +101,9 @@ class FileTurnLocks:
 
 
 class AdvisoryTurnLocks:
-    """Turn locks for the PostgreSQL store: a transaction-scoped advisory lock on the thread's 64-bit key, taken on
-    a connection of its own pool (so waiting turns never starve the checkpointer of connections)."""
+    """Turn locks for the PostgreSQL store: a session advisory lock on the thread's 64-bit key, held on a connection
+    of its own pool (waiting turns never starve the checkpointer of connections) outside any transaction (so schema
+    changes such as CREATE INDEX CONCURRENTLY never wait for a turn)."""
 
     def __init__(self, pool: Any) -> None:
         """Use connections from `pool` (a psycopg_pool.ConnectionPool in autocommit mode)."""
@@ -113,9 +114,23 @@ class AdvisoryTurnLocks:
     def hold(self, thread_id: str) -> Iterator[None]:
         """Run the body while no other thread, process or machine runs a turn of `thread_id`."""
         key = thread_key(thread_id)
-        with self._local.hold(key), self._pool.connection() as connection, connection.transaction():
-            connection.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+        with self._local.hold(key), self._pool.connection() as connection, advisory_lock(connection, key):
             yield
 
     def close(self) -> None:
         """Nothing to close: the pool belongs to the store."""
+
+
+@contextmanager
+def advisory_lock(connection: Any, key: int) -> Iterator[None]:
+    """Hold PostgreSQL's session advisory lock `key` on an autocommit connection; if it cannot be released cleanly
+    the connection is closed (the server then releases it, and the pool drops the connection)."""
+    connection.execute("SELECT pg_advisory_lock(%s)", (key,))
+    try:
+        yield
+    finally:
+        try:
+            connection.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        except BaseException:
+            connection.close()
+            raise

@@ -12,7 +12,7 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from agent.locks import AdvisoryTurnLocks, thread_key
+from agent.locks import AdvisoryTurnLocks, advisory_lock, thread_key
 
 SAVER_POOL_SIZE = 8
 LOCK_POOL_SIZE = 16
@@ -46,8 +46,7 @@ def open_pool(url: str, *, max_size: int, name: str) -> ConnectionPool:
 
 def run_setup_once(pool: ConnectionPool, setup: Any) -> None:
     """Run a schema setup while holding a database-wide advisory lock (servers starting together do not race)."""
-    with pool.connection() as connection, connection.transaction():
-        connection.execute("SELECT pg_advisory_xact_lock(%s)", (thread_key(SETUP_LOCK_NAME),))
+    with pool.connection() as connection, advisory_lock(connection, thread_key(SETUP_LOCK_NAME)):
         setup()
 
 

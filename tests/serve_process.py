@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import socket
@@ -11,7 +12,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import httpx2
 
@@ -86,35 +87,63 @@ def serve_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def chat(url: str, body: dict[str, Any], *, retries: int = 0) -> dict[str, Any]:
-    """POST /api/chat and return the JSON result; transport errors and 5xx are retried `retries` times."""
+@dataclass
+class LoadStats:
+    """What a load run saw."""
+
+    answered: int = 0
+    """Turns answered (200)."""
+    failovers: int = 0
+    """Requests retried on the next server after a connection error or a 5xx."""
+
+
+def chat(url: str | list[str], body: dict[str, Any], *, retries: int = 0, stats: LoadStats | None = None,
+         start: int = 0) -> dict[str, Any]:
+    """POST /api/chat and return the JSON result; with several URLs (servers behind a balancer) a connection error or
+    a 5xx is retried on the next one, up to `retries` times."""
+    urls = [url] if isinstance(url, str) else url
     for attempt in range(retries + 1):
+        target = urls[(start + attempt) % len(urls)]
         try:
-            response = httpx2.post(f"{url}/api/chat", json=body, timeout=120)
+            response = httpx2.post(f"{target}/api/chat", json=body, timeout=120)
             if response.status_code < 500 or attempt == retries:
                 response.raise_for_status()
+                if stats is not None:
+                    stats.answered += 1
                 return response.json()
         except httpx2.TransportError:
             if attempt == retries:
                 raise
-        time.sleep(0.3)
+        if stats is not None:
+            stats.failovers += 1
+        time.sleep(0.2)
     raise AssertionError("unreachable")
 
 
-def race_follow_ups(urls: list[str], threads: int, *, retries: int = 0) -> tuple[int, list[str]]:
+def race_follow_ups(urls: list[str], threads: int, *, retries: int = 0, stats: LoadStats | None = None,
+                    on_answer: Callable[[int], None] | None = None) -> tuple[int, list[str]]:
     """Start `threads` conversations, send FOLLOW_UPS to each all at once (spread over `urls`), then one more turn;
-    returns (turns answered, descriptions of threads whose job lost a change)."""
-    thread_ids = [chat(urls[i % len(urls)], {"message": FIRST_MESSAGE}, retries=retries)["thread_id"]
+    returns (turns answered, descriptions of threads whose job lost a change). `on_answer(n)` runs after the n-th
+    follow-up is answered."""
+    stats = stats if stats is not None else LoadStats()
+    thread_ids = [chat(urls, {"message": FIRST_MESSAGE}, retries=retries, stats=stats, start=i)["thread_id"]
                   for i in range(threads)]
-    jobs = [(thread, change, urls[(i + j) % len(urls)]) for i, thread in enumerate(thread_ids)
-            for j, change in enumerate(FOLLOW_UPS)]
+    jobs = [(thread, change, i + j) for i, thread in enumerate(thread_ids) for j, change in enumerate(FOLLOW_UPS)]
+    done = itertools.count(1)
+
+    def follow_up(job: tuple[str, dict[str, Any], int]) -> None:
+        """One racing follow-up."""
+        chat(urls, {"message": "", "thread_id": job[0], "changes": job[1]}, retries=retries, stats=stats,
+             start=job[2])
+        if on_answer is not None:
+            on_answer(next(done))
+
     with ThreadPoolExecutor(max_workers=len(FOLLOW_UPS) * 2) as pool:
-        list(pool.map(lambda job: chat(job[2], {"message": "", "thread_id": job[0], "changes": job[1]},
-                                       retries=retries), jobs))
+        list(pool.map(follow_up, jobs))
     lost = []
     for i, thread in enumerate(thread_ids):
-        spec = chat(urls[(i + 1) % len(urls)], {"message": "", "thread_id": thread,
-                                                "changes": {"gradient_checkpointing": True}}, retries=retries)["spec"]
+        spec = chat(urls, {"message": "", "thread_id": thread, "changes": {"gradient_checkpointing": True}},
+                    retries=retries, stats=stats, start=i + 1)["spec"]
         missing = [key for change in FOLLOW_UPS for key, value in change.items() if spec.get(key) != value]
         if missing or spec.get("method") != "lora":
             lost.append(f"{thread}: lost {missing}")
