@@ -126,8 +126,9 @@ def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
     if not arch.approximate and (arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads)):
         raise ValueError(f"tensor parallel degree {tp} does not divide {arch.heads} attention heads / "
                          f"{arch.kv_heads} key-value heads of {arch.name}")
-    if pp > arch.layers:
-        raise ValueError(f"pipeline parallel degree {pp} exceeds the {arch.layers} layers of {arch.name}")
+    if pp > 1 and pp > arch.layers:  # pp 1 is no pipeline: fine for any model, even a tiny generic one
+        raise ValueError(f"pipeline parallel degree {pp} exceeds the {max(1, int(arch.layers))} layer(s) of "
+                         f"{arch.name}")
     adapters = request.method in ("lora", "qlora")
     precision = request.precision or ("bf16" if adapters else "amp_bf16")
     return Setup(arch=arch, method=request.method, precision=precision, optimizer=request.optimizer,
