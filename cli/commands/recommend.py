@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich import box
@@ -52,7 +52,9 @@ def _offers_table(result: dict[str, Any]) -> Table | None:
 
 def render_turn(result: dict[str, Any]) -> None:
     """Print one turn for people: the verdict, the offers table right after it (recommendations), details, notes."""
-    from rich.markdown import Markdown  # imported on use: pygments costs ~0.3 s, --json never needs it
+    from rich.markdown import (
+        Markdown,  # imported on use: pygments costs ~0.3 s, --json never needs it
+    )
 
     answer = result["answer"]
     kind = (result.get("verdict") or {}).get("answer_kind")
@@ -86,13 +88,15 @@ def _new_thread_notice(thread: str, language: str) -> None:
 
 def recommend_command(
     text: str = typer.Argument(..., help="The request, e.g. 'QLoRA su Llama 3 70B, budget 300 euro'."),
-    thread: Optional[str] = typer.Option(None, "--thread", help="Continue this conversation."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="Answer in it, id or en."),
-    prefer: Optional[str] = typer.Option(None, "--prefer", help="cost or speed: which offer to recommend first."),
+    thread: str | None = typer.Option(None, "--thread", help="Continue this conversation."),
+    lang: str | None = typer.Option(None, "--lang", help="Answer in it, id or en."),
+    prefer: str | None = typer.Option(None, "--prefer", help="cost or speed: which offer to recommend first."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """One turn: parse the request, size it, rank real offers and answer with sources."""
-    from agent.service import Advisor  # imported on use: keeps `gpu-advisor --help` fast
+    from agent.service import (
+        Advisor,  # imported on use: keeps `gpu-advisor --help` fast
+    )
 
     advisor = Advisor()
     try:
@@ -127,12 +131,14 @@ def _chat_turn(advisor: Advisor, text: str, thread: str | None, lang: str | None
 
 
 def chat_command(
-    thread: Optional[str] = typer.Option(None, "--thread", help="Resume this conversation."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="Answer in it, id or en."),
+    thread: str | None = typer.Option(None, "--thread", help="Resume this conversation."),
+    lang: str | None = typer.Option(None, "--lang", help="Answer in it, id or en."),
     as_json: bool = typer.Option(False, "--json", help="Print each turn's result as one JSON line (JSON Lines)."),
 ) -> None:
     """Chat with the advisor; the conversation is kept and can be resumed with --thread."""
-    from agent.service import Advisor  # imported on use: keeps `gpu-advisor --help` fast
+    from agent.service import (
+        Advisor,  # imported on use: keeps `gpu-advisor --help` fast
+    )
 
     advisor = Advisor()
     interactive = sys.stdin.isatty() and not as_json
