@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import openai
 from pydantic import BaseModel, ConfigDict, Field
 
 import prompts
 from agent import llm
 from agent.claims import check_grounded, content_problems
 from agent.language import detect_language
+from agent.lazy_openai import openai  # imported on first use: not on the offline path
 from contract.errors import UserError
 from kb.entries import Citation, Language, article_titles
 from kb.retrieval import rank

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-import openai
+from agent.lazy_openai import openai  # imported on first use: not on the offline path
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_TIMEOUT_S = 4.0

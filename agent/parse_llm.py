@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import openai
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 import prompts
 from agent import llm
+from agent.lazy_openai import openai  # imported on first use: not on the offline path
 from agent.llm import llm_configured, model_name
 from agent.parse_evidence import Evidence
 from contract.jobspec import JobSpec

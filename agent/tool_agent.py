@@ -17,11 +17,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Callable
 
-import openai
-
 import prompts
 from agent import llm
 from agent.claims import check_grounded, extract
+from agent.lazy_openai import openai  # imported on first use: not on the offline path
 from agent.phrasing import LANGUAGE_NAMES, note
 from agent.toolbox import ToolContext, ToolInputError, call_tool, openai_tools
 
