@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.table import Table
 
-from agent.toolbox import ToolContext, call_tool
 from cli.output import UserError, console, key_value_table, print_json
 from contract.jobspec import JobSpec
-from tools.ranking import RankingResult, rank_offers
-from tools.spot_risk import SpotRiskRequest
+
+if TYPE_CHECKING:  # the ranking, the tool registry (FAQ index, numpy) load when a command runs, not for --help
+    from tools.ranking import RankingResult
 
 
 RANK_LIMIT = 50
@@ -89,6 +89,9 @@ def rank_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Rank catalog offers for a job by expected total cost."""
+    from agent.toolbox import ToolContext, call_tool
+    from tools.ranking import rank_offers
+
     data: dict[str, Any] = _read_spec(spec_source) if spec_source else {"language": "en"}
     flags = {"model": model, "params_b": params_b, "method": method, "seq_len": seq_len,
              "micro_batch_size": micro_batch_size, "gradient_checkpointing": gradient_checkpointing,
@@ -126,6 +129,9 @@ def spot_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Spot or on-demand for one job: checkpoint interval, expected time and cost, deadline odds."""
+    from agent.toolbox import call_tool
+    from tools.spot_risk import SpotRiskRequest
+
     result = call_tool("spot_risk", SpotRiskRequest(
         job_hours=job_hours, spot_price_per_hour=spot_price, on_demand_price_per_hour=on_demand_price,
         preemption_rate_per_hour=preemption_rate, provider=provider, checkpoint_write_s=checkpoint_s,
