@@ -53,6 +53,9 @@ def register(app: typer.Typer) -> None:
         from web.listen import check_listen_address, uvicorn_proxy_options
 
         check_listen_address(settings.host, settings.port)  # a bad --host or a busy port: one line, exit 2
+        from web.preflight import check_thread_storage
+
+        check_thread_storage(settings)  # a read-only data folder: one line, exit 2
         proxy_options = uvicorn_proxy_options()  # X-Forwarded-For only from $GPU_ADVISOR_TRUSTED_PROXIES
         urls = _urls(settings.host, settings.port)
         if json_output:
