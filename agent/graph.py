@@ -281,6 +281,7 @@ def write_node(state: AgentState) -> dict[str, Any]:
         full["feasibility"] = reconciled(state["feasibility"], offers)
         kind, draft = "yes_no", writing_questions.yes_no(full)
         answer_word = "yes" if full["feasibility"]["fits"] else "no"
+        top = writing_questions.rental_for(full["feasibility"], offers)[0]  # the rental the answer names
     elif request == "spot_delta" and state.get("last_top"):
         kind, draft, answer_word = "delta", writing_questions.spot_delta(full), None
     elif request == "compare_count" and state.get("comparison"):

@@ -67,8 +67,8 @@ def test_enough_basta_cukup_get_the_estimators_yes_or_no(advisor, message, expec
     fits = estimate.per_gpu_gib <= (1 - DEFAULT_MEMORY_MARGIN) * estimate.fit.vram_gib
     assert result["answer"].replace("**", "").split(" ")[0] == expected
     assert (expected in ("Yes", "Ya", "Sì")) == fits
-    if fits:  # a yes names the rental of that very card
-        assert f"1× {spec.gpu}" in result["answer"]
+    if fits:  # a yes names the rental of that very card, and the structured verdict is that rental
+        assert f"1× {spec.gpu}" in result["answer"] and result["verdict"]["gpu"] == spec.gpu
 
 
 def test_a_follow_up_to_a_yes_no_question_is_answered_yes_or_no_again(advisor):
