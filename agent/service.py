@@ -20,9 +20,10 @@ from agent import gc_tuning
 from agent.detached import Detached
 from agent.graph import build_graph
 from agent.language import normalise_language
-from agent.threads import configured_retention_days, database_url_from, open_thread_store, prune_threads
+from agent.threads import (configured_retention_days, database_url_from, default_threads_path, open_thread_store,
+                           prune_threads)
 from contract.jobspec import JobSpec
-from tools.catalog import CatalogError, default_db_path, ensure_db, resolve_db_path
+from tools.catalog import CatalogError, ensure_db, resolve_db_path
 
 log = logging.getLogger("gpu_advisor.service")
 
@@ -45,7 +46,7 @@ def new_thread_id() -> str:
 
 def default_checkpoint_path() -> Path:
     """Thread checkpoints live next to the catalog database (GPU_ADVISOR_HOME or the user data dir)."""
-    return default_db_path().parent / "threads.sqlite"
+    return default_threads_path()
 
 
 def _citation(item: dict[str, Any]) -> dict[str, Any]:

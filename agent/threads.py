@@ -85,6 +85,12 @@ class ThreadStore(Protocol):
     def size_bytes(self) -> int | None:
         """Bytes the threads take on disk, when known."""
 
+    def counts(self) -> tuple[int, int]:
+        """(threads, checkpoints) stored."""
+
+    def compact(self) -> None:
+        """Give the space of deleted threads back (SQLite VACUUM; PostgreSQL's autovacuum does it there)."""
+
     def close(self) -> None:
         """Release connections and files."""
 
@@ -116,6 +122,12 @@ class SqliteThreadStore:
         """Delete the thread's checkpoints."""
         self.saver.delete_thread(thread_id)
 
+    def counts(self) -> tuple[int, int]:
+        """(threads, checkpoints) stored."""
+        with self.saver.lock:  # type: ignore[attr-defined]
+            row = self._connection.execute("SELECT count(DISTINCT thread_id), count(*) FROM checkpoints").fetchone()
+        return int(row[0]), int(row[1])
+
     def compact(self) -> None:
         """Give the space of deleted threads back to the file system."""
         with self.saver.lock:  # type: ignore[attr-defined]
@@ -130,6 +142,29 @@ class SqliteThreadStore:
         """Close the database and the lock file (closing twice is harmless)."""
         self._connection.close()
         self._locks.close()
+
+
+def default_threads_path() -> Path:
+    """Thread checkpoints live next to the catalog database (GPU_ADVISOR_HOME or the user data dir)."""
+    from tools.catalog import default_db_path
+
+    return default_db_path().parent / "threads.sqlite"
+
+
+def check_threads_file(path: Path) -> None:
+    """ValueError unless `path` is a threads database (or an empty SQLite file): never write into another file."""
+    if not path.is_file():
+        raise ValueError(f"no threads database at {path}")
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError:
+        raise ValueError(f"{path} is not a threads database (not SQLite)") from None
+    if tables and "checkpoints" not in tables:
+        raise ValueError(f"{path} is not a threads database (no checkpoints table)")
 
 
 def database_url_from(explicit: str | None = None) -> str | None:

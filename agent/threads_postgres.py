@@ -81,6 +81,16 @@ class PostgresThreadStore:
         """Delete the thread's checkpoints, blobs and writes."""
         self.saver.delete_thread(thread_id)
 
+    def counts(self) -> tuple[int, int]:
+        """(threads, checkpoints) stored."""
+        with self._pool.connection() as connection:
+            row = connection.execute("SELECT count(DISTINCT thread_id) AS threads, count(*) AS checkpoints "
+                                     "FROM checkpoints").fetchone()
+        return int(row["threads"]), int(row["checkpoints"])
+
+    def compact(self) -> None:
+        """Nothing to do: PostgreSQL's autovacuum reuses the space of deleted rows."""
+
     def size_bytes(self) -> int | None:
         """Bytes of the checkpoint tables with their indexes and TOAST."""
         with self._pool.connection() as connection:
