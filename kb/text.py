@@ -10,13 +10,29 @@ from functools import cache
 from importlib import resources
 
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_ITALIAN
 
 from kb.entries import LANGUAGES, Language, aliases, entries
 
 STEMMER_NAMES: dict[str, str] = {"it": "italian", "id": "indonesian", "en": "english"}
-BASE_STOPWORDS: dict[str, tuple[str, ...]] = {"it": tuple(STOPWORDS_ITALIAN), "id": (), "en": tuple(STOPWORDS_EN)}
-"""bm25s ships Italian and English lists; the Indonesian list is entirely ours (kb/data/stopwords.id.txt)."""
+
+
+@cache
+def base_stopwords() -> dict[str, tuple[str, ...]]:
+    """bm25s ships Italian and English lists; the Indonesian list is entirely ours (kb/data/stopwords.id.txt).
+    Read from bm25s/stopwords.py alone: importing the bm25s package pulls in numpy (~0.3 s per command)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    module = sys.modules.get("bm25s.stopwords")
+    if module is None:
+        locations = importlib.util.find_spec("bm25s").submodule_search_locations  # type: ignore[union-attr]
+        spec = importlib.util.spec_from_file_location("_bm25s_stopwords", Path(next(iter(locations))) / "stopwords.py")
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return {"it": tuple(module.STOPWORDS_ITALIAN), "id": (), "en": tuple(module.STOPWORDS_EN)}
+
+
 MAX_QUERY_CHARS = 2000
 """Longer input is cut here before tokenizing, so a pasted essay cannot slow retrieval down."""
 FRAGMENTS = frozenset({"fine", "pre", "multi", "on", "all", "per", "mid", "non", "inter", "intra", "re"})
@@ -74,7 +90,7 @@ def stopwords(language: Language) -> frozenset[str]:
     """Stop-words of one language: bm25s's list (it, en) plus our colloquial additions (all of it for id)."""
     extra = resources.files(__package__).joinpath("data", f"stopwords.{language}.txt").read_text(encoding="utf-8")
     listed = [line.split("#", 1)[0].strip() for line in extra.splitlines()]
-    return frozenset(fold(w).strip() for w in (*BASE_STOPWORDS[language], *listed) if w.strip())
+    return frozenset(fold(w).strip() for w in (*base_stopwords()[language], *listed) if w.strip())
 
 
 @cache
