@@ -26,13 +26,19 @@ from langgraph.graph import END, START, StateGraph
 import prompts
 from agent import writing, writing_job, writing_questions
 from agent.faq_answer import answer_question
-from agent.graph_questions import FIT_CHECK_GPU, comparison, feasibility, ranked, reconciled
+from agent.graph_questions import (
+    FIT_CHECK_GPU,
+    comparison,
+    feasibility,
+    ranked,
+    reconciled,
+)
 from agent.intent import JOB_DEFINING, classify_intent, preference_of, turn_request
 from agent.language import detect_language
 from agent.parsing import merge_spec, parse_message
 from agent.phrasing import phrase_answer
-from agent.tool_agent import tools_node, with_tools
 from agent.state import AgentState
+from agent.tool_agent import tools_node, with_tools
 from agent.writing_verdict import rental_summary, verdict
 from contract.jobspec import JobSpec
 from kb.entries import entry
@@ -105,8 +111,8 @@ def intent_node(state: AgentState) -> dict[str, Any]:
     if intent == "job_request" and state.get("awaiting_fields"):
         intent = "follow_up"  # the answer to our ask-back completes the pending job
     request = turn_request(text, mentioned, has_current_job=has_job, last_kind=state.get("last_kind"))
-    if intent == "injection":
-        request = "plain"
+    if intent == "injection" or (request == "spot_delta" and (state.get("parsed") or {}).get("interruptible_ok") is False):
+        request = "plain"  # "no spot" is a change to re-rank, not a question about what spot would save
     elif request == "off_topic":
         intent = "out_of_scope"
     elif request in ("prefer_speed", "prefer_cost", "compare_count", "spot_delta") and has_job:

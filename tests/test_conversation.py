@@ -143,6 +143,14 @@ def test_spot_question_answers_the_delta_only(advisor, job, question):
     assert money(top["est_cost"], "USD", delta["language"]) in delta["answer"]
 
 
+@pytest.mark.parametrize("no_spot", ["no spot please", "niente spot", "tanpa spot"])
+def test_refusing_spot_is_a_change_not_a_spot_question(advisor, no_spot):
+    first = advisor.respond("LoRA on Mistral 7B, 50M tokens, spot is fine")
+    result = advisor.respond(no_spot, thread_id=first["thread_id"])
+    assert result["changed"] == ["interruptible_ok"] and result["spec"]["interruptible_ok"] is False
+    assert result["verdict"]["answer_kind"] == "recommendation" and not any(o["spot"] for o in result["offers"])
+
+
 @pytest.mark.parametrize(("job", "question"), [
     ("QLoRA on Llama 3 70B, 100M tokens", "would 4 GPUs be better?"),
     ("QLoRA su Llama 3 70B, 100M token", "meglio 4 GPU?"),
