@@ -20,6 +20,9 @@ KEY_COLUMNS = ("provider", "instance_type", "price_outlier", "on_demand_is_marke
 catalog index on these columns plus price_key, spot_key lets GROUP BY ... MIN() walk it without sorting)."""
 MAX_REGIONS = 64
 """Regions listed per candidate at most (the count of rows it stands for stays exact)."""
+IN_MEMORY_ROWS = 20_000
+"""Up to this many matching rows, prices and regions are read in one query and grouped here (fewer round trips);
+above it, each key is answered by index seeks."""
 _BOOL_FIELDS = [name for name, info in Offer.model_fields.items() if info.annotation is bool]
 
 
@@ -82,24 +85,99 @@ def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tu
     with connect(db_path) as conn:
         groups = conn.execute(f"SELECT MIN(price_key), MIN(spot_key), COUNT(*), {key} FROM offers{_where(where)} "
                               f"GROUP BY {key}", params).fetchall()
+        rows: _Rows = _InMemory(conn, where, params) if sum(g[2] for g in groups) <= IN_MEMORY_ROWS \
+            else _Indexed(conn, where, params)
         for min_price, min_spot, total, *group in groups:
-            od_row = _first(conn, where, params, group, "price_key", min_price, "spot_key")
+            od_row = rows.first(group, "price_key", min_price)
             pairs = [od_row] if min_price < MISSING or min_spot >= MISSING else []
             if min_spot < MISSING and od_row[2] != min_spot:
-                pairs.append(_first(conn, where, params, group, "+spot_key", min_spot, "price_key"))
+                pairs.append(rows.first(group, "spot_key", min_spot))
             elif min_spot < MISSING and not pairs:
                 pairs.append(od_row)
-            found = [_same_prices(conn, where, params, row) for row in pairs]
+            found = [rows.same_prices(group, row) for row in pairs]
             counts = [total - sum(n for _, n, _ in found[1:]), *(n for _, n, _ in found[1:])]
-            in_region = {}
-            for regions_seen, _, zones in found:
+            in_region: dict[str | None, int] = {}
+            for _, _, zones in found:
                 for region, n in zones.items():
                     in_region[region] = in_region.get(region, 0) + n
             for row, (regions_seen, _, _), count in zip(pairs, found, counts, strict=True):
                 offer = _offer(row[3:])
-                others = _region_rows(conn, where, params, offer) - in_region.get(offer.region, 0)
+                others = rows.in_region(group, offer) - in_region.get(offer.region, 0)
                 result.append((offer, count, regions_seen, max(0, others)))
     return result
+
+
+class _Rows:
+    """Per-key row lookups a candidate needs (full rows are (id, price_key, spot_key, OFFER_FIELDS...))."""
+
+    def first(self, group: list[Any], column: str, value: float) -> tuple[Any, ...]:
+        """The key's row with `column` = value, cheapest by the other price, then catalog order."""
+        raise NotImplementedError
+
+    def same_prices(self, group: list[Any], row: tuple[Any, ...]) -> tuple[tuple[str, ...], int, dict[Any, int]]:
+        """Regions (at most MAX_REGIONS), row count and rows per region of the key at the row's exact prices."""
+        raise NotImplementedError
+
+    def in_region(self, group: list[Any], offer: Offer) -> int:
+        """Rows of the key in the offer's region, at any price."""
+        raise NotImplementedError
+
+
+class _Indexed(_Rows):
+    """Lookups as index seeks: a catalog of any size."""
+
+    def __init__(self, conn: Any, where: list[str], params: list[Any]) -> None:
+        """Over `conn`, within the wish filters."""
+        self.conn, self.where, self.params = conn, where, params
+
+    def first(self, group: list[Any], column: str, value: float) -> tuple[Any, ...]:
+        """See _Rows ('+spot_key' keeps SQLite on the key's index: the spot_key index would walk every row at that
+        price)."""
+        then, column = ("spot_key", column) if column == "price_key" else ("price_key", "+spot_key")
+        return _first(self.conn, self.where, self.params, group, column, value, then)
+
+    def same_prices(self, group: list[Any], row: tuple[Any, ...]) -> tuple[tuple[str, ...], int, dict[Any, int]]:
+        """See _Rows."""
+        return _same_prices(self.conn, self.where, self.params, row)
+
+    def in_region(self, group: list[Any], offer: Offer) -> int:
+        """See _Rows."""
+        return _region_rows(self.conn, self.where, self.params, offer)
+
+
+class _InMemory(_Rows):
+    """Lookups over the matching rows' prices and regions read in one query: a small catalog (the snapshot)."""
+
+    def __init__(self, conn: Any, where: list[str], params: list[Any]) -> None:
+        """Read (id, price_key, spot_key, region) per key, in catalog order."""
+        self.conn = conn
+        self.by_key: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        sql = f"SELECT id, price_key, spot_key, region, {', '.join(KEY_COLUMNS)} FROM offers{_where(where)} ORDER BY id"
+        for row_id, price, spot, region, *group in conn.execute(sql, params):
+            self.by_key.setdefault(tuple(group), []).append((row_id, price, spot, region))
+
+    def first(self, group: list[Any], column: str, value: float) -> tuple[Any, ...]:
+        """See _Rows."""
+        rows = self.by_key[tuple(group)]
+        if column == "price_key":
+            best = min((r for r in rows if r[1] == value), key=lambda r: (r[2], r[0]))
+        else:
+            best = min((r for r in rows if r[2] == value), key=lambda r: (r[1], r[0]))
+        return self.conn.execute(f"SELECT id, price_key, spot_key, {', '.join(OFFER_FIELDS)} FROM offers "
+                                 "WHERE id = ?", (best[0],)).fetchone()
+
+    def same_prices(self, group: list[Any], row: tuple[Any, ...]) -> tuple[tuple[str, ...], int, dict[Any, int]]:
+        """See _Rows."""
+        per_region: dict[Any, int] = {}
+        for _, price, spot, region in self.by_key[tuple(group)]:
+            if price == row[1] and spot == row[2]:
+                per_region[region] = per_region.get(region, 0) + 1
+        return tuple(r for r in per_region if r)[:MAX_REGIONS], sum(per_region.values()), per_region
+
+    def in_region(self, group: list[Any], offer: Offer) -> int:
+        """See _Rows (regions compared case-insensitively, as the index path does)."""
+        wanted = offer.region.lower() if offer.region else None
+        return sum(1 for *_, region in self.by_key[tuple(group)] if (region.lower() if region else None) == wanted)
 
 
 def _first(conn: Any, where: list[str], params: list[Any], group: list[Any], column: str, value: float,
