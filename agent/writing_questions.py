@@ -98,7 +98,7 @@ def spot_delta(state: dict[str, Any]) -> str:
     params = (spot_reason or {}).get("params") or {}
     if top["spot"]:
         on_demand = top.get("on_demand_price_per_hour")
-        text = t["spot_delta_yes"].format(
+        text = t["spot_delta_yes" if on_demand else "spot_delta_yes_spot_only"].format(
             savings=money(params.get("savings_usd") or top.get("spot_savings_usd") or 0.0, "USD", language),
             gpus=top["total_gpus"], gpu=top["gpu"], provider=top["provider"],
             spot_price=money(top["price_per_hour"], "USD", language),
