@@ -297,3 +297,18 @@ def test_flags_from_the_ranking_and_estimator_are_said_when_present(language):
     assert writing_notes.headline_reason({}, language) is None and writing_notes.binding_limit({}, language) is None
     assert writing_notes.overheads({"overhead_hours": {"instance_start": 0.1, "downloads": 0.0}}, language) \
         .count("6") == 1
+
+
+def test_answer_templates_say_the_same_things_in_the_three_languages():
+    import string
+
+    from agent.writing import templates
+
+    def fields(value):
+        if isinstance(value, dict):
+            return {key: fields(item) for key, item in value.items()}
+        return {name for _, name, _, _ in string.Formatter().parse(value) if name} if isinstance(value, str) else None
+
+    english = fields(templates("en"))
+    for language in ("it", "id"):
+        assert fields(templates(language)) == english, language
