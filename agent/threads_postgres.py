@@ -21,6 +21,30 @@ CONNECT_TIMEOUT_S = 10.0
 SETUP_LOCK_NAME = "gpu-advisor:setup"
 
 
+def redacted(url: str) -> str:
+    """The URL without its password (for messages and logs)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        info = conninfo_to_dict(url)
+    except Exception:  # noqa: BLE001 - an unreadable URL is described, never echoed
+        return "the configured PostgreSQL URL"
+    return f"postgresql://{info.get('user', '')}@{info.get('host', 'localhost')}:{info.get('port', 5432)}/" \
+           f"{info.get('dbname', '')}"
+
+
+def check_connection(url: str) -> None:
+    """ValueError (one line, password left out) unless the PostgreSQL server at `url` answers a query."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url, connect_timeout=int(CONNECT_TIMEOUT_S)) as connection:
+            connection.execute("SELECT 1")
+    except psycopg.Error as error:
+        reason = " ".join(str(error).split()).replace(url, "<url>")[:300]
+        raise ValueError(f"cannot use the PostgreSQL database {redacted(url)}: {reason}") from None
+
+
 class TrimmedPostgresSaver(PostgresSaver):
     """PostgresSaver keeping one small checkpoint per turn (see agent.threads.CarryOverOnly)."""
 

@@ -128,3 +128,18 @@ def test_serve_rejects_a_malformed_slack_token_in_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "SLACK_BOT_TOKEN" in done.stderr
     assert "not-a-token" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_with_an_unreachable_postgresql_says_so_in_one_line_without_the_password(tmp_path):
+    script = Path(sys.executable).parent / "gpu-advisor"
+    url = f"postgresql://advisor:s3cret-pw@127.0.0.1:{_free_port()}/advisor"
+    env = dict(os.environ, GPU_ADVISOR_HOME=str(tmp_path), GPU_ADVISOR_DATABASE_URL=url)
+    done = subprocess.run([str(script), "serve", "--port", str(_free_port())], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "PostgreSQL" in done.stderr and "127.0.0.1" in done.stderr
+    assert "s3cret-pw" not in done.stderr and "Traceback" not in done.stderr
+    env["GPU_ADVISOR_DATABASE_URL"] = "mysql://advisor@127.0.0.1/advisor"
+    done = subprocess.run([str(script), "serve", "--port", str(_free_port())], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "postgresql://" in done.stderr and "Traceback" not in done.stderr

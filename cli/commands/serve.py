@@ -37,7 +37,9 @@ def register(app: typer.Typer) -> None:
         port: Optional[int] = typer.Option(None, "--port", envvar="GPU_ADVISOR_PORT",
                                            help="TCP port (default 8000)."),
         workers: Optional[int] = typer.Option(None, "--workers", envvar="GPU_ADVISOR_WORKERS",
-                                              help="Worker processes (default 1; each has its own rate limiter)."),
+                                              help="Worker processes (default 1). They share threads and turn "
+                                                   "locks; with GPU_ADVISOR_DATABASE_URL also the rate limit, "
+                                                   "across machines."),
         allowed_origins: Optional[str] = typer.Option(None, "--allowed-origins", envvar="GPU_ADVISOR_ALLOWED_ORIGINS",
                                                       help="Comma-separated origins of the sites that embed the "
                                                            "widget, e.g. https://docs.example.com."),
@@ -56,10 +58,15 @@ def register(app: typer.Typer) -> None:
         from web.preflight import check_thread_storage
 
         check_thread_storage(settings)  # a read-only data folder: one line, exit 2
+        if settings.database_url:  # an unreachable PostgreSQL: one line, exit 2 (password never shown)
+            from agent.threads_postgres import check_connection
+
+            check_connection(settings.database_url)
         proxy_options = uvicorn_proxy_options()  # X-Forwarded-For only from $GPU_ADVISOR_TRUSTED_PROXIES
         urls = _urls(settings.host, settings.port)
         if json_output:
-            print_json({"urls": urls, "workers": settings.workers, "allowed_origins": settings.allowed_origins})
+            print_json({"urls": urls, "workers": settings.workers, "allowed_origins": settings.allowed_origins,
+                        "threads": "postgresql" if settings.database_url else "sqlite"})
         else:
             console.print(f"gpu-advisor API on {urls['api']}  ·  docs {urls['docs']}")
             console.print(f"Widget demo page: [bold]{urls['demo']}[/bold]")
