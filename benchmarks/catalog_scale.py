@@ -1,0 +1,134 @@
+"""Chat turns on catalogs of 5k to 1M offers (issue 14): warm turn p50/p95, the first (cold) turn and peak RSS per
+size, with the p95 ratio to the smallest catalog measured in the same run.
+
+Each catalog is synthesised in a temp folder from the shipped snapshot: every snapshot row copied with a new
+region and zone (`<region>-r<copy>`) and its prices scaled by a seeded random factor (0.7-1.3), so the catalog holds
+the same instance shapes at every size and only the offers multiply. Each size runs in a fresh process (peak RSS is
+that process's ru_maxrss): one Advisor on the catalog, the first turn timed cold, then warm turns alternating a new
+job (it/id/en) and a follow-up in its thread, as benchmarks/turn_overhead.py.
+
+Run: .venv/bin/python benchmarks/catalog_scale.py [--sizes 5000,50000,500000,1000000] [--turns 60]
+Targets: p95 at the largest size within 1.5x of the smallest; peak RSS <= 300 MB at every size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+NEW_JOBS = [
+    "QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?",
+    "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah",
+    "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot",
+    "fine-tuning completo di Llama 3.2 1B su 50k esempi, una sola GPU",
+    "QLoRA Qwen2.5 14B dengan 20 ribu contoh, boleh spot",
+    "pretrain GPT-2 small from scratch on 10B tokens, budget $200",
+]
+FOLLOW_UPS = ["e con 4 GPU?", "kalau pakai QLoRA?", "cheaper?", "e se uso le spot?", "yang lebih cepat?",
+              "and with 8 GPUs?"]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    """The value below which `share` of the sorted values fall."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * (len(ordered) - 1) + 0.5))]
+
+
+def synthesise(rows: int, path: Path, seed: int = 14) -> Path:
+    """A catalog of `rows` offers: snapshot rows copied with new regions/zones and seeded price factors."""
+    from tools.catalog import build_db, offer_row, read_snapshot
+
+    _, offers = read_snapshot()
+    base = [offer_row(o) for o in offers]
+    rng = random.Random(seed)
+
+    def generate() -> Any:
+        for index in range(rows):
+            copy, row = divmod(index, len(base))
+            item = dict(base[row])
+            if copy:
+                factor = rng.uniform(0.7, 1.3)
+                for key in ("price_per_hour", "spot_price_per_hour", "price_key", "spot_key", "ppg_key", "sppg_key"):
+                    if item[key] is not None and item[key] < 1e17:
+                        item[key] = round(item[key] * factor, 6)
+                for key in ("region", "zone"):
+                    if item[key]:
+                        item[key] = f"{item[key]}-r{copy}"
+                        item[f"{key}_lc"] = item[key].lower()
+            yield item
+
+    return build_db(path, generate(), {"source": f"synthetic {rows} offers", "snapshot_date": "synthetic",
+                                       "built_from": "synthetic"}, trusted_rows=True)
+
+
+def child(db: Path, turns: int) -> None:
+    """Run the turns on one catalog and print one JSON line (in a fresh process, for its peak RSS)."""
+    from agent.service import Advisor
+
+    home = Path(tempfile.mkdtemp(prefix="gpu-advisor-scale-"))
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=db)
+    start = time.perf_counter()
+    first = advisor.respond(NEW_JOBS[0])
+    cold = (time.perf_counter() - start) * 1000
+    for text in NEW_JOBS[1:]:
+        advisor.respond(text)
+    times = []
+    for index in range(turns // 2):
+        start = time.perf_counter()
+        thread = advisor.respond(NEW_JOBS[index % len(NEW_JOBS)])["thread_id"]
+        times.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        advisor.respond(FOLLOW_UPS[index % len(FOLLOW_UPS)], thread_id=thread)
+        times.append((time.perf_counter() - start) * 1000)
+    advisor.close()
+    headline = (first.get("offers") or [{}])[0]
+    print(json.dumps({"cold_ms": cold, "p50": statistics.median(times), "p95": _percentile(times, 0.95),
+                      "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "headline": [headline.get("provider"), headline.get("instance_type")]}))
+
+
+def main() -> None:
+    """Build each catalog, measure it in a fresh process, print the table, the ratios and the command."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="5000,50000,500000,1000000", help="comma-separated offer counts")
+    parser.add_argument("--turns", type=int, default=60, help="warm turns per size (half new jobs, half follow-ups)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(Path(args.child), args.turns)
+        return
+    sizes = [int(n) for n in args.sizes.split(",")]
+    results = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for size in sizes:
+            start = time.perf_counter()
+            db = synthesise(size, Path(folder) / f"catalog-{size}.sqlite")
+            built = time.perf_counter() - start
+            out = subprocess.run([sys.executable, __file__, "--child", str(db), "--turns", str(args.turns)],
+                                 capture_output=True, text=True, check=True)
+            results[size] = json.loads(out.stdout.strip().splitlines()[-1])
+            results[size]["build_s"] = built
+            db.unlink()
+            row = results[size]
+            print(f"{size:>9,} offers (built in {built:5.1f} s): first turn {row['cold_ms']:7.0f} ms, warm p50 "
+                  f"{row['p50']:6.1f} ms, p95 {row['p95']:6.1f} ms, peak RSS {row['rss_mb']:5.0f} MB, headline "
+                  f"{' '.join(str(x) for x in row['headline'])}", flush=True)
+    smallest, largest = results[sizes[0]], results[sizes[-1]]
+    print(f"p95 {sizes[-1]:,} / {sizes[0]:,}: {largest['p95'] / smallest['p95']:.2f}x (target <= 1.5x); "
+          f"largest peak RSS {max(r['rss_mb'] for r in results.values()):.0f} MB (target <= 300 MB)")
+    print(f"reproduce: .venv/bin/python benchmarks/catalog_scale.py --sizes {args.sizes} --turns {args.turns}")
+
+
+if __name__ == "__main__":
+    main()
