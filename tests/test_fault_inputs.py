@@ -73,3 +73,12 @@ def test_spot_cli_with_a_tiny_billing_interval_is_not_an_internal_error(capsys) 
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "internal error" not in err and "OverflowError" not in err
+
+
+def test_a_subnormal_link_bandwidth_is_refused_not_divided_by(client: httpx2.Client) -> None:
+    job = {"language": "en", "method": "full_finetune", "model": "llama-3-8b", "dataset_examples": 1000}
+    candidate = {"gpu": "H100", "gpu_count": 64, "gpus_per_node": 1, "interconnect": "unknown",  # schemathesis' find
+                 "nvlink_gbs": 5e-324, "inter_node_gbps": 5e-324}
+    response = client.post("/api/tools/topology", json={"job": job, "candidate": candidate})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "invalid_input"

@@ -55,8 +55,8 @@ class Candidate(BaseModel):
     gpu_count: int = Field(ge=1, le=100_000, description="GPUs in total.")
     gpus_per_node: int | None = Field(default=None, ge=1, le=1024, description="GPUs per node; all in one if omitted.")
     interconnect: Interconnect = "unknown"
-    nvlink_gbs: float | None = Field(default=None, gt=0, description="Per-GPU unidirectional NVLink GB/s override.")
-    inter_node_gbps: float | None = Field(default=None, gt=0, description="Inter-node bandwidth per node, Gbit/s.")
+    nvlink_gbs: float | None = Field(default=None, ge=0.001, description="Per-GPU unidirectional NVLink GB/s override.")
+    inter_node_gbps: float | None = Field(default=None, ge=0.001, description="Inter-node bandwidth per node, Gbit/s.")
     inter_node_fabric: str | None = None
     vram_gib: float | None = Field(default=None, gt=0, description="Memory per GPU override (e.g. from the offer).")
 
