@@ -279,3 +279,28 @@ def test_read_only_folder_with_a_good_catalog_works(tmp_path: Path) -> None:
                                 "2", "--json"], env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["count"] == 2
+
+
+def test_kill_9_during_a_build_keeps_the_old_catalog_and_leftovers_are_cleaned(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    path = user_catalog(tmp_path / "sky", tmp_path / "c.sqlite")
+    before = path.read_bytes()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen([*CLI, "catalog", "build", "--db", str(path)], env=env, cwd=REPO,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".catalog-*.sqlite.tmp")) and time.monotonic() < deadline:
+        time.sleep(0.01)  # the build has begun writing its temp file
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    assert path.read_bytes() == before and inspect_catalog(path).state == "ok"
+    leftovers = list(tmp_path.glob(".catalog-*.sqlite.tmp"))
+    assert leftovers, "the build was not caught in the middle"
+    for leftover in leftovers:
+        os.utime(leftover, (time.time() - 7200, time.time() - 7200))  # as if killed two hours ago
+    build_from_snapshot(path)
+    assert not list(tmp_path.glob(".catalog-*.sqlite.tmp"))
+    assert inspect_catalog(path).state == "ok"

@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import tempfile
+import time
 import typing
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
@@ -126,6 +127,7 @@ def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta
         raise CatalogError(f"folder {db_path.parent} does not exist (not creating it for an explicit catalog "
                            f"path); create it first or choose another path")
     check_replaceable(db_path)
+    _remove_stale_temp_files(db_path.parent)
     fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".sqlite.tmp", dir=db_path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
@@ -175,6 +177,21 @@ def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta
         tmp.unlink(missing_ok=True)
         raise
     return db_path
+
+
+STALE_TEMP_S = 3600
+"""A temp catalog file this old was left by a build that was killed (a build takes seconds)."""
+
+
+def _remove_stale_temp_files(folder: Path) -> None:
+    """Delete ``.catalog-*.sqlite.tmp`` files left in `folder` by builds killed over an hour ago."""
+    cutoff = time.time() - STALE_TEMP_S
+    for leftover in folder.glob(".catalog-*.sqlite.tmp"):
+        try:
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------------------------------------- reading
