@@ -79,6 +79,20 @@ def _nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
 
 def _vram_floor(workload: Workload, max_gpus: int, margin: float) -> float:
     """Smallest memory per GPU any layout on up to `max_gpus` GPUs could get by with (prefilter for the query)."""
+    key = (workload.request.model_dump_json(), max_gpus, margin)
+    if key not in _FLOORS:
+        if len(_FLOORS) >= 1024:
+            _FLOORS.clear()
+        _FLOORS[key] = _floor_for(workload, max_gpus, margin)
+    return _FLOORS[key]
+
+
+_FLOORS: dict[tuple[str, int, float], float] = {}
+"""_vram_floor per (estimator request, GPUs, margin): a pure function of them, reused across turns."""
+
+
+def _floor_for(workload: Workload, max_gpus: int, margin: float) -> float:
+    """_vram_floor, uncached."""
     from tools.estimator import estimate
 
     floors = []
@@ -349,5 +363,6 @@ def _meta(path: str, mtime: float) -> dict[str, Any]:
 def clear_cache() -> None:
     """Forget cached catalog queries (tests and long-running processes after a catalog rebuild)."""
     clear_shape_caches()
+    _FLOORS.clear()
     for cached in (_spot_cached, _overheads, _run_cost, _meta):
         cached.cache_clear()

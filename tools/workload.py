@@ -66,9 +66,26 @@ class Workload:
         return self.token_flops_no_recompute
 
 
+_WORKLOADS: dict[str, Workload] = {}
+"""Workloads by JobSpec JSON: a pure function of the spec, reused across turns (with their memory_cache)."""
+_WORKLOADS_MAX = 256
+
+
 def build_workload(spec: JobSpec) -> Workload:
     """Resolve a JobSpec once: architecture, trainable parameters and FLOPs per token (with and without recompute
-    when the user left gradient checkpointing open)."""
+    when the user left gradient checkpointing open); the same spec again reuses the first result."""
+    key = spec.model_dump_json()
+    workload = _WORKLOADS.get(key)
+    if workload is None:
+        workload = _resolve(spec)
+        if len(_WORKLOADS) >= _WORKLOADS_MAX:
+            _WORKLOADS.clear()
+        _WORKLOADS[key] = workload
+    return workload
+
+
+def _resolve(spec: JobSpec) -> Workload:
+    """build_workload, uncached."""
     request, filled = request_for_spec(spec)
     base = estimate(request)
     arch = resolve_arch(request)
