@@ -15,9 +15,12 @@ from psycopg_pool import ConnectionPool
 from agent.locks import AdvisoryTurnLocks, advisory_lock, thread_key
 
 SAVER_POOL_SIZE = 8
-LOCK_POOL_SIZE = 16
-"""Turns of one process that may hold or wait for a thread lock at once (each needs a connection)."""
+LOCK_POOL_SIZE = 32
+"""Turns of one process that may hold a thread lock at once (each holds a connection; the web server runs at most
+32 turns at a time). Turns of one thread wait inside the process first, holding no connection."""
 CONNECT_TIMEOUT_S = 10.0
+LOCK_WAIT_S = 120.0
+"""How long a turn may wait for a lock connection when every one is busy (long LLM turns)."""
 SETUP_LOCK_NAME = "gpu-advisor:setup"
 
 
@@ -58,10 +61,10 @@ class TrimmedPostgresSaver(PostgresSaver):
         """Drop pending writes (a turn is saved whole at its end)."""
 
 
-def open_pool(url: str, *, max_size: int, name: str) -> ConnectionPool:
-    """An open autocommit pool (dict rows, no prepared statements: safe behind PgBouncer); fails within
-    CONNECT_TIMEOUT_S when the server is unreachable."""
-    pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False, name=name, timeout=CONNECT_TIMEOUT_S,
+def open_pool(url: str, *, max_size: int, name: str, wait_s: float = CONNECT_TIMEOUT_S) -> ConnectionPool:
+    """An open autocommit pool (dict rows, no prepared statements); fails within CONNECT_TIMEOUT_S when the server is
+    unreachable; a caller waits up to `wait_s` for a free connection."""
+    pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False, name=name, timeout=wait_s,
                           kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row,
                                   "connect_timeout": int(CONNECT_TIMEOUT_S)})
     pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
@@ -81,7 +84,8 @@ class PostgresThreadStore:
         """Connect (two pools: checkpoints, locks) and create the checkpoint tables when missing."""
         self._pool = open_pool(url, max_size=SAVER_POOL_SIZE, name="gpu-advisor-threads")
         try:
-            self._lock_pool = open_pool(url, max_size=LOCK_POOL_SIZE, name="gpu-advisor-thread-locks")
+            self._lock_pool = open_pool(url, max_size=LOCK_POOL_SIZE, name="gpu-advisor-thread-locks",
+                                        wait_s=LOCK_WAIT_S)
         except Exception:
             self._pool.close()
             raise
