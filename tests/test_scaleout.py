@@ -3,7 +3,6 @@ streaming client that leaves must not lose its turn."""
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import time
 import uuid
