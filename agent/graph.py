@@ -52,6 +52,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "topology": None, "ranking": None, "citations": [], "assumption_lines": [], "answer": "", "notes": [],
     "parser": "offline", "fallback_reason": None, "request": "plain", "answer_kind": None, "changed": [],
     "verdict": None, "feasibility": None, "comparison": None, "compare_gpus": None, "preference_changed": False,
+    "parsed_unknown_model": None,
 }
 SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
 
@@ -95,7 +96,7 @@ def parse_node(state: AgentState) -> dict[str, Any]:
     return {"parsed": JobSpec.model_validate({"language": language, **parsed}).model_dump(mode="json",
                                                                                          include=set(parsed)),
             "mentioned": result.mentioned, "parser": result.parser, "fallback_reason": result.fallback_reason,
-            "notes": notes}
+            "notes": notes, "parsed_unknown_model": result.unknown_model}
 
 
 def intent_node(state: AgentState) -> dict[str, Any]:
@@ -178,8 +179,10 @@ def merge_node(state: AgentState) -> dict[str, Any]:
     changed = [name for name in SPEC_NAMES if previous is not None and new.get(name) != previous.get(name)]
     if state.get("preference_changed"):
         changed.append("prefer")
+    names_model = previous is None or {"model", "params_b"} & set(mentioned)
+    unknown = state.get("parsed_unknown_model") if names_model else state.get("unknown_model")
     return {"spec": new, "missing": missing, "awaiting_fields": missing, "changed": changed,
-            "compare_gpus": compare_gpus}
+            "compare_gpus": compare_gpus, "unknown_model": unknown if new.get("model") is None else None}
 def route_missing(state: AgentState) -> str:
     """Ask back when the job cannot be sized yet."""
     return "ask_back" if state.get("missing") else "estimate"

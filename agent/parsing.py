@@ -9,12 +9,15 @@ result says why.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.language import LanguageGuess, detect_language
 from agent.parse_offline import parse_fields
+from agent.parse_rules.model import unknown_model_name
+from agent.parse_rules.scan import prepare
 from contract.jobspec import JobSpec
 
 SPEC_FIELDS: tuple[str, ...] = tuple(name for name in JobSpec.model_fields if name != "language")
@@ -33,6 +36,8 @@ class ParseResult(BaseModel):
     fallback_reason: str | None = Field(default=None, description="Why the LLM answer was not used, if it was tried.")
     language: LanguageGuess
     assumptions: list[str] = Field(default_factory=list, description="Readings the parser had to assume.")
+    unknown_model: str | None = Field(default=None, description="A model name the registry does not know (its "
+                                                                "stated size is used with a generic decoder).")
 
 
 def _ordered(names: set[str]) -> list[str]:
@@ -61,19 +66,26 @@ def parse_message(text: str, *, lang: str | None = None, previous_language: str 
         raise ValueError("message must be text")
     guess = detect_language(text, explicit=lang, previous=previous_language)
     spec, mentioned, assumptions = offline_spec(text, guess.language)
-    from agent import parse_llm  # imported here: the offline path never loads the openai client
+    unknown = unknown_model_name(prepare(text)) if "params_b" in mentioned and spec.model is None else None
+    if unknown:  # as the user wrote it
+        found = re.search(r"[\s_-]*".join(map(re.escape, re.split(r"[\s_-]+", unknown))), text, re.IGNORECASE)
+        unknown = found.group(0) if found else unknown
+    from agent import (
+        parse_llm,  # imported here: the offline path never loads the openai client
+    )
 
     if use_llm is None:
         use_llm = parse_llm.llm_configured()
     if not use_llm:
-        return ParseResult(spec=spec, mentioned=mentioned, parser="offline", language=guess, assumptions=assumptions)
+        return ParseResult(spec=spec, mentioned=mentioned, parser="offline", language=guess, assumptions=assumptions,
+                           unknown_model=unknown)
     answer = parse_llm.parse_with_llm(text, guess.language)
     if answer.spec is None:
         return ParseResult(spec=spec, mentioned=mentioned, parser="offline", fallback_reason=answer.error,
-                           language=guess, assumptions=assumptions)
+                           language=guess, assumptions=assumptions, unknown_model=unknown)
     combined, combined_mentioned = combine(spec, set(mentioned), answer.spec, set(answer.mentioned))
     return ParseResult(spec=combined, mentioned=combined_mentioned, parser="llm", language=guess,
-                       assumptions=assumptions)
+                       assumptions=assumptions, unknown_model=unknown if combined.model is None else None)
 
 
 def combine(offline: JobSpec, offline_fields: set[str], llm: JobSpec, llm_fields: set[str]) -> tuple[JobSpec, list[str]]:

@@ -217,6 +217,10 @@ def recommendation(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
 def changes_line(changed: list[str], spec: dict[str, Any], preference: str | None, language: str) -> str | None:
     """What the follow-up changed, field by field with the new values."""
     t = templates(language)
+    if spec.get("model"):  # a named model replaces a bare size: say the model, not "model size any"
+        changed = [name for name in changed if name != "params_b"]
+    elif spec.get("params_b"):
+        changed = [name for name in changed if name != "model"]
     parts = [field_value(name, None, preference, language) if name == "prefer" else
              f"{t['field_labels'].get(name, name)} {field_value(name, spec.get(name), preference, language)}"
              for name in changed]

@@ -48,6 +48,10 @@ def price_notes(offer: dict[str, Any], language: str) -> list[str]:
 
 def unknown_model(state: dict[str, Any], language: str) -> str | None:
     """'I don't know X; I used a generic N B decoder' when the estimator approximated an unknown name."""
+    spec = state.get("spec") or {}
+    if state.get("unknown_model") and spec.get("params_b"):
+        return templates(language)["unknown_model"].format(name=state["unknown_model"],
+                                                           params=number(spec["params_b"], language, 1))
     for key in ("estimate", "single_gpu_estimate"):
         estimate = state.get(key) or {}
         name = estimate.get("unknown_model")

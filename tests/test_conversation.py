@@ -312,3 +312,18 @@ def test_answer_templates_say_the_same_things_in_the_three_languages():
     english = fields(templates("en"))
     for language in ("it", "id"):
         assert fields(templates(language)) == english, language
+
+
+@pytest.mark.parametrize(("message", "name", "words"), [
+    ("LoRA on Qwen4-9B, 20M tokens", "Qwen4-9B", ["I don't know Qwen4-9B", "9.0 B", "config.json"]),
+    ("LoRA su Sailor-7B, 20M token", "Sailor-7B", ["Non conosco Sailor-7B", "7,0 B", "config.json"]),
+    ("LoRA pada Komodo 7B, 20 juta token", "Komodo 7B", ["tidak mengenal Komodo 7B", "7,0 B", "config.json"]),
+])
+def test_an_unknown_model_is_named_and_the_generic_stand_in_said(advisor, message, name, words):
+    result = advisor.respond(message)
+    assert result["spec"]["model"] is None and result["offers"]
+    assert all(word in result["answer"] for word in words)
+    follow = advisor.respond("and with 2 GPUs?", thread_id=result["thread_id"])
+    assert "num_gpus" in follow["changed"]
+    known = advisor.respond("switch to Llama 3.1 8B", thread_id=result["thread_id"])
+    assert name not in known["answer"] and "llama-3.1-8b" in known["answer"]

@@ -48,3 +48,17 @@ def read_model(scan: Scan) -> None:
             scan.claim(match.start(), span_end)
             return
         scan.claim(match.start(), span_end)
+
+
+def unknown_model_name(text: str) -> str | None:
+    """The first model name in prepared text that the registry does not know but that states its size ("qwen4-9b",
+    "sailor 7b"): the estimate then uses a generic decoder of that size, and the answer says so."""
+    pattern = rx(r"(?<![\w-])(?:[\w.-]+/)?(?:meta-)?" + alt(list(MODEL_FAMILIES)) + r"[\w.]*(?:" + _NAME_PART + r"){0,4}")
+    for match in pattern.finditer(text):
+        name = match.group(0).strip(" -_/")
+        words = re.findall(r"[\w.]+", name.replace("/", " ").replace("-", " ").replace("_", " "))
+        known = any((arch := lookup(" ".join(words[:k]))) is not None and not arch.approximate
+                    for k in range(len(words), 0, -1))
+        if not known and re.search(r"(?<![\w.])\d+(?:\.\d+)?[bm](?![\w])", name):
+            return name
+    return None
