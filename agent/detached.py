@@ -3,6 +3,7 @@ saved) even when the consumer goes away: a browser that closes its event stream 
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Callable, Iterator
@@ -18,10 +19,12 @@ class Detached(Generic[T]):
 
     def __init__(self, produce: Callable[[Callable[[T], None]], None], *, name: str = "turn",
                  on_exit: Callable[[], None] | None = None) -> None:
-        """Start `produce(emit)` in a new thread; `on_exit` runs in that thread when it ends."""
+        """Start `produce(emit)` in a new thread (in a copy of the caller's context variables); `on_exit` runs in that
+        thread when it ends."""
         self._queue: queue.SimpleQueue[tuple[int, object]] = queue.SimpleQueue()
         self._produce, self._on_exit = produce, on_exit
-        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
+        context = contextvars.copy_context()
+        self.thread = threading.Thread(target=context.run, args=(self._run,), name=name, daemon=True)
         self.thread.start()
 
     def _run(self) -> None:

@@ -80,3 +80,17 @@ def test_streaming_clients_that_disconnect_still_get_their_turns_saved(two_worke
     kept = [chat(url, {"message": "", "thread_id": thread, "changes": {"seq_len": 512}})["spec"] for thread in threads]
     lost = [thread for thread, spec in zip(threads, kept) if spec.get("method") != "lora" or not spec.get("model")]
     assert not lost, f"{len(lost)} of {len(threads)} streamed turns were not saved: {lost}"
+
+
+def test_a_stream_closed_after_its_first_event_still_finishes_and_saves_the_turn(tmp_path):
+    from agent.service import Advisor
+
+    advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite")
+    events = advisor.stream(FIRST_MESSAGE, thread_id="closed-early")
+    assert next(events)["type"] == "progress"
+    events.close()  # the consumer goes away after the first event
+    advisor.close()  # waits for turns still running, then closes the store
+    reopened = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite")
+    spec = reopened.respond("", thread_id="closed-early", changes={"epochs": 2})["spec"]
+    reopened.close()
+    assert spec["method"] == "lora" and spec["epochs"] == 2
