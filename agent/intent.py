@@ -65,6 +65,8 @@ def classify_intent(text: str, mentioned: list[str] | set[str], *, has_current_j
 TurnRequest = Literal["plain", "prefer_speed", "prefer_cost", "feasibility", "compare_count", "spot_delta",
                       "off_topic"]
 HARDWARE_FIELDS = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
+PLACE_AND_TIME = frozenset({"deadline_hours", "regions", "providers"})
+"""Fields a chat about something else can trip ("tomorrow", "in Jakarta"): alone they do not make a job message."""
 """Fields that state the hardware a feasibility question is about."""
 
 
@@ -89,18 +91,20 @@ def turn_request(text: str, mentioned: list[str] | set[str], *, has_current_job:
     fields = set(mentioned)
     asks = text.endswith("?") or re.match(r"(?:" + _cue("feasibility").pattern + r")(?![\w])", text,
                                           re.IGNORECASE) is not None
-    if has_current_job and not _domain(text) and not _has("follow_up", text) and fields <= {"deadline_hours"} and (
-            _word_cue("off_topic", text) or (_word_cue("wh_question", text) and text.rstrip().endswith("?"))):
-        return "off_topic"  # "What's the weather in Rome tomorrow?" is not a deadline
+    if has_current_job and not _domain(text) and not fields & JOB_DEFINING and (
+            (_word_cue("off_topic", text) and not _has("follow_up", text))
+            or (fields <= PLACE_AND_TIME and not _has("follow_up", text) and _word_cue("wh_question", text)
+                and text.rstrip().endswith("?"))):
+        return "off_topic"  # "What's the weather in Rome tomorrow?" is neither a deadline nor a region
     if has_current_job and fields == {"num_gpus"} and _word_cue("compare", text) and asks:
         return "compare_count"
+    if has_current_job and fields == {"interruptible_ok"}:
+        return "spot_delta"
     if _word_cue("feasibility", text) and asks and (fields & HARDWARE_FIELDS or (
             has_current_job and last_kind == "yes_no" and fields)):
         return "feasibility"
     if has_current_job and last_kind == "yes_no" and fields and text.rstrip().endswith("?"):
         return "feasibility"  # "and with QLoRA?" after a yes/no answer asks the same question again
-    if has_current_job and fields == {"interruptible_ok"}:
-        return "spot_delta"
     preference = preference_of(text)
     if preference and not fields - {"interruptible_ok"}:
         return "prefer_speed" if preference == "speed" else "prefer_cost"

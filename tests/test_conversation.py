@@ -78,6 +78,12 @@ def test_a_follow_up_to_a_yes_no_question_is_answered_yes_or_no_again(advisor):
     assert again["changed"] == ["method"] and again["spec"]["gpu_memory_gb"] == 24
 
 
+def test_a_spot_question_after_a_yes_no_answer_gets_the_spot_delta(advisor):
+    first = advisor.respond("Apakah satu A100 80GB cukup untuk QLoRA Llama 3 70B?")
+    spot = advisor.respond("kalau pakai spot?", thread_id=first["thread_id"])
+    assert spot["verdict"]["answer_kind"] == "delta" and spot["spec"]["interruptible_ok"] is True
+
+
 def test_more_gpus_is_no_fix_for_the_users_own_cards(advisor):
     result = advisor.respond("Will QLoRA on Llama 3 70B fit on my two 4090s?")
     assert result["spec"]["gpu"] == "RTX4090" and result["spec"]["num_gpus"] == 2
@@ -91,6 +97,7 @@ def test_more_gpus_is_no_fix_for_the_users_own_cards(advisor):
     ("QLoRA on Llama 3 70B, 100M tokens, budget $400", "What's the weather in Rome tomorrow?"),
     ("LoRA su Qwen2.5 7B, 30M token, budget 200 euro", "che tempo fa a Roma domani?"),
     ("QLoRA pada Llama 3.1 8B, 20 juta token", "siapa presiden Indonesia sekarang?"),
+    ("QLoRA pada Llama 3.1 8B, 20 juta token", "cuaca di Jakarta besok?"),
 ])
 def test_off_topic_in_a_job_thread_is_declined_without_re_running(advisor, job, off_topic):
     first = advisor.respond(job)

@@ -312,6 +312,8 @@ def test_powers_and_ranges_read_at_their_size(text: str, field: str, value: obje
     ("basta una RTX 4090?", True, None, "feasibility"), ("cukup dengan satu GPU 24 GB?", True, None, "feasibility"),
     ("va bene qualsiasi scheda, basta una GPU", True, None, "plain"),
     ("and with QLoRA?", True, "yes_no", "feasibility"), ("and with QLoRA?", True, "recommendation", "plain"),
+    ("kalau pakai spot?", True, "yes_no", "spot_delta"), ("cuaca di Jakarta besok?", True, None, "off_topic"),
+    ("and in us-east-1 by tomorrow?", True, None, "plain"),
 ])
 def test_turn_request(text: str, has_job: bool, last_kind: str | None, asks: str) -> None:
     from agent.intent import turn_request
