@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from web import chat, compare, tools_api
+from web import chat, compare, export_api, tools_api
 from web.blocking import run_blocking
 from web.deps import AppResources
 from web.docs import install_docs
@@ -102,6 +102,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
     app.include_router(chat.router)
     app.include_router(tools_api.router)
     app.include_router(compare.router)
+    app.include_router(export_api.router)
     mount_mcp(app, host=settings.host)  # MCP tools over streamable HTTP at /mcp
     install_docs(app)
     _add_pages(app)

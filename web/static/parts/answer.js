@@ -8,6 +8,7 @@ import { markdown, splitAnswer } from "./markdown.js";
 import { costTimeChart, memoryChart, memoryFacts } from "./charts.js";
 import { collapseOffers, offersTable } from "./offers.js";
 import { changeBox, verdictCard, verdictOf } from "./verdict.js";
+import { skypilotButton } from "./export.js";
 
 /** The comparison page for the result's job (spec as JSON), in the answer's language. */
 export function compareHref(api, result) {
@@ -80,6 +81,7 @@ export function renderResult(bubble, result, options) {
   const parts = splitAnswer(result.answer || "");
   const href = opts.api ? compareHref(opts.api, result) : null;
   bubble.appendChild(verdictCard(verdict, href));
+  if (opts.api) { bubble.appendChild(skypilotButton(opts.api, result)); }
   if (opts.previous && verdictOf(opts.previous)) {
     const box = changeBox(result, opts.previous);
     if (box) { bubble.appendChild(box); }
