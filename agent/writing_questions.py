@@ -50,7 +50,7 @@ def yes_no(state: dict[str, Any]) -> str:
     t = templates(language)
     feasibility = state["feasibility"]
     card = card_name(feasibility, language)
-    key = "yes_fits" if feasibility["fits"] else "no_fits"
+    key = ("yes_fits" if feasibility["fits"] else "no_fits") + ("_many" if feasibility["num_gpus"] > 1 else "")
     lines = [t[key].format(yes=t["yes"], no=t["no"], needed=number(feasibility["needed_gib"], language, 1),
                            card=card, vram=number(feasibility["vram_gib"], language, 1))]
     fixes = same_hardware_fixes(feasibility.get("fixes") or [])
