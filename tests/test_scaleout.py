@@ -94,3 +94,17 @@ def test_a_stream_closed_after_its_first_event_still_finishes_and_saves_the_turn
     spec = reopened.respond("", thread_id="closed-early", changes={"epochs": 2})["spec"]
     reopened.close()
     assert spec["method"] == "lora" and spec["epochs"] == 2
+
+
+def test_worker_processes_share_one_rate_limit_bucket_per_client(tmp_path):
+    env = serve_env(tmp_path, GPU_ADVISOR_RATE_PER_MINUTE="1", GPU_ADVISOR_RATE_BURST="4")
+    server = ServeProcess(port=free_port(), env=env, workers=2).start()
+    try:
+        statuses = []
+        for _ in range(16):  # a new connection each: the kernel spreads them over both workers
+            with httpx2.Client(timeout=30) as client:
+                statuses.append(client.post(f"{server.url}/api/chat", json={"message": ""}).status_code)
+    finally:
+        server.stop()
+    allowed = [s for s in statuses if s != 429]
+    assert len(allowed) == 4, statuses  # the burst once, not once per worker

@@ -22,7 +22,7 @@ from web.errors import install_error_handlers
 from web.listen import public_base_url
 from web.mcp_app import mount_mcp
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
-from web.rate_limit import make_limiter
+from web.rate_limit import limiter_for
 from web.schemas import Health
 from web.settings import ServerSettings
 from web.slack import mount as mount_slack
@@ -111,8 +111,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
     app.add_middleware(CatchAll)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
                        path_limits={SLACK_EVENTS_PATH: SLACK_MAX_BODY_BYTES})
-    app.add_middleware(RateLimit, limiter=make_limiter(per_minute=settings.rate_per_minute, burst=settings.rate_burst,
-                                                       database_url=settings.database_url))
+    app.add_middleware(RateLimit, limiter=limiter_for(settings))  # shared by workers and servers
     app.add_middleware(JsonCORSMiddleware, allow_origins=settings.allowed_origins, allow_credentials=False,
                        allow_methods=["GET", "POST"], allow_headers=["Content-Type", "Accept", "Last-Event-ID"],
                        expose_headers=["Retry-After"], max_age=600)

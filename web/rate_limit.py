@@ -1,5 +1,6 @@
-"""A token bucket per client: `rate` tokens per second, at most `burst` saved up; in process, or shared by every
-server through PostgreSQL (web/rate_limit_postgres.py)."""
+"""A token bucket per client: `rate` tokens per second, at most `burst` saved up; in process, shared by the workers
+of one machine through SQLite (web/rate_limit_sqlite.py), or by every server through PostgreSQL
+(web/rate_limit_postgres.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import math
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 MAX_CLIENTS = 10_000
 """Buckets kept before full (idle) ones are forgotten; bounds memory under many client addresses."""
 TOKEN_EPSILON = 1e-9
 """Rounding slack when a client comes back after exactly the wait it was given."""
+RATE_LIMIT_FILE = "rate_limit.sqlite"
+"""Buckets shared by the worker processes of one machine, next to the threads database."""
 
 
 @dataclass(kw_only=True)
@@ -78,13 +82,31 @@ def take_token(tokens: float, elapsed_s: float, *, rate: float, burst: float) ->
     return refilled, (1.0 - refilled) / rate
 
 
-def make_limiter(*, per_minute: float, burst: int, database_url: str | None = None) -> Any:
-    """The in-process limiter, or one shared through PostgreSQL when `database_url` is set."""
+def make_limiter(*, per_minute: float, burst: int, database_url: str | None = None,
+                 shared_path: Path | None = None) -> Any:
+    """One bucket per client shared by every server through PostgreSQL when `database_url` is set, by the worker
+    processes of one machine through the SQLite file `shared_path` when given, else kept in this process."""
     if database_url:
         from web.rate_limit_postgres import PostgresTokenBucketLimiter
 
         return PostgresTokenBucketLimiter(database_url, per_minute=per_minute, burst=burst)
+    if shared_path is not None:
+        from web.rate_limit_sqlite import SqliteTokenBucketLimiter
+
+        return SqliteTokenBucketLimiter(shared_path, per_minute=per_minute, burst=burst)
     return TokenBucketLimiter(per_minute=per_minute, burst=burst)
+
+
+def limiter_for(settings: Any) -> Any:
+    """The limiter a server with these ServerSettings needs: PostgreSQL, a file next to the threads when several
+    workers share one machine, else in process."""
+    shared = None
+    if settings.workers > 1 and not settings.database_url:
+        from agent.threads import default_threads_path
+
+        shared = (settings.checkpoint_path or default_threads_path()).parent / RATE_LIMIT_FILE
+    return make_limiter(per_minute=settings.rate_per_minute, burst=settings.rate_burst,
+                        database_url=settings.database_url, shared_path=shared)
 
 
 def retry_after_header(wait_s: float) -> str:
