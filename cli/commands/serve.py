@@ -37,9 +37,9 @@ def register(app: typer.Typer) -> None:
         port: Optional[int] = typer.Option(None, "--port", envvar="GPU_ADVISOR_PORT",
                                            help="TCP port (default 8000)."),
         workers: Optional[int] = typer.Option(None, "--workers", envvar="GPU_ADVISOR_WORKERS",
-                                              help="Worker processes (default 1). They share threads and turn "
-                                                   "locks; with GPU_ADVISOR_DATABASE_URL also the rate limit, "
-                                                   "across machines."),
+                                              help="Worker processes (default 1). They share threads, turn locks "
+                                                   "and the rate limit (across machines with "
+                                                   "GPU_ADVISOR_DATABASE_URL)."),
         allowed_origins: Optional[str] = typer.Option(None, "--allowed-origins", envvar="GPU_ADVISOR_ALLOWED_ORIGINS",
                                                       help="Comma-separated origins of the sites that embed the "
                                                            "widget, e.g. https://docs.example.com."),
