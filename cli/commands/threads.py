@@ -29,6 +29,14 @@ def parse_duration(text: str) -> float:
     return float(match.group(1)) * UNIT_S[match.group(2).lower()]
 
 
+def describe_duration(seconds: float) -> str:
+    """12 s, 5 min, 3 h or 30 days."""
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:g} {unit}"
+    return f"{seconds:g} s"
+
+
 def _open(checkpoints: Optional[Path], database_url: Optional[str]) -> tuple[Any, str]:
     """The thread store and a name for it; an explicit file must already be a threads database."""
     from agent.threads import check_threads_file, database_url_from, default_threads_path, open_thread_store
@@ -102,7 +110,7 @@ def prune_command(
     if as_json:
         print_json(result)
         return
-    console.print(f"Removed {len(removed)} thread(s) idle for more than {seconds / 86400:g} days; "
+    console.print(f"Removed {len(removed)} thread(s) idle for more than {describe_duration(seconds)}; "
                   f"{after['threads']} kept ({where}: {before['bytes']} → {after['bytes']} bytes).")
 
 
