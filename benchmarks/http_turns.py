@@ -6,6 +6,9 @@ One uvicorn server process serves the real app plus two bare FastAPI endpoints a
 - /bench/noop: returns {} (the HTTP ceiling of this machine, for scale).
 Each client holds conversations of two turns (the Italian job, then "e con 2 GPU?" in the same thread).
 
+Also printed: time to the first SSE byte and to the first answer text (`event: delta`) of /api/chat/stream, for one
+client at a time (p50/p95 over new jobs and follow-ups).
+
 Run: .venv/bin/python benchmarks/http_turns.py [--seconds 6] [--clients 1,8,32]
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -93,6 +97,39 @@ async def measure(base: str, path: str, clients: int, seconds: float) -> float:
     return len(counts) / (time.perf_counter() - start)
 
 
+async def first_bytes(base: str, turns: int) -> tuple[list[float], list[float], list[float]]:
+    """(first byte ms, first answer text ms, whole turn ms) of streamed turns, one client, alternating a new job
+    and a follow-up."""
+    firsts, texts, totals = [], [], []
+    async with httpx2.AsyncClient(base_url=base, timeout=120) as client:
+        thread = None
+        for index in range(turns):
+            body = {"message": JOB} if index % 2 == 0 else {"message": FOLLOW_UP, "thread_id": thread}
+            start = time.perf_counter()
+            first = text_at = None
+            buffer = ""
+            async with client.stream("POST", "/api/chat/stream", json=body) as response:
+                async for chunk in response.aiter_text():
+                    now = (time.perf_counter() - start) * 1000
+                    first = first if first is not None else now
+                    buffer += chunk
+                    if text_at is None and "event: delta" in buffer:
+                        text_at = now
+            totals.append((time.perf_counter() - start) * 1000)
+            firsts.append(first or totals[-1])
+            texts.append(text_at or totals[-1])
+            if index % 2 == 0:
+                final = [line for line in buffer.splitlines() if line.startswith("data:") and '"thread_id"' in line]
+                thread = json.loads(final[-1][5:])["result"]["thread_id"] if final else None
+    return firsts, texts, totals
+
+
+def _p(values: list[float], share: float) -> float:
+    """Percentile of the values."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * (len(ordered) - 1) + 0.5))]
+
+
 def _free_port() -> int:
     """A free TCP port on 127.0.0.1."""
     with socket.socket() as probe:
@@ -136,6 +173,7 @@ def main() -> None:
             _wait_ready(base, server)
             asyncio.run(measure(base, "/api/chat", 2, 2.0))  # warm caches (catalog, topology, KB)
             rates = {(path, n): asyncio.run(measure(base, path, n, args.seconds)) for n in levels for path in ENDPOINTS}
+            firsts, texts, totals = asyncio.run(first_bytes(base, 20))
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -148,6 +186,9 @@ def main() -> None:
         print(f"{n:>7} {chat:>11.1f} {stream:>17.1f} {bare:>13.1f} {chat / bare:>10.2f} {stream / bare:>12.2f} "
               f"{noop:>10.1f}")
     print("turns/s; target: /api/chat >= 0.3 x the bare advisor endpoint")
+    print(f"/api/chat/stream, 1 client, {len(totals)} turns: first byte p50 {_p(firsts, .5):.0f} ms / p95 "
+          f"{_p(firsts, .95):.0f} ms; first answer text p50 {_p(texts, .5):.0f} ms / p95 {_p(texts, .95):.0f} ms; "
+          f"whole turn p50 {_p(totals, .5):.0f} ms / p95 {_p(totals, .95):.0f} ms")
     print(f"reproduce: .venv/bin/python benchmarks/http_turns.py --seconds {args.seconds:g} --clients {args.clients}")
 
 
