@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.table import Table
 
 from cli.output import console, key_value_table, print_json
-from tools.estimator import DEFAULTS, Estimate, estimate, request_with_defaults
+from tools.memory_request import DEFAULTS
+
+if TYPE_CHECKING:  # the estimator loads when the command runs: --help and other commands stay fast
+    from tools.estimator import Estimate
 
 
 def _render(result: Estimate) -> None:
@@ -81,6 +86,8 @@ def estimate_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Estimate per-GPU peak memory for a training or fine-tuning job (the chat's defaults fill what is not given)."""
+    from tools.estimator import estimate, request_with_defaults
+
     request, filled = request_with_defaults({
         "model": model, "config_path": config, "params_b": params_b, "method": method, "precision": precision, "optimizer": optimizer,
         "optimizer_impl": optimizer_impl, "micro_batch_size": micro_batch_size, "seq_len": seq_len,
