@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 
 from cli.output import console, key_value_table, print_json
-from agent.parsing import parse_message
 
 
 def register(app: typer.Typer) -> None:
@@ -21,6 +20,9 @@ def register(app: typer.Typer) -> None:
         offline: bool = typer.Option(False, "--offline", help="Never call an LLM, even when one is configured."),
     ) -> None:
         """Parse a job description into a JobSpec (offline parser, or an LLM when one is configured)."""
+        # imported on use: keeps --help and other commands fast
+        from agent.parsing import parse_message
+
         if not text.strip():
             raise ValueError("the message is empty; describe the job, e.g. \"LoRA on Llama 3 8B with 2 A100\"")
         result = parse_message(text, lang=lang, use_llm=False if offline else None)
