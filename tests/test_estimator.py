@@ -151,7 +151,7 @@ def test_estimate_for_spec_uses_spec_fields_and_defaults():
     ({"tensor_parallel": 3, "num_gpus": 3}, "does not divide 32 attention heads"),
     ({"num_gpus": 6, "tensor_parallel": 4}, "cannot be split"),
     ({"offload": "optimizer"}, "offload needs a ZeRO stage"),
-    ({"pipeline_parallel": 64, "num_gpus": 64}, "exceeds the 32 layers"),
+    ({"pipeline_parallel": 64, "num_gpus": 64}, "exceeds the 32 layer"),
     ({"method": "lora", "lora_targets": "qkv_magic"}, "unknown LoRA target"),
     ({"gpu": "GTX 9999"}, "unknown GPU"),
 ])

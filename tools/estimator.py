@@ -21,6 +21,7 @@ from tools.memory_peak import (
     gib,
     overhead_bytes,
     peak_terms,
+    per_gpu_bytes,
     resolved,
 )
 from tools.memory_request import (
@@ -80,7 +81,8 @@ def assumptions_for(setup: Setup, arch: ModelArch, unknown: str | None = None, *
         notes.append("NF4 base with double quantisation; embeddings, head and norms in "
                      + ("fp32 (peft prepare_model_for_kbit_training)" if setup.profile == "mixed"
                         else "16-bit (TRL casts them back to bf16" + (
-                            "; the fp32 upcast would need more than LoRA here)" if auto_bf16 else ")")
+                            "; the fp32 upcast would need more than LoRA here, so the estimate is kept at LoRA's "
+                            "figure, on the safe side of this recipe)" if auto_bf16 else ")")
                         if setup.profile == "half" else "fp32"))
     if setup.checkpointing:
         notes.append("gradient checkpointing per decoder layer (layer inputs kept, one layer recomputed at a time)")
@@ -116,10 +118,16 @@ def vram_for(request: EstimateRequest) -> tuple[str | None, float | None]:
 def estimate(request: EstimateRequest) -> Estimate:
     """Estimate per-GPU peak memory for `request`, and check the fit when a GPU or VRAM size is given."""
     arch = resolve_arch(request)
-    setup = resolved(build_setup(request, arch))
+    stated = build_setup(request, arch)
+    setup = resolved(stated)
     terms, phase, host, trainable = peak_terms(setup)
     allocated = sum(terms.values())
     overhead = overhead_bytes(allocated, setup)
+    auto_bf16 = request.qlora_upcast is None and setup.qlora_upcast is False
+    if auto_bf16:  # the upcast would pass LoRA: the estimate is kept at LoRA's figure (see per_gpu_bytes)
+        margin = max(0.0, per_gpu_bytes(stated) - (allocated + overhead))
+        terms["activations"] += margin
+        allocated += margin
     breakdown = {name: gib(value) for name, value in terms.items()} | {"overhead": gib(overhead)}
     result = Estimate(
         model_id=arch.id, model_name=arch.name, approximate=arch.approximate,
@@ -129,8 +137,7 @@ def estimate(request: EstimateRequest) -> Estimate:
         reserved_gib=gib(allocated + allocator_reserve(allocated, setup)), per_gpu_gib=gib(allocated + overhead),  # type: ignore[arg-type]
         breakdown_gib=breakdown, peak_phase=phase, total_params=arch.total_params, trainable_params=trainable,
         active_params=arch.active_params, host_ram_gib=gib(host) if host else None,
-        assumptions=assumptions_for(setup, arch, request.model,
-                                    auto_bf16=request.qlora_upcast is None and setup.qlora_upcast is False),
+        assumptions=assumptions_for(setup, arch, request.model, auto_bf16=auto_bf16),
     )
     gpu_name, vram = vram_for(request)
     if vram is not None:
@@ -139,9 +146,9 @@ def estimate(request: EstimateRequest) -> Estimate:
         fits = per_gpu <= vram_bytes
         result.fit = FitReport(
             gpu=gpu_name, vram_gib=vram, fits=fits, headroom_gib=round((vram_bytes - per_gpu) / GIB, 3),
-            max_micro_batch_size=largest_fitting(setup, "batch", vram_bytes, 65_536),
-            max_seq_len=largest_fitting(setup, "seq", vram_bytes, min(MAX_SEQ_LEN, 4 * 1024 * 1024)),
-            fixes=[] if fits else ranked_fixes(setup, vram_bytes),
+            max_micro_batch_size=largest_fitting(stated, "batch", vram_bytes, 65_536),
+            max_seq_len=largest_fitting(stated, "seq", vram_bytes, min(MAX_SEQ_LEN, 4 * 1024 * 1024)),
+            fixes=[] if fits else ranked_fixes(stated, vram_bytes),
         )
     return result
 

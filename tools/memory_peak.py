@@ -84,8 +84,12 @@ def overhead_bytes(allocated: float, setup: Setup) -> float:
 
 
 def per_gpu_bytes(setup: Setup) -> float:
-    """nvidia-smi-level per-GPU bytes of a setup (used by the searches)."""
-    setup = resolved(setup)
+    """nvidia-smi-level per-GPU bytes of a setup (used by the searches). An unstated QLoRA recipe is the fp32
+    upcast kept at LoRA's figure where the upcast would need more: never above LoRA, and (unlike switching to the
+    bf16 recipe there) never less for a longer sequence or a bigger batch, and on the safe side of the bf16 recipe."""
+    if setup.method == "qlora" and setup.qlora_upcast is None:
+        return min(per_gpu_bytes(with_changes(setup, qlora_upcast=True)),
+                   per_gpu_bytes(with_changes(setup, method="lora")))
     terms, _, _, _ = peak_terms(setup)
     allocated = sum(terms.values())
     return allocated + overhead_bytes(allocated, setup)
