@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_data import SHARED, shared_path
 from tools.catalog import (
     SNAPSHOT_FILE,
     NotACatalogError,
@@ -31,8 +32,15 @@ from tools.catalog_import import (
 from tools.providers import get_provider, inter_node_fabric
 
 REPO = Path(__file__).resolve().parents[1]
-SKY = REPO.parent / "shared" / "data" / "skypilot-catalog-v7"
-needs_shared = pytest.mark.skipif(not SKY.is_dir(), reason="../shared/data/skypilot-catalog-v7 not present")
+SKY = SHARED / "data" / "skypilot-catalog-v7"
+needs_shared = pytest.mark.usefixtures("shared_catalog")
+"""Tests that read the shared v7 catalog: they fail under CI when it is missing, and skip with the reason otherwise."""
+
+
+@pytest.fixture
+def shared_catalog() -> Path:
+    """The shared v7 catalog folder (tests.shared_data decides between fail and visible skip)."""
+    return shared_path("data", "skypilot-catalog-v7")
 
 EXPECTED_COUNTS = {
     "aws": 1377, "cudo": 195, "gcp": 620, "hyperbolic": 37, "lambda": 306, "mithril": 8, "nebius": 21,
@@ -42,9 +50,7 @@ EXPECTED_COUNTS = {
 
 @pytest.fixture(scope="module")
 def imported():
-    if not SKY.is_dir():
-        pytest.skip("shared catalog not present")
-    return import_catalog_dir(SKY)
+    return import_catalog_dir(shared_path("data", "skypilot-catalog-v7"))
 
 
 @pytest.fixture(scope="module")
