@@ -114,7 +114,7 @@ def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, 
     return to_usd(spec.budget.amount, spec.budget.currency, fx_table)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _spot_cached(provider: str, nodes: int, hours: float, write_s: float, rate: float | None,
                  spot_price: float | None, od_price: float | None, deadline: float | None) -> SpotRiskResult:
     """Spot assessment for `nodes` instances of one provider at one price pair (any node's preemption stops all)."""
