@@ -143,3 +143,20 @@ def test_serve_with_an_unreachable_postgresql_says_so_in_one_line_without_the_pa
     done = subprocess.run([str(script), "serve", "--port", str(_free_port())], env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2 and "postgresql://" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_sqlite_buckets_are_shared_by_limiters_on_one_file_and_fail_open(tmp_path, caplog):
+    import sqlite3
+
+    from web.rate_limit_sqlite import SqliteTokenBucketLimiter
+
+    path = tmp_path / "rate_limit.sqlite"
+    workers = [SqliteTokenBucketLimiter(path, per_minute=1, burst=2) for _ in range(2)]
+    outcomes = [workers[i % 2].acquire("203.0.113.7") for i in range(3)]
+    assert outcomes[:2] == [None, None] and outcomes[2] is not None and 0 < outcomes[2] <= 60
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TABLE buckets")  # storage broken under the running server
+    assert workers[0].acquire("203.0.113.7") is None  # allowed, not a 500
+    assert any("rate limit not applied" in record.getMessage() for record in caplog.records)
+    for limiter in workers:
+        limiter.close()

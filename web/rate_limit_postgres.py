@@ -5,10 +5,16 @@ Each request refills and takes a token in one transaction holding the bucket's r
 
 from __future__ import annotations
 
+import logging
 import random
 from typing import Any
 
+import psycopg
+from psycopg_pool import PoolTimeout
+
 from web.rate_limit import take_token
+
+log = logging.getLogger("gpu_advisor.rate_limit")
 
 TABLE = "gpu_advisor_rate_buckets"
 PRUNE_PROBABILITY = 0.01
@@ -47,9 +53,18 @@ class PostgresTokenBucketLimiter:
         return self.rate > 0
 
     def acquire(self, key: str) -> float | None:
-        """Take one token for `key`: None when allowed, else the seconds to wait before the next try."""
+        """Take one token for `key`: None when allowed, else the seconds to wait before the next try. When the
+        database cannot be reached the request is allowed (logged): the limit must not take the API down."""
         if not self.enabled:
             return None
+        try:
+            return self._take(key)
+        except (psycopg.Error, PoolTimeout) as error:
+            log.warning("rate limit not applied (database unavailable: %s)", type(error).__name__)
+            return None
+
+    def _take(self, key: str) -> float | None:
+        """One token from the bucket, in one transaction."""
         with self._pool.connection() as connection, connection.transaction():
             connection.execute(f"INSERT INTO {TABLE} (key, tokens, updated) VALUES (%s, %s, {_NOW}) "
                                "ON CONFLICT (key) DO NOTHING", (key, self.burst))

@@ -3,12 +3,15 @@ one bucket (without it each worker would allow the full rate)."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
 from web.rate_limit import take_token
+
+log = logging.getLogger("gpu_advisor.rate_limit")
 
 PRUNE_EVERY_S = 60.0
 SCHEMA = "CREATE TABLE IF NOT EXISTS buckets (key TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL)"
@@ -39,9 +42,18 @@ class SqliteTokenBucketLimiter:
         return self.rate > 0
 
     def acquire(self, key: str) -> float | None:
-        """Take one token for `key`: None when allowed, else the seconds to wait before the next try."""
+        """Take one token for `key`: None when allowed, else the seconds to wait before the next try. When the file
+        cannot be used the request is allowed (logged): the limit must not take the API down."""
         if self._connection is None:
             return None
+        try:
+            return self._take(key)
+        except sqlite3.Error as error:
+            log.warning("rate limit not applied (%s)", error)
+            return None
+
+    def _take(self, key: str) -> float | None:
+        """One token from the bucket, in one write transaction."""
         with self._lock:
             db = self._connection
             db.execute("BEGIN IMMEDIATE")  # one writer at a time across the processes
