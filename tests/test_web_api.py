@@ -318,3 +318,15 @@ def test_healthz_docs_and_demo(client, server):
     assert tag in demo.text
     assert client.get("/widget/widget.js").status_code == 200
     assert set(client.get("/widget/i18n.json").json()) == {"it", "id", "en"}
+
+
+def test_a_bare_preference_reranks_the_threads_job(client):
+    """The widget's 'Faster' chip sends only {prefer: speed}: the thread's job is re-ranked fastest first."""
+    first = client.post("/api/chat", json={"message": "LoRA on Llama 3 8B, 100k examples, budget $200"}).json()
+    assert first["offers"]
+    faster = client.post("/api/chat", json={"message": "", "prefer": "speed", "thread_id": first["thread_id"]})
+    assert faster.status_code == 200, faster.text
+    offers = faster.json()["offers"]
+    assert offers and offers[0]["est_hours"] == min(o["est_hours"] for o in offers)
+    assert faster.json()["spec"]["model"] == first["spec"]["model"]
+    assert_error(client.post("/api/chat", json={"message": "  "}), 422, "empty_message")

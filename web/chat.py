@@ -30,7 +30,7 @@ def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_exam
     limit = resources(request).settings.max_message_chars
     if len(body.message) > limit:
         raise ApiError(422, "message_too_long", f"message has {len(body.message)} characters; the limit is {limit}")
-    if not body.message.strip() and not body.changes:
+    if not body.message.strip() and not body.changes and not body.prefer:
         raise ApiError(422, "empty_message", "the message is empty; describe the training job or ask a question")
     return body
 
