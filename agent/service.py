@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,8 +19,8 @@ from agent import gc_tuning
 from agent.detached import Detached
 from agent.graph import build_graph
 from agent.language import normalise_language
-from agent.threads import (configured_retention_days, database_url_from, default_threads_path, open_thread_store,
-                           prune_threads)
+from agent.retention import BackgroundPruner, configured_retention_days
+from agent.threads import database_url_from, default_threads_path, open_thread_store
 from contract.jobspec import JobSpec
 from tools.catalog import CatalogError, ensure_db, resolve_db_path
 
@@ -34,7 +33,6 @@ CHANGEABLE_FIELDS = frozenset(name for name in JobSpec.model_fields if name != "
 OFFER_LIMIT = 10
 DURABILITY = "exit"
 """One checkpoint per turn, written when the turn ends (not one per graph step)."""
-PRUNE_EVERY_S = 3600.0
 CLOSE_WAIT_S = 30.0
 """How long `close` waits for turns still running (a stream whose client left) before closing the store."""
 
@@ -99,7 +97,7 @@ class Advisor:
         self._graph = build_graph(self.db_path).compile(checkpointer=self.store.saver)
         self._running = 0
         self._idle = threading.Condition()
-        self._next_prune = time.monotonic()
+        self._pruner = BackgroundPruner(self.store, self.retention_days, self._track)
         gc_tuning.after_start()  # short GC pauses: thresholds, long-lived heap frozen
 
     def _prepare(self, message: str, thread_id: str | None, language: str | None, prefer: str | None,
@@ -147,7 +145,7 @@ class Advisor:
                         emit(chunk)
                     else:
                         state = chunk
-        self._maybe_prune()
+        self._pruner.maybe_run()
         gc_tuning.after_turn()
         return state
 
@@ -189,27 +187,6 @@ class Advisor:
             log.exception("turn failed (error id %s)", error_id)
             yield {"type": "error", "code": "internal_error", "message": "the advisor failed on this turn",
                    "error_id": error_id}
-
-    def _maybe_prune(self) -> None:
-        """At most hourly, delete threads idle for longer than the retention period (in the background)."""
-        with self._idle:
-            if not self.retention_days or time.monotonic() < self._next_prune:
-                return
-            self._next_prune = time.monotonic() + PRUNE_EVERY_S
-            self._running += 1
-        threading.Thread(target=self._prune, name="prune-threads", daemon=True).start()
-
-    def _prune(self) -> None:
-        """Delete the threads past the retention period."""
-        try:
-            removed = prune_threads(self.store, self.retention_days * 86400)
-        except Exception:  # noqa: BLE001 - pruning is housekeeping; the turn already succeeded
-            log.exception("pruning old threads failed")
-            return
-        finally:
-            self._track(-1)
-        if removed:
-            log.info("pruned %d thread(s) idle for more than %g days", len(removed), self.retention_days)
 
     def close(self) -> None:
         """Wait (briefly) for turns still running, then close the thread store."""

@@ -1,12 +1,11 @@
 """Where conversation threads live: a LangGraph checkpointer that keeps one small checkpoint per turn, a per-thread
-turn lock that holds across processes, and pruning by age. SQLite (embedded default) or PostgreSQL (shared by any
+turn lock that holds across processes (pruning by age: agent/retention.py). SQLite (embedded default) or PostgreSQL (shared by any
 number of servers, see agent/threads_postgres.py)."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from functools import cache
@@ -14,20 +13,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.base.id import UUID
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from agent.locks import FileTurnLocks
 
 DATABASE_URL_VAR = "GPU_ADVISOR_DATABASE_URL"
 """postgresql://… : threads (and the web server's shared state) live in PostgreSQL instead of SQLite files."""
-RETENTION_VAR = "GPU_ADVISOR_THREAD_RETENTION_DAYS"
-"""Threads idle for longer are deleted (0 keeps them forever)."""
-DEFAULT_RETENTION_DAYS = 90.0
 TURN_INPUTS = frozenset({"message", "explicit_language", "changes", "prefer"})
 """State keys every turn sets from its input."""
-UUID_EPOCH_OFFSET_100NS = 0x01B21DD213814000
-"""100 ns ticks between the UUID epoch (1582-10-15) and the Unix epoch."""
 SQLITE_BUSY_TIMEOUT_S = 30.0
 
 
@@ -61,11 +54,6 @@ class CarryOverOnly:
 
 class TrimmedSqliteSaver(CarryOverOnly, SqliteSaver):
     """SqliteSaver keeping one small checkpoint per turn."""
-
-
-def checkpoint_time(checkpoint_id: str) -> float:
-    """Unix time at which a checkpoint was made (its id is a time-ordered UUIDv6)."""
-    return (UUID(checkpoint_id).time - UUID_EPOCH_OFFSET_100NS) / 1e7
 
 
 class ThreadStore(Protocol):
@@ -182,31 +170,3 @@ def open_thread_store(sqlite_path: Path, url: str | None = None) -> ThreadStore:
 
         return PostgresThreadStore(url)
     return SqliteThreadStore(sqlite_path)
-
-
-def configured_retention_days(environ: dict[str, str] | None = None) -> float:
-    """Days an idle thread is kept ($GPU_ADVISOR_THREAD_RETENTION_DAYS; 0 = forever)."""
-    raw = ((os.environ if environ is None else environ).get(RETENTION_VAR) or "").strip()
-    if not raw:
-        return DEFAULT_RETENTION_DAYS
-    try:
-        days = float(raw)
-    except ValueError:
-        raise ValueError(f"{RETENTION_VAR} must be a number of days (0 keeps threads forever)") from None
-    if not days >= 0 or days == float("inf"):
-        raise ValueError(f"{RETENTION_VAR} must be a number of days (0 keeps threads forever)")
-    return days
-
-
-def prune_threads(store: ThreadStore, older_than_s: float, *, now: float | None = None) -> list[str]:
-    """Delete the threads whose newest checkpoint is older than `older_than_s` seconds; returns their ids."""
-    cutoff = (time.time() if now is None else now) - older_than_s
-    stale = [thread for thread, newest in store.last_activity() if newest and checkpoint_time(newest) < cutoff]
-    deleted = []
-    for thread in stale:
-        with store.turn_lock(thread):  # a turn that came in meanwhile keeps the thread
-            newest = store.saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
-            if newest is None or checkpoint_time(newest.config["configurable"]["checkpoint_id"]) < cutoff:
-                store.delete_thread(thread)
-                deleted.append(thread)
-    return deleted

@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-import agent.service as service
+from agent import retention
 from agent.service import Advisor
-from agent.threads import carried_keys, configured_retention_days, prune_threads
+from agent.retention import configured_retention_days, prune_threads
+from agent.threads import carried_keys
 from cli.app import main
 
 TURNS = ["QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?", "e con 4 GPU?",
@@ -76,7 +77,7 @@ def test_prune_deletes_only_threads_idle_past_the_cutoff(tmp_path):
 
 
 def test_the_advisor_applies_the_retention_setting_in_the_background(tmp_path, monkeypatch):
-    monkeypatch.setattr(service, "PRUNE_EVERY_S", 0.0)
+    monkeypatch.setattr(retention, "PRUNE_EVERY_S", 0.0)
     monkeypatch.setenv("GPU_ADVISOR_THREAD_RETENTION_DAYS", str(0.3 / 86400))
     advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite")
     assert advisor.retention_days == pytest.approx(0.3 / 86400)
