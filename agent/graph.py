@@ -44,7 +44,8 @@ from contract.jobspec import JobSpec
 from kb.entries import entry
 from kb.topics import topic_entry
 from tools.catalog import read_meta
-from tools.estimator import estimate, estimate_for_spec, request_for_spec
+from tools.estimate_cache import cached_estimate
+from tools.estimator import estimate_for_spec, request_for_spec
 
 LAYOUT_SHARDING = {"single_gpu": "none", "ddp": "ddp", "zero2": "zero2", "fsdp": "fsdp", "tensor_parallel": "none"}
 PER_TURN_RESET: dict[str, Any] = {
@@ -232,10 +233,10 @@ def layout_node(state: AgentState) -> dict[str, Any]:
                                   vram_gib=top.get("vram_gib_per_gpu"), gpu=top["gpu"])
     if top.get("layout") == "tensor_parallel":  # the memory of the layout the offer uses, not of one whole model
         request = request.model_copy(update={"tensor_parallel": top.get("gpu_count") or top["total_gpus"]})
-    chosen = estimate(request)
+    chosen = cached_estimate(request)  # the same layout recurs turn after turn
     layout_gib = top.get("per_gpu_gib")
     if spec.gradient_checkpointing is None and layout_gib and request.gradient_checkpointing:
-        without = estimate(request.model_copy(update={"gradient_checkpointing": False}))
+        without = cached_estimate(request.model_copy(update={"gradient_checkpointing": False}))
         if abs(without.per_gpu_gib - layout_gib) < abs(chosen.per_gpu_gib - layout_gib):
             request, chosen = request.model_copy(update={"gradient_checkpointing": False}), without  # memory allows
     topology = {"verdict": top.get("topology_verdict"), "params": top.get("topology_params") or {},
