@@ -11,7 +11,7 @@ import pytest
 from agent import retention
 from agent.service import Advisor
 from agent.retention import configured_retention_days, prune_threads
-from agent.threads import carried_keys
+from agent.threads import SqliteThreadStore, carried_keys
 from cli.app import main
 
 TURNS = ["QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?", "e con 4 GPU?",
@@ -79,14 +79,16 @@ def test_prune_deletes_only_threads_idle_past_the_cutoff(tmp_path):
 def test_the_advisor_applies_the_retention_setting_in_the_background(tmp_path, monkeypatch):
     monkeypatch.setattr(retention, "PRUNE_EVERY_S", 0.0)
     monkeypatch.setenv("GPU_ADVISOR_THREAD_RETENTION_DAYS", str(0.3 / 86400))
-    advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite")
+    path = tmp_path / "threads.sqlite"
+    advisor = Advisor(checkpoint_path=path, db_path=tmp_path / "catalog.sqlite")
     assert advisor.retention_days == pytest.approx(0.3 / 86400)
-    stale = advisor.respond(TURNS[0])["thread_id"]
+    stale = advisor.respond(TURNS[6])["thread_id"]
     time.sleep(0.6)
-    advisor.respond(TURNS[2])
-    time.sleep(0.5)
-    assert advisor.store.saver.get_tuple({"configurable": {"thread_id": stale}}) is None
-    advisor.close()
+    advisor.respond(TURNS[6])  # its end starts a pruning run in the background
+    advisor.close()  # waits for that run
+    store = SqliteThreadStore(path)
+    assert store.saver.get_tuple({"configurable": {"thread_id": stale}}) is None
+    store.close()
 
 
 def test_retention_setting_is_checked():
