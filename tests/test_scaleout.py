@@ -100,11 +100,12 @@ def test_worker_processes_share_one_rate_limit_bucket_per_client(tmp_path):
     env = serve_env(tmp_path, GPU_ADVISOR_RATE_PER_MINUTE="1", GPU_ADVISOR_RATE_BURST="4")
     server = ServeProcess(port=free_port(), env=env, workers=2).start()
     try:
-        statuses = []
+        statuses, start = [], time.monotonic()
         for _ in range(16):  # a new connection each: the kernel spreads them over both workers
             with httpx2.Client(timeout=30) as client:
                 statuses.append(client.post(f"{server.url}/api/chat", json={"message": ""}).status_code)
+        refilled = int((time.monotonic() - start) / 60)  # one token a minute comes back
     finally:
         server.stop()
     allowed = [s for s in statuses if s != 429]
-    assert len(allowed) == 4, statuses  # the burst once, not once per worker
+    assert 4 <= len(allowed) <= 4 + refilled, statuses  # the burst once, not once per worker
