@@ -9,6 +9,7 @@ answer, and the answer says so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +30,15 @@ MAX_CITATIONS = 3
 RELATIVE_SCORE = 0.5
 """A lower-ranked entry is cited only if its score is at least this share of the top entry's."""
 NO_ANSWER = "NO_ANSWER"
+OPEN_QUESTION_WORDS = frozenset({
+    "what", "whats", "how", "which", "why", "where", "when", "who", "whom", "whose",
+    "come", "cosa", "che", "quale", "quali", "quanto", "quanta", "quanti", "quante", "perché", "perche", "dove",
+    "quando", "chi",
+    "bagaimana", "gimana", "berapa", "mengapa", "kenapa", "kapan", "dimana", "mana", "siapa", "seberapa",
+})
+"""Words that make a question open ("how do I…", "come faccio…", "bagaimana…"): no yes/no verdict leads its answer."""
+VERDICT_LEAD = re.compile(r"^(?:yes|no|sì|si|ya|tidak|bukan|bisa|boleh)\s*[,.;:—–]\s*", re.IGNORECASE)
+"""A yes/no word opening an entry ("Yes, provided…", "No. Fine-tuning…", "Bisa, asalkan…")."""
 
 Rephraser = Callable[[str, list[Citation], Language], str]
 """(question, citations, language) -> rephrased answer text; raises on failure."""
@@ -49,10 +59,23 @@ def _template(name: str, language: Language) -> str:
     return prompts.load(f"{name}.{language}.txt").strip()
 
 
-def extractive_answer(citations: list[Citation], language: Language) -> str:
-    """The top entry's text with its source, plus the titles of the other cited entries."""
+def is_yes_no_question(question: str) -> bool:
+    """True unless an open-question word ("how", "come", "bagaimana") opens the question or one of its first words."""
+    return not set(words(question.replace("'", " "))[:3]) & OPEN_QUESTION_WORDS
+
+
+def without_verdict(text: str) -> str:
+    """The entry text without its opening yes/no word, re-capitalised (for an open question)."""
+    rest = VERDICT_LEAD.sub("", text, count=1)
+    return rest[:1].upper() + rest[1:] if rest != text else text
+
+
+def extractive_answer(citations: list[Citation], language: Language, *, yes_no: bool = True) -> str:
+    """The top entry's text with its source, plus the titles of the other cited entries; an open question's answer
+    does not lead with the entry's yes/no word."""
     top = citations[0]
-    text = _template("faq_answer", language).format(text=top.text, title=top.title,
+    body = top.text if yes_no else without_verdict(top.text)
+    text = _template("faq_answer", language).format(text=body, title=top.title,
                                                     article=article_titles(language)[top.article])
     if len(citations) > 1:
         titles = "; ".join(c.title for c in citations[1:])
@@ -123,7 +146,7 @@ def answer_question(question: str, *, lang: str | None = None, previous: str | N
     citations = _cited(question, language)
     if not citations:
         return FaqAnswer(language=language, answer=_template("faq_no_answer", language))
-    answer = extractive_answer(citations, language)
+    answer = extractive_answer(citations, language, yes_no=is_yes_no_question(question))
     if rephraser is not None:
         try:
             answer = rephraser(question, citations, language)

@@ -42,7 +42,7 @@ CASES = [
     ("preemptible is ok", {"interruptible_ok": True}),
     ("vanno bene le spot?", {"interruptible_ok": True}),
     ("on-demand only please", {"interruptible_ok": False}),
-    ("on A100s", {"gpu": "A100-40GB", "num_gpus": None}),
+    ("on A100s", {"gpu": "A100", "num_gpus": None}),  # issue 10: either A100 unless a size is said
     ("4x H100", {"gpu": "H100", "num_gpus": 4}),
     ("su 8 H100", {"gpu": "H100", "num_gpus": 8}),
     ("H100 x 8", {"gpu": "H100", "num_gpus": 8}),
@@ -171,12 +171,12 @@ def test_spelled_out_magnitudes() -> None:
 
 GENERAL_CASES = [
     # nodes times GPUs per node, before or after the GPU
-    ("3 nodes with 8 A100 each", {"num_gpus": 24, "gpu": "A100-40GB"}),
+    ("3 nodes with 8 A100 each", {"num_gpus": 24, "gpu": "A100"}),
     ("2 nodi con 8 GPU ciascuno", {"num_gpus": 16}),
     ("8 H100 x 2 nodi", {"num_gpus": 16, "gpu": "H100"}),
     ("4xH100", {"num_gpus": 4, "gpu": "H100"}),
     # a later GPU after a change word wins; a comparison keeps the first
-    ("ho una T4 ma ora vorrei 2 A100", {"gpu": "A100-40GB", "num_gpus": 2}),
+    ("ho una T4 ma ora vorrei 2 A100", {"gpu": "A100", "num_gpus": 2}),
     ("I tried an A10G but it OOMed, switching to H100", {"gpu": "H100"}),
     ("4 RTX 3090 o 1 A100?", {"gpu": "RTX3090", "num_gpus": 4}),
     # bare GeForce numbers are cards unless a unit follows

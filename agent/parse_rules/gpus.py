@@ -15,11 +15,15 @@ from agent.parse_rules.scan import (
 )
 
 try:  # canonical GPU names come from the GPU table module
-    from tools.gpus import canonical_gpu_name
+    from tools.gpus import canonical_gpu_name, gpu_family_names
 except ImportError:  # pragma: no cover - only while tools/gpus.py is missing
     def canonical_gpu_name(raw: str) -> str | None:  # type: ignore[misc]
         """Fallback while the GPU table is missing: no GPU is recognised."""
         return None
+
+    def gpu_family_names(raw: str) -> list[str]:  # type: ignore[misc]
+        """Fallback while the GPU table is missing: no family is known."""
+        return []
 
 _GPU_TOKEN = (r"(?<![\w.])(?:nvidia\s+|amd\s+)?(?:rtx\s*(?:pro\s*)?)?(?:geforce\s+)?"
               r"(?:[a-z]{1,2}\d{1,4}[a-z]{0,3}|a\d{4}|\d{4}(?:\s*ti)?|mi\d{3}x?|gaudi\s*\d)"
@@ -38,11 +42,22 @@ def _gpu_mentions(scan: Scan) -> list[tuple[re.Match[str], str]]:
                 and unit_follows(scan, match.end()):
             continue  # "4090 tokens" is a number; "una 4090" is a card
         raw = re.sub(r"(?<=\d-\d\d)$", "gb", raw)  # "A100-80" -> "a100-80gb"
-        name = canonical_gpu_name(raw) or canonical_gpu_name(re.sub(r"(?<=\d)s$", "", raw))
+        raw = raw if canonical_gpu_name(raw) else re.sub(r"(?<=\d)s$", "", raw)  # "A100s"
+        size_before = re.search(r"(?<![\w.])(\d{2,3})\s*gb?\s*$", scan.text[max(0, match.start() - 12):match.start()])
+        if size_before and len(gpu_family_names(raw)) > 1:  # "the 40GB A100s"
+            raw = f"{raw} {size_before.group(1)}gb"
+        name = canonical_gpu_name(raw)
         if name is None or scan.is_claimed(match.start(), match.end()):
             continue
-        mentions.append((match, name))
+        mentions.append((match, _family_or(name, raw)))
     return mentions
+
+
+def _family_or(name: str, raw: str) -> str:
+    """A bare family name the user wrote without a memory size ("A100": 40 or 80 GB) stays the family (issue 10)."""
+    if len(gpu_family_names(raw)) > 1:
+        return re.sub(r"-\d+GB$", "", name)
+    return name
 
 
 def _chosen_mention(scan: Scan, mentions: list[tuple[re.Match[str], str]]) -> tuple[re.Match[str], str]:
