@@ -22,6 +22,9 @@ from tests.serve_process import free_port
 
 SERVER_USER = "postgres"
 """PostgreSQL refuses to run as root: as root the cluster is created and run as this user."""
+ROOT_PREFIX = "gpu-advisor-pg-"
+OWNER_FILE = "owner.pid"
+"""The pid of the pytest process that owns a cluster (a later run removes the cluster once that process is gone)."""
 
 
 def postgres_bin() -> Path | None:
@@ -39,9 +42,40 @@ def postgres_bin() -> Path | None:
 def _run(argv: list[str], *, as_user: str | None) -> None:
     """Run a server command, as `as_user` through su when given."""
     command = ["su", as_user, "-s", "/bin/sh", "-c", shlex.join(argv)] if as_user else argv
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{argv[0]} failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+
+
+def _stop(bin_dir: Path, data: Path, as_user: str | None) -> None:
+    """Stop a cluster at once (it holds no data worth a clean shutdown)."""
+    argv = [str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]
+    command = ["su", as_user, "-s", "/bin/sh", "-c", shlex.join(argv)] if as_user else argv
+    subprocess.run(command, capture_output=True, timeout=60, check=False)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_orphans(bin_dir: Path, as_user: str | None) -> None:
+    """Stop and delete clusters left by test runs that were killed before their teardown (their pytest is gone)."""
+    for root in Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}*"):
+        owner = root / OWNER_FILE
+        try:
+            pid = int(owner.read_text())
+        except (OSError, ValueError):
+            continue
+        if not _alive(pid):
+            _stop(bin_dir, root / "data", as_user)
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def _unavailable(reason: str) -> None:
@@ -58,7 +92,9 @@ def postgres_url() -> Iterator[str]:
     if bin_dir is None or not (bin_dir / "initdb").exists():
         _unavailable("no PostgreSQL server binaries (initdb, pg_ctl) found")
     as_user = SERVER_USER if os.geteuid() == 0 else None
-    root = Path(tempfile.mkdtemp(prefix="gpu-advisor-pg-"))
+    remove_orphans(bin_dir, as_user)
+    root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX))
+    (root / OWNER_FILE).write_text(str(os.getpid()))
     data = root / "data"
     if as_user:
         shutil.chown(root, user=as_user)
@@ -72,9 +108,7 @@ def postgres_url() -> Iterator[str]:
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run((["su", as_user, "-s", "/bin/sh", "-c"] if as_user else ["sh", "-c"])
-                       + [shlex.join([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"])],
-                       capture_output=True, timeout=60)
+        _stop(bin_dir, data, as_user)
         shutil.rmtree(root, ignore_errors=True)
 
 
