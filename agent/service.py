@@ -76,6 +76,9 @@ def turn_result(state: dict[str, Any], thread_id: str) -> dict[str, Any]:
         "parser": state.get("parser", "offline"),
         "verdict": state.get("verdict"),
         "changed": state.get("changed") or [],
+        "binding_limit": ranking.get("binding_limit"),
+        "binding_params": ranking.get("binding_params"),
+        "headline_reason": ranking.get("headline_reason"),
     }
 
 
@@ -159,6 +162,16 @@ class Advisor:
         finally:
             self._track(-1)
         return turn_result(state, thread)
+
+    def rerun_current_job(self, thread_id: str) -> dict[str, Any] | None:
+        """The thread's current job (spec and cost/speed preference) answered again on a new thread, the original
+        thread untouched (threads keep only what the next turn needs, not the last answer); None without a job."""
+        values = self._graph.get_state({"configurable": {"thread_id": thread_id}}).values or {}
+        spec = values.get("spec") or {}
+        fields = {name: value for name, value in spec.items() if name != "language" and value is not None}
+        if not fields:
+            return None
+        return self.respond("", changes=fields, language=spec.get("language"), prefer=values.get("preference"))
 
     def stream(self, message: str, *, thread_id: str | None = None, language: str | None = None,
                prefer: str | None = None, changes: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:

@@ -175,3 +175,22 @@ def test_cli_export_writes_a_new_file_and_never_overwrites(advisor, tmp_path, ca
     assert main(["export", "--from", str(tmp_path / "nope" / "t.json")]) == 2
     assert main(["export", "--from", str(saved), "-o", str(tmp_path / "no-dir" / "t.yaml")]) == 2
     assert not (tmp_path / "no-dir").exists()
+
+
+def test_cli_export_of_a_conversation_reranks_its_current_job(tmp_path, capsys, monkeypatch):
+    """`export --thread` uses the thread's current job (after a follow-up), not a stale answer."""
+    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path))
+    advisor = Advisor()
+    try:
+        first = advisor.respond("LoRA on Llama 3 8B, 10k examples, on aws, no spot")
+        advisor.respond("and with spot?", thread_id=first["thread_id"])
+        expected = advisor.rerun_current_job(first["thread_id"])
+        assert advisor.rerun_current_job("no-such-thread") is None
+    finally:
+        advisor.close()
+    assert main(["export", "--thread", first["thread_id"], "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["task"]["resources"]["instance_type"] == expected["offers"][0]["instance_type"]
+    assert printed["task"]["resources"]["use_spot"] is expected["offers"][0]["spot"]
+    assert main(["export", "--thread", "no-such-thread"]) == 2
+    assert "no job" in capsys.readouterr().err

@@ -38,11 +38,11 @@ def _load_result(source: Path | None, thread: str | None) -> dict:
     from agent.service import Advisor
     advisor = Advisor()
     try:
-        result = advisor.last_result(thread)
+        result = advisor.rerun_current_job(thread)
     finally:
         advisor.close()
     if result is None:
-        raise UserError(f"no conversation with thread id {thread!r}")
+        raise UserError(f"no job in a conversation with thread id {thread!r}")
     return result
 
 
