@@ -89,7 +89,8 @@ def _verdict_word(text: str) -> str | None:
     return first[0] if first and first[0] in {"sì", "si", "no", "yes", "ya", "tidak", "bukan"} else None
 
 
-def checked_rephrasing(text: str, citations: list[Citation], excerpts: str, language: Language) -> str:
+def checked_rephrasing(text: str, citations: list[Citation], excerpts: str, language: Language, *,
+                       yes_no: bool = True) -> str:
     """The reply when every claim is in the cited text, its yes/no verdict is kept and it has content; else ValueError."""
     text = (text or "").strip()
     if not text or text == NO_ANSWER:
@@ -100,7 +101,7 @@ def checked_rephrasing(text: str, citations: list[Citation], excerpts: str, lang
     problems = content_problems(text, excerpts, language)
     if problems:
         raise ValueError("; ".join(problems))
-    verdict = _verdict_word(citations[0].text)
+    verdict = _verdict_word(citations[0].text) if yes_no else None  # an open question has no verdict to keep
     if verdict and verdict not in words(text)[:12]:
         raise ValueError(f"the reply lost the verdict {verdict!r}")
     return text
@@ -117,7 +118,8 @@ def llm_rephraser(client: openai.OpenAI, model: str) -> Rephraser:
             model=model, temperature=0,
             messages=[{"role": "system", "content": system},
                       {"role": "user", "content": f"Question: {question}\n\nExcerpts:\n{excerpts}"}]))
-        return checked_rephrasing(reply.choices[0].message.content or "", citations, excerpts, language)
+        return checked_rephrasing(reply.choices[0].message.content or "", citations, excerpts, language,
+                                  yes_no=is_yes_no_question(question))
 
     return rephrase
 

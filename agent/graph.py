@@ -53,7 +53,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "topology": None, "ranking": None, "citations": [], "assumption_lines": [], "answer": "", "notes": [],
     "parser": "offline", "fallback_reason": None, "request": "plain", "answer_kind": None, "changed": [],
     "verdict": None, "feasibility": None, "comparison": None, "compare_gpus": None, "preference_changed": False,
-    "parsed_unknown_model": None,
+    "parsed_unknown_model": None, "clarify": None,
 }
 SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
 
@@ -97,7 +97,7 @@ def parse_node(state: AgentState) -> dict[str, Any]:
     return {"parsed": JobSpec.model_validate({"language": language, **parsed}).model_dump(mode="json",
                                                                                          include=set(parsed)),
             "mentioned": result.mentioned, "parser": result.parser, "fallback_reason": result.fallback_reason,
-            "notes": notes, "parsed_unknown_model": result.unknown_model}
+            "notes": notes, "parsed_unknown_model": result.unknown_model, "clarify": result.clarify}
 
 
 def intent_node(state: AgentState) -> dict[str, Any]:
@@ -185,13 +185,14 @@ def merge_node(state: AgentState) -> dict[str, Any]:
     return {"spec": new, "missing": missing, "awaiting_fields": missing, "changed": changed,
             "compare_gpus": compare_gpus, "unknown_model": unknown if new.get("model") is None else None}
 def route_missing(state: AgentState) -> str:
-    """Ask back when the job cannot be sized yet."""
-    return "ask_back" if state.get("missing") else "estimate"
+    """Ask back when the job cannot be sized yet, or the LLM parser asks which provider or GPU was meant."""
+    return "ask_back" if state.get("missing") or state.get("clarify") else "estimate"
 
 
 def ask_back_node(state: AgentState) -> dict[str, Any]:
-    """Ask for what is missing (model or size, method)."""
-    return {"intent": "ask_back", "answer": writing.ask_back(state["missing"], state["language"]),
+    """Ask for what is missing (model or size, method), or which unknown provider/GPU the user meant."""
+    question = state.get("clarify") or writing.ask_back(state["missing"], state["language"])
+    return {"intent": "ask_back", "answer": question,
             "answer_kind": "ask_back", "verdict": verdict("ask_back")}
 
 

@@ -38,6 +38,8 @@ class ParseResult(BaseModel):
     assumptions: list[str] = Field(default_factory=list, description="Readings the parser had to assume.")
     unknown_model: str | None = Field(default=None, description="A model name the registry does not know (its "
                                                                 "stated size is used with a generic decoder).")
+    clarify: str | None = Field(default=None, description="The LLM parser's question about a provider or GPU it "
+                                                          "does not know, in the user's language; asked back.")
 
 
 def _ordered(names: set[str]) -> list[str]:
@@ -85,7 +87,8 @@ def parse_message(text: str, *, lang: str | None = None, previous_language: str 
                            language=guess, assumptions=assumptions, unknown_model=unknown)
     combined, combined_mentioned = combine(spec, set(mentioned), answer.spec, set(answer.mentioned))
     return ParseResult(spec=combined, mentioned=combined_mentioned, parser="llm", language=guess,
-                       assumptions=assumptions, unknown_model=unknown if combined.model is None else None)
+                       assumptions=assumptions, unknown_model=unknown if combined.model is None else None,
+                       clarify=answer.clarify)
 
 
 def combine(offline: JobSpec, offline_fields: set[str], llm: JobSpec, llm_fields: set[str]) -> tuple[JobSpec, list[str]]:

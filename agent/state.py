@@ -63,8 +63,10 @@ class AgentState(TypedDict, total=False):
     last_top: dict[str, Any] | None
     """The previous recommendation's rental (persists), so a follow-up can say what it was before."""
     last_kind: str | None
+    """The previous job answer's kind (persists): a follow-up to a yes/no question is answered yes/no again."""
     parsed_unknown_model: str | None
     """This message's model name the registry does not know (agent.parsing.ParseResult.unknown_model)."""
+    clarify: str | None
+    """The LLM parser's question about a provider or GPU it does not know (asked back instead of the job)."""
     unknown_model: str | None
     """The current job's unknown model name (persists with the job): the answer says a generic decoder was used."""
-    """The previous job answer's kind (persists): a follow-up to a yes/no question is answered yes/no again."""

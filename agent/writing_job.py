@@ -187,7 +187,7 @@ def no_offer_answer(state: dict[str, Any], language: str) -> str:
     parts = [t["no_offer"].format(excluded=excluded or "-"), writing_notes.binding_limit(ranking, language),
              writing_notes.unknown_model(state, language)]
     single = state.get("single_gpu_estimate")
-    if single:
+    if single and ranking.get("binding_limit") in (None, "memory"):  # memory is no fix for a budget or a deadline
         parts.append(t["single_card_needed"].format(needed=number(single["per_gpu_gib"], language, 1)))
     return "\n\n".join(p for p in parts if p)
 

@@ -62,17 +62,29 @@ def unknown_model(state: dict[str, Any], language: str) -> str | None:
 
 
 def binding_limit(ranking: dict[str, Any], language: str) -> str | None:
-    """The limit that leaves no offer (memory, budget or deadline), with the tool's numbers."""
+    """The limit that leaves no offer (memory, budget, deadline or availability), with the tool's numbers; a budget
+    or deadline limit says what would help instead of offering memory fixes."""
     code, params = ranking.get("binding_limit"), ranking.get("binding_params") or {}
     t = templates(language)
+    nodes = params.get("nodes" if code == "budget" else "fastest_nodes") or 1
+    on_nodes = t["binding_nodes"].format(nodes=number(nodes, language, 0)) if nodes > 1 else ""
     if code == "memory" and params.get("offers_too_small"):
         return t["binding_memory"].format(count=number(params["offers_too_small"], language, 0))
     if code == "budget" and params.get("min_cost_usd") is not None:
+        budget = params.get("budget_usd")
+        over = t["binding_budget_over"].format(budget=money(budget, "USD", language)) if budget is not None else ""
+        late = t["binding_budget_late"] if params.get("deadline_met") is False else ""
         return t["binding_budget"].format(cost=money(params["min_cost_usd"], "USD", language),
-                                          gpus=params.get("gpus", "?"), hours=hours(params.get("hours") or 0, language))
+                                          gpus=number(params.get("gpus") or 0, language, 0), nodes=on_nodes,
+                                          hours=hours(params.get("hours") or 0, language), over=over, late=late)
     if code == "compute" and params.get("fastest_hours") is not None:
-        return t["binding_compute"].format(hours=hours(params["fastest_hours"], language),
-                                           gpus=params.get("fastest_gpus", "?"))
+        deadline = params.get("deadline_hours") or 0
+        return t["binding_compute"].format(
+            deadline=number(deadline, language, 0 if float(deadline).is_integer() else 1),
+            hours=hours(params["fastest_hours"], language), gpus=number(params.get("fastest_gpus") or 0, language, 0),
+            nodes=on_nodes, gpu_hours=number(params.get("gpu_hours") or 0, language, 0))
+    if code == "availability":
+        return t["binding_availability"]
     return None
 
 

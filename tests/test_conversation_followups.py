@@ -93,3 +93,102 @@ def test_an_open_question_is_not_answered_with_a_verdict_word(question: str) -> 
 def test_a_yes_no_question_keeps_its_verdict() -> None:
     answer = answer_question("can I use spot instances for fine-tuning?").answer
     assert answer.split()[0].strip(",.").lower() in ("yes", "no"), answer[:80]
+
+
+# --- 2. an impossible job is explained by the limit that binds, with no memory fix -----------------------------
+
+NODE = {"provider": "aws", "instance_type": "p5.48xlarge", "region": "us-east-1", "zone": None, "gpu": "H100",
+        "gpu_count": 8, "vram_gib_per_gpu": 79.65, "price_per_hour": 20.0, "spot_price_per_hour": None,
+        "interconnect": "nvlink", "inter_node_gbps_per_gpu": 400.0, "source": "test:1", "snapshot_date": "2026-11-29"}
+MEMORY_FIX_WORDS = ("offload", "ZeRO", "QLoRA", "GiB")
+
+
+@pytest.fixture(scope="module")
+def node_advisor(tmp_path_factory):
+    home = tmp_path_factory.mktemp("binding")
+    clear_cache()
+    db = build_db(home / "catalog.sqlite", [Offer(**NODE)], {"source": "test"})  # type: ignore[arg-type]
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=db)
+    yield advisor, db
+    advisor.close()
+
+
+@pytest.mark.parametrize(("message", "language", "budget"), [
+    ("pretrain a 7B model on 1T tokens in 30 days, budget $5k", "en", 5000),
+    ("pre-addestrare un modello 7B su 1T token in 30 giorni, budget 5000 dollari", "it", 5000),
+    ("pretrain model 7B dengan 1T token dalam 30 hari, anggaran 5000 dolar", "id", 5000),
+])
+def test_a_budget_bound_job_names_the_budget_and_the_cheapest_plan(node_advisor, message, language, budget):
+    from agent.writing import money
+    from contract.jobspec import JobSpec
+    from tools.ranking import rank_offers
+
+    advisor, db = node_advisor
+    result = advisor.respond(message)
+    ranking = rank_offers(JobSpec.model_validate(result["spec"]), db_path=db, limit=3)
+    assert ranking.binding_limit == "budget" and not result["offers"]
+    answer = result["answer"]
+    assert money(budget, "USD", language) in answer and money(ranking.binding_params["min_cost_usd"], "USD", language) in answer
+    assert not any(word in answer for word in MEMORY_FIX_WORDS), answer
+
+
+@pytest.mark.parametrize(("message", "language"), [
+    ("pretrain a 7B model on 1T tokens in 2 days", "en"),
+    ("pre-addestrare un modello 7B su 1T token in 2 giorni", "it"),
+    ("pretrain model 7B dengan 1T token dalam 2 hari", "id"),
+])
+def test_a_compute_bound_job_names_the_deadline_and_the_fastest_plan(node_advisor, message, language):
+    from agent.writing import hours, number
+    from contract.jobspec import JobSpec
+    from tools.ranking import rank_offers
+
+    advisor, db = node_advisor
+    result = advisor.respond(message)
+    ranking = rank_offers(JobSpec.model_validate(result["spec"]), db_path=db, limit=3)
+    assert ranking.binding_limit == "compute" and not result["offers"]
+    params, answer = ranking.binding_params, result["answer"]
+    assert hours(params["fastest_hours"], language) in answer and f"({number(48, language, 0)} " in answer
+    assert number(params["fastest_nodes"], language, 0) in answer and number(params["fastest_gpus"], language, 0) in answer
+    assert not any(word in answer for word in MEMORY_FIX_WORDS), answer
+
+
+# --- 3. the LLM parser's clarifying question is asked back ------------------------------------------------------
+
+def _llm_fields(**values: object) -> dict:
+    """A chat.completion whose content is a structured parse (every field, null unless given)."""
+    import json
+
+    from agent import parse_llm
+
+    content = json.dumps({name: values.get(name) for name in parse_llm.JobFields.model_fields})
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+@pytest.mark.parametrize(("message", "language", "marker"), [
+    ("LoRA su Mistral 7B, solo sul provider x", "it", "Non conosco il provider x"),
+    ("LoRA Mistral 7B, hanya di penyedia x", "id", "Saya tidak mengenal penyedia x"),
+    ("LoRA on Mistral 7B, only on provider x", "en", "I don't know the provider(s) x"),
+])
+def test_an_unknown_provider_is_asked_back_in_the_users_language(tmp_path, monkeypatch, message, language, marker):
+    from agent import llm
+    from tests.fake_openai import running
+    from tools.catalog import ensure_db
+
+    with running() as server:
+        for name, value in (("OPENAI_BASE_URL", server.base_url), ("OPENAI_API_KEY", "test-key"),
+                            ("GPU_ADVISOR_MODEL", "test-model"), ("GPU_ADVISOR_LLM_TIMEOUT_S", "2")):
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
+        llm.breaker.reset()
+        server.reply(_llm_fields(method="lora", model="mistral-7b", providers=["x"]))
+        advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=ensure_db(tmp_path / "catalog.sqlite"))
+        try:
+            result = advisor.respond(message)
+        finally:
+            advisor.close()
+    llm.breaker.reset()
+    assert result["language"] == language
+    assert result["answer"].startswith(marker) and "runpod" in result["answer"], result["answer"]
+    assert result["offers"] == [] and result["verdict"]["answer_kind"] == "ask_back"
