@@ -3,9 +3,11 @@
 A warm advisor holds a large, long-lived heap (graph, pydantic schemas, lexicons, the knowledge base, catalog
 candidates, ranking caches) that every full collection walks again although none of it is garbage. Once that heap
 is built (after the advisor starts, and again after its first turns have filled the caches), it is collected once
-and moved to the permanent generation with `gc.freeze()`, so later collections only walk what turns allocate. The
-first generation's threshold is raised so that a turn's short-lived objects are collected in fewer, still short,
-passes. Re-frozen every `REFREEZE_TURNS` turns, so caches that keep growing are not walked again and again.
+and moved to the permanent generation with `gc.freeze()`, so later collections only walk what turns allocate. Every
+`REFREEZE_TURNS` turns what survived is frozen too, after a young-generation collection (short: it only walks
+recent objects), so caches that grow with new jobs never make the young or full collections long. Objects that
+outlive two young collections and later become cyclic garbage would stay frozen: per-turn cycles die young, and
+evicted cache entries are freed by reference counting.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ import gc
 import threading
 
 WARM_TURNS = 3
-"""Turns after which the caches are warm and the heap is frozen again."""
-REFREEZE_TURNS = 500
-"""Freeze what survived every so many turns (long-lived cache entries)."""
-GEN0_THRESHOLD = 20_000
-"""Allocations between young collections (CPython's default 700 collects ~30 times per turn)."""
+"""Turns after which the caches are warm and the heap is collected and frozen again."""
+REFREEZE_TURNS = 25
+"""Freeze what survived every so many turns (long-lived cache entries), after a young collection."""
+GEN0_THRESHOLD = 2_000
+"""Allocations between young collections (CPython's default is 700; higher means fewer passes, each still short)."""
 
 _lock = threading.Lock()
 _turns = 0
@@ -54,6 +56,10 @@ def after_turn() -> None:
     global _turns
     with _lock:
         _turns += 1
-        due = _turns == WARM_TURNS or _turns % REFREEZE_TURNS == 0
-    if due:
+        warm = _turns == WARM_TURNS
+        due = _turns % REFREEZE_TURNS == 0
+    if warm:
         freeze_heap()
+    elif due:
+        gc.collect(1)
+        gc.freeze()
