@@ -26,14 +26,16 @@ from agent.service import Advisor
 from tools.catalog import query_offers
 from tools.estimator import estimate_for_spec
 
-NEW_JOBS = [
-    "QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?",
-    "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah",
-    "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot",
-    "fine-tuning completo di Llama 3.2 1B su 50k esempi, una sola GPU",
-    "QLoRA Qwen2.5 14B dengan 20 ribu contoh, boleh spot",
-    "pretrain GPT-2 small from scratch on 10B tokens, budget $200",
+JOB_TEMPLATES = [
+    ("QLoRA su Llama 3 70B, budget {n} euro, vanno bene le spot?", 300),
+    ("LoRA pada Mistral 7B, {n} ribu contoh, anggaran 2 juta rupiah", 10),
+    ("Full fine-tune Llama 3.1 8B on {n}M tokens within 24 hours, no spot", 100),
+    ("fine-tuning completo di Llama 3.2 1B su {n}k esempi, una sola GPU", 50),
+    ("QLoRA Qwen2.5 14B dengan {n} ribu contoh, boleh spot", 20),
+    ("pretrain GPT-2 small from scratch on 10B tokens, budget ${n}", 200),
 ]
+"""New-job messages with a number that --fresh changes on every turn (budget, examples or tokens)."""
+NEW_JOBS = [text.format(n=n) for text, n in JOB_TEMPLATES]
 FOLLOW_UPS = ["e con 4 GPU?", "kalau pakai QLoRA?", "cheaper?", "e se uso le spot?", "yang lebih cepat?",
               "and with 8 GPUs?"]
 
@@ -57,12 +59,18 @@ def essential_ms(db_path: Path, rounds: int = 5) -> list[float]:
     return samples
 
 
-def turn_ms(advisor: Advisor, turns: int) -> tuple[list[float], list[float]]:
+def new_job(index: int, fresh: bool) -> str:
+    """The index-th new-job message; with `fresh`, a job never asked before (its number moves on every turn)."""
+    text, number = JOB_TEMPLATES[index % len(JOB_TEMPLATES)]
+    return text.format(n=number + (index + 1 if fresh else 0))
+
+
+def turn_ms(advisor: Advisor, turns: int, fresh: bool = False) -> tuple[list[float], list[float]]:
     """Warm turn times: a new thread per job message, each followed by one follow-up on that thread."""
     new, follow = [], []
     for index in range(turns // 2):
         start = time.perf_counter()
-        thread = advisor.respond(NEW_JOBS[index % len(NEW_JOBS)])["thread_id"]
+        thread = advisor.respond(new_job(index, fresh))["thread_id"]
         new.append((time.perf_counter() - start) * 1000)
         start = time.perf_counter()
         advisor.respond(FOLLOW_UPS[index % len(FOLLOW_UPS)], thread_id=thread)
@@ -102,7 +110,10 @@ def main() -> None:
     """Print the figures and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=1000, help="warm turns to time (half new jobs, half follow-ups)")
-    turns = parser.parse_args().turns
+    parser.add_argument("--fresh", action="store_true", help="every new job differs from all before it (a number in "
+                        "it moves), so nothing cached per job helps; default: six job messages recur in new threads")
+    args = parser.parse_args()
+    turns = args.turns
     home = Path(tempfile.mkdtemp(prefix="gpu-advisor-overhead-"))
     advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
     for text in NEW_JOBS:  # warm caches: catalog rows, KB indexes, lexicons
@@ -111,7 +122,7 @@ def main() -> None:
     pauses = GcPauses()
     gc.callbacks.append(pauses)
     try:
-        new, follow = turn_ms(advisor, turns)
+        new, follow = turn_ms(advisor, turns, args.fresh)
     finally:
         gc.callbacks.remove(pauses)
         advisor.close()
@@ -131,7 +142,9 @@ def main() -> None:
     print(f"python -c pass          {base_wall:6.0f} ms wall {base_cpu:5.2f} s CPU")
     print(f"gpu-advisor --help      {help_wall:6.0f} ms wall {help_cpu:5.2f} s CPU ({help_cpu / base_cpu:.0f}x)")
     print(f"gpu-advisor recommend   {rec_wall:6.0f} ms wall {rec_cpu:5.2f} s CPU ({rec_cpu / base_cpu:.0f}x)")
-    print(f"reproduce: .venv/bin/python benchmarks/turn_overhead.py --turns {turns}")
+    print("new jobs: " + ("each one never asked before (--fresh)" if args.fresh else
+                          "six messages recurring in new threads (per-job caches hit; --fresh for never-seen jobs)"))
+    print(f"reproduce: .venv/bin/python benchmarks/turn_overhead.py --turns {turns}" + (" --fresh" if args.fresh else ""))
 
 
 if __name__ == "__main__":
