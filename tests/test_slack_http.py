@@ -305,6 +305,24 @@ def test_no_spot_button_reruns_on_demand_only(stack: Stack) -> None:
                    for e in b["elements"])
 
 
+def test_skypilot_button_posts_the_task_of_the_threads_recommendation(stack: Stack) -> None:
+    """'SkyPilot task' answers in the thread with the task YAML (code blocks) naming the recommended instance."""
+    import yaml
+
+    channel, ts, first = _answered_job(stack, "LoRA llama 3 8B, 10k examples, on aws, spot ok")
+    value = button_value(first["blocks"], "gpu_skypilot")
+    stack.post(action_body("gpu_skypilot", value, channel=channel, message_ts=first["ts"], thread_ts=ts,
+                           response_url=stack.slack.response_url("unused")), FORM)
+    answer = [c for c in stack.answered(channel, updates=2) if c.method == "chat.update"][-1].body
+    sections = [b["text"]["text"] for b in answer["blocks"] if b["type"] == "section"]
+    assert "sky jobs launch" in sections[0] or "sky launch" in sections[0]
+    task_text = "".join(s.strip("`") for s in sections[1:]).replace("&lt;", "<").replace("&gt;", ">") \
+        .replace("&amp;", "&")
+    task = yaml.safe_load(task_text)
+    offered = [" ".join(row) for row in table_rows(first["blocks"])[:1]]  # the recommended row of the first answer
+    assert task["resources"]["infra"].startswith("aws") and task["resources"]["instance_type"] in "".join(offered)
+
+
 def test_button_on_an_ephemeral_answer_replies_through_the_response_url(stack: Stack) -> None:
     stack.post(command_body(JOBS["en"], response_url=stack.slack.response_url("eph")), FORM)
     stack.slack.wait_for(lambda calls: any(c.path == "/response/eph" for c in calls))

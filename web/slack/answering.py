@@ -26,7 +26,7 @@ from web.slack.blockkit import SlackMessage
 from web.slack.i18n import label, text
 from web.slack.mrkdwn import MAX_USER_CHARS, escape, user_text
 from web.slack.posting import DeliveryError, Poster, ResponseUrlPoster, ThreadPoster
-from web.slack.render import render_notice, render_result
+from web.slack.render import render_notice, render_result, render_task
 from web.slack.render_tools import render_estimate, render_faq
 from web.slack.threads import SlackStore
 
@@ -240,6 +240,19 @@ class SlackAnswerer:
 
     # --- the re-run buttons -----------------------------------------------------------------------------------
 
+    def _task_render(self, thread: str, language: str) -> Render:
+        """The thread's current recommendation as a SkyPilot task (or why it cannot be one)."""
+        from agent.skypilot_task import ExportError, build_task
+
+        result = self.advisor.rerun_current_job(thread)
+        try:
+            if result is None:
+                raise ExportError(text("skypilot_no_job", language))
+            task = build_task(result, db_path=self.advisor.db_path)
+        except ExportError as error:
+            return lambda tables: render_notice(text("skypilot_error", language, reason=str(error)), language)
+        return lambda tables: render_task(task.yaml, task.launch_command, language)
+
     def answer_button(self, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any) -> None:
         """Re-run the thread's job cheaper, faster or without spot; answer below the message with the buttons."""
         name = str(action.get("action_id", "")).removeprefix("gpu_")
@@ -262,6 +275,9 @@ class SlackAnswerer:
                 poster.working(render_notice(text("working", language), language)[0])
             except DeliveryError:
                 log.exception("could not post the 'working on it' message (error id %s)", new_error_id())
+        if name == "skypilot":
+            self.run(poster, language, lambda: self._task_render(value.thread, language))
+            return
         rerun = {"cheaper": {"prefer": "cost"}, "faster": {"prefer": "speed"},
                  "no_spot": {"changes": {"interruptible_ok": False}}}.get(name)
         if rerun is None:

@@ -13,7 +13,7 @@ from web.slack.answering import SlackAnswerer
 from web.slack.i18n import text
 from web.slack.threads import SlackStore
 
-BUTTON_ACTIONS = re.compile(r"^gpu_(cheaper|faster|no_spot)$")
+BUTTON_ACTIONS = re.compile(r"^gpu_(cheaper|faster|no_spot|skypilot)$")
 COMMAND = "/gpu"
 
 

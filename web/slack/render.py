@@ -15,8 +15,8 @@ from web.slack.mrkdwn import escape, plain, to_mrkdwn
 TOP_OFFERS = 5
 BAR_WIDTH = 20
 FALLBACK_CHARS = 300
-ACTIONS: tuple[str, ...] = ("cheaper", "faster", "no_spot")
-"""Re-run buttons; their action_id is 'gpu_<name>'."""
+ACTIONS: tuple[str, ...] = ("cheaper", "faster", "no_spot", "skypilot")
+"""Buttons under a recommendation (re-run cheaper/faster/without spot, or the SkyPilot task); action_id 'gpu_<name>'."""
 JOB_INTENTS = ("job_request", "follow_up")
 
 
@@ -248,6 +248,20 @@ def render_result(result: dict[str, Any], *, tables: bool = True, notes: tuple[s
     blocks = result_blocks(result, tables=tables, notes=notes)
     title = next((b["text"]["text"] for b in blocks if b["type"] == "header"), "")
     return as_messages(blocks, fallback_text(title, result.get("answer") or "", language), language)
+
+
+def render_task(yaml_text: str, launch_command: str, language: str) -> list[SlackMessage]:
+    """A SkyPilot task as code blocks (split to Slack's section limit) under a one-line introduction."""
+    chunks, current = [], ""
+    for line in yaml_text.splitlines(keepends=True):
+        if len(current) + len(line) > 2800:
+            chunks.append(current)
+            current = ""
+        current += line
+    chunks.append(current)
+    intro = text("skypilot_intro", language, launch=escape(launch_command))
+    blocks = [section(intro)] + [section("```" + escape(chunk) + "```") for chunk in chunks if chunk]
+    return as_messages(blocks, fallback_text("", intro, language), language)
 
 
 def render_notice(message: str, language: str, *, notes: tuple[str, ...] = ()) -> list[SlackMessage]:
