@@ -16,6 +16,7 @@ next turn reads `spec`, `language`, `preference`, `last_top` and `last_kind`; th
 from __future__ import annotations
 
 import json
+import logging
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from contract.jobspec import JobSpec
 from kb.entries import entry
 from kb.topics import topic_entry
 from tools.catalog import read_meta
+from tools.catalog_db import CatalogUnavailableError
 from tools.estimate_cache import cached_estimate
 from tools.estimator import estimate_for_spec, request_for_spec
 
@@ -55,6 +57,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "verdict": None, "feasibility": None, "comparison": None, "compare_gpus": None, "preference_changed": False,
     "parsed_unknown_model": None, "clarify": None,
 }
+log = logging.getLogger(__name__)
 SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
 
 
@@ -208,16 +211,21 @@ def estimate_node(state: AgentState) -> dict[str, Any]:
 def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
     """Rank catalog offers by total job cost (memory fit, topology, time, spot risk, budget, deadline, wishes), the
     preferred offer first; a GPU-count question also ranks the job on that count."""
-    offers = read_meta(db_path).get("offer_count", 0)
-    _progress("rank", state["language"], offers=writing.number(offers, state["language"], 0))
     spec = JobSpec.model_validate(state["spec"])
     prefer = state.get("prefer") or state.get("preference")
-    ranking, notes = ranked(spec, db_path, prefer)
+    try:
+        offers = read_meta(db_path).get("offer_count", 0)
+        _progress("rank", state["language"], offers=writing.number(offers, state["language"], 0))
+        ranking, notes = ranked(spec, db_path, prefer)
+        compared = comparison(spec, state["compare_gpus"], db_path, prefer) if state.get("compare_gpus") else None
+    except CatalogUnavailableError as error:  # the turn still answers: no offers, the memory estimate, a note
+        log.error("catalog unavailable during a turn: %s", error)
+        return {"ranking": {"offers": [], "catalog_unavailable": True}, "request": "plain"}
     result: dict[str, Any] = {"ranking": ranking}
     if notes:
         result["notes"] = list(state.get("notes") or []) + [writing.fixed_text(n, state["language"]) for n in notes]
-    if state.get("compare_gpus"):
-        result["comparison"] = comparison(spec, state["compare_gpus"], db_path, prefer)
+    if compared is not None:
+        result["comparison"] = compared
     return result
 
 

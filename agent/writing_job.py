@@ -182,11 +182,13 @@ def no_offer_answer(state: dict[str, Any], language: str) -> str:
     """No offer can run the job: why (excluded offers) and what one card would need."""
     t = templates(language)
     ranking = state.get("ranking") or {}
+    single = state.get("single_gpu_estimate")
+    if ranking.get("catalog_unavailable"):  # nothing to rank: say so, with the estimator's figure
+        return t["catalog_unavailable"].format(needed=number(single["per_gpu_gib"], language, 1) if single else "?")
     excluded = ", ".join(f"{t['excluded_names'].get(reason, reason)} {number(count, language, 0)}"
                          for reason, count in sorted((ranking.get("excluded") or {}).items(), key=lambda i: -i[1]))
     parts = [t["no_offer"].format(excluded=excluded or "-"), writing_notes.binding_limit(ranking, language),
              writing_notes.unknown_model(state, language)]
-    single = state.get("single_gpu_estimate")
     if single and ranking.get("binding_limit") in (None, "memory"):  # memory is no fix for a budget or a deadline
         parts.append(t["single_card_needed"].format(needed=number(single["per_gpu_gib"], language, 1)))
     return "\n\n".join(p for p in parts if p)

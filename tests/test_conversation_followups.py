@@ -192,3 +192,51 @@ def test_an_unknown_provider_is_asked_back_in_the_users_language(tmp_path, monke
     assert result["language"] == language
     assert result["answer"].startswith(marker) and "runpod" in result["answer"], result["answer"]
     assert result["offers"] == [] and result["verdict"]["answer_kind"] == "ask_back"
+
+
+# --- 4. a catalog that cannot be read while serving: the job turn still answers ---------------------------------
+
+def _break_meta_page(path: Path) -> None:
+    """Zero the catalog's meta table page (damage found after start, as tests/test_fault_catalog.py does)."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'meta'").fetchone()[0]
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(path, "r+b") as handle:
+        handle.seek((root - 1) * page)
+        handle.write(b"\x00" * page)
+
+
+@pytest.mark.parametrize(("message", "language", "marker"), [
+    ("LoRA on Mistral 7B with 20M tokens", "en", "The offer catalog is unavailable right now"),
+    ("LoRA su Mistral 7B con 20M token", "it", "Il catalogo delle offerte non è disponibile in questo momento"),
+    ("LoRA Mistral 7B dengan 20 juta token", "id", "Katalog penawaran sedang tidak tersedia"),
+])
+def test_an_unreadable_catalog_answers_with_the_memory_estimate(tmp_path, message, language, marker):
+    from agent.writing import number
+    from contract.jobspec import JobSpec
+    from tools.estimator import estimate_for_spec
+    from agent.graph_questions import FIT_CHECK_GPU
+    from tools.catalog import ensure_db
+
+    db = ensure_db(tmp_path / "catalog.sqlite")
+    advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=db)
+    try:
+        _break_meta_page(db)
+        clear_cache()
+        result = advisor.respond(message)
+        events = list(advisor.stream(message))
+        faq = advisor.respond("can I use spot instances for fine-tuning?")
+    finally:
+        advisor.close()
+    spec = JobSpec.model_validate(result["spec"])
+    single = estimate_for_spec(spec, num_gpus=1, gpu=FIT_CHECK_GPU)
+    assert result["language"] == language and result["offers"] == []
+    assert result["answer"].startswith(marker), result["answer"]
+    assert number(single.per_gpu_gib, language, 1) in result["answer"]
+    assert not [e for e in events if e["type"] == "error"] and events[-1]["type"] == "final"
+    assert events[-1]["result"]["answer"].startswith(marker)
+    assert faq["verdict"]["answer_kind"] == "faq"
+    assert faq["citations"]
