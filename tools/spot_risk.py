@@ -26,7 +26,7 @@ VerdictReason = Literal["cheaper", "not_cheaper", "deadline_risk", "no_spot_pric
                         "never_finishes"]
 
 HOUR = 3600.0
-RATE_SOURCE = ("planning assumption: no provider publishes hourly GPU preemption rates (hardware.md §3, §6; AWS "
+RATE_SOURCE = ("planning assumption: no provider publishes hourly GPU preemption rates (AWS "
                "Spot Advisor gives only monthly reclaim bands <5 % .. >20 %); override with the preemption rate")
 HYPERSCALER_RATE_PER_HOUR = 0.05
 """One preemption per ~20 h of running: AWS, GCP, Azure and other reclaim-on-demand spot markets."""
