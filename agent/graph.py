@@ -40,6 +40,7 @@ from agent.parsing import merge_spec, parse_message
 from agent.phrasing import phrase_answer
 from agent.state import AgentState
 from agent.tool_agent import tools_node, with_tools
+from agent.writing_public import public
 from agent.writing_verdict import rental_summary, verdict
 from contract.jobspec import JobSpec
 from kb.entries import entry
@@ -221,11 +222,11 @@ def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
     except CatalogUnavailableError as error:  # the turn still answers: no offers, the memory estimate, a note
         log.error("catalog unavailable during a turn: %s", error)
         return {"ranking": {"offers": [], "catalog_unavailable": True}, "request": "plain"}
-    result: dict[str, Any] = {"ranking": ranking}
+    result: dict[str, Any] = {"ranking": public(ranking)}  # tool texts without internal paths (issue 11)
     if notes:
         result["notes"] = list(state.get("notes") or []) + [writing.fixed_text(n, state["language"]) for n in notes]
     if compared is not None:
-        result["comparison"] = compared
+        result["comparison"] = public(compared)
     return result
 
 

@@ -4,6 +4,7 @@ answers, and no internal path reaches a user."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,56 @@ def test_an_unreadable_catalog_answers_with_the_memory_estimate(tmp_path, messag
     assert events[-1]["result"]["answer"].startswith(marker)
     assert faq["verdict"]["answer_kind"] == "faq"
     assert faq["citations"]
+
+
+# --- 5. no internal path reaches a user -------------------------------------------------------------------------
+
+INTERNAL = re.compile(r"\.md\b|shared/|SOURCE|§|/work/")
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    ("runpod bills per 1 s, minimum 0 s (https://docs.runpod.io/pods/pricing via hardware.md §4 ('billed by the "
+     "second'))", "runpod bills per 1 s, minimum 0 s (https://docs.runpod.io/pods/pricing ('billed by the second'))"),
+    ("aws bills per 1 s, minimum 60 s (AWS EC2 User Guide (docs.aws.amazon.com/x.html) via hardware.md §4)",
+     "aws bills per 1 s, minimum 60 s (AWS EC2 User Guide (docs.aws.amazon.com/x.html))"),
+    ("SkyPilot catalog v7 (github.com/skypilot-org/skypilot-catalog, catalogs/v7/<cloud>/vms.csv at the commits "
+     "pinned in shared/data/skypilot-catalog-v7/SOURCE.md), GPU rows retrieved 2026-11-29",
+     "SkyPilot catalog v7 (github.com/skypilot-org/skypilot-catalog, catalogs/v7/<cloud>/vms.csv), GPU rows "
+     "retrieved 2026-11-29"),
+    ("planning assumption: no provider publishes hourly GPU preemption rates (hardware.md §3, §6; AWS Spot Advisor "
+     "gives only monthly bands); override", "planning assumption: no provider publishes hourly GPU preemption rates "
+     "(AWS Spot Advisor gives only monthly bands); override"),
+    ("plain text stays", "plain text stays"),
+])
+def test_internal_references_are_dropped_from_user_text(raw: str, clean: str) -> None:
+    from agent.writing_public import public_text
+
+    assert public_text(raw) == clean
+
+
+def _strings(value: object):
+    """Every string inside a JSON-like value."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str):
+        yield value
+
+
+@pytest.mark.parametrize("message", ["LoRA on Llama 3 8B, 20M tokens, spot is fine",
+                                     "full fine-tuning di Llama 3 70B su 100M token, spot ok",
+                                     "QLoRA Llama 3 8B, 20 ribu contoh, spot boleh"])
+def test_no_internal_path_in_a_turns_result(tmp_path, message):
+    from tools.catalog import ensure_db
+
+    advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=ensure_db(tmp_path / "catalog.sqlite"))
+    try:
+        first = advisor.respond(message)
+        spot = advisor.respond("and with spot?", thread_id=first["thread_id"])
+    finally:
+        advisor.close()
+    leaks = [s for result in (first, spot) for s in _strings(result) if INTERNAL.search(s)]
+    assert not leaks, leaks[:3]
