@@ -65,9 +65,16 @@ def is_yes_no_question(question: str) -> bool:
 
 
 def without_verdict(text: str) -> str:
-    """The entry text without its opening yes/no word, re-capitalised (for an open question)."""
-    rest = VERDICT_LEAD.sub("", text, count=1)
-    return rest[:1].upper() + rest[1:] if rest != text else text
+    """The entry text without its opening yes/no word, re-capitalised (for an open question); a verdict clause
+    ("Yes, provided your loop checkpoints.") goes with its word, as it only qualifies the yes."""
+    lead = VERDICT_LEAD.match(text)
+    if lead is None:
+        return text
+    rest = text[lead.end():]
+    if lead.group(0).rstrip().endswith(","):
+        after = re.sub(r"^[^.!?]*[.!?]\s+", "", rest, count=1)
+        rest = after if after != rest and after.strip() else rest
+    return rest[:1].upper() + rest[1:]
 
 
 def extractive_answer(citations: list[Citation], language: Language, *, yes_no: bool = True) -> str:

@@ -88,7 +88,7 @@ def test_an_open_question_is_not_answered_with_a_verdict_word(question: str) -> 
     answer = answer_question(question).answer
     first = answer.split()[0].strip(",.;:—").lower()
     assert first not in VERDICT_WORDS, answer[:80]
-    assert answer[0].isupper()
+    assert answer[0].isupper() and first not in ("provided", "purché", "asalkan"), answer[:80]  # no dangling clause
 
 
 def test_a_yes_no_question_keeps_its_verdict() -> None:
