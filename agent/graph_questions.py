@@ -20,11 +20,33 @@ SAME_CARD_SHARE = 0.05
 """An offer is the user's card when its memory is within this share (a 48 GB RTX4090 is not 'my 4090')."""
 
 
+def family_sizes(gpu: str | None) -> list[str]:
+    """The memory sizes a bare family name means, smallest first ('A100' -> A100-40GB, A100-80GB); else [gpu]."""
+    from tools.gpus import gpu_family_names, lookup_gpu
+
+    names = gpu_family_names(gpu) if gpu else []
+    if len(names) < 2:
+        return [gpu] if gpu else []
+    return sorted(names, key=lambda name: getattr(lookup_gpu(name), "memory_gib", 0) or 0)
+
+
 def feasibility(spec: JobSpec) -> dict[str, Any]:
-    """Whether the job fits the user's hardware (card size or named GPU, count), with the fixes that would fit."""
+    """Whether the job fits the user's hardware (card size or named GPU, count), with the fixes that would fit; a bare
+    family ("an A100") is answered for the smallest size it fits, else for the largest (issue 10)."""
+    sizes = family_sizes(spec.gpu)
+    for index, gpu in enumerate(sizes[:-1]):
+        fit = _feasibility(spec, gpu)
+        if fit["fits"]:
+            return fit | {"too_small": sizes[:index]}
+    last = _feasibility(spec, sizes[-1] if sizes else None)
+    return last | {"too_small": sizes[:-1] if last["fits"] else []}
+
+
+def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:
+    """The fit on one named GPU (or the user's card size, or the reference card)."""
     count = spec.num_gpus or 1
-    vram_gib = spec.gpu_memory_gb * GB_TO_GIB if spec.gpu_memory_gb and not spec.gpu else None
-    gpu = spec.gpu or (None if vram_gib else FIT_CHECK_GPU)
+    vram_gib = spec.gpu_memory_gb * GB_TO_GIB if spec.gpu_memory_gb and not named else None
+    gpu = named or (None if vram_gib else FIT_CHECK_GPU)
     estimate = estimate_for_spec(spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu,
                                  vram_gib=vram_gib)
     fit = estimate.fit

@@ -53,6 +53,8 @@ def yes_no(state: dict[str, Any]) -> str:
     key = ("yes_fits" if feasibility["fits"] else "no_fits") + ("_many" if feasibility["num_gpus"] > 1 else "")
     lines = [t[key].format(yes=t["yes"], no=t["no"], needed=number(feasibility["needed_gib"], language, 1),
                            card=card, vram=number(feasibility["vram_gib"], language, 1))]
+    if feasibility["fits"] and feasibility.get("too_small"):  # "an A100": the 40 GB one would not do
+        lines[0] += " " + t["smaller_too_small"].format(names=", ".join(feasibility["too_small"]))
     fixes = same_hardware_fixes(feasibility.get("fixes") or [])
     if not feasibility["fits"]:
         options = _options(fixes, language)

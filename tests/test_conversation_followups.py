@@ -294,3 +294,21 @@ def test_no_internal_path_in_a_turns_result(tmp_path, message):
         advisor.close()
     leaks = [s for result in (first, spot) for s in _strings(result) if INTERNAL.search(s)]
     assert not leaks, leaks[:3]
+
+
+@pytest.mark.parametrize(("message", "word", "card"), [
+    ("Can I QLoRA fine-tune Llama 3 70B on one A100?", "Yes", "A100-80GB"),  # fits the 80 GB A100 only
+    ("Posso fare LoRA di Llama 3 8B su una A100?", "Sì", "A100-40GB"),  # fits either: the smaller is named
+    ("Bisakah full fine-tuning Llama 3 8B di satu A100?", "Tidak", "A100-80GB"),  # fits neither: the larger
+])
+def test_a_yes_no_on_a_bare_a100_answers_for_the_size_that_decides(tmp_path, message, word, card):
+    from tools.catalog import ensure_db
+
+    advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=ensure_db(tmp_path / "catalog.sqlite"))
+    try:
+        result = advisor.respond(message)
+    finally:
+        advisor.close()
+    first = result["answer"].replace("**", "").splitlines()[0]
+    assert result["spec"]["gpu"] == "A100" and first.startswith(f"{word} — ") and card in first, first
+    assert ("A100-40GB" in first.split(card)[-1]) is (card == "A100-80GB" and word == "Yes"), first  # the smaller one
