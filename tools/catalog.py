@@ -74,6 +74,37 @@ SORTS: dict[str, str] = {
 # ------------------------------------------------------------------------------------------------------------ query
 
 
+def wish_filters(gpu: str | None, providers: tuple[str, ...] | None,
+                 regions: tuple[str, ...] | None) -> tuple[list[str], list[Any]]:
+    """WHERE clauses and parameters for the user's GPU, provider and region wishes (as query_offers reads them)."""
+    from tools.gpus import gpu_family_names, parse_gpu_name
+
+    where: list[str] = []
+    params: list[Any] = []
+    if gpu:
+        names = gpu_family_names(gpu) or [gpu.strip()]
+        where.append(f"gpu_lc IN ({', '.join('?' for _ in names)})")
+        params.extend(n.lower() for n in names)
+        parsed = parse_gpu_name(gpu)
+        if parsed and parsed.form_factor:
+            where.append("gpu_form_factor = ?")
+            params.append(parsed.form_factor)
+    if providers:
+        from tools.providers import normalise_provider
+
+        ids = sorted({normalise_provider(p) for p in providers if p})
+        marks = ", ".join("?" for _ in ids)
+        where.append(f"(provider_lc IN ({marks}) OR upstream_lc IN ({marks}))")
+        params.extend([*ids, *ids])
+    if regions:
+        lowered = [r.strip().lower() for r in regions if r]
+        marks = ", ".join("?" for _ in lowered)
+        where.append(f"(region_lc IN ({marks}) OR zone_lc IN ({marks}))")
+        params.extend([*lowered, *lowered])
+    return where, params
+
+
+
 def query_offers(
     db_path: Path | str | None = None,
     *,
@@ -98,44 +129,19 @@ def query_offers(
     whole instance, or the spot price with spot_only. region matches the region or the zone, case-insensitively.
     sort: one of SORTS ('price', 'spot_price', 'price_per_gpu', 'spot_price_per_gpu', 'vram', 'gpu_count').
     Only parameterised SQL: values never reach the SQL text."""
-    from tools.gpus import gpu_family_names, parse_gpu_name
-
     if sort not in SORTS:
         raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
     if limit is not None and limit < 0:
         raise ValueError("limit must be >= 0")
-    where: list[str] = []
-    params: list[Any] = []
-    if gpu:
-        names = gpu_family_names(gpu) or [gpu.strip()]
-        where.append(f"gpu_lc IN ({', '.join('?' for _ in names)})")
-        params.extend(n.lower() for n in names)
-        parsed = parse_gpu_name(gpu)
-        if parsed and parsed.form_factor:
-            where.append("gpu_form_factor = ?")
-            params.append(parsed.form_factor)
+    provider_list = tuple(p for p in ([provider] if provider else []) + list(providers or []) if p)
+    region_list = tuple(r for r in ([region] if region else []) + list(regions or []) if r)
+    where, params = wish_filters(gpu, provider_list or None, region_list or None)
     if gpu_count is not None:
         where.append("gpu_count = ?")
         params.append(int(gpu_count))
     if min_gpu_count is not None:
         where.append("gpu_count >= ?")
         params.append(int(min_gpu_count))
-    provider_list = [p for p in ([provider] if provider else []) + list(providers or []) if p]
-    if provider_list:
-        from tools.providers import normalise_provider
-
-        ids = sorted({normalise_provider(p) for p in provider_list})
-        where.append(f"(provider_lc IN ({', '.join('?' for _ in ids)}) OR upstream_lc IN "
-                     f"({', '.join('?' for _ in ids)}))")
-        params.extend(ids)
-        params.extend(ids)
-    region_list = [r for r in ([region] if region else []) + list(regions or []) if r]
-    if region_list:
-        lowered = [r.strip().lower() for r in region_list]
-        marks = ", ".join("?" for _ in lowered)
-        where.append(f"(region_lc IN ({marks}) OR zone_lc IN ({marks}))")
-        params.extend(lowered)
-        params.extend(lowered)
     if spot_only:
         where.append("spot_key < ?")  # = has a spot price; on the key so that indexes can answer it
         params.append(_MISSING)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tools.catalog import MISSING, OFFER_FIELDS, Offer, connect
+from tools.catalog import MISSING, OFFER_FIELDS, Offer, connect, wish_filters
 
 KEY_COLUMNS = ("provider", "instance_type", "price_outlier", "on_demand_is_market")
 """Rows that agree on these are one instance shape at one price trust: only region, zone and prices differ (the
@@ -24,36 +24,6 @@ IN_MEMORY_ROWS = 20_000
 """Up to this many matching rows, prices and regions are read in one query and grouped here (fewer round trips);
 above it, each key is answered by index seeks."""
 _BOOL_FIELDS = [name for name, info in Offer.model_fields.items() if info.annotation is bool]
-
-
-def wish_filters(gpu: str | None, providers: tuple[str, ...] | None,
-                 regions: tuple[str, ...] | None) -> tuple[list[str], list[Any]]:
-    """WHERE clauses and parameters for the user's GPU, provider and region wishes (as query_offers reads them)."""
-    from tools.gpus import gpu_family_names, parse_gpu_name
-
-    where: list[str] = []
-    params: list[Any] = []
-    if gpu:
-        names = gpu_family_names(gpu) or [gpu.strip()]
-        where.append(f"gpu_lc IN ({', '.join('?' for _ in names)})")
-        params.extend(n.lower() for n in names)
-        parsed = parse_gpu_name(gpu)
-        if parsed and parsed.form_factor:
-            where.append("gpu_form_factor = ?")
-            params.append(parsed.form_factor)
-    if providers:
-        from tools.providers import normalise_provider
-
-        ids = sorted({normalise_provider(p) for p in providers if p})
-        marks = ", ".join("?" for _ in ids)
-        where.append(f"(provider_lc IN ({marks}) OR upstream_lc IN ({marks}))")
-        params.extend([*ids, *ids])
-    if regions:
-        lowered = [r.strip().lower() for r in regions if r]
-        marks = ", ".join("?" for _ in lowered)
-        where.append(f"(region_lc IN ({marks}) OR zone_lc IN ({marks}))")
-        params.extend([*lowered, *lowered])
-    return where, params
 
 
 def _where(where: list[str], *extra: str) -> str:
