@@ -59,19 +59,10 @@ def _texts(language: str) -> dict[str, Any]:
     return json.loads(prompts.load(f"skypilot.{language if language in ('it', 'id', 'en') else 'en'}.json"))
 
 
-def _checkpoint_hours(offer: dict[str, Any]) -> float | None:
-    """The checkpoint interval the spot-risk calculation chose for this offer, if any."""
+def _reason_param(offer: dict[str, Any], name: str) -> float | None:
+    """A figure the ranking attached to one of the offer's reasons (e.g. the spot-risk checkpoint interval)."""
     for reason in offer.get("reasons") or []:
-        hours = (reason.get("params") or {}).get("checkpoint_interval_hours")
-        if hours:
-            return float(hours)
-    return None
-
-
-def _tokens_per_second(offer: dict[str, Any]) -> float | None:
-    """Training throughput the time estimate used."""
-    for reason in offer.get("reasons") or []:
-        value = (reason.get("params") or {}).get("tokens_per_second")
+        value = (reason.get("params") or {}).get(name)
         if value:
             return float(value)
     return None
@@ -130,8 +121,8 @@ def _envs(result: dict[str, Any], offer: dict[str, Any], texts: dict[str, Any]) 
     micro = int(spec.get("micro_batch_size") or 1)
     method = estimate.get("method") or spec.get("method") or "full_finetune"
     repo = _hf_repo(estimate.get("model_id"))
-    checkpoint_h = _checkpoint_hours(offer) or 1.0
-    tps = _tokens_per_second(offer)
+    checkpoint_h = _reason_param(offer, "checkpoint_interval_hours") or 1.0
+    tps = _reason_param(offer, "tokens_per_second")
     tokens_per_step = micro * seq_len * int(offer.get("total_gpus") or offer.get("gpu_count") or 1)
     save_steps = max(1, int(checkpoint_h * 3600 * tps / tokens_per_step)) if tps else 500
     envs: dict[str, Any] = {"MODEL_ID": repo, "DATASET": None, "METHOD": method,

@@ -20,18 +20,11 @@ def command_modules() -> list[str]:
     return sorted(f"cli.commands.{m.name}" for m in pkgutil.iter_modules(cli.commands.__path__) if not m.ispkg)
 
 
-def installed_version() -> str:
-    """The installed distribution's version (from its metadata), or 'unknown' when run from a bare checkout."""
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("gpu-advisor")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def _print_version(value: bool) -> None:
     """Eager --version: print 'gpu-advisor X.Y.Z' and stop."""
     if value:
+        from contract.version import installed_version
+
         sys.stdout.write(f"gpu-advisor {installed_version()}\n")
         raise typer.Exit()
 

@@ -6,7 +6,6 @@ import html
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
@@ -14,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
+from contract.version import installed_version
 from web import chat, compare, export_api, tools_api
 from web.blocking import run_blocking
 from web.deps import AppResources
@@ -37,14 +37,6 @@ SLACK_MAX_BODY_BYTES = 1_048_576
 """Threads for the synchronous advisor and tools (CPU-bound offline; waiting on an LLM otherwise)."""
 
 AdvisorFactory = Callable[[ServerSettings], Any]
-
-
-def _package_version() -> str:
-    """The installed gpu-advisor version."""
-    try:
-        return version("gpu-advisor")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def default_advisor(settings: ServerSettings) -> Any:
@@ -90,7 +82,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
 
     app = FastAPI(
         title="gpu-advisor",
-        version=_package_version(),
+        version=installed_version(),
         summary="Which rented GPUs to use for a training or fine-tuning job, why, and what it will cost.",
         description=("Chat with the advisor (JSON or Server-Sent Events) or call its deterministic tools directly. "
                      "Every error is JSON `{\"error\": {\"code\", \"message\"}}` with a stable code."),
