@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,5 @@ def test_no_entry_points_at_a_comparison_that_is_not_there(language):
     texts = [f"{item.title} {item.text}" for item in entries(language)]
     assert not [t for t in texts for old in published if old.lower() in t.lower()]
     assert any(new in t or new.capitalize() in t for t in texts for new in shown)
+    pointer = {"en": r"\babove\b", "it": r"\bsopra\b", "id": r"\bdi atas\b"}[language]
+    assert not [t for t in texts if re.search(pointer, t, re.IGNORECASE)]
