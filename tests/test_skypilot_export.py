@@ -194,3 +194,15 @@ def test_cli_export_of_a_conversation_reranks_its_current_job(tmp_path, capsys, 
     assert printed["task"]["resources"]["use_spot"] is expected["offers"][0]["spot"]
     assert main(["export", "--thread", "no-such-thread"]) == 2
     assert "no job" in capsys.readouterr().err
+
+
+def test_recommend_writes_the_skypilot_task_beside_its_answer(tmp_path, capsys, monkeypatch):
+    """`recommend --skypilot FILE` answers as usual and writes the same task `export` builds; never over a file."""
+    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path))
+    target = tmp_path / "task.yaml"
+    assert main(["recommend", "--json", "--skypilot", str(target), "LoRA on Llama 3 8B, 10k examples, on lambda"]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert target.read_text() == build_task(result).yaml and "sky launch" in captured.err
+    assert main(["recommend", "--skypilot", str(target), "LoRA on Llama 3 8B, 10k examples, on lambda"]) == 2
+    assert "already exists" in capsys.readouterr().err

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich import box
 from rich.table import Table
 
-from cli.output import console, print_json
+from cli.output import UserError, console, print_json
 
 if TYPE_CHECKING:
     from agent.service import Advisor
@@ -86,12 +87,28 @@ def _new_thread_notice(thread: str, language: str) -> None:
     console.print(f"[yellow]{templates(language)['new_thread'].format(thread=thread)}[/yellow]")
 
 
+def write_skypilot_task(result: dict[str, Any], path: Path, *, force: bool) -> None:
+    """Write the turn's SkyPilot task (one-line error when it cannot be exported; never over a file without --force)."""
+    from agent.skypilot_task import ExportError, build_task
+    from cli.commands.export import write_new_file
+
+    try:
+        task = build_task(result)
+    except ExportError as error:
+        raise UserError(str(error)) from error
+    write_new_file(path, task.yaml, force=force)
+    sys.stderr.write(f"SkyPilot task written to {path}; launch: {task.launch_command.replace('task.yaml', str(path))}\n")
+
+
 def recommend_command(
     text: str = typer.Argument(..., help="The request, e.g. 'QLoRA su Llama 3 70B, budget 300 euro'."),
     thread: str | None = typer.Option(None, "--thread", help="Continue this conversation."),
     lang: str | None = typer.Option(None, "--lang", help="Answer in it, id or en."),
     prefer: str | None = typer.Option(None, "--prefer", help="cost or speed: which offer to recommend first."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    skypilot: Path | None = typer.Option(None, "--skypilot",
+                                         help="Also write the recommendation as a SkyPilot task to this new file."),
+    force: bool = typer.Option(False, "--force", help="With --skypilot: replace the file if it exists."),
 ) -> None:
     """One turn: parse the request, size it, rank real offers and answer with sources."""
     from agent.service import (
@@ -104,6 +121,8 @@ def recommend_command(
         result = advisor.respond(text, thread_id=thread, language=lang, prefer=prefer)
     finally:
         advisor.close()
+    if skypilot is not None:
+        write_skypilot_task(result, skypilot, force=force)
     if as_json:
         print_json(result)
     else:
