@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from contract.jobspec import Budget, JobSpec
 from tools.catalog import Offer, build_db

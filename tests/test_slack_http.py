@@ -323,6 +323,19 @@ def test_skypilot_button_posts_the_task_of_the_threads_recommendation(stack: Sta
     assert task["resources"]["infra"].startswith("aws") and task["resources"]["instance_type"] in "".join(offered)
 
 
+def test_skypilot_button_on_a_provider_skypilot_lacks_says_why(stack: Stack) -> None:
+    """An offer SkyPilot cannot launch gets a one-line reason in the thread, not an apology or silence."""
+    channel, ts, first = _answered_job(stack, "LoRA llama 3 8B, 10k examples, on simplepod")
+    rows = table_rows(first["blocks"])
+    assert rows and "simplepod" in " ".join(rows[0])
+    value = button_value(first["blocks"], "gpu_skypilot")
+    stack.post(action_body("gpu_skypilot", value, channel=channel, message_ts=first["ts"], thread_ts=ts,
+                           response_url=stack.slack.response_url("unused")), FORM)
+    answer = [c for c in stack.answered(channel, updates=2) if c.method == "chat.update"][-1].body
+    sections = [b["text"]["text"] for b in answer["blocks"] if b["type"] == "section"]
+    assert any("SkyPilot cannot launch on simplepod" in s for s in sections), sections
+
+
 def test_button_on_an_ephemeral_answer_replies_through_the_response_url(stack: Stack) -> None:
     stack.post(command_body(JOBS["en"], response_url=stack.slack.response_url("eph")), FORM)
     stack.slack.wait_for(lambda calls: any(c.path == "/response/eph" for c in calls))

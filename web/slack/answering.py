@@ -250,7 +250,8 @@ class SlackAnswerer:
                 raise ExportError(text("skypilot_no_job", language))
             task = build_task(result, db_path=self.advisor.db_path)
         except ExportError as error:
-            return lambda tables: render_notice(text("skypilot_error", language, reason=str(error)), language)
+            notice = text("skypilot_error", language, reason=escape(str(error)))
+            return lambda tables: render_notice(notice, language)
         return lambda tables: render_task(task.yaml, task.launch_command, language)
 
     def answer_button(self, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any) -> None:
