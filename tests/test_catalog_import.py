@@ -145,3 +145,16 @@ def test_importer_modules_stay_small() -> None:
     files = [root / "catalog_import.py", root / "gpus.py", root / "price_trust.py", *(root / "importers").glob("*.py")]
     sizes = {f.name: len(f.read_text().splitlines()) for f in files}
     assert all(n <= 400 for n in sizes.values()), sizes
+
+
+def test_placeholder_regions_are_read_as_unknown(tmp_path):
+    """'UNSPECIFIED' (primeintellect) and 'default' (hyperbolic) are not regions: the offer has none."""
+    from tests.shared_data import shared_path
+    from tools.catalog_import import import_cloud_file
+
+    folder = shared_path("data", "skypilot-catalog-v7")
+    for cloud in ("primeintellect", "hyperbolic"):
+        result = import_cloud_file(folder / f"{cloud}.csv", cloud, snapshot_date="2026-11-29")
+        assert result.offers and all(o.region is None or o.region.lower() not in ("unspecified", "default")
+                                     for o in result.offers)
+        assert any(o.region is None for o in result.offers)

@@ -21,6 +21,10 @@ from tools.offer import Offer
 from tools.providers import inter_node_fabric
 
 
+PLACEHOLDER_REGIONS = frozenset({"unspecified", "default"})
+"""Region values some catalogs write when the region is not known (primeintellect, hyperbolic): read as none."""
+
+
 def make_offer(cloud: str, label: str, line: int, snapshot_date: str, *, instance_type: str, accelerator: str,
                count: int, region: str, zone: str | None, vcpus: float | None, host_ram: float | None,
                price: float | None, spot: float | None, info: dict[str, Any] | str | None,
@@ -35,7 +39,7 @@ def make_offer(cloud: str, label: str, line: int, snapshot_date: str, *, instanc
         provider=cloud,
         upstream_provider=upstream(cloud, instance_type),
         instance_type=instance_type,
-        region=region or None,
+        region=None if (region or "").strip().lower() in PLACEHOLDER_REGIONS else (region or None),
         zone=zone or None,
         gpu=resolved.name,
         gpu_form_factor=resolved.form_factor,
