@@ -1,0 +1,52 @@
+"""The LangGraph Platform client stays unimported on the product path, and stays usable when asked for."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+CHECK = """
+import sys
+import agent.service
+heavy = sorted(m for m in sys.modules if m.startswith(("langgraph_sdk.client", "langgraph_sdk._async", "websockets")))
+print(heavy)
+"""
+
+
+def _run(code: str) -> str:
+    """Run `code` in a fresh interpreter (imports are process-wide) and return its stdout."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout.strip()
+
+
+def test_agent_import_leaves_the_platform_client_unloaded() -> None:
+    assert _run(CHECK) == "[]"
+
+
+def test_the_deferred_package_still_answers_every_attribute() -> None:
+    code = """
+import agent.service
+import langgraph_sdk
+from agent.lean_imports import is_deferred
+print(is_deferred(langgraph_sdk))
+from langgraph_sdk import get_client, Auth
+print(callable(get_client), Auth.__name__, langgraph_sdk.__version__ != "", is_deferred(langgraph_sdk))
+try:
+    langgraph_sdk.no_such_thing
+except AttributeError as error:
+    print("AttributeError", "no_such_thing" in str(error))
+"""
+    assert _run(code).splitlines() == ["True", "True Auth True False", "AttributeError True"]
+
+
+def test_a_graph_turn_runs_with_the_package_deferred(tmp_path) -> None:
+    code = f"""
+from agent.service import Advisor
+advisor = Advisor(checkpoint_path={str(tmp_path / 'threads.sqlite')!r}, db_path={str(tmp_path / 'catalog.sqlite')!r})
+reply = advisor.respond("QLoRA on Llama 3 8B, 10k examples, budget $50")
+print(bool(reply["thread_id"]), "H100" in reply["answer"] or "GPU" in reply["answer"])
+import sys
+print("langgraph_sdk.client" in sys.modules)
+advisor.close()
+"""
+    assert _run(code).splitlines() == ["True True", "False"]
