@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,8 +21,68 @@ EXIT_WORDS = frozenset({"exit", "quit", "esci", "keluar", ":q"})
 TABLE_ROWS = 5
 
 
-def _offers_table(result: dict[str, Any]) -> Table | None:
-    """The ranked offers as a table in the answer's language: region and full instance names, one row per rental."""
+BREAK_AFTER = re.compile(r"[^-_./ ]*(?:[-_./]| +)|[^-_./ ]+")
+MARK = "▶ "
+MARK_PAD = " " * len(MARK)
+
+
+def wrap_name(text: str, width: int) -> list[str]:
+    """Lines of at most `width` cells, broken only after `_ - . /` or a space (a longer run is folded as a last resort)."""
+    lines: list[str] = []
+    line = ""
+    for piece in BREAK_AFTER.findall(text):
+        if line and len((line + piece).rstrip()) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += piece
+        while len(line.rstrip()) > width:
+            lines.append(line[:width])
+            line = line[width:]
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
+
+
+def _place_lines(offer: dict[str, Any], width: int) -> list[str]:
+    """"provider · region" then the full instance name, each wrapped to `width` without breaking a word."""
+    region = offer.get("region") if offer.get("region") not in (None, "", "UNSPECIFIED") else "-"
+    where = f"{offer['provider']} · {region}"
+    head = [where] if len(where) <= width else wrap_name(offer["provider"], width) + wrap_name(f"· {region}", width)
+    return head + wrap_name(offer["instance_type"], width)
+
+
+def _recommended(result: dict[str, Any], offer: dict[str, Any]) -> bool:
+    """Whether this offer is the one the verdict recommends."""
+    verdict = result.get("verdict") or {}
+    return (verdict.get("provider"), verdict.get("instance"), verdict.get("region"), verdict.get("spot"),
+            verdict.get("count")) == (offer.get("provider"), offer.get("instance_type"), offer.get("region"),
+                                      offer.get("spot"), offer.get("total_gpus"))
+
+
+def _recommendation_word(language: str) -> str:
+    """The localised word the headline opens with ("Consiglio", "Rekomendasi", "Recommendation")."""
+    from agent.writing import templates
+
+    found = re.match(r"\*\*(.+?):\*\*", templates(language).get("headline", ""))
+    return found.group(1) if found else ""
+
+
+def _table(title: str, header: str, labels: dict[str, str], rows: list[tuple[str, ...]]) -> Table:
+    """A rich table: the place column (provider · region / instance) then GPUs, $/h, hours, total and spot."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                  leading=1)
+    table.add_column(header, no_wrap=True)
+    table.add_column(labels["gpus"], no_wrap=True)
+    for key in ("price", "hours", "total"):
+        table.add_column(labels[key], justify="right", no_wrap=True)
+    table.add_column(labels["spot"], no_wrap=True)
+    for row in rows:
+        table.add_row(*row[1:], style="bold" if row[0] else None)
+    return table
+
+
+def _offers_table(result: dict[str, Any], width: int) -> Table | None:
+    """The ranked offers in the answer's language: provider · region, full instance name, recommended row marked."""
     from agent.writing import number, same_rental, templates
 
     offers = result.get("offers") or []
@@ -29,26 +90,28 @@ def _offers_table(result: dict[str, Any]) -> Table | None:
         return None
     language = result.get("language") or "en"
     labels = templates(language)["table"]
-    table = Table(title=labels["title"], title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column(f"{labels['provider']}\n{labels['region']}", overflow="fold")
-    table.add_column(labels["instance"], overflow="fold", ratio=1)
-    table.add_column(labels["gpus"], overflow="fold")
-    for key in ("price", "hours", "total"):
-        table.add_column(labels[key], justify="right")
-    table.add_column(labels["spot"])
     shown: list[dict[str, Any]] = []
     for offer in offers:
-        if any(same_rental(offer, seen) for seen in shown):
-            continue
-        shown.append(offer)
-        region = offer.get("region") if offer.get("region") not in (None, "", "UNSPECIFIED") else "-"
-        table.add_row(f"{offer['provider']}\n{region}", offer["instance_type"],
-                      f"{offer['total_gpus']}× {offer['gpu']}", number(offer["price_per_hour"], language, 2),
-                      number(offer["est_hours"], language, 1), number(offer["est_cost"], language, 2),
-                      labels["yes"] if offer["spot"] else labels["no"])
+        if not any(same_rental(offer, seen) for seen in shown):
+            shown.append(offer)
         if len(shown) == TABLE_ROWS:
             break
-    return table
+    marked = [_recommended(result, offer) for offer in shown]
+    figures = [(f"{offer['total_gpus']}× {offer['gpu']}", number(offer["price_per_hour"], language, 2),
+                number(offer["est_hours"], language, 1), number(offer["est_cost"], language, 2),
+                labels["yes"] if offer["spot"] else labels["no"]) for offer in shown]
+    word = _recommendation_word(language)
+    title = f"{labels['title']}   ({MARK}{word})" if any(marked) and word else labels["title"]
+    # the other columns measured with a one-cell place column: what is left of the width is the place column's
+    bare = _table(title, "", labels, [("", "x", *cells) for cells in figures])
+    room = max(width - console.measure(bare).maximum + 1 - len(MARK), 12)
+    header = wrap_name(f"{labels['provider']} · {labels['region']}", room) + wrap_name(labels["instance"], room)
+    rows = []
+    for offer, cells, mark in zip(shown, figures, marked, strict=True):
+        first, *rest = _place_lines(offer, room)
+        place = "\n".join([(MARK if mark else MARK_PAD) + first] + [MARK_PAD + line for line in rest])
+        rows.append(("1" if mark else "", place, *cells))
+    return _table(title, "\n".join(MARK_PAD + line for line in header), labels, rows)
 
 
 def render_turn(result: dict[str, Any]) -> None:
@@ -59,11 +122,13 @@ def render_turn(result: dict[str, Any]) -> None:
 
     answer = result["answer"]
     kind = (result.get("verdict") or {}).get("answer_kind")
-    table = _offers_table(result) if kind in (None, "recommendation") else None
+    table = _offers_table(result, console.width) if kind in (None, "recommendation") else None
     verdict, _, details = answer.partition("\n\n") if table is not None else (answer, "", "")
     console.print(Markdown(verdict.replace("\n", "\n\n")))
     if table is not None:
+        console.print()
         console.print(table)
+        console.print()
     if details:
         console.print(Markdown(details))
     for note in result.get("notes") or []:
