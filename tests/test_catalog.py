@@ -390,3 +390,22 @@ def test_limited_query_is_a_prefix_of_the_full_one(db: Path, kwargs) -> None:
     full = query_offers(db, **kwargs)
     for limit in (0, 1, 7, 25):
         assert query_offers(db, **kwargs, limit=limit) == full[:limit]
+
+
+def test_a_catalog_built_from_another_version_of_the_snapshot_is_rebuilt(tmp_path: Path) -> None:
+    """Same snapshot date, different rows (a fixed import): the catalog built from the old snapshot is rebuilt,
+    because nothing the user made is lost (it came from the shipped snapshot)."""
+    import gzip as gz
+
+    from tools.catalog_store import SNAPSHOT_FILE, build_from_snapshot, snapshot_fingerprint
+
+    older = tmp_path / "older.jsonl.gz"
+    lines = gz.decompress(SNAPSHOT_FILE.read_bytes()).decode("utf-8").splitlines(keepends=True)
+    older.write_bytes(gz.compress("".join(lines[:-1]).encode("utf-8")))  # one offer fewer, same header and date
+    path = tmp_path / "catalog.sqlite"
+    build_from_snapshot(path, older)
+    assert read_meta(path)["offer_count"] == len(lines) - 2
+    assert read_meta(path)["snapshot_fingerprint"] == snapshot_fingerprint(older) != snapshot_fingerprint()
+    ensure_db(path)
+    assert read_meta(path)["snapshot_fingerprint"] == snapshot_fingerprint()
+    assert read_meta(path)["offer_count"] == len(lines) - 1  # every offer of the shipped snapshot (minus its header)

@@ -250,12 +250,14 @@ def _header(path: Path) -> bytes:
         return handle.read(100)
 
 
-def inspect_catalog(db_path: Path | str, *, deep: bool = True, shipped_date: str | None = None) -> CatalogCheck:
+def inspect_catalog(db_path: Path | str, *, deep: bool = True, shipped_date: str | None = None,
+                    shipped_fingerprint: str | None = None) -> CatalogCheck:
     """Recognise the file at `db_path` without changing it.
 
     foreign: not SQLite, another application's SQLite file, an empty file, a folder. damaged: our header but the
     content does not read back (deep: ``PRAGMA quick_check`` too). outdated: an older schema, or built from an older
-    snapshot than `shipped_date`. Unreadable files (permissions) raise CatalogUnavailableError."""
+    snapshot than `shipped_date` or from another version of it (`shipped_fingerprint`). Unreadable files
+    (permissions) raise CatalogUnavailableError."""
     path = Path(db_path).expanduser()
     if not os.path.lexists(path):
         return CatalogCheck("missing")
@@ -302,4 +304,7 @@ def inspect_catalog(db_path: Path | str, *, deep: bool = True, shipped_date: str
             and (meta.get("snapshot_date") or "") < shipped_date):
         return CatalogCheck("outdated", f"built from the {meta.get('snapshot_date')} snapshot, {shipped_date} "
                                         f"is shipped", meta)
+    if (shipped_fingerprint and meta.get("built_from") == "snapshot"
+            and meta.get("snapshot_fingerprint") != shipped_fingerprint):
+        return CatalogCheck("outdated", "built from another version of the shipped snapshot", meta)
     return CatalogCheck("ok", "", meta)

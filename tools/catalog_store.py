@@ -11,7 +11,9 @@ damaged, outdated or foreign file at the catalog path.
 
 from __future__ import annotations
 
+import functools
 import gzip
+import hashlib
 import json
 import logging
 import os
@@ -114,6 +116,7 @@ def build_from_snapshot(db_path: Path | str | None = None, snapshot: Path = SNAP
     header, offers = read_snapshot(snapshot)
     meta = {k: v for k, v in header.items() if k not in {"kind", "schema_version"}}
     meta["built_from"] = "snapshot"
+    meta["snapshot_fingerprint"] = snapshot_fingerprint(snapshot)
     return build_db(path, offers, meta, create_parent=not explicit if create_parent is None else create_parent)
 
 
@@ -168,6 +171,22 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def snapshot_fingerprint(snapshot: Path = SNAPSHOT_FILE) -> str | None:
+    """A short hash of the shipped snapshot's bytes: a catalog built from another snapshot (same date, fixed rows or
+    new indexes) is rebuilt. Cached per file version."""
+    try:
+        stat = snapshot.stat()
+    except OSError:
+        return None
+    return _fingerprint(str(snapshot), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _fingerprint(path: str, mtime_ns: int, size: int) -> str:
+    """sha256 prefix of one version of a file."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
 def _shipped_date() -> str | None:
@@ -259,7 +278,7 @@ def _ensure_at(path: Path, explicit: bool) -> CatalogStatus:
         if signature is not None and _verified.get(str(path)) == signature:
             return CatalogStatus(path)
     shipped = _shipped_date()
-    check = inspect_catalog(path, shipped_date=shipped)
+    check = inspect_catalog(path, shipped_date=shipped, shipped_fingerprint=snapshot_fingerprint())
     if check.state != "ok":
         check_status = _repair(path, explicit, check, shipped)
         if check_status is not None:
@@ -285,7 +304,8 @@ def _repair(path: Path, explicit: bool, check: CatalogCheck, shipped: str | None
     except OSError as error:
         raise _unavailable(path, error) from error
     with _build_lock(path):
-        check = inspect_catalog(path, shipped_date=shipped)  # another process may have done it meanwhile
+        check = inspect_catalog(path, shipped_date=shipped,  # another process may have done it meanwhile
+                                shipped_fingerprint=snapshot_fingerprint())
         if check.state == "ok":
             return None
         if check.state == "foreign":
