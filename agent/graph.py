@@ -48,7 +48,7 @@ from kb.topics import topic_entry
 from tools.catalog import read_meta
 from tools.catalog_db import CatalogUnavailableError
 from tools.estimate_cache import cached_estimate
-from tools.estimator import estimate_for_spec, request_for_spec
+from tools.estimator import request_for_spec
 
 LAYOUT_SHARDING = {"single_gpu": "none", "ddp": "ddp", "zero2": "zero2", "fsdp": "fsdp", "tensor_parallel": "none"}
 PER_TURN_RESET: dict[str, Any] = {
@@ -204,7 +204,9 @@ def estimate_node(state: AgentState) -> dict[str, Any]:
     """Memory on one GPU of the wished (or a common 80 GB) card, with the cheapest fixes when it does not fit."""
     _progress("estimate", state["language"])
     spec = JobSpec.model_validate(state["spec"])
-    single = estimate_for_spec(spec, num_gpus=1, gpu=spec.gpu or FIT_CHECK_GPU)
+    request, filled = request_for_spec(spec, num_gpus=1, gpu=spec.gpu or FIT_CHECK_GPU)
+    single = cached_estimate(request)  # memory depends on the layout, not on budget/data/deadline: shared by jobs
+    single.assumptions = filled + single.assumptions  # as estimate_for_spec words it
     fit = feasibility(spec) if state.get("request") == "feasibility" else None
     return {"single_gpu_estimate": single.model_dump(mode="json"), "feasibility": fit}
 
