@@ -43,11 +43,21 @@ def wrap_name(text: str, width: int) -> list[str]:
     return lines
 
 
+def _region(offer: dict[str, Any]) -> str:
+    """The offer's region, "-" when the catalog does not name one."""
+    return offer.get("region") if offer.get("region") not in (None, "", "UNSPECIFIED") else "-"
+
+
+def _where(offer: dict[str, Any]) -> str:
+    """"provider · region"."""
+    return f"{offer['provider']} · {_region(offer)}"
+
+
 def _place_lines(offer: dict[str, Any], width: int) -> list[str]:
     """"provider · region" then the full instance name, each wrapped to `width` without breaking a word."""
-    region = offer.get("region") if offer.get("region") not in (None, "", "UNSPECIFIED") else "-"
-    where = f"{offer['provider']} · {region}"
-    head = [where] if len(where) <= width else wrap_name(offer["provider"], width) + wrap_name(f"· {region}", width)
+    where = _where(offer)
+    head = [where] if len(where) <= width else wrap_name(offer["provider"], width) + wrap_name(f"· {_region(offer)}",
+                                                                                               width)
     return head + wrap_name(offer["instance_type"], width)
 
 
@@ -67,11 +77,12 @@ def _recommendation_word(language: str) -> str:
     return found.group(1) if found else ""
 
 
-def _table(title: str, header: str, labels: dict[str, str], rows: list[tuple[str, ...]]) -> Table:
-    """A rich table: the place column (provider · region / instance) then GPUs, $/h, hours, total and spot."""
+def _table(title: str, headers: list[str], labels: dict[str, str], rows: list[tuple[str, ...]]) -> Table:
+    """A rich table: the place column(s) (provider · region, instance) then GPUs, $/h, hours, total and spot."""
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                  leading=1)
-    table.add_column(header, no_wrap=True)
+                  leading=1 if any("\n" in cell for row in rows for cell in row) else 0)
+    for header in headers:
+        table.add_column(header, no_wrap=True)
     table.add_column(labels["gpus"], no_wrap=True)
     for key in ("price", "hours", "total"):
         table.add_column(labels[key], justify="right", no_wrap=True)
@@ -82,7 +93,11 @@ def _table(title: str, header: str, labels: dict[str, str], rows: list[tuple[str
 
 
 def _offers_table(result: dict[str, Any], width: int) -> Table | None:
-    """The ranked offers in the answer's language: provider · region, full instance name, recommended row marked."""
+    """The ranked offers in the answer's language: provider · region, full instance name, recommended row marked.
+
+    One line per offer when the terminal is wide enough; otherwise the instance goes under "provider · region" in
+    the same cell, wrapped only after `_ - . /`, so no name is ever broken mid-word or clipped.
+    """
     from agent.writing import number, same_rental, templates
 
     offers = result.get("offers") or []
@@ -96,22 +111,30 @@ def _offers_table(result: dict[str, Any], width: int) -> Table | None:
             shown.append(offer)
         if len(shown) == TABLE_ROWS:
             break
-    marked = [_recommended(result, offer) for offer in shown]
+    marks = [MARK if _recommended(result, offer) else MARK_PAD for offer in shown]
     figures = [(f"{offer['total_gpus']}× {offer['gpu']}", number(offer["price_per_hour"], language, 2),
                 number(offer["est_hours"], language, 1), number(offer["est_cost"], language, 2),
                 labels["yes"] if offer["spot"] else labels["no"]) for offer in shown]
     word = _recommendation_word(language)
-    title = f"{labels['title']}   ({MARK}{word})" if any(marked) and word else labels["title"]
-    # the other columns measured with a one-cell place column: what is left of the width is the place column's
-    bare = _table(title, "", labels, [("", "x", *cells) for cells in figures])
+    title = f"{labels['title']}   ({MARK}{word})" if MARK in marks and word else labels["title"]
+    wheres = [_where(offer) for offer in shown]
+    instances = [offer["instance_type"] for offer in shown]
+    # the other columns measured with one-cell place columns: what is left of the width is for the places
+    wide = _table(title, ["", ""], labels, [("", "x", "x", *cells) for cells in figures])
+    where_header = f"{labels['provider']} · {labels['region']}"
+    if console.measure(wide).maximum - 2 + len(MARK) + max(map(len, [*wheres, where_header])) + max(
+            map(len, [*instances, labels["instance"]])) <= width:
+        rows = [(mark.strip(), mark + where, instance, *cells)
+                for mark, where, instance, cells in zip(marks, wheres, instances, figures, strict=True)]
+        return _table(title, [MARK_PAD + where_header, labels["instance"]], labels, rows)
+    bare = _table(title, [""], labels, [("", "x", *cells) for cells in figures])
     room = max(width - console.measure(bare).maximum + 1 - len(MARK), 12)
-    header = wrap_name(f"{labels['provider']} · {labels['region']}", room) + wrap_name(labels["instance"], room)
+    header = wrap_name(where_header, room) + wrap_name(labels["instance"], room)
     rows = []
-    for offer, cells, mark in zip(shown, figures, marked, strict=True):
+    for mark, offer, cells in zip(marks, shown, figures, strict=True):
         first, *rest = _place_lines(offer, room)
-        place = "\n".join([(MARK if mark else MARK_PAD) + first] + [MARK_PAD + line for line in rest])
-        rows.append(("1" if mark else "", place, *cells))
-    return _table(title, "\n".join(MARK_PAD + line for line in header), labels, rows)
+        rows.append((mark.strip(), "\n".join([mark + first] + [MARK_PAD + line for line in rest]), *cells))
+    return _table(title, ["\n".join(MARK_PAD + line for line in header)], labels, rows)
 
 
 def render_turn(result: dict[str, Any]) -> None:
