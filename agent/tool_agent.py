@@ -15,14 +15,16 @@ import time
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import prompts
 from agent import llm
 from agent.claims import check_grounded, extract
 from agent.lazy_openai import openai  # imported on first use: not on the offline path
 from agent.phrasing import LANGUAGE_NAMES, note
-from agent.toolbox import ToolContext, ToolInputError, call_tool, openai_tools
+
+if TYPE_CHECKING:  # the registry (pydantic models for every tool, ~40 ms to import) loads on the first LLM turn
+    from agent.toolbox import ToolContext
 
 MAX_STEPS = 4
 """LLM rounds (tool calls, then the answer); a model that keeps calling tools is stopped here."""
@@ -92,6 +94,8 @@ def compact_result(data: dict[str, Any]) -> str:
 
 def _run_call(name: str, arguments: str, context: ToolContext) -> tuple[str, bool]:
     """One tool call's result for the model (compact JSON), and whether it succeeded."""
+    from agent.toolbox import ToolInputError, call_tool
+
     try:
         result = call_tool(name, arguments, context).model_dump(mode="json")
     except ToolInputError as error:
@@ -113,6 +117,8 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
     """Let the LLM answer with tool calls; every claim of its reply checked against the tool results."""
     if not llm.llm_configured():
         return ToolAnswer(answer=note("needs_llm", language))
+    from agent.toolbox import ToolContext, openai_tools
+
     context = context or ToolContext()
     messages: list[dict[str, Any]] = [{"role": "system", "content": _system(language, job)},
                                       {"role": "user", "content": message}]
@@ -201,6 +207,8 @@ def tools_node(state: dict[str, Any], db_path: Path | None = None) -> dict[str, 
     """Graph node: the tool agent's verified answer (streamed whole, once checked), with its note."""
     language = state.get("language") or "en"
     _stream({"type": "progress", "node": "tools", "label": note("progress_tools", language)})
+    from agent.toolbox import ToolContext
+
     result = answer_with_tools(state.get("message") or "", language, context=ToolContext(db_path),
                                job=state.get("spec"))
     _stream({"type": "delta", "text": result.answer})
