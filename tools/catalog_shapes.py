@@ -153,8 +153,10 @@ def candidate_groups(path: str, mtime: float, gpu: str | None, providers: tuple[
 @lru_cache(maxsize=64)
 def _cached_candidates(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
                        regions: tuple[str, ...] | None, reader: Any) -> tuple[tuple[OfferGroup, Shape], ...]:
-    """candidate_groups, memoised."""
-    return tuple((OfferGroup(offer=offer, count=count, regions=found, other_zones=others), shape_of(offer, 1))
+    """candidate_groups, memoised; equal shapes are one object, so the per-turn shape caches match by identity."""
+    shapes: dict[Shape, Shape] = {}
+    return tuple((OfferGroup(offer=offer, count=count, regions=found, other_zones=others),
+                  shapes.setdefault(shape := shape_of(offer, 1), shape))
                  for offer, count, found, others in reader(path, gpu=gpu, providers=providers, regions=regions))
 
 

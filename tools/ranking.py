@@ -163,9 +163,9 @@ def _plan(group: OfferGroup, shape: Shape, nodes: int, job: _Job,
     offer = group.offer
     if nodes != shape.nodes:
         shape = shape_of(offer, nodes)
-    if shape not in evaluations:
-        evaluations[shape] = evaluate(shape, job.workload, job.tokens, job.margin, job.workload_key)
-    evaluation = evaluations[shape]
+    evaluation = evaluations.get(shape)
+    if evaluation is None:
+        evaluation = evaluations[shape] = evaluate(shape, job.workload, job.tokens, job.margin, job.workload_key)
     topology, time = evaluation.topology, evaluation.time
     if topology is None or not topology.runnable:
         return None, ("needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit")
@@ -305,17 +305,18 @@ def _cost(group: OfferGroup, nodes: int, topology: TopologyResult, time: JobTime
     on_demand, interruptible = effective_prices(offer)
     allow_spot = spec.interruptible_ok is not False
     workload = job.workload
-    spot_overheads = _overheads(time.hours, workload.total_params, workload.trainable_params, workload.method,
-                                job.epoch_tokens, nodes, False)
-    spot = None
-    spot_hours = time.hours + spot_overheads.setup_s / 3600
-    if allow_spot and interruptible and spot_hours <= MAX_SPOT_HOURS:
-        spot = _spot_for(offer, nodes, spot_hours, workload, spec, job.rate)
+    spot = spot_overheads = None
+    if allow_spot and interruptible:  # the spot figures only where spot may be used
+        spot_overheads = _overheads(time.hours, workload.total_params, workload.trainable_params, workload.method,
+                                    job.epoch_tokens, nodes, False)
+        spot_hours = time.hours + spot_overheads.setup_s / 3600
+        if spot_hours <= MAX_SPOT_HOURS:
+            spot = _spot_for(offer, nodes, spot_hours, workload, spec, job.rate)
     use_spot = spot is not None and spot.verdict == "spot"
     if spec.interruptible_ok and spot is not None and on_demand is None:
         use_spot = spot.expected_spot_cost_usd is not None and spot.expected_spot_cost_usd < float("inf")
     if use_spot:
-        assert spot is not None and spot.expected_spot_cost_usd is not None
+        assert spot is not None and spot.expected_spot_cost_usd is not None and spot_overheads is not None
         overheads = spot_overheads
         cost, est_hours, billed = spot.expected_spot_cost_usd, spot.expected_spot_hours, \
             spot.expected_spot_billed_hours
