@@ -138,7 +138,8 @@ def assert_verdict_in_view(page, answer, result: dict) -> None:
     verdict = answer.locator(".verdict")
     sync_api.expect(verdict.locator(".verdict-gpus")).to_have_text(f"{best['total_gpus']}× {best['gpu']}")
     sync_api.expect(verdict.locator(".verdict-where")).to_contain_text(best["provider"])
-    sync_api.expect(verdict.locator(".verdict-where")).to_contain_text(best["region"])
+    if best["region"]:  # offers whose catalog names no region show the provider alone
+        sync_api.expect(verdict.locator(".verdict-where")).to_contain_text(best["region"])
     sync_api.expect(verdict.locator("dd.hours")).not_to_have_text("–")
     sync_api.expect(verdict.locator("dd.cost")).to_contain_text("USD")
     lang = page.evaluate("() => document.querySelector('#gpu-advisor-widget').getAttribute('lang')")
@@ -361,7 +362,8 @@ def test_phone_viewport_verdict_table_and_host_css_isolation(browser, server):
         # The host page paints every <button> pink with !important; the Shadow DOM keeps the widget's own colours.
         assert page.evaluate("() => getComputedStyle(document.querySelector('main button')).backgroundColor") \
             == "rgb(255, 0, 170)"
-        assert launcher.evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(31, 95, 191)"
+        # (retried: the widget's stylesheet loads into its shadow root after the page, later on a busy machine)
+        sync_api.expect(launcher).to_have_css("background-color", "rgb(31, 95, 191)")
         launcher.tap()
         _, result = ask(page, ITALIAN_JOB)
         answer = page.locator(ANSWERS).last
