@@ -20,3 +20,7 @@ def shared_path(*parts: str) -> Path:
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
     return path
+
+
+needs_shared_catalog = pytest.mark.usefixtures("shared_catalog")
+"""Marks a test that reads the shared v7 catalog (the `shared_catalog` fixture in tests/conftest.py)."""

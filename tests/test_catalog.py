@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared_data import SHARED, shared_path
+from tests.shared_data import SHARED, needs_shared_catalog, shared_path
 from tools.catalog import (
     SNAPSHOT_FILE,
     NotACatalogError,
@@ -33,14 +33,7 @@ from tools.providers import get_provider, inter_node_fabric
 
 REPO = Path(__file__).resolve().parents[1]
 SKY = SHARED / "data" / "skypilot-catalog-v7"
-needs_shared = pytest.mark.usefixtures("shared_catalog")
-"""Tests that read the shared v7 catalog: they fail under CI when it is missing, and skip with the reason otherwise."""
-
-
-@pytest.fixture
-def shared_catalog() -> Path:
-    """The shared v7 catalog folder (tests.shared_data decides between fail and visible skip)."""
-    return shared_path("data", "skypilot-catalog-v7")
+needs_shared = needs_shared_catalog
 
 EXPECTED_COUNTS = {
     "aws": 1377, "cudo": 195, "gcp": 620, "hyperbolic": 37, "lambda": 306, "mithril": 8, "nebius": 21,
@@ -397,7 +390,11 @@ def test_a_catalog_built_from_another_version_of_the_snapshot_is_rebuilt(tmp_pat
     because nothing the user made is lost (it came from the shipped snapshot)."""
     import gzip as gz
 
-    from tools.catalog_store import SNAPSHOT_FILE, build_from_snapshot, snapshot_fingerprint
+    from tools.catalog_store import (
+        SNAPSHOT_FILE,
+        build_from_snapshot,
+        snapshot_fingerprint,
+    )
 
     older = tmp_path / "older.jsonl.gz"
     lines = gz.decompress(SNAPSHOT_FILE.read_bytes()).decode("utf-8").splitlines(keepends=True)

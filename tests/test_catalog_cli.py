@@ -14,21 +14,14 @@ from pathlib import Path
 import pytest
 
 from cli.app import main
-from tests.shared_data import SHARED, shared_path
+from tests.shared_data import SHARED, needs_shared_catalog
 from tools.catalog import build_from_snapshot, read_meta
 from tools.catalog_update import UpdateError, update_catalog
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = SHARED / "data"
 SKY = SHARED_DATA / "skypilot-catalog-v7"
-needs_shared = pytest.mark.usefixtures("shared_catalog")
-"""Tests that read the shared v7 catalog: they fail under CI when it is missing, and skip with the reason otherwise."""
-
-
-@pytest.fixture
-def shared_catalog() -> Path:
-    """The shared v7 catalog folder (tests.shared_data decides between fail and visible skip)."""
-    return shared_path("data", "skypilot-catalog-v7")
+needs_shared = needs_shared_catalog
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
