@@ -85,15 +85,11 @@ def _disk(estimate: dict[str, Any], spec: dict[str, Any], seq_len: int) -> tuple
 
 
 def _hf_repo(model_id: str | None) -> str | None:
-    """The model's Hugging Face repo id when the registry knows it."""
-    if not model_id:
-        return None
-    try:
-        from tools.models import lookup
-        arch = lookup(model_id)
-    except (ImportError, ValueError, KeyError):
-        return None
-    return getattr(arch, "hf_repo", None) or getattr(arch, "hf_id", None)
+    """The model's Hugging Face repo id when the registry knows the model."""
+    from tools.models import lookup
+
+    arch = lookup(model_id) if model_id else None
+    return (arch.hf_repo or None) if arch is not None else None
 
 
 def _accelerator_name(offer: dict[str, Any], db_path: Any) -> str:
@@ -177,13 +173,13 @@ def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
                           f"or ask for offers on a cloud SkyPilot supports")
     nodes = int(offer.get("nodes") or 1)
     per_node = int(offer.get("gpu_count") or 1)
-    method = estimate.get("method") or spec.get("method") or "full_finetune"
     envs, env_comments = _envs(result, offer, texts)
+    method = envs["METHOD"]
     disk, parts = _disk(estimate, spec, int(envs["SEQ_LEN"]))
     spot = bool(offer.get("spot"))
     interval = f"{envs['CHECKPOINT_EVERY_MINUTES']} min"
     region = offer.get("region")
-    infra = f"{provider}/{region}" if region and region.lower() not in ("default", "unspecified") else provider
+    infra = f"{provider}/{region}" if region else provider  # the importer reads placeholder regions as none
     resources = Commented({
         "infra": (infra, texts["infra"]),
         "accelerators": (f"{_accelerator_name(offer, db_path)}:{per_node}",
