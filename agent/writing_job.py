@@ -56,8 +56,7 @@ class Citer:
 
 def region_of(offer: dict[str, Any]) -> str | None:
     """The offer's region, or None when the catalog lists none."""
-    region = offer.get("region")
-    return region if region not in (None, "", "UNSPECIFIED") else None
+    return offer.get("region") or None  # placeholder regions ('UNSPECIFIED') are read as none by the importer
 
 
 def offer_cost(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str:

@@ -45,7 +45,7 @@ def wrap_name(text: str, width: int) -> list[str]:
 
 def _region(offer: dict[str, Any]) -> str:
     """The offer's region, "-" when the catalog does not name one."""
-    return offer.get("region") if offer.get("region") not in (None, "", "UNSPECIFIED") else "-"
+    return offer.get("region") or "-"
 
 
 def _where(offer: dict[str, Any]) -> str:

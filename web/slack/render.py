@@ -75,8 +75,7 @@ def job_header(result: dict[str, Any], language: str) -> str:
 
 def _region(offer: dict[str, Any]) -> str:
     """The offer's region, or a dash."""
-    region = offer.get("region")
-    return region if region and region != "UNSPECIFIED" else "—"
+    return offer.get("region") or "—"
 
 
 def offer_cells(offer: dict[str, Any], rank: int, language: str) -> list[str]:
