@@ -117,6 +117,18 @@ class OfferGroup:
     regions: tuple[str, ...]
     other_zones: int = 0
     """Rows of the same instance in the offer's region at other prices that no candidate stands for."""
+    on_demand: float | None = field(init=False, default=None)
+    """effective_prices(offer), computed once: groups are cached across turns and costed on every turn."""
+    interruptible: float | None = field(init=False, default=None)
+    listing_key: tuple[Any, ...] = field(init=False, default=())
+    """(provider, instance, region): offers listed once per key, node count and billing model."""
+
+    def __post_init__(self) -> None:
+        """Fill the per-offer facts the ranking reads on every turn."""
+        on_demand, interruptible = effective_prices(self.offer)
+        object.__setattr__(self, "on_demand", on_demand)
+        object.__setattr__(self, "interruptible", interruptible)
+        object.__setattr__(self, "listing_key", (self.offer.provider, self.offer.instance_type, self.offer.region))
 
 
 def _group(offers: list[Offer], count: int | None = None) -> OfferGroup:

@@ -71,6 +71,9 @@ def collapse_zones(ordered: list[Any]) -> list[tuple[Any, int]]:
     """Keep the first entry per (provider, instance, region, nodes, spot); count the others folded into it."""
     kept: dict[tuple[Any, ...], list[Any]] = {}
     for item in ordered:
-        key = (item.offer.provider, item.offer.instance_type, item.offer.region, item.nodes, bool(item.use_spot))
-        kept.setdefault(key, []).append(item)
-    return [(items[0], len(items) - 1) for items in kept.values()]
+        key = (item.group.listing_key, item.nodes, bool(item.use_spot))
+        if key in kept:
+            kept[key][1] += 1
+        else:
+            kept[key] = [item, 0]
+    return [(item, folded) for item, folded in kept.values()]

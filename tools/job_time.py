@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pydantic import BaseModel, Field
 
 from contract.jobspec import JobSpec
 from tools.providers import get_provider
@@ -23,6 +22,12 @@ DEFAULT_FINETUNE_EPOCHS = 3
 """Alpaca's recipe trains 3 epochs; used only when no dataset size is given either."""
 ASSUMED_BILLING = Billing(granularity_s=60.0, minimum_s=60.0)
 """Used when the provider's billing rule is unknown: per minute, 1 minute minimum (assumption)."""
+
+
+TIME_ASSUMPTIONS = ("FLOPs per token: 6N + 12·L·H·T full, 4N + 12·L·H·T with a frozen base, +2N + 4·L·H·T with "
+                    "recompute (PaLM appendix B)",
+                    "excludes setup time: instance start, downloads, evaluation and final save")
+"""What every job time assumes, besides how its token count was reached."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,19 +79,22 @@ def billing_for(provider: str) -> tuple[Billing, str]:
     return billing, f"{provider} bills per {billing.granularity_s:g} s, minimum {billing.minimum_s:g} s ({source})"
 
 
-class JobTime(BaseModel):
-    """How long a job takes on a candidate and what drives it."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class JobTime:
+    """How long a job takes on a candidate and what drives it (internal: the ranking times every shape of every job,
+    so this is a plain dataclass; RankedOffer carries what users see)."""
 
     tokens: float
     flops_per_token: float
-    total_pflop: float = Field(description="Training compute in PFLOP (1e15), recompute included.")
+    total_pflop: float
+    """Training compute in PFLOP (1e15), recompute included."""
     micro_steps: float
     step_seconds: float
     compute_seconds_per_step: float
     exposed_comm_seconds_per_step: float
     tokens_per_second: float
     hours: float
-    assumptions: list[str]
+    assumptions: tuple[str, ...]
 
 
 def job_time(workload: Workload, topology: TopologyResult, tokens: Tokens) -> JobTime | None:
@@ -103,11 +111,7 @@ def job_time(workload: Workload, topology: TopologyResult, tokens: Tokens) -> Jo
     return JobTime(tokens=tokens.total, flops_per_token=flops, total_pflop=tokens.total * flops / 1e15,
                    micro_steps=steps, step_seconds=step, compute_seconds_per_step=topology.compute_s_per_step,
                    exposed_comm_seconds_per_step=exposed, tokens_per_second=tokens_per_step / step,
-                   hours=seconds / 3600.0,
-                   assumptions=[*tokens.assumptions,
-                                "FLOPs per token: 6N + 12·L·H·T full, 4N + 12·L·H·T with a frozen base, +2N + "
-                                "4·L·H·T with recompute (PaLM appendix B)",
-                                "excludes setup time: instance start, downloads, evaluation and final save"])
+                   hours=seconds / 3600.0, assumptions=(*tokens.assumptions, *TIME_ASSUMPTIONS))
 
 
 @dataclass(frozen=True, kw_only=True)

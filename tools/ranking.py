@@ -11,61 +11,30 @@ simplest of the near-cheapest trusted offers (tools.headline); when nothing qual
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from operator import attrgetter
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from contract.jobspec import JobSpec
 from tools.catalog import Offer, ensure_db, read_meta
-from tools.catalog_shapes import (Evaluation, OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches,
-                                  effective_prices, evaluate, shape_of, workload_key)
+from tools.catalog_shapes import (OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches,
+                                  shape_of, workload_key)
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
 from tools.headline import choose_headline, collapse_zones
-from tools.job_overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
-from tools.job_time import Cost, JobTime, Tokens, billing_for, job_tokens, run_cost
+from tools.job_overheads import overhead_assumptions
+from tools.job_time import job_tokens
+from tools.ranking_costing import (CHECKPOINT_WRITE_GBS, RESTART_BASE_S, Costed, CostingJob, ShapeCosts,
+                                   clear_costing_caches, cost_offer)
 from tools.ranking_entries import build_entry
 from tools.ranking_models import RankedOffer, RankingResult, Reason
 from tools.scale_out import MEMORY_NODES, MULTI_NODE_MIN_GPUS, binding_limit, deadline_nodes, rescale_nodes
-from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot, default_preemption_rate
-from tools.topology import DEFAULT_MEMORY_MARGIN, TopologyResult, Workload, build_workload
+from tools.topology import DEFAULT_MEMORY_MARGIN, Workload, build_workload
 
 __all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
 
-CHECKPOINT_WRITE_GBS = 1.0
-"""Checkpoint write and reload speed to persistent storage, GB/s (planning assumption)."""
-MAX_SPOT_HOURS = 1e6
-"""Longest job the spot model takes; longer runs are costed on-demand only."""
-RESTART_BASE_S = 600.0
-"""Fixed part of a spot restart: new instance, image start (planning assumption, as in tools.spot_risk)."""
 EVERY_OFFER_LIMIT = 1000
 """A caller asking for more entries than this wants every offer costed (the compare table)."""
-
-
-@dataclass(kw_only=True, slots=True)
-class _Costed:
-    """Phase-one numbers for one offer; full RankedOffer objects are built only for what is returned."""
-
-    offer: Offer
-    group: OfferGroup
-    nodes: int
-    topology: TopologyResult
-    time: JobTime
-    overheads: Overheads
-    spot: SpotRiskResult | None
-    use_spot: bool
-    cost: float
-    hours: float
-    billed_hours: float
-    price: float
-    p_done: float | None
-    meets_budget: bool | None
-    meets_deadline: bool | None
-
-    @property
-    def total_gpus(self) -> int:
-        """GPUs across all nodes."""
-        return self.offer.gpu_count * self.nodes
 
 
 def _nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
@@ -114,84 +83,35 @@ def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, 
     return to_usd(spec.budget.amount, spec.budget.currency, fx_table)
 
 
-@lru_cache(maxsize=16384)
-def _spot_cached(provider: str, nodes: int, hours: float, write_s: float, rate: float | None,
-                 spot_price: float | None, od_price: float | None, deadline: float | None) -> SpotRiskResult:
-    """Spot assessment for `nodes` instances of one provider at one price pair (any node's preemption stops all)."""
-    per_node = rate if rate is not None else default_preemption_rate(provider)[0]
-    billing, _ = billing_for(provider)
-    return assess_spot(SpotRiskRequest(
-        job_hours=max(hours, 1e-6), checkpoint_write_s=write_s, restart_overhead_s=RESTART_BASE_S + write_s,
-        preemption_rate_per_hour=min(per_node * nodes, 1000.0), provider=provider,
-        spot_price_per_hour=spot_price * nodes if spot_price else None,
-        on_demand_price_per_hour=od_price * nodes if od_price else None,
-        billing_granularity_s=billing.granularity_s, billing_minimum_s=billing.minimum_s, deadline_hours=deadline))
-
-
-def _spot_for(offer: Offer, nodes: int, hours: float, workload: Workload, spec: JobSpec,
-              rate_override: float | None) -> SpotRiskResult:
-    """Spot assessment for an offer rented `nodes` times (a market-priced 'on-demand' has no on-demand price)."""
-    write_s = _checkpoint_write_s(workload) / nodes
-    on_demand, interruptible = effective_prices(offer)
-    return _spot_cached(offer.provider, nodes, hours, write_s, rate_override, interruptible, on_demand,
-                        spec.deadline_hours)
-
-
-def _checkpoint_write_s(workload: Workload) -> float:
-    """Seconds to write one resumable checkpoint from one node."""
-    return checkpoint_bytes(workload.total_params, workload.trainable_params,
-                            workload.method in ("lora", "qlora")) / (CHECKPOINT_WRITE_GBS * 1e9)
-
-
-@dataclass(kw_only=True)
-class _Job:
-    """Everything about the request that costing one offer needs."""
-
-    spec: JobSpec
-    workload: Workload
-    tokens: Tokens
-    margin: float
-    budget: float | None
-    rate: float | None
-    epoch_tokens: float
-    workload_key: str
-
-
-def _plan(group: OfferGroup, shape: Shape, nodes: int, job: _Job,
-          evaluations: dict[Shape, Evaluation]) -> tuple[_Costed | None, str | None]:
+def _plan(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tuple[Costed | None, str | None]:
     """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
-    offer = group.offer
     if nodes != shape.nodes:
-        shape = shape_of(offer, nodes)
-    evaluation = evaluations.get(shape)
-    if evaluation is None:
-        evaluation = evaluations[shape] = evaluate(shape, job.workload, job.tokens, job.margin, job.workload_key)
-    topology, time = evaluation.topology, evaluation.time
+        shape = shape_of(group.offer, nodes)
+    entry = memo.entry(shape)
+    topology, time = entry.evaluation.topology, entry.evaluation.time
     if topology is None or not topology.runnable:
         return None, ("needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit")
     if time is None:
         return None, "no_speed_data"
-    costed = _cost(group, nodes, topology, time, job)
+    costed = cost_offer(group, nodes, entry, topology, time, memo)
     if costed is None:
-        on_demand, interruptible = effective_prices(offer)
-        return None, "spot_only_offer" if interruptible else "no_price"
+        return None, "spot_only_offer" if group.interruptible else "no_price"
     return costed, None
 
 
-def _plans_for_group(group: OfferGroup, shape: Shape, job: _Job,
-                     evaluations: dict[Shape, Evaluation]) -> tuple[list[_Costed], str | None]:
+def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple[list[Costed], str | None]:
     """The offer on the wished GPU count, else on one node plus, where needed, on several nodes (for memory that
     one node lacks, or for a deadline one node cannot meet)."""
-    offer = group.offer
+    offer, job = group.offer, memo.job
     nodes = _nodes_for(offer, job.spec.num_gpus)
     if nodes is None:
         return [], "gpu_count_mismatch"
-    costed, why = _plan(group, shape, nodes, job, evaluations)
+    costed, why = _plan(group, shape, nodes, memo)
     if job.spec.num_gpus is not None or offer.gpu_count < MULTI_NODE_MIN_GPUS:
         return ([costed] if costed else []), why
     if costed is None and why == "does_not_fit":
         for count in MEMORY_NODES:
-            costed, why = _plan(group, shape, count, job, evaluations)
+            costed, why = _plan(group, shape, count, memo)
             if costed is not None:
                 break
     plans = [costed] if costed else []
@@ -201,7 +121,7 @@ def _plans_for_group(group: OfferGroup, shape: Shape, job: _Job,
         for _ in range(2):
             if count is None or count <= costed.nodes:
                 break
-            bigger, _why = _plan(group, shape, count, job, evaluations)
+            bigger, _why = _plan(group, shape, count, memo)
             if bigger is None:
                 break
             plans.append(bigger)
@@ -231,8 +151,9 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     if not path.is_file():
         raise ValueError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
     epoch_tokens = tokens.total / (spec.epochs or 1.0)
-    job = _Job(spec=spec, workload=workload, tokens=tokens, margin=margin, budget=budget,
-               rate=preemption_rate_per_hour, epoch_tokens=epoch_tokens, workload_key=workload_key(workload))
+    job = CostingJob(spec=spec, workload=workload, tokens=tokens, margin=margin, budget=budget,
+                     rate=preemption_rate_per_hour, epoch_tokens=epoch_tokens, workload_key=workload_key(workload))
+    memo = ShapeCosts(job=job)
 
     max_gpus = max(spec.num_gpus or 8, 8) * (1 if spec.num_gpus else max(MEMORY_NODES))
     floor = _vram_floor(workload, max_gpus, margin)
@@ -247,11 +168,10 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     if considered > sum(group.count for group, _ in groups):
         excluded["too_little_vram"] = considered - sum(group.count for group, _ in groups)
 
-    evaluations: dict[Shape, Evaluation] = {}
-    eligible: list[_Costed] = []
-    fitting: list[_Costed] = []
+    eligible: list[Costed] = []
+    fitting: list[Costed] = []
     for group, single_shape in groups:
-        plans, why = _plans_for_group(group, single_shape, job, evaluations)
+        plans, why = _plans_for_group(group, single_shape, memo)
         if why is not None:
             excluded[why] += group.count
             continue
@@ -266,7 +186,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         else:
             excluded["over_budget"] += group.count
 
-    eligible.sort(key=lambda r: (r.cost, r.hours))
+    eligible.sort(key=attrgetter("cost", "hours"))
     ordered, headline = choose_headline(eligible)
     listed = collapse_zones(ordered)
     top = listed[:limit]
@@ -299,62 +219,6 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         binding_limit=limit_code, binding_params=limit_params)  # type: ignore[arg-type]
 
 
-def _cost(group: OfferGroup, nodes: int, topology: TopologyResult, time: JobTime, job: _Job) -> _Costed | None:
-    """Cost the job on one offer, choosing spot or on-demand; None when no allowed price exists."""
-    offer, spec = group.offer, job.spec
-    on_demand, interruptible = effective_prices(offer)
-    allow_spot = spec.interruptible_ok is not False
-    workload = job.workload
-    spot = spot_overheads = None
-    if allow_spot and interruptible:  # the spot figures only where spot may be used
-        spot_overheads = _overheads(time.hours, workload.total_params, workload.trainable_params, workload.method,
-                                    job.epoch_tokens, nodes, False)
-        spot_hours = time.hours + spot_overheads.setup_s / 3600
-        if spot_hours <= MAX_SPOT_HOURS:
-            spot = _spot_for(offer, nodes, spot_hours, workload, spec, job.rate)
-    use_spot = spot is not None and spot.verdict == "spot"
-    if spec.interruptible_ok and spot is not None and on_demand is None:
-        use_spot = spot.expected_spot_cost_usd is not None and spot.expected_spot_cost_usd < float("inf")
-    if use_spot:
-        assert spot is not None and spot.expected_spot_cost_usd is not None and spot_overheads is not None
-        overheads = spot_overheads
-        cost, est_hours, billed = spot.expected_spot_cost_usd, spot.expected_spot_hours, \
-            spot.expected_spot_billed_hours
-        price = interruptible * nodes  # type: ignore[operator]
-        p_done = spot.p_spot_done_by_deadline
-    elif on_demand is not None:
-        overheads = _overheads(time.hours, workload.total_params, workload.trainable_params, workload.method,
-                               job.epoch_tokens, nodes, True)
-        hours = time.hours + overheads.total_s / 3600
-        run = _run_cost(hours, on_demand, offer.provider, nodes)
-        cost, est_hours, billed, price = run.cost_usd, hours, run.billed_hours, on_demand * nodes
-        p_done = (1.0 if hours <= spec.deadline_hours else 0.0) if spec.deadline_hours else None
-    else:
-        return None
-    deadline_ok = None
-    if spec.deadline_hours is not None:
-        deadline_ok = (p_done or 0.0) >= (spot.deadline_confidence if use_spot and spot else 1.0)
-    return _Costed(offer=offer, group=group, nodes=nodes, topology=topology, time=time, overheads=overheads,
-                   spot=spot, use_spot=use_spot, cost=cost, hours=est_hours, billed_hours=billed, price=price,
-                   p_done=p_done, meets_budget=(cost <= job.budget) if job.budget is not None else None,
-                   meets_deadline=deadline_ok)
-
-
-@lru_cache(maxsize=16384)
-def _overheads(train_hours: float, total_params: int, trainable_params: int, method: str, epoch_tokens: float,
-               nodes: int, periodic: bool) -> Overheads:
-    """job_overheads, memoised (a pure function of its numbers; the same shapes recur turn after turn)."""
-    return job_overheads(train_hours=train_hours, total_params=total_params, trainable_params=trainable_params,
-                         method=method, dataset_tokens_per_epoch=epoch_tokens, nodes=nodes,
-                         periodic_checkpoints=periodic)
-
-
-@lru_cache(maxsize=16384)
-def _run_cost(hours: float, price: float, provider: str, nodes: int) -> Cost:
-    """run_cost under the provider's billing rule, memoised."""
-    return run_cost(hours, price, billing_for(provider)[0], instances=nodes)
-
-
 @lru_cache(maxsize=16)
 def _meta(path: str, mtime: float) -> dict[str, Any]:
     """The catalog's meta table, per file version."""
@@ -365,5 +229,5 @@ def clear_cache() -> None:
     """Forget cached catalog queries (tests and long-running processes after a catalog rebuild)."""
     clear_shape_caches()
     _FLOORS.clear()
-    for cached in (_spot_cached, _overheads, _run_cost, _meta):
-        cached.cache_clear()
+    clear_costing_caches()
+    _meta.cache_clear()

@@ -259,7 +259,7 @@ class SpotRiskResult(BaseModel):
 
 
 @lru_cache(maxsize=256)
-def _provider_notice(provider: str | None) -> float | None:
+def provider_notice(provider: str | None) -> float | None:
     """Documented spot notice of a provider in seconds (tools/data/providers.json), None when unknown."""
     from tools.providers import get_provider
 
@@ -284,7 +284,7 @@ def _completion_for(job_hours: float, delta: float, restart: float, rate_per_s: 
 
 
 @dataclass(frozen=True, kw_only=True)
-class _RunModel:
+class RunModel:
     """The price-independent part of a spot assessment: how long the run takes, what is billed, the deadline odds."""
 
     completion: Completion
@@ -297,9 +297,9 @@ class _RunModel:
 
 
 @lru_cache(maxsize=8192)
-def _run_model(job_hours: float, delta: float, restart: float, rate_h: float, notice: float | None,
-               checkpoint_on_notice: bool, granularity_s: float, minimum_s: float,
-               deadline_hours: float | None) -> _RunModel:
+def run_model(job_hours: float, delta: float, restart: float, rate_h: float, notice: float | None,
+              checkpoint_on_notice: bool, granularity_s: float, minimum_s: float,
+              deadline_hours: float | None) -> RunModel:
     """Completion, billed seconds and deadline odds; cached, since many offers share them (prices only scale)."""
     rate_s = rate_h / HOUR
     billing = Billing(granularity_s=granularity_s, minimum_s=minimum_s)
@@ -308,7 +308,7 @@ def _run_model(job_hours: float, delta: float, restart: float, rate_h: float, no
     work = job_hours * HOUR
     finite = math.isfinite(completion.mean_s)
     deadline_s = deadline_hours * HOUR if deadline_hours else None
-    return _RunModel(
+    return RunModel(
         completion=completion, interval_s=interval, on_notice=on_notice,
         spot_billed_s=expected_billed_s(completion, restart, rate_s, billing) if finite else math.inf,
         od_billed_s=billed_seconds(work, billing),
@@ -322,18 +322,16 @@ def assess_spot(request: SpotRiskRequest) -> SpotRiskResult:
         rate_h, rate_source = request.preemption_rate_per_hour, "given"
     else:
         rate_h, rate_source = default_preemption_rate(request.provider)
-    notice = request.notice_s if request.notice_s is not None else _provider_notice(request.provider)
-    run = _run_model(request.job_hours, request.checkpoint_write_s, request.restart_overhead_s, rate_h, notice,
+    notice = request.notice_s if request.notice_s is not None else provider_notice(request.provider)
+    run = run_model(request.job_hours, request.checkpoint_write_s, request.restart_overhead_s, rate_h, notice,
                      request.checkpoint_on_notice, request.billing_granularity_s, request.billing_minimum_s,
                      request.deadline_hours)
     completion, interval, on_notice = run.completion, run.interval_s, run.on_notice
     finite = math.isfinite(completion.mean_s)
     spot_billed, od_billed = run.spot_billed_s, run.od_billed_s
-    spot_cost = request.spot_price_per_hour * spot_billed / HOUR if request.spot_price_per_hour else None
-    od_cost = request.on_demand_price_per_hour * od_billed / HOUR if request.on_demand_price_per_hour else None
+    verdict, reason, spot_cost, od_cost = price_outcome(run, request.spot_price_per_hour,
+                                                        request.on_demand_price_per_hour, request.deadline_confidence)
     p_spot, p_od = run.p_spot, run.p_od
-
-    verdict, reason = _decide(spot_cost, od_cost, p_spot, request.deadline_confidence, finite)
     savings = od_cost - spot_cost if spot_cost is not None and od_cost is not None and finite else None
     mtbf_h = 1.0 / rate_h if rate_h > 0 else None
     assumptions = [
@@ -361,6 +359,17 @@ def assess_spot(request: SpotRiskRequest) -> SpotRiskResult:
         on_demand_hours=request.job_hours, on_demand_billed_hours=od_billed / HOUR, on_demand_cost_usd=od_cost,
         p_spot_done_by_deadline=p_spot, p_on_demand_done_by_deadline=p_od,
         deadline_confidence=request.deadline_confidence, assumptions=assumptions)
+
+
+def price_outcome(run: RunModel, spot_price_per_hour: float | None, on_demand_price_per_hour: float | None,
+                  confidence: float = DEFAULT_DEADLINE_CONFIDENCE
+                  ) -> tuple[SpotVerdict, VerdictReason, float | None, float | None]:
+    """(verdict, reason, expected spot cost, on-demand cost) of a run model at one price pair: what `assess_spot`
+    decides, without building its explained result (the ranking costs hundreds of offers per run model)."""
+    spot_cost = spot_price_per_hour * run.spot_billed_s / HOUR if spot_price_per_hour else None
+    od_cost = on_demand_price_per_hour * run.od_billed_s / HOUR if on_demand_price_per_hour else None
+    verdict, reason = _decide(spot_cost, od_cost, run.p_spot, confidence, math.isfinite(run.completion.mean_s))
+    return verdict, reason, spot_cost, od_cost
 
 
 def _decide(spot_cost: float | None, od_cost: float | None, p_spot: float | None, confidence: float,
