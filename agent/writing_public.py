@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 _DROPS = (
@@ -20,6 +21,12 @@ def public_text(text: str) -> str:
     """The text without internal paths or reference-file sections (unchanged when it has none)."""
     if ".md" not in text and "shared/" not in text:
         return text
+    return _cleaned(text)
+
+
+@lru_cache(maxsize=4096)
+def _cleaned(text: str) -> str:
+    """public_text for a text that may hold a reference (the same tool texts recur turn after turn)."""
     for pattern in _DROPS:
         text = pattern.sub("", text)
     for pattern, replacement in _TIDY:
@@ -27,12 +34,19 @@ def public_text(text: str) -> str:
     return text.strip()
 
 
+_LEAVES = (int, float, bool, type(None))
+
+
 def public(value: Any) -> Any:
     """A JSON-like value (dicts, lists, strings) with every string made public; other values unchanged."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return public_text(value)
-    if isinstance(value, dict):
-        return {key: public(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [public(item) for item in value]
+    if kind is dict:
+        return {key: item if type(item) in _LEAVES else public(item) for key, item in value.items()}
+    if kind is list:
+        return [item if type(item) in _LEAVES else public(item) for item in value]
+    if isinstance(value, str | dict | list):  # subclasses: the same, more slowly
+        return public_text(value) if isinstance(value, str) else public(dict(value) if isinstance(value, dict)
+                                                                         else list(value))
     return value
