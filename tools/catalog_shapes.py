@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from tools.catalog import Offer, query_offers
 from tools.job_time import JobTime, Tokens, job_time
@@ -38,8 +38,7 @@ class Shape:
         return self._hash
 
 
-@dataclass(frozen=True, kw_only=True)
-class Evaluation:
+class Evaluation(NamedTuple):
     """Topology verdict and job time for one shape."""
 
     topology: TopologyResult | None
@@ -59,7 +58,7 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
 _TOPOLOGY_CACHE: dict[tuple[str, float, Shape], TopologyResult | None] = {}
 """Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it."""
 _TOPOLOGY_CACHE_MAX = 20_000
-_EVALUATION_CACHE: dict[tuple[tuple[str, float, Shape], Tokens], Evaluation] = {}
+_EVALUATION_CACHE: dict[tuple[tuple[str, float, Shape], float, tuple[str, ...]], Evaluation] = {}
 """Topology plus job time per (estimator request, margin, shape, tokens): repeated turns reuse it."""
 
 
@@ -72,19 +71,23 @@ def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float, ke
              ) -> Evaluation:
     """Run the topology checker (cached) and the time model for one shape; key_text: workload_key(workload)."""
     key = (key_text or workload_key(workload), margin, shape)
-    if key not in _TOPOLOGY_CACHE:
+    topology = _TOPOLOGY_CACHE.get(key, _MISSING)
+    if topology is _MISSING:
         if len(_TOPOLOGY_CACHE) >= _TOPOLOGY_CACHE_MAX:
             _TOPOLOGY_CACHE.clear()
-        _TOPOLOGY_CACHE[key] = _check(shape, workload, margin)
-    topology = _TOPOLOGY_CACHE[key]
+        topology = _TOPOLOGY_CACHE[key] = _check(shape, workload, margin)
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
-    timed = (key, tokens)
-    if timed not in _EVALUATION_CACHE:
+    timed = (key, tokens.total, tokens.assumptions)
+    evaluation = _EVALUATION_CACHE.get(timed)
+    if evaluation is None:
         if len(_EVALUATION_CACHE) >= _TOPOLOGY_CACHE_MAX:
             _EVALUATION_CACHE.clear()
-        _EVALUATION_CACHE[timed] = Evaluation(topology=topology, time=job_time(workload, topology, tokens))
-    return _EVALUATION_CACHE[timed]
+        evaluation = _EVALUATION_CACHE[timed] = Evaluation(topology, job_time(workload, topology, tokens))
+    return evaluation
+
+
+_MISSING = object()
 
 
 def _check(shape: Shape, workload: Workload, margin: float) -> TopologyResult | None:

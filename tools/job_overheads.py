@@ -4,7 +4,7 @@ staging, and checkpoint writes. Planning defaults, each stated with the result (
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 INSTANCE_START_S = 300.0
 """GPU instance from request to SSH/health check: 5 minutes (planning assumption; clouds quote 1-10 minutes)."""
@@ -21,9 +21,8 @@ CHECKPOINT_WRITE_GBS = 1.0
 """Checkpoint write speed per node to persistent storage, GB/s (planning assumption, as in the spot model)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Overheads:
-    """Seconds outside training steps, by item."""
+class Overheads(NamedTuple):
+    """Seconds outside training steps, by item (a named tuple: the ranking makes one per shape and job)."""
 
     start_s: float
     download_s: float
@@ -64,8 +63,7 @@ def job_overheads(*, train_hours: float, total_params: int, trainable_params: in
     staging = dataset_tokens_per_epoch * DATASET_BYTES_PER_TOKEN / nodes / (DOWNLOAD_GBS * 1e9)
     writes = 1 + (math.floor(train_hours / CHECKPOINT_EVERY_HOURS) if periodic_checkpoints else 0)
     one = checkpoint_bytes(total_params, trainable_params, method in ("lora", "qlora")) / nodes
-    return Overheads(start_s=INSTANCE_START_S, download_s=download, staging_s=staging,
-                     checkpoint_s=writes * one / (CHECKPOINT_WRITE_GBS * 1e9))
+    return Overheads(INSTANCE_START_S, download, staging, writes * one / (CHECKPOINT_WRITE_GBS * 1e9))
 
 
 def overhead_assumptions() -> list[str]:

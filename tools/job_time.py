@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 
 from contract.jobspec import JobSpec
@@ -79,10 +80,9 @@ def billing_for(provider: str) -> tuple[Billing, str]:
     return billing, f"{provider} bills per {billing.granularity_s:g} s, minimum {billing.minimum_s:g} s ({source})"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class JobTime:
+class JobTime(NamedTuple):
     """How long a job takes on a candidate and what drives it (internal: the ranking times every shape of every job,
-    so this is a plain dataclass; RankedOffer carries what users see)."""
+    so this is a named tuple, cheap to build; RankedOffer carries what users see)."""
 
     tokens: float
     flops_per_token: float
@@ -108,10 +108,8 @@ def job_time(workload: Workload, topology: TopologyResult, tokens: Tokens) -> Jo
     step = topology.compute_s_per_step + exposed
     seconds = steps * step
     flops = workload.token_flops.total
-    return JobTime(tokens=tokens.total, flops_per_token=flops, total_pflop=tokens.total * flops / 1e15,
-                   micro_steps=steps, step_seconds=step, compute_seconds_per_step=topology.compute_s_per_step,
-                   exposed_comm_seconds_per_step=exposed, tokens_per_second=tokens_per_step / step,
-                   hours=seconds / 3600.0, assumptions=(*tokens.assumptions, *TIME_ASSUMPTIONS))
+    return JobTime(tokens.total, flops, tokens.total * flops / 1e15, steps, step, topology.compute_s_per_step, exposed,
+                   tokens_per_step / step, seconds / 3600.0, (*tokens.assumptions, *TIME_ASSUMPTIONS))
 
 
 @dataclass(frozen=True, kw_only=True)

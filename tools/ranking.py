@@ -176,6 +176,11 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
             excluded[why] += group.count
             continue
         fitting.extend(plans)
+        if len(plans) == 1:  # most groups: one plan, eligible unless over budget or late
+            only = plans[0]
+            if only.meets_budget is not False and only.meets_deadline is not False:
+                eligible.append(only)
+                continue
         ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
         if ok:
             eligible.extend(ok)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from contract.jobspec import JobSpec
 from tools.catalog import Offer
@@ -55,9 +55,9 @@ class CostingJob:
                                                    workload.method in ("lora", "qlora")) / (CHECKPOINT_WRITE_GBS * 1e9)
 
 
-@dataclass(kw_only=True, slots=True)
-class Costed:
-    """Phase-one numbers for one offer; full RankedOffer objects are built only for what is returned."""
+class Costed(NamedTuple):
+    """Phase-one numbers for one offer; full RankedOffer objects are built only for what is returned. A named tuple:
+    the ranking makes one per offer and plan, so it is built positionally (cheaper than a dataclass)."""
 
     offer: Offer
     group: OfferGroup
@@ -87,8 +87,7 @@ class Costed:
         return _spot_cached(*self.spot_args) if self.spot_args is not None else None
 
 
-@dataclass(kw_only=True, slots=True)
-class _OnDemandRun:
+class _OnDemandRun(NamedTuple):
     """Price-independent on-demand figures of one (shape, provider)."""
 
     overheads: Overheads
@@ -154,7 +153,7 @@ class ShapeCosts:
             if hours < 0:
                 raise ValueError("hours and prices must not be negative")
             billed = billed_seconds(hours * 3600.0, billing_for(provider)[0]) / 3600.0
-            run = entry.on_demand[provider] = _OnDemandRun(overheads=overheads, hours=hours, billed_hours=billed)
+            run = entry.on_demand[provider] = _OnDemandRun(overheads, hours, billed)
         return run
 
     def spot_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> _SpotRun:
@@ -220,10 +219,8 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
     deadline_ok = None
     if spec.deadline_hours is not None:
         deadline_ok = (p_done or 0.0) >= (DEFAULT_DEADLINE_CONFIDENCE if use_spot else 1.0)
-    return Costed(offer=offer, group=group, nodes=nodes, topology=topology, time=time, overheads=overheads,
-                  use_spot=use_spot, cost=cost, hours=est_hours, billed_hours=billed, price=price, p_done=p_done,
-                  meets_budget=(cost <= job.budget) if job.budget is not None else None,
-                  meets_deadline=deadline_ok, spot_args=spot_args)
+    return Costed(offer, group, nodes, topology, time, overheads, use_spot, cost, est_hours, billed, price, p_done,
+                  (cost <= job.budget) if job.budget is not None else None, deadline_ok, spot_args)
 
 
 @lru_cache(maxsize=16384)
