@@ -45,7 +45,7 @@ from agent.writing_verdict import rental_summary, verdict
 from contract.jobspec import JobSpec
 from kb.entries import entry
 from kb.topics import topic_entry
-from tools.catalog import read_meta
+from tools.catalog import current_meta
 from tools.catalog_db import CatalogUnavailableError
 from tools.estimate_cache import cached_estimate
 from tools.estimator import request_for_spec
@@ -217,7 +217,7 @@ def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
     spec = JobSpec.model_validate(state["spec"])
     prefer = state.get("prefer") or state.get("preference")
     try:
-        offers = read_meta(db_path).get("offer_count", 0)
+        offers = current_meta(db_path).get("offer_count", 0)
         _progress("rank", state["language"], offers=writing.number(offers, state["language"], 0))
         ranking, notes = ranked(spec, db_path, prefer)
         compared = comparison(spec, state["compare_gpus"], db_path, prefer) if state.get("compare_gpus") else None

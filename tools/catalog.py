@@ -28,6 +28,7 @@ from tools.catalog_db import (
     build_db,
     catalog_stats,
     connect,
+    current_meta,
     inspect_catalog,
     offer_row,
     read_meta,
@@ -51,7 +52,7 @@ from tools.offer import Interconnect, Offer
 __all__ = [
     "APPLICATION_ID", "DB_FILENAME", "OFFER_FIELDS", "SCHEMA_VERSION", "SNAPSHOT_FILE", "SORTS", "CatalogCheck",
     "CatalogError", "CatalogStatus", "CatalogUnavailableError", "Interconnect", "NotACatalogError", "Offer",
-    "build_db", "build_from_catalog_dir", "build_from_snapshot", "catalog_stats", "default_db_path",
+    "build_db", "build_from_catalog_dir", "build_from_snapshot", "catalog_stats", "current_meta", "default_db_path",
     "ensure_catalog", "ensure_db", "inspect_catalog", "make_snapshot", "offer_row", "query_offers", "read_meta",
     "read_snapshot", "resolve_db_path", "write_snapshot",
 ]

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -201,6 +202,22 @@ def read_meta(db_path: Path | str) -> dict[str, Any]:
     """The meta table of a catalog database (source, snapshot_date, built_at, offer_count, ...)."""
     with connect(db_path) as conn:
         return {key: json.loads(value) for key, value in conn.execute("SELECT key, value FROM meta")}
+
+
+def current_meta(db_path: Path | str) -> dict[str, Any]:
+    """read_meta, memoised per file version (size and modification time): turns read it on every ranking."""
+    path = Path(db_path).expanduser()
+    try:
+        stat = path.stat()
+    except OSError:
+        return read_meta(path)  # says what is wrong with the path
+    return dict(_meta_of_version(str(path), stat.st_size, stat.st_mtime_ns))
+
+
+@lru_cache(maxsize=16)
+def _meta_of_version(path: str, size: int, mtime_ns: int) -> dict[str, Any]:
+    """read_meta for one version of the file."""
+    return read_meta(path)
 
 
 @contextmanager

@@ -125,13 +125,17 @@ class OfferGroup:
     interruptible: float | None = field(init=False, default=None)
     listing_key: tuple[Any, ...] = field(init=False, default=())
     """(provider, instance, region): offers listed once per key, node count and billing model."""
+    one_node_keys: tuple[tuple[Any, ...], tuple[Any, ...]] = field(init=False, default=((), ()))
+    """(listing_key, 1, False) and (listing_key, 1, True): the listing keys of one node on demand and on spot."""
 
     def __post_init__(self) -> None:
         """Fill the per-offer facts the ranking reads on every turn."""
         on_demand, interruptible = effective_prices(self.offer)
         object.__setattr__(self, "on_demand", on_demand)
         object.__setattr__(self, "interruptible", interruptible)
-        object.__setattr__(self, "listing_key", (self.offer.provider, self.offer.instance_type, self.offer.region))
+        listing = (self.offer.provider, self.offer.instance_type, self.offer.region)
+        object.__setattr__(self, "listing_key", listing)
+        object.__setattr__(self, "one_node_keys", ((listing, 1, False), (listing, 1, True)))
 
 
 def _group(offers: list[Offer], count: int | None = None) -> OfferGroup:

@@ -71,7 +71,8 @@ def collapse_zones(ordered: list[Any]) -> list[tuple[Any, int]]:
     """Keep the first entry per (provider, instance, region, nodes, spot); count the others folded into it."""
     kept: dict[tuple[Any, ...], list[Any]] = {}
     for item in ordered:
-        key = (item.group.listing_key, item.nodes, bool(item.use_spot))
+        key = (item.group.one_node_keys[bool(item.use_spot)] if item.nodes == 1
+               else (item.group.listing_key, item.nodes, bool(item.use_spot)))
         if key in kept:
             kept[key][1] += 1
         else:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.jobspec import JobSpec
-from tools.catalog import Offer, ensure_db, read_meta
+from tools.catalog import Offer, current_meta, ensure_db
 from tools.catalog_shapes import (OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches,
                                   shape_of, workload_key)
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
@@ -72,6 +72,19 @@ def _floor_for(workload: Workload, max_gpus: int, margin: float) -> float:
         except ValueError:
             continue
     return min(floors, default=0.0) / (1.0 - margin) * 0.999
+
+
+@lru_cache(maxsize=64)
+def _with_memory(reader: Any, path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
+                 regions: tuple[str, ...] | None, floor: float
+                 ) -> tuple[tuple[tuple[OfferGroup, Shape], ...], int, int]:
+    """The wished candidates with at least `floor` GiB per GPU, the catalog rows considered, and the rows left out
+    for too little memory (per catalog version, wishes and floor: jobs on the same model share it)."""
+    wished = reader(path, mtime, gpu, providers, regions)
+    considered = sum(group.count for group, _ in wished)
+    groups = tuple((g, shape) for g, shape in wished
+                   if g.offer.vram_gib_per_gpu is not None and g.offer.vram_gib_per_gpu >= floor)
+    return groups, considered, considered - sum(group.count for group, _ in groups)
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:
@@ -159,14 +172,12 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     floor = _vram_floor(workload, max_gpus, margin)
     reader = cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) \
         else candidate_groups
-    wished = reader(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
-                    tuple(spec.regions or ()) or None)
-    considered = sum(group.count for group, _ in wished)
-    groups = [(g, shape) for g, shape in wished
-              if g.offer.vram_gib_per_gpu is not None and g.offer.vram_gib_per_gpu >= floor]
+    groups, considered, too_small = _with_memory(reader, str(path), path.stat().st_mtime, spec.gpu,
+                                                 tuple(spec.providers or ()) or None,
+                                                 tuple(spec.regions or ()) or None, floor)
     excluded: Counter[str] = Counter()
-    if considered > sum(group.count for group, _ in groups):
-        excluded["too_little_vram"] = considered - sum(group.count for group, _ in groups)
+    if too_small:
+        excluded["too_little_vram"] = too_small
 
     eligible: list[Costed] = []
     fitting: list[Costed] = []
@@ -198,7 +209,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     cheapest = min(fitting, key=lambda r: (r.cost, r.hours), default=None)
     fastest = min(fitting, key=lambda r: (r.hours, r.cost), default=None)
     limit_code, limit_params = binding_limit(fitting, dict(excluded), budget, spec.deadline_hours)
-    meta = _meta(str(path), path.stat().st_mtime)
+    meta = current_meta(path)
     assumptions = list(dict.fromkeys([
         *tokens.assumptions, *workload.assumptions,
         f"fits means per-GPU estimate <= {1 - margin:.0%} of the offer's memory",
@@ -224,15 +235,9 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         binding_limit=limit_code, binding_params=limit_params)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=16)
-def _meta(path: str, mtime: float) -> dict[str, Any]:
-    """The catalog's meta table, per file version."""
-    return read_meta(path)
-
-
 def clear_cache() -> None:
     """Forget cached catalog queries (tests and long-running processes after a catalog rebuild)."""
     clear_shape_caches()
     _FLOORS.clear()
     clear_costing_caches()
-    _meta.cache_clear()
+    _with_memory.cache_clear()

@@ -66,27 +66,28 @@ class Workload:
         return self.token_flops_no_recompute
 
 
-_WORKLOADS: dict[str, Workload] = {}
-"""Workloads by JobSpec JSON: a pure function of the spec, reused across turns (with their memory_cache)."""
+_WORKLOADS: dict[tuple[str, tuple[str, ...], bool | None], Workload] = {}
+"""Workloads by what they depend on (the estimator request the spec implies, the defaults it filled, whether the
+user set gradient checkpointing): reused across turns and jobs on the same model (with their memory_cache)."""
 _WORKLOADS_MAX = 256
 
 
 def build_workload(spec: JobSpec) -> Workload:
     """Resolve a JobSpec once: architecture, trainable parameters and FLOPs per token (with and without recompute
-    when the user left gradient checkpointing open); the same spec again reuses the first result."""
-    key = spec.model_dump_json()
+    when the user left gradient checkpointing open); jobs that differ only in data, budget or deadline share it."""
+    request, filled = request_for_spec(spec)
+    key = (request.model_dump_json(), tuple(filled), spec.gradient_checkpointing)
     workload = _WORKLOADS.get(key)
     if workload is None:
-        workload = _resolve(spec)
+        workload = _resolve(spec, request, filled)
         if len(_WORKLOADS) >= _WORKLOADS_MAX:
             _WORKLOADS.clear()
         _WORKLOADS[key] = workload
     return workload
 
 
-def _resolve(spec: JobSpec) -> Workload:
-    """build_workload, uncached."""
-    request, filled = request_for_spec(spec)
+def _resolve(spec: JobSpec, request: EstimateRequest, filled: list[str]) -> Workload:
+    """build_workload, uncached (`request`, `filled`: request_for_spec(spec))."""
     base = estimate(request)
     arch = resolve_arch(request)
     flops = flops_per_token(arch, method=request.method, seq_len=request.seq_len,
