@@ -51,7 +51,7 @@ def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tu
     add up to the rows matching the wishes."""
     where, params = wish_filters(gpu, providers, regions)
     key = ", ".join(KEY_COLUMNS)
-    result = []
+    chosen = []
     with connect(db_path) as conn:
         groups = conn.execute(f"SELECT MIN(price_key), MIN(spot_key), COUNT(*), {key} FROM offers{_where(where)} "
                               f"GROUP BY {key}", params).fetchall()
@@ -71,14 +71,29 @@ def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tu
                 for region, n in zones.items():
                     in_region[region] = in_region.get(region, 0) + n
             for row, (regions_seen, _, _), count in zip(pairs, found, counts, strict=True):
-                offer = _offer(row[3:])
-                others = rows.in_region(group, offer) - in_region.get(offer.region, 0)
-                result.append((offer, count, regions_seen, max(0, others)))
-    return result
+                others = rows.in_region(group, row[3]) - in_region.get(row[3], 0)
+                chosen.append((row[0], count, regions_seen, max(0, others)))
+        full = _full_rows(conn, [row_id for row_id, *_ in chosen])
+    return [(_offer(full[row_id]), count, regions_seen, others) for row_id, count, regions_seen, others in chosen]
+
+
+FETCH_CHUNK = 500
+"""Row ids per `IN (...)` query when the chosen rows are read whole (below SQLite's oldest variable limit, 999)."""
+
+
+def _full_rows(conn: Any, ids: list[int]) -> dict[int, tuple[Any, ...]]:
+    """OFFER_FIELDS of each row id, read in a few queries (not one per candidate)."""
+    found: dict[int, tuple[Any, ...]] = {}
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), FETCH_CHUNK):
+        chunk = unique[start:start + FETCH_CHUNK]
+        sql = f"SELECT id, {', '.join(OFFER_FIELDS)} FROM offers WHERE id IN ({', '.join('?' * len(chunk))})"
+        found.update((row[0], row[1:]) for row in conn.execute(sql, chunk))
+    return found
 
 
 class _Rows:
-    """Per-key row lookups a candidate needs (full rows are (id, price_key, spot_key, OFFER_FIELDS...))."""
+    """Per-key row lookups a candidate needs (a row here is (id, price_key, spot_key, region))."""
 
     def first(self, group: list[Any], column: str, value: float) -> tuple[Any, ...]:
         """The key's row with `column` = value, cheapest by the other price, then catalog order."""
@@ -88,8 +103,8 @@ class _Rows:
         """Regions (at most MAX_REGIONS), row count and rows per region of the key at the row's exact prices."""
         raise NotImplementedError
 
-    def in_region(self, group: list[Any], offer: Offer) -> int:
-        """Rows of the key in the offer's region, at any price."""
+    def in_region(self, group: list[Any], region: str | None) -> int:
+        """Rows of the key in `region`, at any price."""
         raise NotImplementedError
 
 
@@ -104,15 +119,17 @@ class _Indexed(_Rows):
         """See _Rows ('+spot_key' keeps SQLite on the key's index: the spot_key index would walk every row at that
         price)."""
         then, column = ("spot_key", column) if column == "price_key" else ("price_key", "+spot_key")
-        return _first(self.conn, self.where, self.params, group, column, value, then)
+        sql = (f"SELECT id, price_key, spot_key, region FROM offers"
+               f"{_where(self.where, *_SAME_KEY, f'{column} = ?')} ORDER BY {then}, id LIMIT 1")
+        return self.conn.execute(sql, [*self.params, *group, value]).fetchone()
 
     def same_prices(self, group: list[Any], row: tuple[Any, ...]) -> tuple[tuple[str, ...], int, dict[Any, int]]:
         """See _Rows."""
-        return _same_prices(self.conn, self.where, self.params, row)
+        return _same_prices(self.conn, self.where, self.params, group, row)
 
-    def in_region(self, group: list[Any], offer: Offer) -> int:
+    def in_region(self, group: list[Any], region: str | None) -> int:
         """See _Rows."""
-        return _region_rows(self.conn, self.where, self.params, offer)
+        return _region_rows(self.conn, self.where, self.params, group, region)
 
 
 class _InMemory(_Rows):
@@ -120,7 +137,6 @@ class _InMemory(_Rows):
 
     def __init__(self, conn: Any, where: list[str], params: list[Any]) -> None:
         """Read (id, price_key, spot_key, region) per key, in catalog order."""
-        self.conn = conn
         self.by_key: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
         sql = f"SELECT id, price_key, spot_key, region, {', '.join(KEY_COLUMNS)} FROM offers{_where(where)} ORDER BY id"
         for row_id, price, spot, region, *group in conn.execute(sql, params):
@@ -130,11 +146,8 @@ class _InMemory(_Rows):
         """See _Rows."""
         rows = self.by_key[tuple(group)]
         if column == "price_key":
-            best = min((r for r in rows if r[1] == value), key=lambda r: (r[2], r[0]))
-        else:
-            best = min((r for r in rows if r[2] == value), key=lambda r: (r[1], r[0]))
-        return self.conn.execute(f"SELECT id, price_key, spot_key, {', '.join(OFFER_FIELDS)} FROM offers "
-                                 "WHERE id = ?", (best[0],)).fetchone()
+            return min((r for r in rows if r[1] == value), key=lambda r: (r[2], r[0]))
+        return min((r for r in rows if r[2] == value), key=lambda r: (r[1], r[0]))
 
     def same_prices(self, group: list[Any], row: tuple[Any, ...]) -> tuple[tuple[str, ...], int, dict[Any, int]]:
         """See _Rows."""
@@ -144,39 +157,23 @@ class _InMemory(_Rows):
                 per_region[region] = per_region.get(region, 0) + 1
         return tuple(r for r in per_region if r)[:MAX_REGIONS], sum(per_region.values()), per_region
 
-    def in_region(self, group: list[Any], offer: Offer) -> int:
+    def in_region(self, group: list[Any], region: str | None) -> int:
         """See _Rows (regions compared case-insensitively, as the index path does)."""
-        wanted = offer.region.lower() if offer.region else None
-        return sum(1 for *_, region in self.by_key[tuple(group)] if (region.lower() if region else None) == wanted)
+        wanted = region.lower() if region else None
+        return sum(1 for *_, other in self.by_key[tuple(group)] if (other.lower() if other else None) == wanted)
 
 
-def _first(conn: Any, where: list[str], params: list[Any], group: list[Any], column: str, value: float,
-           then: str) -> tuple[Any, ...]:
-    """The key's first row (id, price_key, spot_key, OFFER_FIELDS...) with `column` = value, by `then`, then id
-    ('+spot_key' keeps SQLite on the key's index: a spot_key index alone would walk every row at that price)."""
-    sql = (f"SELECT id, price_key, spot_key, {', '.join(OFFER_FIELDS)} FROM offers"
-           f"{_where(where, *_SAME_KEY, f'{column} = ?')} ORDER BY {then}, id LIMIT 1")
-    return conn.execute(sql, [*params, *group, value]).fetchone()
-
-
-def _key_values(offer_row: tuple[Any, ...]) -> list[Any]:
-    """The KEY_COLUMNS values of a fetched row (id, price_key, spot_key, OFFER_FIELDS...)."""
-    return [offer_row[3 + OFFER_FIELDS.index(name)] for name in KEY_COLUMNS]
-
-
-def _same_prices(conn: Any, where: list[str], params: list[Any], row: tuple[Any, ...]
+def _same_prices(conn: Any, where: list[str], params: list[Any], group: list[Any], row: tuple[Any, ...]
                  ) -> tuple[tuple[str, ...], int, dict[str | None, int]]:
     """Regions (at most MAX_REGIONS), row count and rows per region of the candidate's key at its exact prices."""
     sql = (f"SELECT region, COUNT(*) FROM offers{_where(where, *_SAME_KEY, 'price_key = ?', 'spot_key = ?')} "
            "GROUP BY region ORDER BY MIN(id)")
-    per_region = dict(conn.execute(sql, [*params, *_key_values(row), row[1], row[2]]).fetchall())
+    per_region = dict(conn.execute(sql, [*params, *group, row[1], row[2]]).fetchall())
     regions = tuple(region for region in per_region if region)[:MAX_REGIONS]
     return regions, sum(per_region.values()), per_region
 
 
-def _region_rows(conn: Any, where: list[str], params: list[Any], offer: Offer) -> int:
-    """Rows of the candidate's key in its region, at any price."""
+def _region_rows(conn: Any, where: list[str], params: list[Any], group: list[Any], region: str | None) -> int:
+    """Rows of the candidate's key (provider, instance, price trust) in `region`, at any price."""
     sql = f"SELECT COUNT(*) FROM offers{_where(where, *_SAME_KEY, 'region_lc IS ?', 'provider_lc = ?')}"
-    values = [offer.provider, offer.instance_type, offer.price_outlier, int(bool(offer.on_demand_is_market))]
-    region = offer.region.lower() if offer.region else None
-    return conn.execute(sql, [*params, *values, region, offer.provider.lower()]).fetchone()[0]
+    return conn.execute(sql, [*params, *group, region.lower() if region else None, group[0].lower()]).fetchone()[0]
