@@ -6,10 +6,8 @@ import importlib
 import sys
 
 import typer
-from pydantic import ValidationError
 
 from cli.output import UserError
-from contract.jobspec import describe_validation_error
 
 
 def command_modules() -> list[str]:
@@ -64,7 +62,9 @@ def _exit_code(error: BaseException) -> int | None:
 
 def _describe(error: BaseException) -> str:
     """One line describing an error for the user."""
-    if isinstance(error, ValidationError):
+    if type(error).__name__ == "ValidationError" and type(error).__module__.startswith("pydantic"):
+        from contract.jobspec import describe_validation_error  # pydantic is not imported for --help
+
         return describe_validation_error(error)
     format_message = getattr(error, "format_message", None)  # click/typer usage errors
     if callable(format_message):

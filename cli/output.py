@@ -6,7 +6,6 @@ import json
 import sys
 from typing import Any
 
-from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
@@ -19,7 +18,7 @@ console = Console()
 
 def to_plain(value: Any) -> Any:
     """Convert pydantic models (also nested in lists/dicts) into JSON-ready Python values."""
-    if isinstance(value, BaseModel):
+    if callable(getattr(value, "model_dump", None)):  # a pydantic model (pydantic is not imported for --help)
         return value.model_dump(mode="json")
     if isinstance(value, dict):
         return {k: to_plain(v) for k, v in value.items()}

@@ -50,3 +50,24 @@ print("langgraph_sdk.client" in sys.modules)
 advisor.close()
 """
     assert _run(code).splitlines() == ["True True", "False"]
+
+
+HELP_CHECK = """
+import sys
+sys.argv = ["gpu-advisor", "--help"]
+from cli.app import main
+try:
+    main()
+except SystemExit:
+    pass
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "langgraph", "langchain_core", "openai")
+               or m in ("contract.jobspec", "tools.catalog", "tools.memory_request"))
+sys.stderr.write(repr(heavy))
+"""
+
+
+def test_help_loads_no_models_catalog_or_graph() -> None:
+    """`--help` (and shell completion) answer without pydantic, the catalog or LangGraph (issue 14: help <= 0.3 s)."""
+    done = subprocess.run([sys.executable, "-c", HELP_CHECK], capture_output=True, text=True, timeout=120, check=True)
+    assert "recommend" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]"

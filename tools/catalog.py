@@ -47,6 +47,7 @@ from tools.catalog_store import (
     resolve_db_path,
     write_snapshot,
 )
+from tools.catalog_names import SORTS
 from tools.offer import Interconnect, Offer
 
 __all__ = [
@@ -61,15 +62,6 @@ OFFER_FIELDS = list(Offer.model_fields)
 _BOOL_FIELDS = [name for name, info in Offer.model_fields.items() if info.annotation is bool]
 _MISSING = MISSING
 
-SORTS: dict[str, str] = {
-    "price": "price_key",
-    "spot_price": "spot_key",
-    "price_per_gpu": "ppg_key",
-    "spot_price_per_gpu": "sppg_key",
-    "vram": "vram_key",
-    "gpu_count": "gpu_count, price_key",
-}
-"""Whitelisted ORDER BY clauses; user input only selects a key, it is never put into SQL."""
 
 
 # ------------------------------------------------------------------------------------------------------------ query

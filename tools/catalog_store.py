@@ -36,12 +36,11 @@ from tools.catalog_db import (
     build_db,
     inspect_catalog,
 )
+from tools.catalog_names import DB_FILENAME, SNAPSHOT_FILE
 from tools.offer import Offer
 
 log = logging.getLogger("gpu_advisor.catalog")
 
-SNAPSHOT_FILE = Path(__file__).parent / "data" / "offers-snapshot.jsonl.gz"
-DB_FILENAME = "catalog.sqlite"
 
 
 # ------------------------------------------------------------------------------------------------------------ paths

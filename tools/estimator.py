@@ -24,16 +24,14 @@ from tools.memory_peak import (
     per_gpu_bytes,
     resolved,
 )
+from tools.job_defaults import DEFAULTS, JobDefaults, OptimizerImpl
 from tools.memory_request import (
-    DEFAULTS,
     GIB,
     Estimate,
     EstimateRequest,
     FitReport,
     Fix,
-    JobDefaults,
     Offload,
-    OptimizerImpl,
     Sharding,
 )
 from tools.memory_setup import Setup, build_setup, lora_params, resolve_arch

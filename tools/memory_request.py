@@ -3,48 +3,21 @@ chat use (one place, so `gpu-advisor estimate` and a conversation answer the sam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contract.jobspec import MAX_SEQ_LEN, Method, Optimizer, Precision
+from tools.job_defaults import DEFAULTS, Loss, OptimizerImpl
 
 GIB = 1024**3
 Sharding = Literal["none", "ddp", "zero1", "zero2", "zero3", "fsdp"]
 Offload = Literal["none", "optimizer", "optimizer+params"]
-Loss = Literal["fp32", "half", "fused"]
-OptimizerImpl = Literal["fused", "foreach", "for_loop"]
 
 CUDA_CONTEXT_GIB = 0.55
 """CUDA context + kernels with lazy module loading (HF measured 1.3 GB without it on V100; 0.3-2 GiB reported)."""
 
 
-@dataclass(frozen=True)
-class JobDefaults:
-    """What a job that does not say otherwise is assumed to be: the common Hugging Face / TRL fine-tuning recipe.
-    The CLI, the web API and the chat all take their defaults from DEFAULTS, so the same question gets the same
-    answer everywhere."""
-
-    method: Method = "full_finetune"
-    seq_len: int = 2048
-    micro_batch_size: int = 1
-    gradient_checkpointing: bool = True
-    """On, as in TRL's SFTConfig and peft's prepare_model_for_kbit_training (the usual fine-tuning recipe)."""
-    optimizer: Optimizer = "adamw"
-    optimizer_impl: OptimizerImpl = "fused"
-    """transformers v5 TrainingArguments optim default: adamw_torch_fused (docs: huggingface.co/docs/transformers/
-    optimizers); the fused kernel updates in place and allocates no state-sized temporary."""
-    flash_attention: bool = True
-    lora_rank: int = 16
-    lora_targets: str = "all-linear"
-    loss: Loss = "fp32"
-    qlora_upcast: bool | None = None
-    """None: peft's fp32 upcast of the non-quantised modules (the published HF QLoRA runs match it), unless that
-    needs more than LoRA for the same job; then TRL's bf16 casting, which an expert would use there."""
-
-
-DEFAULTS = JobDefaults()
 
 
 class EstimateRequest(BaseModel):

@@ -10,18 +10,7 @@ import typer
 from rich.table import Table
 
 from cli.output import UserError, console, key_value_table, print_json
-from tools.catalog import (
-    SNAPSHOT_FILE,
-    SORTS,
-    build_from_catalog_dir,
-    build_from_snapshot,
-    catalog_stats,
-    ensure_catalog,
-    make_snapshot,
-    query_offers,
-    read_meta,
-    resolve_db_path,
-)
+from tools.catalog_names import SNAPSHOT_FILE, SORTS
 
 catalog_app = typer.Typer(help="The catalog of real GPU offers (SQLite; built from the shipped snapshot, a SkyPilot "
                                "catalog folder, or downloaded with `update`).", no_args_is_help=True)
@@ -32,11 +21,13 @@ _DB_OPTION = typer.Option(None, "--db", help="Database file (default: $GPU_ADVIS
 
 def _db(db: Optional[Path]) -> Path:
     """The catalog path: --db, else the default one."""
+    from tools.catalog import resolve_db_path
     return resolve_db_path(db)[0]
 
 
 def _usable_db(db: Optional[Path]) -> Path:
     """A usable catalog (built on first use); a rebuild of a damaged or outdated one is told on stderr."""
+    from tools.catalog import ensure_catalog
     status = ensure_catalog(db)
     if status.notice:
         sys.stderr.write(f"note: {status.notice}\n")
@@ -51,6 +42,7 @@ def build_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """(Re)build the catalog database, from the shipped snapshot by default."""
+    from tools.catalog import build_from_catalog_dir, build_from_snapshot, read_meta
     path = _db(db)
     if from_dir is None:
         build_from_snapshot(db)
@@ -94,6 +86,7 @@ def query_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Filter and sort the offers."""
+    from tools.catalog import query_offers, read_meta
     if sort not in SORTS:
         raise UserError(f"unknown --sort {sort!r}; expected one of {', '.join(SORTS)}")
     if interconnect and interconnect.lower() not in {"nvlink", "pcie", "unknown", "none"}:
@@ -177,6 +170,7 @@ def info_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Where the database is, what it was built from, and offer counts."""
+    from tools.catalog import catalog_stats
     path = _usable_db(db)
     stats = catalog_stats(path)
     if as_json:
@@ -197,6 +191,7 @@ def snapshot_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """(Maintainers) write the offers snapshot shipped with the package from a catalog folder."""
+    from tools.catalog import make_snapshot
     result = make_snapshot(from_dir, out, source=source)
     summary = {"out": str(out), "offers": len(result.offers), "counts": result.counts,
                "snapshot_date": result.snapshot_date, "issues": [str(i) for i in result.issues]}

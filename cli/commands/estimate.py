@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from cli.output import console, key_value_table, print_json
-from tools.memory_request import DEFAULTS
+from tools.job_defaults import DEFAULTS
 
 if TYPE_CHECKING:  # the estimator loads when the command runs: --help and other commands stay fast
     from tools.estimator import Estimate

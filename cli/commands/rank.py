@@ -11,7 +11,6 @@ import typer
 from rich.table import Table
 
 from cli.output import UserError, console, key_value_table, print_json
-from contract.jobspec import JobSpec
 
 if TYPE_CHECKING:  # the ranking, the tool registry (FAQ index, numpy) load when a command runs, not for --help
     from tools.ranking import RankingResult
@@ -105,6 +104,8 @@ def rank_command(
         # the registry's rank tool: the same input model and function as /api/tools/rank, MCP and the LLM's calls
         result = call_tool("rank", {**data, "limit": limit}, ToolContext(Path(db) if db else None))
     else:  # local-only options (rate files, a preemption rate, an unusual limit) go straight to the ranking
+        from contract.jobspec import JobSpec
+
         spec = JobSpec.model_validate(data)
         result = rank_offers(spec, db_path=db, limit=limit, fx_rates=fx_rates,
                              preemption_rate_per_hour=preemption_rate)
