@@ -6,6 +6,6 @@ the LLM path (claim checks, tool calls), the `Advisor` service with its thread s
 SkyPilot task. No number shown to a user is produced here: numbers come from `tools`.
 """
 
-from agent.lean_imports import defer_langgraph_sdk
+from agent.lean_imports import defer_heavy_packages
 
-defer_langgraph_sdk()  # before anything imports langgraph: skip the unused LangGraph Platform client (issue 14)
+defer_heavy_packages()  # before anything imports langgraph: skip package __init__s it does not need (issue 14)

@@ -71,3 +71,20 @@ def test_help_loads_no_models_catalog_or_graph() -> None:
     done = subprocess.run([sys.executable, "-c", HELP_CHECK], capture_output=True, text=True, timeout=120, check=True)
     assert "recommend" in done.stdout
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_langsmith_generated_types_load_only_when_asked_for() -> None:
+    """LangGraph's import needs one of langsmith's ~180 generated API types; the rest load on first use, intact."""
+    code = """
+import sys
+import agent.service
+loaded = sorted(m for m in sys.modules if m.startswith("langsmith.types."))
+print(loaded)
+import langsmith.types
+from agent.lean_imports import is_deferred
+print(is_deferred(langsmith.types))
+from langsmith.types import Run, Session
+print(Run.__name__, Session.__name__, is_deferred(langsmith.types), len([m for m in sys.modules
+                                                                        if m.startswith("langsmith.types.")]) > 100)
+"""
+    assert _run(code).splitlines() == ["['langsmith.types.run_select_field']", "True", "Run Session False True"]
