@@ -58,8 +58,6 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
 _TOPOLOGY_CACHE: dict[tuple[str, float, Shape], TopologyResult | None] = {}
 """Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it."""
 _TOPOLOGY_CACHE_MAX = 20_000
-_EVALUATION_CACHE: dict[tuple[tuple[str, float, Shape], float, tuple[str, ...]], Evaluation] = {}
-"""Topology plus job time per (estimator request, margin, shape, tokens): repeated turns reuse it."""
 
 
 def workload_key(workload: Workload) -> str:
@@ -69,7 +67,8 @@ def workload_key(workload: Workload) -> str:
 
 def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float, key_text: str | None = None
              ) -> Evaluation:
-    """Run the topology checker (cached) and the time model for one shape; key_text: workload_key(workload)."""
+    """Run the topology checker (cached across turns) and the time model for one shape; key_text:
+    workload_key(workload)."""
     key = (key_text or workload_key(workload), margin, shape)
     topology = _TOPOLOGY_CACHE.get(key, _MISSING)
     if topology is _MISSING:
@@ -78,13 +77,7 @@ def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float, ke
         topology = _TOPOLOGY_CACHE[key] = _check(shape, workload, margin)
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
-    timed = (key, tokens.total, tokens.assumptions)
-    evaluation = _EVALUATION_CACHE.get(timed)
-    if evaluation is None:
-        if len(_EVALUATION_CACHE) >= _TOPOLOGY_CACHE_MAX:
-            _EVALUATION_CACHE.clear()
-        evaluation = _EVALUATION_CACHE[timed] = Evaluation(topology, job_time(workload, topology, tokens))
-    return evaluation
+    return Evaluation(topology, job_time(workload, topology, tokens))  # a few multiplications: not worth a cache
 
 
 _MISSING = object()
@@ -123,6 +116,8 @@ class OfferGroup:
     on_demand: float | None = field(init=False, default=None)
     """effective_prices(offer), computed once: groups are cached across turns and costed on every turn."""
     interruptible: float | None = field(init=False, default=None)
+    outlier: str | None = field(init=False, default=None)
+    """The offer's price_outlier flag (tools.headline reads it for every eligible offer)."""
     listing_key: tuple[Any, ...] = field(init=False, default=())
     """(provider, instance, region): offers listed once per key, node count and billing model."""
     one_node_keys: tuple[tuple[Any, ...], tuple[Any, ...]] = field(init=False, default=((), ()))
@@ -133,6 +128,7 @@ class OfferGroup:
         on_demand, interruptible = effective_prices(self.offer)
         object.__setattr__(self, "on_demand", on_demand)
         object.__setattr__(self, "interruptible", interruptible)
+        object.__setattr__(self, "outlier", getattr(self.offer, "price_outlier", None))
         listing = (self.offer.provider, self.offer.instance_type, self.offer.region)
         object.__setattr__(self, "listing_key", listing)
         object.__setattr__(self, "one_node_keys", ((listing, 1, False), (listing, 1, True)))
@@ -184,4 +180,3 @@ def clear_shape_caches() -> None:
     cached_groups.cache_clear()
     _cached_candidates.cache_clear()
     _TOPOLOGY_CACHE.clear()
-    _EVALUATION_CACHE.clear()

@@ -15,7 +15,7 @@ NEAR_TIE_USD = 1.0
 def is_outlier(item: Any) -> bool:
     """True when the price the job is costed at is flagged as an unverified outlier (tools.offer's price_outlier:
     'spot_below_peers' matters for a spot run, 'price_below_peers' for an on-demand or market-priced one)."""
-    kind = getattr(item.offer, "price_outlier", None)
+    kind = item.group.outlier
     if not kind:
         return False
     market = bool(getattr(item.offer, "on_demand_is_market", False))
@@ -67,14 +67,21 @@ def choose_headline(eligible: list[Any]) -> tuple[list[Any], dict[str, Any] | No
         f"within ${pick.cost - first.cost:,.2f} of the cheapest and simpler: " + (", ".join(changes) or "simpler"))}
 
 
-def collapse_zones(ordered: list[Any]) -> list[tuple[Any, int]]:
-    """Keep the first entry per (provider, instance, region, nodes, spot); count the others folded into it."""
-    kept: dict[tuple[Any, ...], list[Any]] = {}
+def collapse_zones(ordered: list[Any], limit: int) -> tuple[list[tuple[Any, int]], int]:
+    """The first `limit` entries keeping the first per (provider, instance, region, nodes, spot), each with how many
+    others were folded into it, and how many entries are left after folding."""
+    kept: dict[tuple[Any, ...], Any] = {}
+    folded: dict[tuple[Any, ...], int] = {}
     for item in ordered:
         key = (item.group.one_node_keys[bool(item.use_spot)] if item.nodes == 1
                else (item.group.listing_key, item.nodes, bool(item.use_spot)))
         if key in kept:
-            kept[key][1] += 1
+            folded[key] = folded.get(key, 0) + 1
         else:
-            kept[key] = [item, 0]
-    return [(item, folded) for item, folded in kept.values()]
+            kept[key] = item
+    top = []
+    for key, item in kept.items():
+        if len(top) >= limit:
+            break
+        top.append((item, folded.get(key, 0)))
+    return top, len(kept)

@@ -108,8 +108,8 @@ def job_time(workload: Workload, topology: TopologyResult, tokens: Tokens) -> Jo
     step = topology.compute_s_per_step + exposed
     seconds = steps * step
     flops = workload.token_flops.total
-    return JobTime(tokens.total, flops, tokens.total * flops / 1e15, steps, step, topology.compute_s_per_step, exposed,
-                   tokens_per_step / step, seconds / 3600.0, (*tokens.assumptions, *TIME_ASSUMPTIONS))
+    return JobTime._make((tokens.total, flops, tokens.total * flops / 1e15, steps, step, topology.compute_s_per_step,
+                          exposed, tokens_per_step / step, seconds / 3600.0, (*tokens.assumptions, *TIME_ASSUMPTIONS)))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -77,14 +77,15 @@ def _floor_for(workload: Workload, max_gpus: int, margin: float) -> float:
 @lru_cache(maxsize=64)
 def _with_memory(reader: Any, path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
                  regions: tuple[str, ...] | None, floor: float
-                 ) -> tuple[tuple[tuple[OfferGroup, Shape], ...], int, int]:
-    """The wished candidates with at least `floor` GiB per GPU, the catalog rows considered, and the rows left out
-    for too little memory (per catalog version, wishes and floor: jobs on the same model share it)."""
+                 ) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int]:
+    """The wished candidates with at least `floor` GiB per GPU (with their one-node shape and GPU count), the
+    catalog rows considered, and the rows left out for too little memory (per catalog version, wishes and floor:
+    jobs on the same model share it)."""
     wished = reader(path, mtime, gpu, providers, regions)
     considered = sum(group.count for group, _ in wished)
-    groups = tuple((g, shape) for g, shape in wished
+    groups = tuple((g, shape, g.offer.gpu_count) for g, shape in wished
                    if g.offer.vram_gib_per_gpu is not None and g.offer.vram_gib_per_gpu >= floor)
-    return groups, considered, considered - sum(group.count for group, _ in groups)
+    return groups, considered, considered - sum(group.count for group, _, _ in groups)
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:
@@ -100,7 +101,7 @@ def _plan(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tupl
     """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
     if nodes != shape.nodes:
         shape = shape_of(group.offer, nodes)
-    entry = memo.entry(shape)
+    entry = memo.shapes.get(shape) or memo.entry(shape)
     topology, time = entry.evaluation.topology, entry.evaluation.time
     if topology is None or not topology.runnable:
         return None, ("needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit")
@@ -142,6 +143,41 @@ def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple
     return plans, (None if plans else why)
 
 
+def _cost_groups(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts, excluded: Counter[str]
+                 ) -> tuple[list[Costed], list[Costed]]:
+    """Cost every candidate: (eligible plans, every plan that fits); exclusions counted per catalog row."""
+    wanted = memo.job.spec.num_gpus
+    eligible: list[Costed] = []
+    fitting: list[Costed] = []
+    for group, single_shape, gpus in groups:
+        if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
+            costed, why = _plan(group, single_shape, 1, memo)
+            if costed is None:
+                excluded[why] += group.count  # type: ignore[index]
+            else:
+                fitting.append(costed)
+                if costed.meets_budget is not False and costed.meets_deadline is not False:
+                    eligible.append(costed)
+                else:
+                    excluded["over_budget" if costed.meets_deadline is not False else "misses_deadline"] += group.count
+            continue
+        plans, why = _plans_for_group(group, single_shape, memo)
+        if why is not None:
+            excluded[why] += group.count
+            continue
+        fitting.extend(plans)
+        ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
+        if ok:
+            eligible.extend(ok)
+        elif any(c.meets_budget is False for c in plans if c.meets_deadline is not False):
+            excluded["over_budget"] += group.count
+        elif plans[-1].meets_deadline is False:
+            excluded["misses_deadline"] += group.count
+        else:
+            excluded["over_budget"] += group.count
+    return eligible, fitting
+
+
 def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int = 10,
                 margin: float = DEFAULT_MEMORY_MARGIN, fx_rates: str | Path | None = None,
                 preemption_rate_per_hour: float | None = None, every_offer: bool | None = None) -> RankingResult:
@@ -179,33 +215,10 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     if too_small:
         excluded["too_little_vram"] = too_small
 
-    eligible: list[Costed] = []
-    fitting: list[Costed] = []
-    for group, single_shape in groups:
-        plans, why = _plans_for_group(group, single_shape, memo)
-        if why is not None:
-            excluded[why] += group.count
-            continue
-        fitting.extend(plans)
-        if len(plans) == 1:  # most groups: one plan, eligible unless over budget or late
-            only = plans[0]
-            if only.meets_budget is not False and only.meets_deadline is not False:
-                eligible.append(only)
-                continue
-        ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
-        if ok:
-            eligible.extend(ok)
-        elif any(c.meets_budget is False for c in plans if c.meets_deadline is not False):
-            excluded["over_budget"] += group.count
-        elif plans[-1].meets_deadline is False:
-            excluded["misses_deadline"] += group.count
-        else:
-            excluded["over_budget"] += group.count
-
+    eligible, fitting = _cost_groups(groups, memo, excluded)
     eligible.sort(key=attrgetter("cost", "hours"))
     ordered, headline = choose_headline(eligible)
-    listed = collapse_zones(ordered)
-    top = listed[:limit]
+    top, listed = collapse_zones(ordered, limit)
     cheapest = min(fitting, key=lambda r: (r.cost, r.hours), default=None)
     fastest = min(fitting, key=lambda r: (r.hours, r.cost), default=None)
     limit_code, limit_params = binding_limit(fitting, dict(excluded), budget, spec.deadline_hours)
@@ -225,7 +238,8 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         assumptions.append(f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD "
                            f"({fx_used.date}, {fx_used.source})")
     return RankingResult(
-        offers=[build_entry(item, spec, budget, fx_used, zones + item.group.other_zones) for item, zones in top], total_eligible=len(listed),
+        offers=[build_entry(item, spec, budget, fx_used, zones + item.group.other_zones) for item, zones in top],
+        total_eligible=listed,
         cheapest_that_fits=build_entry(cheapest, spec, budget, fx_used) if cheapest else None,
         fastest=build_entry(fastest, spec, budget, fx_used) if fastest else None,
         excluded=dict(excluded), considered=considered, budget_usd=budget, fx=fx_used,

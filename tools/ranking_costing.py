@@ -57,7 +57,7 @@ class CostingJob:
 
 class Costed(NamedTuple):
     """Phase-one numbers for one offer; full RankedOffer objects are built only for what is returned. A named tuple:
-    the ranking makes one per offer and plan, so it is built positionally (cheaper than a dataclass)."""
+    the ranking makes one per offer and plan, with `_make` (a third of a dataclass's cost)."""
 
     offer: Offer
     group: OfferGroup
@@ -153,7 +153,7 @@ class ShapeCosts:
             if hours < 0:
                 raise ValueError("hours and prices must not be negative")
             billed = billed_seconds(hours * 3600.0, billing_for(provider)[0]) / 3600.0
-            run = entry.on_demand[provider] = _OnDemandRun(overheads, hours, billed)
+            run = entry.on_demand[provider] = _OnDemandRun._make((overheads, hours, billed))
         return run
 
     def spot_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> _SpotRun:
@@ -219,8 +219,8 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
     deadline_ok = None
     if spec.deadline_hours is not None:
         deadline_ok = (p_done or 0.0) >= (DEFAULT_DEADLINE_CONFIDENCE if use_spot else 1.0)
-    return Costed(offer, group, nodes, topology, time, overheads, use_spot, cost, est_hours, billed, price, p_done,
-                  (cost <= job.budget) if job.budget is not None else None, deadline_ok, spot_args)
+    return Costed._make((offer, group, nodes, topology, time, overheads, use_spot, cost, est_hours, billed, price,
+                         p_done, (cost <= job.budget) if job.budget is not None else None, deadline_ok, spot_args))
 
 
 @lru_cache(maxsize=16384)
