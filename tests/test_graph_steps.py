@@ -1,0 +1,49 @@
+"""The graph runs a turn in few LangGraph steps (each costs bookkeeping whatever it does), and a step made of several
+node functions behaves like those functions run one after another (agent/graph.py `in_order`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.graph import in_order
+from agent.service import Advisor
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    """No LLM: the offline graph."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_in_order_steps_see_earlier_updates_and_merge_theirs() -> None:
+    seen = []
+
+    def first(state):
+        return {"language": "it", "answer": "draft", "notes": ["a"]}
+
+    def second(state):
+        seen.append((state["language"], state["answer"], state["message"]))
+        return {"answer": "final", "verdict": None}
+
+    update = in_order(first, second)({"message": "ciao", "answer": "", "language": "en"})
+    assert seen == [("it", "draft", "ciao")]
+    assert update == {"language": "it", "answer": "final", "notes": ["a"], "verdict": None}
+
+
+def test_a_new_job_runs_in_four_graph_steps_and_a_faq_in_two(tmp_path) -> None:
+    advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite")
+    try:
+        graph = advisor._graph
+        config = {"configurable": {"thread_id": "steps"}}
+        job = [next(iter(chunk)) for chunk in graph.stream({"message": "QLoRA on Llama 3 8B, 10k examples"}, config,
+                                                           stream_mode="updates")]
+        faq = [next(iter(chunk)) for chunk in graph.stream({"message": "What is QLoRA?"},
+                                                           {"configurable": {"thread_id": "faq"}},
+                                                           stream_mode="updates")]
+        reply = advisor.respond("and with 2 GPUs?", thread_id="steps")
+    finally:
+        advisor.close()
+    assert job == ["read", "merge", "advise", "write"]
+    assert faq == ["read", "faq"]
+    assert reply["offers"] and all(offer["total_gpus"] == 2 for offer in reply["offers"])
