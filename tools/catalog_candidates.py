@@ -174,6 +174,10 @@ def _same_prices(conn: Any, where: list[str], params: list[Any], group: list[Any
 
 
 def _region_rows(conn: Any, where: list[str], params: list[Any], group: list[Any], region: str | None) -> int:
-    """Rows of the candidate's key (provider, instance, price trust) in `region`, at any price."""
-    sql = f"SELECT COUNT(*) FROM offers{_where(where, *_SAME_KEY, 'region_lc IS ?', 'provider_lc = ?')}"
+    """Rows of the candidate's key (provider, instance, price trust) in `region`, at any price. A named region is
+    found through the region index (few rows per region and provider); rows without a region through the key's
+    index ('+' keeps SQLite off the region index, where one provider's region-less rows can number tens of
+    thousands: a 1M-offer catalog's cold candidate query took 8.5 s, 7.9 s of it here)."""
+    region_test = "region_lc IS ?" if region else "+region_lc IS ?"
+    sql = f"SELECT COUNT(*) FROM offers{_where(where, *_SAME_KEY, region_test, 'provider_lc = ?')}"
     return conn.execute(sql, [*params, *group, region.lower() if region else None, group[0].lower()]).fetchone()[0]
