@@ -11,8 +11,8 @@ simplest of the near-cheapest trusted offers (tools.headline); when nothing qual
 from __future__ import annotations
 
 from collections import Counter
-from operator import attrgetter
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 

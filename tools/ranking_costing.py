@@ -17,9 +17,9 @@ from contract.jobspec import JobSpec
 from tools.catalog import Offer
 from tools.catalog_shapes import Evaluation, OfferGroup, Shape, evaluate
 from tools.job_overheads import Overheads, checkpoint_bytes, job_overheads
-from tools.job_time import JobTime, Tokens, billing_for
-from tools.spot_risk import (DEFAULT_DEADLINE_CONFIDENCE, HOUR, RunModel, SpotRiskRequest, SpotRiskResult, assess_spot,
-                             billed_seconds, default_preemption_rate, price_outcome, provider_notice, run_model)
+from tools.job_time import JobTime, Tokens, billing_for, run_cost
+from tools.spot_risk import (DEFAULT_DEADLINE_CONFIDENCE, HOUR, Billing, RunModel, SpotRiskRequest, SpotRiskResult,
+                             assess_spot, default_preemption_rate, price_outcome, provider_notice, run_model)
 from tools.topology import TopologyResult, Workload
 
 CHECKPOINT_WRITE_GBS = 1.0
@@ -150,9 +150,7 @@ class ShapeCosts:
             if overheads is None:
                 overheads = entry.od_overheads = self._overheads(time, nodes, True)
             hours = time.hours + overheads.total_s / 3600
-            if hours < 0:
-                raise ValueError("hours and prices must not be negative")
-            billed = billed_seconds(hours * 3600.0, billing_for(provider)[0]) / 3600.0
+            billed = run_cost(hours, 0.0, billing_for(provider)[0]).billed_hours  # the price only scales it
             run = entry.on_demand[provider] = _OnDemandRun._make((overheads, hours, billed))
         return run
 
@@ -167,12 +165,12 @@ class ShapeCosts:
             hours = time.hours + overheads.setup_s / 3600
             write_s = job.checkpoint_write_s / nodes
             model = None
-            if hours <= MAX_SPOT_HOURS and write_s + RESTART_BASE_S <= SPOT_INPUT_MAX_S:
-                per_node = job.rate if job.rate is not None else default_preemption_rate(provider)[0]
-                billing = billing_for(provider)[0]
-                model = run_model(max(hours, 1e-6), write_s, RESTART_BASE_S + write_s, min(per_node * nodes, 1000.0),
-                                  provider_notice(provider), False, billing.granularity_s, billing.minimum_s,
-                                  job.spec.deadline_hours)
+            if hours <= MAX_SPOT_HOURS:
+                if write_s + RESTART_BASE_S > SPOT_INPUT_MAX_S:  # beyond the request's bounds: let it say so
+                    _spot_request(provider, nodes, hours, write_s, job.rate, None, None, job.spec.deadline_hours)
+                restart_s, rate_h, billing = _spot_terms(provider, nodes, write_s, job.rate)
+                model = run_model(max(hours, 1e-6), write_s, restart_s, rate_h, provider_notice(provider), False,
+                                  billing.granularity_s, billing.minimum_s, job.spec.deadline_hours)
             run = entry.spot[provider] = _SpotRun(overheads=overheads, hours=hours, write_s=write_s, model=model)
         return run
 
@@ -188,9 +186,6 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
     verdict = spot_cost = None
     if spec.interruptible_ok is not False and interruptible:  # the spot figures only where spot may be used
         spot_run = memo.spot_run(entry, nodes, offer.provider, time)
-        if spot_run.model is None and spot_run.hours <= MAX_SPOT_HOURS:  # out of the request's bounds: let it say so
-            _spot_cached(offer.provider, nodes, spot_run.hours, spot_run.write_s, job.rate, interruptible, on_demand,
-                         spec.deadline_hours)
         if spot_run.model is not None:
             spot_args = (offer.provider, nodes, spot_run.hours, spot_run.write_s, job.rate, interruptible, on_demand,
                          spec.deadline_hours)
@@ -209,7 +204,7 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
         p_done = model.p_spot
     elif on_demand is not None:
         run = memo.on_demand_run(entry, nodes, offer.provider, time)
-        if on_demand < 0:
+        if on_demand < 0:  # run_cost's check (the billed hours come from it, the price is applied here)
             raise ValueError("hours and prices must not be negative")
         overheads, est_hours, billed = run.overheads, run.hours, run.billed_hours
         cost, price = billed * on_demand * nodes, on_demand * nodes
@@ -223,18 +218,30 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
                          p_done, (cost <= job.budget) if job.budget is not None else None, deadline_ok, spot_args))
 
 
+def _spot_terms(provider: str, nodes: int, write_s: float, rate: float | None) -> tuple[float, float, Billing]:
+    """(restart seconds, preemption rate per hour of `nodes` instances, billing rule): the spot model's inputs besides
+    the job's hours, the same for the run model and the explained assessment."""
+    per_node = rate if rate is not None else default_preemption_rate(provider)[0]
+    return RESTART_BASE_S + write_s, min(per_node * nodes, 1000.0), billing_for(provider)[0]
+
+
+def _spot_request(provider: str, nodes: int, hours: float, write_s: float, rate: float | None,
+                  spot_price: float | None, od_price: float | None, deadline: float | None) -> SpotRiskRequest:
+    """The spot calculator's request for `nodes` instances of one provider at one price pair (validated)."""
+    restart_s, rate_h, billing = _spot_terms(provider, nodes, write_s, rate)
+    return SpotRiskRequest(
+        job_hours=max(hours, 1e-6), checkpoint_write_s=write_s, restart_overhead_s=restart_s,
+        preemption_rate_per_hour=rate_h, provider=provider,
+        spot_price_per_hour=spot_price * nodes if spot_price else None,
+        on_demand_price_per_hour=od_price * nodes if od_price else None,
+        billing_granularity_s=billing.granularity_s, billing_minimum_s=billing.minimum_s, deadline_hours=deadline)
+
+
 @lru_cache(maxsize=16384)
 def _spot_cached(provider: str, nodes: int, hours: float, write_s: float, rate: float | None,
                  spot_price: float | None, od_price: float | None, deadline: float | None) -> SpotRiskResult:
     """Spot assessment for `nodes` instances of one provider at one price pair (any node's preemption stops all)."""
-    per_node = rate if rate is not None else default_preemption_rate(provider)[0]
-    billing, _ = billing_for(provider)
-    return assess_spot(SpotRiskRequest(
-        job_hours=max(hours, 1e-6), checkpoint_write_s=write_s, restart_overhead_s=RESTART_BASE_S + write_s,
-        preemption_rate_per_hour=min(per_node * nodes, 1000.0), provider=provider,
-        spot_price_per_hour=spot_price * nodes if spot_price else None,
-        on_demand_price_per_hour=od_price * nodes if od_price else None,
-        billing_granularity_s=billing.granularity_s, billing_minimum_s=billing.minimum_s, deadline_hours=deadline))
+    return assess_spot(_spot_request(provider, nodes, hours, write_s, rate, spot_price, od_price, deadline))
 
 
 def clear_costing_caches() -> None:

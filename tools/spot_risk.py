@@ -324,8 +324,8 @@ def assess_spot(request: SpotRiskRequest) -> SpotRiskResult:
         rate_h, rate_source = default_preemption_rate(request.provider)
     notice = request.notice_s if request.notice_s is not None else provider_notice(request.provider)
     run = run_model(request.job_hours, request.checkpoint_write_s, request.restart_overhead_s, rate_h, notice,
-                     request.checkpoint_on_notice, request.billing_granularity_s, request.billing_minimum_s,
-                     request.deadline_hours)
+                    request.checkpoint_on_notice, request.billing_granularity_s, request.billing_minimum_s,
+                    request.deadline_hours)
     completion, interval, on_notice = run.completion, run.interval_s, run.on_notice
     finite = math.isfinite(completion.mean_s)
     spot_billed, od_billed = run.spot_billed_s, run.od_billed_s
