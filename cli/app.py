@@ -62,8 +62,9 @@ def _exit_code(error: BaseException) -> int | None:
 
 def _describe(error: BaseException) -> str:
     """One line describing an error for the user."""
-    if type(error).__name__ == "ValidationError" and type(error).__module__.startswith("pydantic"):
-        from contract.jobspec import describe_validation_error  # pydantic is not imported for --help
+    pydantic = sys.modules.get("pydantic")  # not imported for --help; then no error can be its ValidationError
+    if pydantic is not None and isinstance(error, pydantic.ValidationError):
+        from contract.jobspec import describe_validation_error
 
         return describe_validation_error(error)
     format_message = getattr(error, "format_message", None)  # click/typer usage errors

@@ -18,7 +18,8 @@ console = Console()
 
 def to_plain(value: Any) -> Any:
     """Convert pydantic models (also nested in lists/dicts) into JSON-ready Python values."""
-    if callable(getattr(value, "model_dump", None)):  # a pydantic model (pydantic is not imported for --help)
+    pydantic = sys.modules.get("pydantic")  # not imported for --help; then no value can be a model
+    if pydantic is not None and isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, dict):
         return {k: to_plain(v) for k, v in value.items()}
