@@ -12,6 +12,13 @@ from typing import Any
 from agent.parsing import parse_message
 
 LANGUAGES = ("it", "id", "en")
+EXTRA_SETS = ("blind4_tune", "blind4_heldout")
+"""Sets kept in their own files (<set>_<lang>.jsonl), scored as a split of that name when the file is present."""
+
+
+def held_out(split: str) -> bool:
+    """Whether a split is held out: its misses and per-field figures are never shown (it is never tuned on)."""
+    return "heldout" in split and not split.endswith("_tuned")
 
 
 @dataclass
@@ -40,13 +47,25 @@ class Report:
     by_field: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     language_right: Tally = field(default_factory=Tally)
     misses: list[str] = field(default_factory=list)
+    hidden_misses: int = 0
+    """Misses on held-out splits: counted, never listed (nobody may tune on them)."""
     latencies_ms: list[float] = field(default_factory=list)
 
 
+def _rows(name: str) -> list[dict[str, Any]]:
+    """Rows of one JSON Lines file of this folder; [] when it is absent."""
+    path = resources.files(__package__).joinpath(name)
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def load_requests(lang: str) -> list[dict[str, Any]]:
-    """Rows of one language's request set."""
-    text = resources.files(__package__).joinpath(f"requests_{lang}.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    """Rows of one language's request sets: requests_<lang>.jsonl, then each extra set present (split = its name)."""
+    rows = _rows(f"requests_{lang}.jsonl")
+    for split in EXTRA_SETS:
+        rows += [row | {"split": split} for row in _rows(f"{split}_{lang}.jsonl")]
+    return rows
 
 
 def same(got: Any, want: Any) -> bool:
@@ -74,6 +93,9 @@ def evaluate(languages: tuple[str, ...] = LANGUAGES) -> Report:
             for name in sorted(set(expected) | set(result.mentioned)):
                 ok = same(got.get(name), expected.get(name))
                 report.by_group[(lang, row["split"])].add(ok)
+                if held_out(row["split"]):
+                    report.hidden_misses += not ok
+                    continue
                 report.by_field[name].add(ok)
                 if not ok:
                     report.misses.append(f"[{lang}/{row['split']}] {name}: got {got.get(name)!r}, "
@@ -88,21 +110,23 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def render(report: Report, show_misses: bool = True) -> str:
-    """Plain-text report."""
+    """Plain-text report; held-out splits show only their scores (per-field figures and misses leave them out)."""
     lines = ["field accuracy (expected fields + unexpected fields set), offline parser", ""]
-    lines.append(f"{'language':<10}{'split':<10}{'right':>7}{'total':>7}{'accuracy':>10}")
+    lines.append(f"{'language':<10}{'split':<16}{'right':>7}{'total':>7}{'accuracy':>10}")
     for (lang, split), tally in sorted(report.by_group.items()):
-        lines.append(f"{lang:<10}{split:<10}{tally.right:>7}{tally.total:>7}{tally.accuracy:>10.1%}")
+        lines.append(f"{lang:<10}{split:<16}{tally.right:>7}{tally.total:>7}{tally.accuracy:>10.1%}")
     for split in sorted({s for _, s in report.by_group}):
         right = sum(t.right for (_, s), t in report.by_group.items() if s == split)
         total = sum(t.total for (_, s), t in report.by_group.items() if s == split)
-        lines.append(f"{'all':<10}{split:<10}{right:>7}{total:>7}{(right / total if total else 1):>10.1%}")
-    lines += ["", f"{'field':<24}{'right':>7}{'total':>7}{'accuracy':>10}"]
+        lines.append(f"{'all':<10}{split:<16}{right:>7}{total:>7}{(right / total if total else 1):>10.1%}")
+    lines += ["", "per field (held-out splits left out):", f"{'field':<24}{'right':>7}{'total':>7}{'accuracy':>10}"]
     for name, tally in sorted(report.by_field.items()):
         lines.append(f"{name:<24}{tally.right:>7}{tally.total:>7}{tally.accuracy:>10.1%}")
     lines += ["", f"language detected right: {report.language_right.right}/{report.language_right.total}",
               f"parse latency per message: p50 {percentile(report.latencies_ms, 0.5):.2f} ms, "
               f"p95 {percentile(report.latencies_ms, 0.95):.2f} ms (first call includes loading word lists)"]
     if show_misses and report.misses:
-        lines += ["", "misses:", *report.misses]
+        lines += ["", "misses (held-out splits not listed):", *report.misses]
+    if report.hidden_misses:
+        lines += ["", f"held-out misses: {report.hidden_misses} (not listed)"]
     return "\n".join(lines)
