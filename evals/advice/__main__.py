@@ -1,4 +1,4 @@
-"""Run the advice eval: python -m evals.advice [--quiet] [--json]."""
+"""Run the advice eval: python -m evals.advice [--set requests|x24] [--quiet] [--json]."""
 
 from evals.advice.runner import main
 

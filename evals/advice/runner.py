@@ -4,9 +4,16 @@ Each request runs as one chat turn through the full graph (no LLM). Checks, each
 feasible (offers shown or not), hardware (the headline offer matches one accepted GPU class/name, total GPU count
 range and single/multi-node), spot (the headline is interruptible or not: spot capacity or a market-priced
 "on-demand" price), binding (for an impossible job, the limit that binds: memory, compute, deadline or budget,
-read from the turn or, when the turn does not carry it, from rank_offers on the parsed spec) and no_zero_hours (the
-answer never says a job takes "0.0 hours"). Expectations come from first principles (seed articles,
-reference/hardware.md), not from the product's output.
+read from the turn or, when the turn does not carry it, from rank_offers on the parsed spec), no_zero_hours (the
+answer never says a job takes "0.0 hours"), and the optional layout (the headline's parallel layout is one of those
+accepted; HSDP, FSDP sharded inside each node and replicated across nodes, counts as "fsdp"), hours (the headline's
+est_hours within [min, max]) and on_demand_shown (when the headline is interruptible, a plan that is not, and that
+neither misses the budget nor the deadline, is among the turn's offers or alternatives; not checked when the
+headline is on-demand). Expectations come from first principles (seed articles, reference/hardware.md), not from
+the product's output.
+
+Sets: requests.jsonl (the default, `--set requests`) and requests_x24.jsonl (`--set x24`: the blind set written for
+issue 24), scored apart.
 """
 
 from __future__ import annotations
@@ -25,12 +32,16 @@ CLASSES: dict[str, tuple[float, float]] = {
     "16GB": (14.0, 20.0), "24GB": (20.0, 36.0), "48GB": (36.0, 60.0), "80GB": (60.0, 120.0),
     "141GB+": (120.0, 10_000.0)}
 """GPU memory classes by GiB per GPU: [low, high)."""
+SETS = {"requests": "requests.jsonl", "x24": "requests_x24.jsonl"}
+"""Eval sets by name: each is scored on its own."""
+LAYOUT_ALIASES = {"hsdp": "fsdp"}
+"""Layouts the product names that an expectation's list names otherwise."""
 ZERO_HOURS = re.compile(r"\b0[.,]0\s*(h\b|ore\b|hours?\b|jam\b)", re.IGNORECASE)
 
 
-def load_requests() -> list[dict[str, Any]]:
-    """Rows of requests.jsonl."""
-    text = resources.files("evals.advice").joinpath("requests.jsonl").read_text(encoding="utf-8")
+def load_requests(name: str = "requests") -> list[dict[str, Any]]:
+    """Rows of one eval set (SETS)."""
+    text = resources.files("evals.advice").joinpath(SETS[name]).read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
@@ -60,6 +71,24 @@ def matches(offer: dict[str, Any], accept: dict[str, Any]) -> bool:
     return wanted == "any" or (wanted == "single") == (nodes == 1)
 
 
+def layout_ok(offer: dict[str, Any], accepted: list[str]) -> bool:
+    """Whether the offer's parallel layout is one of the accepted ones."""
+    layout = offer.get("layout") or ("single_gpu" if int(offer.get("total_gpus") or 1) == 1 else None)
+    return layout in accepted or LAYOUT_ALIASES.get(layout or "") in accepted
+
+
+def on_demand_shown(result: dict[str, Any]) -> bool | None:
+    """None when the headline is not interruptible; else whether a plan that is not, within budget and deadline,
+    is among the turn's other offers or its alternatives."""
+    offers = result.get("offers") or []
+    if not offers or not interruptible(offers[0]):
+        return None
+    alternatives = result.get("alternatives") or {}
+    shown = [*offers[1:], *(v for v in alternatives.values() if isinstance(v, dict))]
+    return any(not interruptible(o) and o.get("meets_budget") is not False and o.get("meets_deadline") is not False
+               for o in shown)
+
+
 def binding_of(result: dict[str, Any], db_path: Path) -> str | None:
     """The limit that binds, from the turn when it carries one, else from rank_offers on the parsed spec."""
     for source in (result, result.get("ranking") or {}):
@@ -87,6 +116,15 @@ def check_row(row: dict[str, Any], result: dict[str, Any], db_path: Path) -> dic
         checks["hardware"] = bool(top) and any(matches(top, a) for a in expect.get("accept", [{}]))
         if expect.get("spot") is not None:
             checks["spot"] = bool(top) and interruptible(top) == expect["spot"]
+        if expect.get("layout"):
+            checks["layout"] = bool(top) and layout_ok(top, expect["layout"])
+        if expect.get("hours"):
+            low, high = expect["hours"]
+            checks["hours"] = bool(top) and low <= float(top.get("est_hours") or 0.0) <= high
+        if expect.get("on_demand_shown"):
+            shown = on_demand_shown(result)
+            if shown is not None:
+                checks["on_demand_shown"] = shown
     else:
         checks["binding"] = binding_of(result, db_path) in expect["binding"]
     return checks
@@ -99,7 +137,8 @@ def describe(result: dict[str, Any]) -> str:
         return f"no offer (excluded {result.get('excluded')}, missing {result.get('missing')})"
     top = offers[0]
     return (f"{top['nodes']}x {top['provider']} {top['instance_type']} ({top['total_gpus']}x {top['gpu']}, "
-            f"{top.get('vram_gib_per_gpu')} GiB), spot={top['spot']}, {top['est_hours']:.2f} h, ${top['est_cost']:.2f}")
+            f"{top.get('vram_gib_per_gpu')} GiB), spot={top['spot']}, {top['est_hours']:.2f} h, ${top['est_cost']:.2f}, "
+            f"layout={top.get('layout')}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quiet", action="store_true", help="do not list the misses")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+    parser.add_argument("--set", default="requests", choices=sorted(SETS), help="which eval set to score")
     args = parser.parse_args(argv)
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         os.environ.pop(key, None)  # the offline advisor is what this eval measures
@@ -118,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     per_language: dict[str, list[bool]] = defaultdict(list)
     misses: list[str] = []
     try:
-        for row in load_requests():
+        for row in load_requests(args.set):
             try:
                 result = advisor.respond(row["text"])
             except Exception as error:  # noqa: BLE001  (a crash is a miss, the run goes on)
@@ -137,12 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         advisor.close()
     rows = [ok for oks in per_language.values() for ok in oks]
-    scores = {"rows_right": sum(rows), "rows": len(rows),
+    scores = {"set": SETS[args.set], "rows_right": sum(rows), "rows": len(rows),
               "checks": {name: [sum(oks), len(oks)] for name, oks in sorted(per_check.items())},
               "languages": {lang: [sum(oks), len(oks)] for lang, oks in sorted(per_language.items())}}
     if args.json:
         print(json.dumps(scores | {"misses": misses}, indent=2))
         return 0
+    print(f"set: {SETS[args.set]}")
     print(f"requests fully right: {sum(rows)}/{len(rows)} = {100 * sum(rows) / len(rows):.1f} %")
     for lang, oks in sorted(per_language.items()):
         print(f"  {lang}: {sum(oks)}/{len(oks)}")
@@ -153,5 +194,5 @@ def main(argv: list[str] | None = None) -> int:
         print("misses:")
         for line in misses:
             print("  " + line)
-    print("reproduce: .venv/bin/python -m evals.advice")
+    print("reproduce: .venv/bin/python -m evals.advice" + (f" --set {args.set}" if args.set != "requests" else ""))
     return 0
