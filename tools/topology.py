@@ -194,9 +194,8 @@ def _time_per_sequence(option: LayoutOption, total: int) -> float:
     return _step_time(option) / (total // option.tensor_parallel)
 
 
-def check_topology(workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN,
-                   overlap: bool = True) -> TopologyResult:
-    """Verdict, layout and communication share for running `workload` on `candidate`."""
+def _shape(candidate: Candidate) -> tuple[GpuSpec | None, float, int, int, int]:
+    """The candidate's GPU spec, memory per GPU, GPU count, GPUs per node and nodes (ValueError when unusable)."""
     gpu = lookup_gpu(candidate.gpu, candidate.form_factor)
     vram = candidate.vram_gib or (gpu.memory_gib if gpu is not None else None)
     if vram is None:
@@ -205,7 +204,21 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
     per_node = min(candidate.gpus_per_node or total, total)
     if total % per_node:
         raise ValueError(f"{total} GPUs cannot be split into nodes of {per_node}")
-    nodes = total // per_node
+    return gpu, vram, total, per_node, total // per_node
+
+
+def evaluate_plan(workload: Workload, candidate: Candidate, plan: Plan, *, margin: float = DEFAULT_MEMORY_MARGIN,
+                  overlap: bool = True) -> list[LayoutOption]:
+    """One named layout on the candidate, fitting or not (the throughput eval times published layouts this way)."""
+    gpu, vram, total, per_node, nodes = _shape(candidate)
+    links = links_for(candidate, gpu, per_node, nodes)
+    return _layout_options(workload, gpu, plan, links, total, nodes, vram * (1.0 - margin), overlap)
+
+
+def check_topology(workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN,
+                   overlap: bool = True) -> TopologyResult:
+    """Verdict, layout and communication share for running `workload` on `candidate`."""
+    gpu, vram, total, per_node, nodes = _shape(candidate)
     links = links_for(candidate, gpu, per_node, nodes)
     usable = vram * (1.0 - margin)
     single = _memory(workload, 1, Plan(layout="single_gpu", sharding="none", tp=1)) or 0.0

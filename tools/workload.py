@@ -88,12 +88,20 @@ def build_workload(spec: JobSpec) -> Workload:
 
 def _resolve(spec: JobSpec, request: EstimateRequest, filled: list[str]) -> Workload:
     """build_workload, uncached (`request`, `filled`: request_for_spec(spec))."""
+    optional = spec.gradient_checkpointing is None and request.gradient_checkpointing
+    return workload_for_request(request, filled, checkpointing_optional=optional)
+
+
+def workload_for_request(request: EstimateRequest, filled: list[str] | tuple[str, ...] = (), *,
+                         checkpointing_optional: bool = False) -> Workload:
+    """A workload straight from an estimator request (the `estimate` command and the throughput eval use this;
+    `checkpointing_optional`: a layout may drop gradient checkpointing where memory allows)."""
     base = estimate(request)
     arch = resolve_arch(request)
     flops = flops_per_token(arch, method=request.method, seq_len=request.seq_len,
                             gradient_checkpointing=request.gradient_checkpointing,
                             trainable_params=base.trainable_params)
-    optional = spec.gradient_checkpointing is None and request.gradient_checkpointing
+    optional = checkpointing_optional and request.gradient_checkpointing
     plain = flops_per_token(arch, method=request.method, seq_len=request.seq_len, gradient_checkpointing=False,
                             trainable_params=base.trainable_params) if optional else None
     return Workload(request=request, arch=arch, method=request.method, precision=base.precision,
