@@ -1,7 +1,8 @@
 """Reading text for the claim checker: tokens with clauses, digits in it/id/en style, number words, phrases.
 
-Number words cover it/id/en ("dodici", "ventiquattro", "dua puluh empat", "twenty-four", "mezzo"), including glued
-Italian compounds; the vocabulary and every other word list live in agent/claims_lexicon.json.
+Digits and number words ("dodici", "ventiquattro", "dua puluh empat", "twenty-four", "mezzo") are read by the
+parser's own number reader (agent/numbers.py, word tables in agent/lexicon/numbers_<lang>.json), so the parser and
+the checker agree on "1,500" in every language; the checker's other word lists live in agent/claims_lexicon.json.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from agent.numbers import combine, parse_number
+from agent.numbers import word_pieces as number_word_pieces
 
 LEXICON_FILE = Path(__file__).with_name("claims_lexicon.json")
 
@@ -63,65 +67,19 @@ def tokenize(text: str) -> list[Token]:
 
 
 def parse_digits(text: str, language: str) -> float:
-    """A digit string's value: '1.234,5' (it/id) or '1,234.5' (en); a separator before 3 digits is a thousands one."""
-    thousands = "," if language == "en" else "."
-    parts = re.split(r"([.,])", text)
-    out = parts[0]
-    for sep, digits in zip(parts[1::2], parts[2::2]):
-        out += digits if (sep == thousands and len(digits) == 3) else "." + digits
-    try:
-        return float(out)
-    except ValueError:
-        return float(re.sub(r"\D", "", text) or 0)
+    """A digit string's value in the language's style: the parser's own reader (agent.numbers.parse_number)."""
+    return parse_number(text, language)
 
 
-@cache
-def _number_vocab() -> dict[str, tuple[str, float]]:
-    """Number word -> (role, value): unit, fraction, times (x10/x100), teen (+10), scale (x1000...)."""
-    words = lexicon()["number_words"]
-    vocab: dict[str, tuple[str, float]] = {}
-    for role, table in (("unit", words["units"]), ("fraction", words["fractions"]),
-                        ("times", words["times_small"]), ("teen", words["teen"]), ("scale", words["scales"])):
-        vocab.update({word: (role, float(value)) for word, value in table.items()})
-    vocab.update({"cent": ("times", 100.0), "tré": ("unit", 3.0), "mil": ("scale", 1000.0)})
-    return vocab
-
-
-@cache
 def word_pieces(word: str) -> tuple[tuple[str, float], ...] | None:
-    """Split a (possibly glued Italian) number word into vocabulary pieces, or None when it is not a number."""
-    vocab, word = _number_vocab(), word.lower()
-    if word in vocab:
-        return (vocab[word],)
-    for cut in range(len(word) - 1, 1, -1):
-        head, tail = word[:cut], word[cut:]
-        if head in vocab:
-            rest = word_pieces(tail)
-            if rest is not None:
-                return (vocab[head],) + rest
-    return None
+    """A (possibly glued Italian) number word's pieces, or None: the parser's reader, with Italian 'un' as one."""
+    return number_word_pieces(word, articles=True)
 
 
 def _word_value(word: str) -> float | None:
     """The value of one number word ('ventiquattro' 24), None for other words."""
     pieces = word_pieces(word)
     return None if pieces is None else combine(list(pieces))
-
-
-def combine(pieces: list[tuple[str, float]]) -> float:
-    """Value of a run of number-word pieces: 'two hundred forty', 'dua puluh empat', 'due mila'."""
-    total = current = 0.0
-    for role, value in pieces:
-        if role in ("unit", "fraction"):
-            current += value
-        elif role == "times":
-            current = (current or 1.0) * value
-        elif role == "teen":
-            current += value
-        else:
-            total += (current or 1.0) * value
-            current = 0.0
-    return total + current
 
 
 def phrase_at(tokens: list[Token], i: int, phrases: list[str]) -> int:
