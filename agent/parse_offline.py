@@ -24,7 +24,7 @@ from agent.parse_rules.preferences import read_flags, read_places, read_spot
 from agent.parse_rules.scan import Scan, prepare
 from agent.parse_rules.time import read_deadline
 
-__all__ = ["EXTRACTORS", "MODEL_FAMILIES", "parse_fields", "prepare"]
+__all__ = ["EXTRACTORS", "MODEL_FAMILIES", "parse_fields", "prepare", "read_message"]
 
 EXTRACTORS = (read_budget, read_model, read_gpus, read_card_memory, read_count_with_only, read_gpu_count,
               read_sizes_and_data, read_deadline, read_bare_budget, read_spot, read_flags, read_places,
@@ -32,10 +32,16 @@ EXTRACTORS = (read_budget, read_model, read_gpus, read_card_memory, read_count_w
 """Field readers in the order they claim numbers."""
 
 
-def parse_fields(text: str, lang: str = "en") -> tuple[dict[str, Any], list[str]]:
-    """JobSpec fields (no language) the message states, and the assumptions made reading it."""
+def read_message(text: str, lang: str = "en") -> Scan:
+    """The finished scan of a message: its fields (`values`), assumptions and notes (`model_guess`, `unknown_model`)."""
     prepared = prepare(text)
     scan = Scan(text=prepared, lang=lang, quantities=find_quantities(prepared, lang))
     for extract in EXTRACTORS:
         extract(scan)
+    return scan
+
+
+def parse_fields(text: str, lang: str = "en") -> tuple[dict[str, Any], list[str]]:
+    """JobSpec fields (no language) the message states, and the assumptions made reading it."""
+    scan = read_message(text, lang)
     return scan.values, scan.assumptions

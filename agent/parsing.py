@@ -15,9 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.language import LanguageGuess, detect_language
-from agent.parse_offline import parse_fields
-from agent.parse_rules.model import unknown_model_name
-from agent.parse_rules.scan import prepare
+from agent.parse_offline import read_message
 from contract.jobspec import JobSpec
 
 SPEC_FIELDS: tuple[str, ...] = tuple(name for name in JobSpec.model_fields if name != "language")
@@ -26,7 +24,15 @@ LINKED_FIELDS: tuple[frozenset[str], ...] = (frozenset({"model", "params_b"}),)
 
 
 class ParseResult(BaseModel):
-    """A parsed message: the spec, which fields the message itself set, and how it was parsed."""
+    """A parsed message: the spec, which fields the message itself set, and how it was parsed.
+
+    Fields: `spec` (the JobSpec), `mentioned` (fields the message stated), `parser` ('offline' or 'llm'),
+    `fallback_reason` (why an LLM answer was not used), `language` (the detected language), `assumptions`
+    (readings the parser had to assume), `unknown_model` (a model name matching no registry model; its stated size
+    is used with a generic decoder), `model_guess` (the name as the user wrote it when `spec.model` was matched
+    fuzzily rather than exactly, e.g. "Mistrall 7B" -> mistral-7b: the answer should ask "did you mean ...?"),
+    `clarify` (the LLM parser's question about an unknown provider or GPU).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -38,6 +44,9 @@ class ParseResult(BaseModel):
     assumptions: list[str] = Field(default_factory=list, description="Readings the parser had to assume.")
     unknown_model: str | None = Field(default=None, description="A model name the registry does not know (its "
                                                                 "stated size is used with a generic decoder).")
+    model_guess: str | None = Field(default=None, description="The model name as written when spec.model was a fuzzy "
+                                                              "match (a misspelling), not an exact one: say 'did you "
+                                                              "mean ...?'.")
     clarify: str | None = Field(default=None, description="The LLM parser's question about a provider or GPU it "
                                                           "does not know, in the user's language; asked back.")
 
@@ -49,7 +58,22 @@ def _ordered(names: set[str]) -> list[str]:
 
 def offline_spec(text: str, language: str) -> tuple[JobSpec, list[str], list[str]]:
     """Offline parse into (JobSpec, mentioned fields, assumptions); values that fail validation are dropped."""
-    values, assumptions = parse_fields(text, language)
+    spec, mentioned, assumptions, _ = _offline(text, language)
+    return spec, mentioned, assumptions
+
+
+def _as_written(name: str | None, text: str) -> str | None:
+    """A name found in the prepared (lower-cased) text, as the user wrote it in `text`."""
+    if not name:
+        return None
+    found = re.search(r"[\s_-]*".join(map(re.escape, re.split(r"[\s_-]+", name))), text, re.IGNORECASE)
+    return found.group(0) if found else name
+
+
+def _offline(text: str, language: str) -> tuple[JobSpec, list[str], list[str], dict[str, str]]:
+    """Offline parse into (JobSpec, mentioned fields, assumptions, notes); values that fail validation are dropped."""
+    scan = read_message(text, language)
+    values, assumptions = scan.values, scan.assumptions
     kept: dict[str, Any] = {}
     for name, value in values.items():
         try:
@@ -58,7 +82,8 @@ def offline_spec(text: str, language: str) -> tuple[JobSpec, list[str], list[str
             assumptions.append(f"ignored {name}={value!r}: out of range")
             continue
         kept[name] = value
-    return JobSpec.model_validate({"language": language, **kept}), _ordered(set(kept)), assumptions
+    notes = {key: _as_written(value, text) or value for key, value in scan.notes.items()}
+    return JobSpec.model_validate({"language": language, **kept}), _ordered(set(kept)), assumptions, notes
 
 
 def parse_message(text: str, *, lang: str | None = None, previous_language: str | None = None,
@@ -67,11 +92,9 @@ def parse_message(text: str, *, lang: str | None = None, previous_language: str 
     if not isinstance(text, str):
         raise ValueError("message must be text")
     guess = detect_language(text, explicit=lang, previous=previous_language)
-    spec, mentioned, assumptions = offline_spec(text, guess.language)
-    unknown = unknown_model_name(prepare(text)) if "params_b" in mentioned and spec.model is None else None
-    if unknown:  # as the user wrote it
-        found = re.search(r"[\s_-]*".join(map(re.escape, re.split(r"[\s_-]+", unknown))), text, re.IGNORECASE)
-        unknown = found.group(0) if found else unknown
+    spec, mentioned, assumptions, notes = _offline(text, guess.language)
+    unknown = notes.get("unknown_model") if "params_b" in mentioned and spec.model is None else None
+    guess_name = notes.get("model_guess") if spec.model is not None else None
     from agent import (
         parse_llm,  # imported here: the offline path never loads the openai client
     )
@@ -80,15 +103,15 @@ def parse_message(text: str, *, lang: str | None = None, previous_language: str 
         use_llm = parse_llm.llm_configured()
     if not use_llm:
         return ParseResult(spec=spec, mentioned=mentioned, parser="offline", language=guess, assumptions=assumptions,
-                           unknown_model=unknown)
+                           unknown_model=unknown, model_guess=guess_name)
     answer = parse_llm.parse_with_llm(text, guess.language)
     if answer.spec is None:
         return ParseResult(spec=spec, mentioned=mentioned, parser="offline", fallback_reason=answer.error,
-                           language=guess, assumptions=assumptions, unknown_model=unknown)
+                           language=guess, assumptions=assumptions, unknown_model=unknown, model_guess=guess_name)
     combined, combined_mentioned = combine(spec, set(mentioned), answer.spec, set(answer.mentioned))
     return ParseResult(spec=combined, mentioned=combined_mentioned, parser="llm", language=guess,
                        assumptions=assumptions, unknown_model=unknown if combined.model is None else None,
-                       clarify=answer.clarify)
+                       model_guess=guess_name if combined.model == spec.model else None, clarify=answer.clarify)
 
 
 def combine(offline: JobSpec, offline_fields: set[str], llm: JobSpec, llm_fields: set[str]) -> tuple[JobSpec, list[str]]:

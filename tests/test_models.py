@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tools.models import all_models, generic_decoder, load_hf_config, lookup, resolve
+from tools.models import all_models, fuzzy_lookup, generic_decoder, load_hf_config, lookup, resolve
 
 PUBLISHED_TOTALS = {
     # ../shared/reference/memory-formulas.md §4 (vendor totals / torchtune / llama-recipes prints), HF for GPT-2/BERT.
@@ -112,6 +112,20 @@ def test_every_registry_entry_has_a_unique_id():
 ])
 def test_forgiving_lookup(name, expected):
     assert lookup(name).id == expected
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("Mistrall 7B", "mistral-7b"), ("deepsek r1", "deepseek-v3"), ("gemmma 2 9b", "gemma-2-9b"),
+    ("lama 3 8b", "llama-3-8b"), ("Qwen 2.5 14 B", "qwen2.5-14b"), ("Llama-2-7b-chat-hf", "llama-2-7b"),
+    ("Qwen3-8B-Base", "qwen3-8b"), ("mistral-nemo-instruct-2407", "mistral-nemo-12b"),
+])
+def test_misspelt_and_variant_names_find_the_registry_model(name, expected):
+    assert fuzzy_lookup(name).id == expected
+
+
+@pytest.mark.parametrize("name", ["Qwen4-9B", "qwen3 9b", "llama 3 13b", "mistral 8b", "gpt-5", "lora"])
+def test_a_fuzzy_match_never_changes_a_size_or_version(name):
+    assert fuzzy_lookup(name) is None
 
 
 def test_unknown_model_error_names_close_matches():

@@ -3,11 +3,12 @@ counts, forgiving name lookup, and a generic decoder for a size with no name."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
 from pathlib import Path
+
+from rapidfuzz import fuzz, process
 
 from tools.model_arch import Mlp, ModelArch, Norm
 from tools.model_config import from_hf_config, load_hf_config
@@ -18,6 +19,7 @@ __all__ = [
     "Norm",
     "all_models",
     "from_hf_config",
+    "fuzzy_lookup",
     "generic_decoder",
     "load_hf_config",
     "lookup",
@@ -30,8 +32,11 @@ __all__ = [
 REGISTRY_PATH = Path(__file__).parent / "data" / "models.json"
 LLAMA2_V = 32_000
 
-_NOISE_WORDS = ("instruct", "chat", "base", "hf", "it", "meta", "v0.1", "v0.2", "v0.3", "v01", "v1", "fp16",
-                "bf16", "hf", "uncased", "cased")
+_NOISE_WORDS = ("instruct", "chat", "base", "hf", "it", "pt", "meta", "v0.1", "v0.2", "v0.3", "v01", "v1", "fp16",
+                "bf16", "uncased", "cased")
+"""Released-variant and packaging words that do not change the architecture ('-Instruct', '-Base', '-it', '-hf')."""
+FUZZY_CUTOFF = 85.0
+"""Smallest rapidfuzz ratio (0-100) between normalised names for a misspelt name to count as a registry model."""
 
 
 def normalise_name(name: str) -> str:
@@ -88,13 +93,30 @@ def lookup(name: str) -> ModelArch | None:
     return _INDEX.get(without_version_dot)
 
 
+def _digit_groups(key: str) -> list[str]:
+    """The digit groups of a normalised name: a misspelling may change letters, never the version or the size."""
+    return re.findall(r"\d+", key)
+
+
+def fuzzy_lookup(name: str) -> ModelArch | None:
+    """The registry model a misspelt name most likely means ('Mistrall 7B' -> mistral-7b): the closest name
+    (rapidfuzz ratio >= FUZZY_CUTOFF) with the same digit groups; None when none is that close ('Qwen4-9B')."""
+    key = normalise_name(name)
+    if len(key) < 4:
+        return None
+    digits = _digit_groups(key)
+    candidates = [k for k in _INDEX if _digit_groups(k) == digits]
+    best = process.extractOne(key, candidates, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+    return _INDEX[best[0]] if best else None
+
+
 def resolve(name: str) -> ModelArch:
     """Like `lookup`, but raise ValueError naming close matches when the model is unknown."""
     arch = lookup(name)
     if arch is not None:
         return arch
-    close = difflib.get_close_matches(normalise_name(name), list(_INDEX), n=3, cutoff=0.6)
-    suggestions = sorted({_INDEX[c].id for c in close})
+    close = process.extract(normalise_name(name), list(_INDEX), scorer=fuzz.ratio, limit=3, score_cutoff=60)
+    suggestions = sorted({_INDEX[c[0]].id for c in close})
     hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else "; give --params-b or --config instead"
     raise ValueError(f"unknown model '{name}'{hint}")
 

@@ -23,6 +23,8 @@ class Scan:
     claimed: list[tuple[int, int]] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
+    notes: dict[str, str] = field(default_factory=dict)
+    """Readings that are not JobSpec fields: 'model_guess' (a fuzzily matched model name), 'unknown_model'."""
 
     def free(self) -> list[Quantity]:
         """Numbers no field has claimed yet."""
