@@ -1,6 +1,8 @@
-"""Which ranked offer leads, and how the list reads: an unverified outlier price never leads silently, among offers
-within a few percent of the cheapest the simplest leads (fewer nodes, fewer GPUs, not interruptible), and the same
-instance in several zones of one region is listed once (the cheapest, with a count of the others)."""
+"""Which ranked offer leads, and how the list reads: an unverified outlier price never leads silently, nor a layout
+the topology check advises against (a slow inter-node network) while another plan qualifies; among offers within a
+few percent of the cheapest the simplest leads (fewer nodes, fewer GPUs, not interruptible) unless another near-tie
+is both cheaper and faster; and the same instance in several zones of one region is listed once (the cheapest, with
+a count of the others)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,19 @@ NEAR_TIE_SHARE = 0.05
 """Offers costing at most 5 % more than the cheapest count as a tie ..."""
 NEAR_TIE_USD = 1.0
 """... or at most $1 more, for jobs so small that percentages are cents (product thresholds)."""
+NOT_ADVISED = frozenset({"multi_node_slow_fabric"})
+"""Topology verdicts whose own summary advises against the plan: never the headline while another plan qualifies."""
+
+
+def advised(item: Any) -> bool:
+    """True unless the plan's topology verdict advises against it."""
+    return item.topology.verdict not in NOT_ADVISED
+
+
+def dominated(item: Any, others: list[Any]) -> bool:
+    """True when another plan is at most as dear and at most as slow, and strictly better in one of the two."""
+    return any(o is not item and o.cost <= item.cost and o.hours <= item.hours
+               and (o.cost < item.cost or o.hours < item.hours) for o in others)
 
 
 def is_outlier(item: Any) -> bool:
@@ -34,11 +49,12 @@ def choose_headline(eligible: list[Any]) -> tuple[list[Any], dict[str, Any] | No
     {'code', 'text', 'params'}; None when the cheapest leads."""
     if not eligible:
         return eligible, None
-    trusted = [c for c in eligible if not is_outlier(c)]
-    cheapest = trusted[0] if trusted else eligible[0]
+    trusted = [c for c in eligible if not is_outlier(c)] or eligible
+    pool = [c for c in trusted if advised(c)] or trusted
+    cheapest = pool[0]
     slack = max(NEAR_TIE_SHARE * cheapest.cost, NEAR_TIE_USD)
-    near = [c for c in trusted if c.cost <= cheapest.cost + slack] or [cheapest]
-    pick = min(near, key=_simplicity)
+    near = [c for c in pool if c.cost <= cheapest.cost + slack]
+    pick = min([c for c in near if not dominated(c, near)] or [cheapest], key=_simplicity)
     ordered = [pick, *(c for c in eligible if c is not pick)]
     if pick is eligible[0]:
         return ordered, None
@@ -50,12 +66,18 @@ def choose_headline(eligible: list[Any]) -> tuple[list[Any], dict[str, Any] | No
         "cheapest_gpus": first.offer.gpu_count * first.nodes, "headline_gpus": pick.offer.gpu_count * pick.nodes,
         "cheapest_nodes": first.nodes, "headline_nodes": pick.nodes, "cheapest_spot": bool(first.use_spot),
         "headline_spot": bool(pick.use_spot), "cheapest_provider": first.offer.provider,
+        "cheapest_hours": round(first.hours, 2), "headline_hours": round(pick.hours, 2),
         "cheapest_outlier": getattr(first.offer, "price_outlier", None),
-        "cheapest_peer_median_price": getattr(first.offer, "peer_median_price", None)}
+        "cheapest_peer_median_price": getattr(first.offer, "peer_median_price", None),
+        "cheapest_topology_verdict": first.topology.verdict}
     if is_outlier(first):
         return ordered, {"code": "cheaper_price_unverified", "params": params, "text": (
             f"a cheaper {first.offer.provider} price (${first.cost:,.2f}) is far from the same GPU elsewhere and "
             "unverified: listed below, not recommended first")}
+    if not advised(first):
+        return ordered, {"code": "cheaper_layout_not_advised", "params": params, "text": (
+            f"a cheaper plan (${first.cost:,.2f}, {first.nodes} nodes) runs over a slow inter-node network that "
+            "the layout check advises against: listed below, not recommended first")}
     changes = []
     if pick.nodes < first.nodes:
         changes.append("one node" if pick.nodes == 1 else "fewer nodes")
@@ -63,6 +85,8 @@ def choose_headline(eligible: list[Any]) -> tuple[list[Any], dict[str, Any] | No
         changes.append(f"{params['headline_gpus']} GPU(s) instead of {params['cheapest_gpus']}")
     if first.use_spot and not pick.use_spot:
         changes.append("on-demand (no interruptions)")
+    if pick.hours < first.hours:
+        changes.append(f"faster ({pick.hours:,.1f} h instead of {first.hours:,.1f} h)")
     return ordered, {"code": "simpler_near_tie", "params": params, "text": (
         f"within ${pick.cost - first.cost:,.2f} of the cheapest and simpler: " + (", ".join(changes) or "simpler"))}
 

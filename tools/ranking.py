@@ -21,14 +21,15 @@ from tools.catalog import Offer, current_meta, ensure_db
 from tools.catalog_shapes import (OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches,
                                   shape_of, workload_key)
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
-from tools.headline import choose_headline, collapse_zones
+from tools.headline import advised, choose_headline, collapse_zones, is_outlier
 from tools.job_overheads import overhead_assumptions
 from tools.job_time import job_tokens
 from tools.ranking_costing import (CHECKPOINT_WRITE_GBS, RESTART_BASE_S, Costed, CostingJob, ShapeCosts,
-                                   clear_costing_caches, cost_offer)
+                                   clear_costing_caches, cost_offer, on_demand_variant)
 from tools.ranking_entries import build_entry
 from tools.ranking_models import RankedOffer, RankingResult, Reason
-from tools.scale_out import MEMORY_NODES, MULTI_NODE_MIN_GPUS, binding_limit, deadline_nodes, rescale_nodes
+from tools.scale_out import (MAX_NODES, MULTI_NODE_MIN_GPUS, binding_limit, deadline_nodes, fewest_nodes,
+                             memory_floor_gib, rescale_nodes)
 from tools.topology import DEFAULT_MEMORY_MARGIN, Workload, build_workload
 
 __all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
@@ -46,32 +47,20 @@ def _nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
     return None
 
 
-def _vram_floor(workload: Workload, max_gpus: int, margin: float) -> float:
-    """Smallest memory per GPU any layout on up to `max_gpus` GPUs could get by with (prefilter for the query)."""
-    key = (workload.request.model_dump_json(), max_gpus, margin)
+def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float) -> float:
+    """Smallest memory per GPU any layout on up to `max_gpus` GPUs could get by with (prefilter for the query): a
+    lower bound over every layout (tools.scale_out.memory_floor_gib), with the fit margin."""
+    key = (workload.request.model_dump_json(), max_gpus, max_tp, margin)
     if key not in _FLOORS:
         if len(_FLOORS) >= 1024:
             _FLOORS.clear()
-        _FLOORS[key] = _floor_for(workload, max_gpus, margin)
+        _FLOORS[key] = memory_floor_gib(workload.request, max_gpus, max_tp) / (1.0 - margin) * 0.999
     return _FLOORS[key]
 
 
-_FLOORS: dict[tuple[str, int, float], float] = {}
-"""_vram_floor per (estimator request, GPUs, margin): a pure function of them, reused across turns."""
-
-
-def _floor_for(workload: Workload, max_gpus: int, margin: float) -> float:
-    """_vram_floor, uncached."""
-    from tools.estimator import estimate
-
-    floors = []
-    for sharding, tp in (("fsdp", 1), ("none", max_gpus)):
-        try:
-            floors.append(estimate(workload.request.model_copy(
-                update={"num_gpus": max_gpus, "sharding": sharding, "tensor_parallel": tp})).per_gpu_gib)
-        except ValueError:
-            continue
-    return min(floors, default=0.0) / (1.0 - margin) * 0.999
+_FLOORS: dict[tuple[str, int, int, float], float] = {}
+"""_vram_floor per (estimator request, GPUs, tensor-parallel degree, margin): a pure function of them, reused across
+turns."""
 
 
 @lru_cache(maxsize=64)
@@ -124,14 +113,21 @@ def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple
     if job.spec.num_gpus is not None or offer.gpu_count < MULTI_NODE_MIN_GPUS:
         return ([costed] if costed else []), why
     if costed is None and why == "does_not_fit":
-        for count in MEMORY_NODES:
-            costed, why = _plan(group, shape, count, memo)
-            if costed is not None:
-                break
+        tried: dict[int, tuple[Costed | None, str | None]] = {}
+
+        def holds(count: int) -> bool:
+            """Whether `count` nodes hold the job in memory (the plan is kept)."""
+            tried[count] = _plan(group, shape, count, memo)
+            return tried[count][1] != "does_not_fit"
+
+        count = fewest_nodes(holds)
+        if count is not None:
+            costed, why = tried[count]
     plans = [costed] if costed else []
     deadline = job.spec.deadline_hours
     if costed is not None and deadline is not None and costed.meets_deadline is False:
-        count = deadline_nodes(costed.hours, deadline, offer.gpu_count)
+        # node-hours stay about the same as nodes are added: size from the plan's node count and hours
+        count = deadline_nodes(costed.hours * costed.nodes, deadline, offer.gpu_count)
         for _ in range(2):
             if count is None or count <= costed.nodes:
                 break
@@ -178,11 +174,23 @@ def _cost_groups(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeC
     return eligible, fitting
 
 
+def _on_demand_beside(headline: Costed | None, fitting: list[Costed], memo: ShapeCosts) -> Costed | None:
+    """When the headline is interruptible: the cheapest trusted plan on-demand (spot plans re-costed on-demand) that
+    misses neither the budget nor the deadline, an advised layout first; None otherwise."""
+    if headline is None or not headline.use_spot:
+        return None
+    plans = [c for c in (on_demand_variant(c, memo) for c in fitting) if c is not None and not is_outlier(c)
+             and c.meets_budget is not False and c.meets_deadline is not False]
+    plans = [c for c in plans if advised(c)] or plans
+    return min(plans, key=attrgetter("cost", "hours"), default=None)
+
+
 def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int = 10,
                 margin: float = DEFAULT_MEMORY_MARGIN, fx_rates: str | Path | None = None,
                 preemption_rate_per_hour: float | None = None, every_offer: bool | None = None) -> RankingResult:
-    """Offers for `spec`, headline first then by expected total job cost, with alternatives, exclusion counts and,
-    when none qualifies, the binding limit.
+    """Offers for `spec`, headline first then by expected total job cost (an interruptible headline's best on-demand
+    plan within budget and deadline second), with alternatives, exclusion counts and, when none qualifies, the
+    binding limit.
 
     Costed are the candidates tools.catalog_candidates picks in SQL (per instance shape and provider, the cheapest
     on-demand and the cheapest interruptible row), so a turn costs the same at any catalog size; exclusion counts
@@ -204,10 +212,13 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
                      rate=preemption_rate_per_hour, epoch_tokens=epoch_tokens, workload_key=workload_key(workload))
     memo = ShapeCosts(job=job)
 
-    max_gpus = max(spec.num_gpus or 8, 8) * (1 if spec.num_gpus else max(MEMORY_NODES))
-    floor = _vram_floor(workload, max_gpus, margin)
     reader = cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) \
         else candidate_groups
+    wished = reader(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
+                    tuple(spec.regions or ()) or None)
+    per_node = max((group.offer.gpu_count for group, _ in wished), default=1)
+    max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
+    floor = _vram_floor(workload, max_gpus, per_node, margin)
     groups, considered, too_small = _with_memory(reader, str(path), path.stat().st_mtime, spec.gpu,
                                                  tuple(spec.providers or ()) or None,
                                                  tuple(spec.regions or ()) or None, floor)
@@ -218,6 +229,9 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     eligible, fitting = _cost_groups(groups, memo, excluded)
     eligible.sort(key=attrgetter("cost", "hours"))
     ordered, headline = choose_headline(eligible)
+    on_demand = _on_demand_beside(ordered[0] if ordered else None, fitting, memo)
+    if on_demand is not None:  # shown second, beside the interruptible headline
+        ordered = [ordered[0], on_demand, *(c for c in ordered[1:] if c is not on_demand)]
     top, listed = collapse_zones(ordered, limit)
     cheapest = min(fitting, key=lambda r: (r.cost, r.hours), default=None)
     fastest = min(fitting, key=lambda r: (r.hours, r.cost), default=None)
@@ -231,17 +245,23 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         f"checkpoints written and reloaded at {CHECKPOINT_WRITE_GBS:g} GB/s; spot restart {RESTART_BASE_S:g} s plus "
         "the reload",
         *overhead_assumptions(),
-        "among offers within 5 % (or $1) of the cheapest, the simplest leads: one node, fewer GPUs, on-demand",
+        "among offers within 5 % (or $1) of the cheapest, the simplest leads (one node, fewer GPUs, on-demand) "
+        "unless another near-tie is both cheaper and faster",
         "prices are the catalog snapshot's, in USD per instance-hour",
     ]))
     if fx_used:
         assumptions.append(f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD "
                            f"({fx_used.date}, {fx_used.source})")
+    def entry(item: Costed | None, zones: int = 0) -> Any:
+        """The explained entry of one plan (None for none)."""
+        return build_entry(item, spec, budget, fx_used, zones, workload.request) if item is not None else None
+
     return RankingResult(
-        offers=[build_entry(item, spec, budget, fx_used, zones + item.group.other_zones) for item, zones in top],
+        offers=[entry(item, zones + item.group.other_zones) for item, zones in top],
         total_eligible=listed,
-        cheapest_that_fits=build_entry(cheapest, spec, budget, fx_used) if cheapest else None,
-        fastest=build_entry(fastest, spec, budget, fx_used) if fastest else None,
+        cheapest_that_fits=entry(cheapest),
+        fastest=entry(fastest),
+        on_demand_alternative=entry(on_demand),
         excluded=dict(excluded), considered=considered, budget_usd=budget, fx=fx_used,
         deadline_hours=spec.deadline_hours, memory_margin=margin, model_id=workload.arch.id, method=workload.method,
         tokens=tokens.total, catalog={k: meta.get(k) for k in ("source", "snapshot_date", "built_from")},

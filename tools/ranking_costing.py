@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from contract.jobspec import JobSpec
 from tools.catalog import Offer
-from tools.catalog_shapes import Evaluation, OfferGroup, Shape, evaluate
+from tools.catalog_shapes import Evaluation, OfferGroup, Shape, evaluate, shape_of
 from tools.job_overheads import Overheads, checkpoint_bytes, job_overheads
 from tools.job_time import JobTime, Tokens, billing_for, run_cost
 from tools.spot_risk import (DEFAULT_DEADLINE_CONFIDENCE, HOUR, Billing, RunModel, SpotRiskRequest, SpotRiskResult,
@@ -176,15 +176,16 @@ class ShapeCosts:
 
 
 def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: TopologyResult, time: JobTime,
-               memo: ShapeCosts) -> Costed | None:
-    """Cost the job on one offer rented `nodes` times (`entry`: that shape's), choosing spot or on-demand; None when
-    no allowed price exists. Same numbers as assess_spot and run_cost (the same operations in the same order)."""
+               memo: ShapeCosts, *, on_demand_only: bool = False) -> Costed | None:
+    """Cost the job on one offer rented `nodes` times (`entry`: that shape's), choosing spot or on-demand (only
+    on-demand with `on_demand_only`); None when no allowed price exists. Same numbers as assess_spot and run_cost
+    (the same operations in the same order)."""
     offer, job = group.offer, memo.job
     spec = job.spec
     on_demand, interruptible = group.on_demand, group.interruptible
     spot_args = spot_run = None
     verdict = spot_cost = None
-    if spec.interruptible_ok is not False and interruptible:  # the spot figures only where spot may be used
+    if spec.interruptible_ok is not False and interruptible and not on_demand_only:  # the spot figures only where spot may be used
         spot_run = memo.spot_run(entry, nodes, offer.provider, time)
         if spot_run.model is not None:
             spot_args = (offer.provider, nodes, spot_run.hours, spot_run.write_s, job.rate, interruptible, on_demand,
@@ -193,7 +194,7 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
                 spot_run.model, interruptible * nodes, on_demand * nodes if on_demand else None,
                 DEFAULT_DEADLINE_CONFIDENCE)
     use_spot = verdict == "spot"
-    if spec.interruptible_ok and spot_args is not None and on_demand is None:
+    if spec.interruptible_ok and spot_args is not None and on_demand is None:  # (never with on_demand_only)
         use_spot = spot_cost is not None and spot_cost < math.inf
     if use_spot:
         assert spot_run is not None and spot_run.model is not None and spot_cost is not None
@@ -216,6 +217,15 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
         deadline_ok = (p_done or 0.0) >= (DEFAULT_DEADLINE_CONFIDENCE if use_spot else 1.0)
     return Costed._make((offer, group, nodes, topology, time, overheads, use_spot, cost, est_hours, billed, price,
                          p_done, (cost <= job.budget) if job.budget is not None else None, deadline_ok, spot_args))
+
+
+def on_demand_variant(costed: Costed, memo: ShapeCosts) -> Costed | None:
+    """The same offer and node count costed on-demand (itself when it already is; None without an on-demand
+    price, e.g. a market price)."""
+    if not costed.use_spot:
+        return costed
+    entry = memo.entry(shape_of(costed.offer, costed.nodes))
+    return cost_offer(costed.group, costed.nodes, entry, costed.topology, costed.time, memo, on_demand_only=True)
 
 
 def _spot_terms(provider: str, nodes: int, write_s: float, rate: float | None) -> tuple[float, float, Billing]:

@@ -1,5 +1,6 @@
 """The full, explained entry of one costed offer (built only for the offers a ranking returns): reasons with codes,
-parameters and English lines, billing, overheads, price trust and zones folded in."""
+parameters and English lines, billing, overheads, price trust, zones folded in, the training settings the price was
+computed with, the limits it misses, and for a long or multi-node spot run the interruption and capacity figures."""
 
 from __future__ import annotations
 
@@ -9,9 +10,32 @@ from contract.jobspec import JobSpec
 from tools.catalog_shapes import effective_prices
 from tools.fx import FxUsed
 from tools.job_time import JobTime, billing_for
+from tools.memory_request import EstimateRequest
+from tools.ranking_costing import RESTART_BASE_S
 from tools.ranking_models import RankedOffer, Reason
 from tools.spot_risk import SpotRiskResult
 from tools.topology import TopologyResult
+
+LONG_SPOT_HOURS = 24.0
+"""A spot run this long (or on several nodes) gets its interruption and capacity figures stated."""
+
+
+def long_spot_reason(spot: SpotRiskResult, nodes: int, hours: float, restart_s: float) -> Reason | None:
+    """Interruptions, restarts and capacity of a spot run over a day or on several nodes; None otherwise."""
+    if hours < LONG_SPOT_HOURS and nodes < 2:
+        return None
+    count = spot.expected_preemptions
+    lost = max(0.0, float(spot.expected_spot_hours) - spot.spot_hours_no_preemption)
+    params = {"nodes": nodes, "hours": round(hours, 1), "days": round(hours / 24, 1),
+              "expected_preemptions": round(count, 1), "mtbf_hours": spot.mtbf_hours,
+              "restart_minutes": round(restart_s / 60, 1), "lost_hours": round(lost, 1),
+              "p_done_by_deadline": spot.p_spot_done_by_deadline}
+    every = f" (one every ~{spot.mtbf_hours:,.1f} h)" if spot.mtbf_hours else ""
+    scope = f"all {nodes} nodes" if nodes > 1 else "the node"
+    return Reason(code="long_spot_risk", params=params, text=(
+        f"spot over {hours / 24:,.1f} days on {nodes} node(s): ~{count:,.0f} expected interruptions{every}, each "
+        f"relaunching {scope} (~{restart_s / 60:,.0f} min plus lost work, ~{lost:,.0f} h in all); spot capacity for "
+        f"{scope} at once is not guaranteed and waiting for it is not in these hours"))
 
 
 def _reasons(topology: TopologyResult, time: JobTime, spot: SpotRiskResult | None, use_spot: bool, cost: float,
@@ -41,12 +65,36 @@ def _reasons(topology: TopologyResult, time: JobTime, spot: SpotRiskResult | Non
     return reasons
 
 
+def settings_of(topology: TopologyResult, request: EstimateRequest | None) -> dict[str, Any]:
+    """The training settings the plan's memory, time and price were computed with (the layout's choices first)."""
+    found: dict[str, Any] = {"layout": topology.layout, "sharding": topology.sharding,
+                             "tensor_parallel": topology.tensor_parallel,
+                             "gradient_checkpointing": topology.gradient_checkpointing,
+                             "gradient_accumulation_steps": topology.gradient_accumulation_steps}
+    if request is not None:
+        found |= {"micro_batch_size": request.micro_batch_size, "seq_len": request.seq_len,
+                  "method": request.method, "lora_rank": request.lora_rank if request.method in ("lora", "qlora")
+                  else None}
+        if found["gradient_checkpointing"] is None:
+            found["gradient_checkpointing"] = request.gradient_checkpointing
+    return found
+
+
+def misses_of(meets_budget: bool | None, meets_deadline: bool | None) -> list[str]:
+    """The user's limits a plan misses: 'budget', 'deadline'."""
+    return [name for name, ok in (("budget", meets_budget), ("deadline", meets_deadline)) if ok is False]
+
+
 def build_entry(item: Any, spec: JobSpec, budget: float | None, fx_used: FxUsed | None,
-           zones_collapsed: int = 0) -> RankedOffer:
-    """The full, explained entry for one costed offer."""
+                zones_collapsed: int = 0, request: EstimateRequest | None = None) -> RankedOffer:
+    """The full, explained entry for one costed offer (`request`: the estimator request of the job)."""
     offer, topology, spot = item.offer, item.topology, item.spot
     billing, billing_note = billing_for(offer.provider)
     reasons = _reasons(topology, item.time, spot, item.use_spot, item.cost, item.hours, budget, spec.deadline_hours)
+    if item.use_spot and spot is not None and item.spot_args is not None:
+        long_run = long_spot_reason(spot, item.nodes, item.hours, RESTART_BASE_S + item.spot_args[3])
+        if long_run is not None:
+            reasons.append(long_run)
     reasons.append(Reason(code="billing", text=billing_note, params={"granularity_s": billing.granularity_s,
                                                                     "minimum_s": billing.minimum_s}))
     overheads = {k: round(v, 4) for k, v in item.overheads.as_hours().items()}
@@ -80,4 +128,5 @@ def build_entry(item: Any, spec: JobSpec, budget: float | None, fx_used: FxUsed 
         topology_params=topology.params, exposed_comm_share=topology.exposed_comm_share,
         spot_verdict=spot.verdict if spot else None, spot_savings_usd=spot.savings_usd if spot else None,
         p_done_by_deadline=item.p_done, meets_budget=item.meets_budget, meets_deadline=item.meets_deadline,
+        misses=misses_of(item.meets_budget, item.meets_deadline), settings=settings_of(topology, request),
         reasons=reasons)

@@ -60,6 +60,12 @@ class RankedOffer(BaseModel):
     p_done_by_deadline: float | None
     meets_budget: bool | None
     meets_deadline: bool | None
+    misses: list[str] = Field(default_factory=list, description="The user's limits this plan misses: 'budget', "
+                                                                "'deadline' (an alternative that misses one says so).")
+    settings: dict[str, Any] = Field(default_factory=dict, description="Training settings the memory, time and "
+                                     "price were computed with: layout, sharding, tensor_parallel, "
+                                     "gradient_checkpointing, gradient_accumulation_steps, micro_batch_size, seq_len, "
+                                     "method, lora_rank.")
     reasons: list[Reason]
 
 
@@ -72,6 +78,9 @@ class RankingResult(BaseModel):
     cheapest_that_fits: RankedOffer | None = Field(description="Cheapest offer the job fits on, ignoring budget "
                                                                "and deadline.")
     fastest: RankedOffer | None = Field(description="Fastest offer the job fits on, ignoring budget and deadline.")
+    on_demand_alternative: RankedOffer | None = Field(
+        default=None, description="When the headline is interruptible: the cheapest on-demand plan that misses "
+                                  "neither the budget nor the deadline (None when no such plan exists).")
     excluded: dict[str, int]
     considered: int
     budget_usd: float | None

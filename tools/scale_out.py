@@ -1,26 +1,66 @@
 """Sizing beyond one node, and what to say when nothing qualifies.
 
 A job with a deadline that one node cannot meet is planned on N identical 8-GPU (or larger) nodes, N from the
-single-node time, re-checked with the fabric's communication; a job too big for one node's memory tries 2-4 nodes.
-When no offer qualifies, the binding limit is named: memory (no layout holds it), compute (even the largest plan
+single-node time, re-checked with the fabric's communication; a job too big for one node's memory is planned on the
+fewest nodes, up to MAX_NODES, whose memory holds it. Offers are prefiltered by a memory floor that is a lower bound
+on every layout: every sharding and every tensor-parallel degree the model's heads allow, on the most GPUs a plan can
+have. When no offer qualifies, the binding limit is named: memory (no layout holds it), compute (even the largest plan
 misses the deadline), budget (plans that meet the deadline cost more) or availability (wishes/prices exclude all).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Protocol
+
+from tools.estimator import EstimateRequest, estimate
 
 MULTI_NODE_MIN_GPUS = 8
 """Multi-node layouts are built only from full 8-GPU (or larger) instances."""
 MAX_NODES = 32
 """Largest cluster planned from catalog offers: 32 nodes (256 GPUs at 8 per node); beyond it capacity needs a
 reservation (planning assumption)."""
-MEMORY_NODES = (2, 3, 4)
-"""Node counts tried when one node's memory is not enough."""
+FLOOR_SHARDINGS = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp")
+"""Every sharding the estimator knows: the memory floor is the least of them all."""
 DEADLINE_HEADROOM = 1.1
 """Nodes are sized for 10 % more speed than the deadline needs (communication grows with nodes)."""
 MEMORY_EXCLUSIONS = ("too_little_vram", "does_not_fit", "needs_nvlink_node")
+
+
+def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int) -> float:
+    """Least per-GPU GiB of any layout on up to `max_gpus` GPUs: every sharding, every tensor-parallel degree up to
+    `max_tp` that the estimator accepts for the model's heads, each on the largest GPU count it divides (memory per
+    GPU never grows with more GPUs); 0.0 when no layout can be estimated."""
+    best = math.inf
+    for tp in range(1, max(1, min(max_tp, max_gpus)) + 1):
+        gpus = max_gpus - max_gpus % tp
+        for sharding in FLOOR_SHARDINGS:
+            try:
+                value = estimate(request.model_copy(update={
+                    "num_gpus": gpus, "sharding": sharding, "tensor_parallel": tp})).per_gpu_gib
+            except ValueError:  # e.g. a degree that does not divide the heads
+                continue
+            best = min(best, value)
+    return 0.0 if best == math.inf else best
+
+
+def fewest_nodes(fits: Callable[[int], bool], max_nodes: int = MAX_NODES) -> int | None:
+    """Fewest nodes in [2, max_nodes] on which `fits` holds, by bisection (memory per GPU falls as nodes are
+    added); None when even `max_nodes` do not hold the job."""
+    low = 2
+    if fits(low):
+        return low
+    if max_nodes <= low or not fits(max_nodes):
+        return None
+    high = max_nodes  # fits(high), not fits(low)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if fits(mid):
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 def deadline_nodes(single_node_hours: float, deadline_hours: float, gpus_per_node: int) -> int | None:
