@@ -29,6 +29,7 @@ from tools.providers import (
 )
 from tools.ranking import RankingResult, rank_offers
 from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot
+from tools.throughput_block import EstimateWithThroughput, throughput_block
 from tools.topology import Candidate, TopologyResult, check_topology
 from tools.workload import build_workload
 
@@ -117,10 +118,15 @@ class ProvidersResult(BaseModel):
 
 
 def _estimate(body: EstimateRequest, context: ToolContext) -> Estimate:
-    """Per-GPU training memory (no local config files from remote callers)."""
+    """Per-GPU training memory (no local config files from remote callers); with a GPU named, the throughput block
+    on num_gpus of them."""
     if body.config_path:
         raise ToolInputError("config_path is not accepted here; give a model name or params_b")
-    return estimate(body)
+    result = estimate(body)
+    if body.gpu is None:
+        return result
+    return EstimateWithThroughput(**result.model_dump(),
+                                  throughput=throughput_block(body, gpu=body.gpu, gpus=body.num_gpus))
 
 
 def _catalog(body: CatalogQuery, context: ToolContext) -> CatalogResult:
@@ -176,7 +182,8 @@ class Tool:
 
 TOOLS: tuple[Tool, ...] = (
     Tool("estimate", "Peak training memory (VRAM) per GPU for a model, method and setup, with its breakdown and the "
-         "fit on a GPU when one is named.", EstimateRequest, Estimate, _estimate),
+         "fit on a GPU when one is named; with a GPU, also the throughput on num_gpus of them (layout, tokens/s per "
+         "GPU, step time, MFU, communication share).", EstimateRequest, EstimateWithThroughput, _estimate),
     Tool("catalog_query", "Filter and sort the catalog of rentable GPU offers (provider, instance, GPU, count, "
          "region, on-demand and spot USD/hour).", CatalogQuery, CatalogResult, _catalog),
     Tool("rank", "Rank catalog offers for a training job by expected total cost (memory fit, topology, time, spot "

@@ -11,7 +11,8 @@ from tools.gpus import lookup_gpu
 from tools.job_time import job_time, job_tokens, run_cost
 from tools.models import resolve
 from tools.spot_risk import Billing
-from tools.throughput import flops_per_token, matmul_params, utilisation_for
+from tools.step_time import ceiling_for
+from tools.throughput import flops_per_token, matmul_params
 from tools.topology import Candidate, build_workload, check_topology
 
 ARCH = resolve("llama-3.1-8b")
@@ -37,10 +38,10 @@ def test_moe_counts_active_parameters() -> None:
 
 
 def test_utilisation_comes_with_a_source() -> None:
-    """Hopper and Ampere have measured figures; an unmeasured GPU gets a stated assumption."""
-    assert utilisation_for(lookup_gpu("H100")).value == 0.40
-    assert utilisation_for(lookup_gpu("A100-80GB")).value == 0.50
-    assert "assumption" in utilisation_for(lookup_gpu("L4")).source
+    """Hopper and Ampere ceilings are fitted on published runs; an unmeasured GPU gets a stated assumption."""
+    assert "fitted" in ceiling_for(lookup_gpu("H100"))[1]
+    assert "fitted" in ceiling_for(lookup_gpu("A100-80GB"))[1]
+    assert "assumption" in ceiling_for(lookup_gpu("L4"))[1]
 
 
 def test_tokens_from_dataset_examples_and_defaults() -> None:

@@ -5,35 +5,26 @@ from __future__ import annotations
 import pytest
 
 from contract.jobspec import JobSpec
-from tools.gpus import lookup_gpu
-from tools.throughput import peak_tflops, utilisation_for
 from tools.topology import Candidate, allreduce_s, build_workload, check_topology
 
 
-def _compute_at_full_efficiency(spec: JobSpec, gpu: str) -> float:
-    """Compute seconds per micro-step if the method ran at full-training utilisation (the old, optimistic model)."""
+def _seconds_per_flop(spec: JobSpec, gpu: str) -> float:
+    """Compute seconds per trained FLOP on one GPU (recompute counted)."""
     workload = build_workload(spec)
-    card = lookup_gpu(gpu)
-    tokens = workload.micro_batch_size * workload.seq_len
-    return tokens * workload.token_flops.total / (peak_tflops(card, workload.precision) * 1e12
-                                                  * utilisation_for(card).value)
+    result = check_topology(workload, Candidate(gpu=gpu, gpu_count=1))
+    tokens = (result.micro_batch_size or workload.micro_batch_size) * workload.seq_len
+    return result.compute_s_per_step / (tokens * workload.flops_for(result.gradient_checkpointing).total)
 
 
-@pytest.mark.parametrize("method", ["lora", "qlora"])
-def test_adapter_methods_are_timed_below_full_training_efficiency(method: str) -> None:
-    """LoRA/QLoRA on an 8B model are at least 1.3x slower per FLOP than full training, at most 2.5x."""
-    spec = JobSpec(language="en", model="llama-3.1-8b", method=method, gradient_checkpointing=True)
-    result = check_topology(build_workload(spec), Candidate(gpu="H100", gpu_count=1))
-    ratio = result.compute_s_per_step / _compute_at_full_efficiency(spec, "H100")
-    assert 1.3 <= ratio <= 2.5, ratio
-    assert any(method.lower() in a.lower() and "utilisation" in a for a in result.assumptions)
-
-
-def test_full_training_keeps_its_utilisation() -> None:
-    """Full fine-tuning is not slowed by the adapter factor."""
-    spec = JobSpec(language="en", model="llama-3.2-1b", method="full_finetune", gradient_checkpointing=True)
-    result = check_topology(build_workload(spec), Candidate(gpu="H100", gpu_count=1))
-    assert result.compute_s_per_step == pytest.approx(_compute_at_full_efficiency(spec, "H100"))
+@pytest.mark.parametrize("gpu", ["H100", "A100-80GB", "L4"])
+def test_adapter_methods_are_never_faster_per_flop_than_full_training(gpu: str) -> None:
+    """LoRA keeps the frozen base's memory traffic and QLoRA adds dequantisation: per FLOP, full >= LoRA >= QLoRA,
+    and QLoRA's extra time stays within the 'roughly on par with 16-bit LoRA' the QLoRA author reports (<2x)."""
+    base = {"language": "en", "model": "llama-3.2-1b", "gradient_checkpointing": True}
+    full = _seconds_per_flop(JobSpec(**base, method="full_finetune"), gpu)
+    lora = _seconds_per_flop(JobSpec(**base, method="lora"), gpu)
+    qlora = _seconds_per_flop(JobSpec(**base, method="qlora"), gpu)
+    assert full <= lora <= qlora < 2 * lora
 
 
 def test_checkpointing_left_open_is_dropped_where_memory_allows() -> None:

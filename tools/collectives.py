@@ -102,21 +102,6 @@ class Plan:
     tp: int
 
 
-def plans_for(total: int, per_node: int, nodes: int, link_kind: str) -> list[Plan]:
-    """Layouts worth trying on this many GPUs; tensor parallel only inside an NVLink node."""
-    if total == 1:
-        return [Plan(layout="single_gpu", sharding="none", tp=1)]
-    plans = [Plan(layout="ddp", sharding="ddp", tp=1), Plan(layout="zero2", sharding="zero2", tp=1),
-             Plan(layout="fsdp", sharding="fsdp", tp=1)]
-    if nodes > 1 and per_node > 1:
-        plans.append(Plan(layout="hsdp", sharding="fsdp", tp=1))
-    if per_node > 1 and link_kind == "nvlink":
-        plans.append(Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node))
-    return plans
-
-
-
-
 @dataclass(frozen=True, kw_only=True)
 class Comm:
     """Communication of one layout, averaged per micro-step, and what is left after overlapping with compute."""
@@ -133,7 +118,7 @@ def _exposed(seconds: float, window_s: float, overlap: bool) -> float:
 
 
 def comm_seconds(workload: Workload, plan: Plan, links: Links, total: int, nodes: int, *, compute_s: float | None,
-                 gradient_checkpointing: bool, overlap: bool = True) -> Comm:
+                 gradient_checkpointing: bool, overlap: bool = True, micro_batch: int | None = None) -> Comm:
     """Communication per micro-step. DDP all-reduces gradients once per optimizer step (no_sync during gradient
     accumulation); ZeRO-2 reduce-scatters gradients every micro-step and all-gathers updated parameters once per
     optimizer step; FSDP all-gathers parameters in forward and backward and reduce-scatters gradients every
@@ -144,7 +129,8 @@ def comm_seconds(workload: Workload, plan: Plan, links: Links, total: int, nodes
     compute = compute_s or 0.0
     backward = backward_fraction(workload.method, gradient_checkpointing) * compute
     replicas = total // plan.tp
-    accumulation = workload.accumulation_steps(replicas)
+    micro = micro_batch or workload.micro_batch_size
+    accumulation = workload.accumulation_steps(replicas, micro)
     if plan.layout == "single_gpu":
         return Comm(seconds=0.0, exposed=0.0, label="none", accumulation=accumulation)
     if plan.layout == "ddp":
@@ -174,11 +160,13 @@ def comm_seconds(workload: Workload, plan: Plan, links: Links, total: int, nodes
                     exposed=_exposed(every, compute, overlap) + _exposed(once, backward, overlap) / accumulation,
                     label="parameter all-gathers inside each node + cross-node all-reduce of gradient shards",
                     accumulation=accumulation)
-    activation = workload.micro_batch_size * workload.seq_len * workload.arch.hidden * 2.0
+    activation = micro * workload.seq_len * workload.arch.hidden * 2.0
     per_layer = 4 + (2 if gradient_checkpointing else 0)
     tp_s = workload.arch.layers * per_layer * allreduce_s(activation, plan.tp, links.intra_busbw)
-    dp_once = allreduce_s(grads / plan.tp, nodes, links.nic_gbs) if nodes > 1 and links.nic_gbs else 0.0
-    # The cross-node gradient all-reduce would overlap the backward pass, but TP keeps the backward busy: no overlap.
+    one_group_per_node = nodes > 1 and plan.tp * nodes == total and links.nic_gbs
+    dp_busbw = links.nic_gbs if one_group_per_node and links.nic_gbs else links.dp_busbw
+    dp_once = allreduce_s(grads / plan.tp, replicas, dp_busbw) if replicas > 1 else 0.0
+    # The data-parallel gradient all-reduce would overlap the backward pass, but TP keeps the backward busy: no overlap.
     return Comm(seconds=tp_s + dp_once / accumulation, exposed=tp_s + dp_once / accumulation,
-                label="tensor-parallel activation all-reduces" + (" + cross-node gradient all-reduce" if dp_once
+                label="tensor-parallel activation all-reduces" + (" + data-parallel gradient all-reduce" if dp_once
                                                                   else ""), accumulation=accumulation)

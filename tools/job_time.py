@@ -26,7 +26,8 @@ ASSUMED_BILLING = Billing(granularity_s=60.0, minimum_s=60.0)
 
 
 TIME_ASSUMPTIONS = ("FLOPs per token: 6N + 12·L·H·T full, 4N + 12·L·H·T with a frozen base, +2N + 4·L·H·T with "
-                    "recompute (PaLM appendix B)",
+                    "recompute (PaLM appendix B); speed per micro-step calibrated on published runs "
+                    "(tools/step_time.py, evals/throughput)",
                     "excludes setup time: instance start, downloads, evaluation and final save")
 """What every job time assumes, besides how its token count was reached."""
 
@@ -102,7 +103,7 @@ def job_time(workload: Workload, topology: TopologyResult, tokens: Tokens) -> Jo
     if not topology.runnable or topology.compute_s_per_step is None:
         return None
     replicas = topology.gpu_count // (topology.tensor_parallel or 1)
-    tokens_per_step = replicas * workload.micro_batch_size * workload.seq_len
+    tokens_per_step = replicas * (topology.micro_batch_size or workload.micro_batch_size) * workload.seq_len
     steps = tokens.total / tokens_per_step
     exposed = topology.exposed_comm_s_per_step or 0.0
     step = topology.compute_s_per_step + exposed

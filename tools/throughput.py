@@ -15,44 +15,19 @@ from tools.gpus import GpuSpec
 from tools.models import ModelArch
 
 FLOPS_SOURCE = "PaLM (Chowdhery et al. 2022) appendix B: 6N + 12·L·H·T per token; llm-foundry benchmarking README"
-HOPPER = {"H100", "H200", "GH200"}
-AMPERE_DC = {"A100-80GB", "A100-40GB", "A800"}
-MAMF_FRACTION = {"B200": 0.776, "B300": 0.786, "GB200": 0.729, "MI300X": 0.514, "GH200": 0.838}
+MAMF_FRACTION = {"B200": 0.776, "B300": 0.786, "GB200": 0.729, "MI300X": 0.514, "GH200": 0.838, "H100": 0.803,
+                 "H200": 0.803}
 """Measured max-achievable matmul as a fraction of dense peak (hardware.md §1 notes, [ME-acc])."""
-HOPPER_UTILISATION = 0.40
-AMPERE_UTILISATION = 0.50
-DEFAULT_UTILISATION = 0.35
-HOPPER_MAMF_FRACTION = 0.803
 QLORA_DEQUANT_BYTES_PER_PARAM = 2.5
 """Read 0.5 byte of NF4 and write 2 bytes of BF16 for every base weight, each time a matmul needs it."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Utilisation:
-    """Fraction of dense peak TFLOPS a well-tuned training run reaches on a GPU, and where the figure comes from."""
+    """Fraction of dense peak TFLOPS a training run reaches on a GPU, and where the figure comes from."""
 
     value: float
     source: str
-
-
-def utilisation_for(gpu: GpuSpec) -> Utilisation:
-    """Hardware FLOPs utilisation (recompute counted) assumed for LLM training on `gpu`."""
-    if gpu.name in HOPPER:
-        return Utilisation(value=HOPPER_UTILISATION, source=(
-            "Hopper 40 %: llm-foundry H100 BF16 benchmarks 36-46 % without activation checkpointing (1B-30B, "
-            "8 GPUs); Llama 3 paper 38-43 % BF16 MFU"))
-    if gpu.name in AMPERE_DC:
-        return Utilisation(value=AMPERE_UTILISATION, source=(
-            "A100 50 %: hardware.md §1 'A100 ~150-180 TFLOPS in real training' (48-58 % of 312); llm-foundry A100 "
-            "benchmarks 55-64 % when tuned"))
-    if gpu.name in MAMF_FRACTION:
-        value = round(HOPPER_UTILISATION * MAMF_FRACTION[gpu.name] / HOPPER_MAMF_FRACTION, 3)
-        return Utilisation(value=value, source=(
-            f"derived: Hopper's 40 % scaled by measured max-achievable matmul ({MAMF_FRACTION[gpu.name]:.1%} of "
-            f"peak vs H100 80.3 %, hardware.md §1)"))
-    return Utilisation(value=DEFAULT_UTILISATION, source=(
-        "assumption 35 %: no published LLM-training utilisation for this GPU; set below the measured A100/H100 "
-        "figures"))
 
 
 def matmul_params(arch: ModelArch) -> int:
@@ -114,21 +89,3 @@ def peak_tflops(gpu: GpuSpec, precision: str) -> float | None:
     if precision in ("amp_fp16", "fp16"):
         return gpu.fp16_tflops or gpu.bf16_tflops
     return gpu.training_tflops()
-
-
-ADAPTER_EFFICIENCY = {"lora": 0.75, "qlora": 0.60}
-"""Share of full-training utilisation adapter methods reach: the frozen base skips weight-gradient matmuls but keeps
-their memory traffic, adapter matmuls are tiny (rank 8-64), and QLoRA adds 4-bit dequantisation kernels. Planning
-figures inside the 1.3-2.5x slowdown range an audit measured against full-training efficiency (gpu-advisor issue
-10); no per-GPU published figure found, so one factor per method."""
-
-
-def method_efficiency(method: str) -> Utilisation:
-    """Multiplier on the GPU's training utilisation for a fine-tuning method, with its source."""
-    value = ADAPTER_EFFICIENCY.get(method)
-    if value is None:
-        return Utilisation(value=1.0, source=f"{method}: timed at the GPU's full-training utilisation")
-    return Utilisation(value=value, source=(
-        f"{method.upper() if method == 'qlora' else 'LoRA'} at {value:.0%} of full-training utilisation (small "
-        "adapter matmuls, frozen-base memory traffic" + (", 4-bit dequantisation" if method == "qlora" else "")
-        + "; planning figure within the 1.3-2.5x range measured, stated assumption)"))

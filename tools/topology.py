@@ -27,19 +27,18 @@ from tools.collectives import (  # noqa: F401  (re-exported: the link model's co
     comm_seconds,
     gather_s,
     links_for,
-    plans_for,
 )
-from tools.estimator import Estimate, estimate
 from tools.gpus import GpuSpec, lookup_gpu
-from tools.throughput import Utilisation, method_efficiency, peak_tflops, qlora_dequant_seconds, utilisation_for
+from tools.layouts import COMM_BOUND_SHARE, LayoutOption, compute, memory_gib, plan_options, search, step_time
+from tools.layouts import time_per_token as _time_per_token
 from tools.workload import Workload, build_workload  # noqa: F401  (re-exported)
 
 Interconnect = Literal["nvlink", "pcie", "unknown"]
 VerdictCode = Literal["fits_single_gpu", "multi_gpu_ok", "multi_node_ok", "pcie_comm_bound", "comm_bound",
                       "multi_node_slow_fabric", "needs_nvlink_node", "does_not_fit"]
 
-COMM_BOUND_SHARE = 0.25
-"""Exposed communication above this share of a step is reported as a bottleneck (product threshold)."""
+PREFERENCE_TOLERANCE = 0.03
+"""Layouts within 3 % of the fastest count as a tie; the simpler one (earlier in the search order) is chosen."""
 DEFAULT_MEMORY_MARGIN = 0.05
 """Fraction of each GPU's memory kept free on top of the estimate (estimator error and fragmentation)."""
 GIB = 1024 ** 3
@@ -59,24 +58,6 @@ class Candidate(BaseModel):
     inter_node_gbps: float | None = Field(default=None, ge=0.001, description="Inter-node bandwidth per node, Gbit/s.")
     inter_node_fabric: str | None = None
     vram_gib: float | None = Field(default=None, gt=0, description="Memory per GPU override (e.g. from the offer).")
-
-
-class LayoutOption(BaseModel):
-    """One way to lay the job out on the candidate, with its memory and per-step times."""
-
-    layout: Layout
-    sharding: str
-    tensor_parallel: int
-    per_gpu_gib: float
-    fits: bool
-    compute_s: float | None = Field(description="Compute seconds per micro-step on each GPU.")
-    comm_s: float = Field(description="Communication seconds per micro-step if nothing overlaps.")
-    exposed_comm_s: float = Field(description="Communication left after overlapping with compute.")
-    comm_share: float | None = Field(description="comm / (compute + comm): the share without overlap.")
-    exposed_comm_share: float | None = Field(description="exposed comm / step time: the share with overlap.")
-    collective: str
-    gradient_checkpointing: bool = Field(default=True, description="Activation recompute in this layout.")
-    gradient_accumulation_steps: int = Field(default=1, description="Micro-steps per optimizer step.")
 
 
 class TopologyResult(BaseModel):
@@ -109,89 +90,14 @@ class TopologyResult(BaseModel):
     exposed_comm_share: float | None
     gradient_checkpointing: bool | None = None
     gradient_accumulation_steps: int | None = None
+    micro_batch_size: int | None = Field(default=None, description="Sequences per GPU per micro-step in the chosen "
+                                         "layout (smaller than asked when only that fits; same global batch).")
     slowdown: float | None = Field(description="Step time / compute time (1.0 = communication fully hidden).")
     utilisation: float | None
     utilisation_source: str | None
     options: list[LayoutOption]
     assumptions: list[str]
 
-
-
-def _memory(workload: Workload, total: int, plan: Plan, checkpointing: bool | None = None) -> float | None:
-    """Per-GPU GiB (nvidia-smi view) for a layout, with or without activation checkpointing (default: the
-    workload's); None when the model cannot be split that way. Cached."""
-    ckpt = workload.gradient_checkpointing if checkpointing is None else checkpointing
-    key = (total, plan.sharding, plan.tp, ckpt)
-    if key not in workload.memory_cache:
-        try:
-            result: Estimate = estimate(workload.request.model_copy(update={
-                "num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp,
-                "gradient_checkpointing": ckpt}))
-            workload.memory_cache[key] = result.per_gpu_gib
-        except ValueError:
-            workload.memory_cache[key] = None
-    return workload.memory_cache[key]
-
-
-def _compute_s(workload: Workload, gpu: GpuSpec | None, tp: int,
-               checkpointing: bool | None = None) -> tuple[float | None, Utilisation | None]:
-    """Compute seconds per micro-step on each GPU, and the utilisation assumed (adapter methods run their small
-    matmuls and, for QLoRA, the 4-bit dequantisation at a lower efficiency than full training)."""
-    if gpu is None:
-        return None, None
-    peak = peak_tflops(gpu, workload.precision)
-    if not peak:
-        return None, None
-    ckpt = workload.gradient_checkpointing if checkpointing is None else checkpointing
-    util = utilisation_for(gpu)
-    efficiency = method_efficiency(workload.method).value
-    tokens = workload.micro_batch_size * workload.seq_len
-    seconds = tokens * workload.flops_for(ckpt).total / tp / (peak * 1e12 * util.value * efficiency)
-    if workload.method == "qlora":
-        seconds += qlora_dequant_seconds(workload.total_params // tp, gpu, gradient_checkpointing=ckpt)
-    return seconds, util
-
-
-def _option(plan: Plan, per_gpu: float, usable: float, compute: float | None, comm: float, exposed: float,
-            label: str, checkpointing: bool, accumulation: int) -> LayoutOption:
-    """Assemble one layout's numbers."""
-    share = comm / (compute + comm) if compute is not None and compute + comm > 0 else None
-    exposed_share = exposed / (compute + exposed) if compute is not None and compute + exposed > 0 else None
-    return LayoutOption(layout=plan.layout, sharding=plan.sharding, tensor_parallel=plan.tp,
-                        per_gpu_gib=per_gpu, fits=per_gpu <= usable, compute_s=compute, comm_s=comm,
-                        exposed_comm_s=exposed, comm_share=share, exposed_comm_share=exposed_share,
-                        collective=label, gradient_checkpointing=checkpointing,
-                        gradient_accumulation_steps=accumulation)
-
-
-def _layout_options(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, total: int, nodes: int,
-                    usable: float, overlap: bool) -> list[LayoutOption]:
-    """One layout with the workload's checkpointing and, when the user left it open, without (faster where the
-    memory allows it)."""
-    variants = [workload.gradient_checkpointing]
-    if workload.checkpointing_optional:
-        variants.append(False)
-    options = []
-    for ckpt in variants:
-        per_gpu = _memory(workload, total // nodes if plan.layout == "hsdp" else total, plan, ckpt)
-        if per_gpu is None:
-            continue
-        compute, _ = _compute_s(workload, gpu, plan.tp, ckpt)
-        comm = comm_seconds(workload, plan, links, total, nodes, compute_s=compute, gradient_checkpointing=ckpt,
-                            overlap=overlap)
-        options.append(_option(plan, per_gpu, usable, compute, comm.seconds, comm.exposed, comm.label, ckpt,
-                               comm.accumulation))
-    return options
-
-
-def _step_time(option: LayoutOption) -> float:
-    """Seconds per micro-step of a layout (compute plus exposed communication)."""
-    return (option.compute_s or 0.0) + option.exposed_comm_s
-
-
-def _time_per_sequence(option: LayoutOption, total: int) -> float:
-    """Seconds per trained sequence across the whole candidate: layouts differ in how many replicas train at once."""
-    return _step_time(option) / (total // option.tensor_parallel)
 
 
 def _shape(candidate: Candidate) -> tuple[GpuSpec | None, float, int, int, int]:
@@ -209,10 +115,19 @@ def _shape(candidate: Candidate) -> tuple[GpuSpec | None, float, int, int, int]:
 
 def evaluate_plan(workload: Workload, candidate: Candidate, plan: Plan, *, margin: float = DEFAULT_MEMORY_MARGIN,
                   overlap: bool = True) -> list[LayoutOption]:
-    """One named layout on the candidate, fitting or not (the throughput eval times published layouts this way)."""
+    """One named layout at the stated micro-batch, fitting or not (the throughput eval times published layouts)."""
     gpu, vram, total, per_node, nodes = _shape(candidate)
     links = links_for(candidate, gpu, per_node, nodes)
-    return _layout_options(workload, gpu, plan, links, total, nodes, vram * (1.0 - margin), overlap)
+    return plan_options(workload, gpu, plan, links, total, nodes, vram * (1.0 - margin), overlap, shrink=False)
+
+
+def _preferred(fitting: list[LayoutOption], total: int, seq_len: int) -> LayoutOption | None:
+    """The simplest layout (search order: DDP, ZeRO-2, FSDP, HSDP, then tensor parallel) within
+    PREFERENCE_TOLERANCE of the fastest time per token."""
+    if not fitting:
+        return None
+    fastest = min(_time_per_token(o, total, seq_len) for o in fitting)
+    return next(o for o in fitting if _time_per_token(o, total, seq_len) <= fastest * (1 + PREFERENCE_TOLERANCE))
 
 
 def check_topology(workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN,
@@ -221,26 +136,27 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
     gpu, vram, total, per_node, nodes = _shape(candidate)
     links = links_for(candidate, gpu, per_node, nodes)
     usable = vram * (1.0 - margin)
-    single = _memory(workload, 1, Plan(layout="single_gpu", sharding="none", tp=1)) or 0.0
-
-    options: list[LayoutOption] = []
-    for plan in plans_for(total, per_node, nodes, links.kind):
-        options.extend(_layout_options(workload, gpu, plan, links, total, nodes, usable, overlap))
-    _, util = _compute_s(workload, gpu, 1)
-    fitting = [o for o in options if o.fits]
-    best = min(fitting, key=lambda o: _time_per_sequence(o, total)) if fitting else None
+    single = memory_gib(workload, 1, Plan(layout="single_gpu", sharding="none", tp=1),
+                        workload.gradient_checkpointing, workload.micro_batch_size) or 0.0
+    options = search(workload, gpu, links, total, per_node, nodes, usable, overlap)
+    best = _preferred([o for o in options if o.fits], total, workload.seq_len)
+    util = compute(workload, gpu, best.tensor_parallel if best else 1,
+                   best.gradient_checkpointing if best else workload.gradient_checkpointing,
+                   best.micro_batch_size if best else None)
     assumptions = [*workload.assumptions, *links.notes,
                    f"memory margin {margin:.0%} of {vram:g} GiB kept free",
                    "gradient accumulation up to the global batch (1M tokens pre-training, 128 sequences "
                    "fine-tuning): gradient all-reduces amortised over its micro-steps, FSDP gathers every micro-step",
-                   method_efficiency(workload.method).source,
                    "communication overlaps the backward pass (DDP/ZeRO-2) or the whole step (FSDP prefetch); "
                    "tensor-parallel all-reduces do not overlap" if overlap else "no communication overlap"]
     if best is not None and workload.checkpointing_optional and not best.gradient_checkpointing:
         assumptions.append("gradient checkpointing left off: the memory allows it, and recompute costs ~1/3 "
                            "more compute")
+    if best is not None and best.micro_batch_size < workload.micro_batch_size:
+        assumptions.append(f"micro-batch {best.micro_batch_size} instead of {workload.micro_batch_size}: the stated "
+                           "one does not fit this layout; gradient accumulation keeps the same global batch")
     if util is not None:
-        assumptions.append(f"compute at {util.value:.0%} of dense peak ({util.source})")
+        assumptions.append(f"compute at {util.utilisation.value:.0%} of dense peak ({util.utilisation.source})")
     elif gpu is not None:
         assumptions.append(f"no dense tensor TFLOPS for {gpu.name} in {workload.precision}: times unknown")
 
@@ -260,8 +176,10 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
         exposed_comm_share=best.exposed_comm_share if best else None,
         gradient_checkpointing=best.gradient_checkpointing if best else None,
         gradient_accumulation_steps=best.gradient_accumulation_steps if best else None,
-        slowdown=(_step_time(best) / best.compute_s) if best and best.compute_s else None,
-        utilisation=util.value if util else None, utilisation_source=util.source if util else None,
+        micro_batch_size=best.micro_batch_size if best else None,
+        slowdown=(step_time(best) / best.compute_s) if best and best.compute_s else None,
+        utilisation=util.utilisation.value if util else None,
+        utilisation_source=util.utilisation.source if util else None,
         options=options, assumptions=assumptions)
 
 
@@ -276,7 +194,7 @@ def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int,
         params |= {"needed_gib": round(smallest, 2), "usable_gib": round(usable, 2)}
         if links.kind != "nvlink" and per_node > 1:
             tp = Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node)
-            tp_memory = _memory(workload, total, tp)
+            tp_memory = memory_gib(workload, total, tp, workload.gradient_checkpointing, workload.micro_batch_size)
             if tp_memory is not None and tp_memory <= usable:
                 params["needed_gib_with_tensor_parallel"] = round(tp_memory, 2)
                 return "needs_nvlink_node", params

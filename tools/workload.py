@@ -36,8 +36,8 @@ class Workload:
     checkpointing_optional: bool = False
     """True when the user did not ask for gradient checkpointing: a layout may drop it where memory allows."""
     token_flops_no_recompute: TokenFlops | None = None
-    memory_cache: dict[tuple[int, str, int, bool], float | None] = field(default_factory=dict, compare=False)
-    """Per-GPU GiB by (GPUs, sharding, tensor parallel): memory does not depend on which GPU, so offers share it."""
+    memory_cache: dict[tuple[int, str, int, bool, int], float | None] = field(default_factory=dict, compare=False)
+    """Per-GPU GiB by (GPUs, sharding, tensor parallel, checkpointing, micro-batch): memory does not depend on which GPU, so offers share it."""
 
     @property
     def grad_bytes(self) -> float:
@@ -51,13 +51,16 @@ class Workload:
             return 0.5
         return 4.0 if self.precision == "fp32" else 2.0
 
-    def accumulation_steps(self, replicas: int) -> int:
-        """Micro-steps per optimizer step for `replicas` data-parallel copies (stated global batch, at least 1)."""
+    def global_batch_sequences(self) -> float:
+        """Sequences per optimizer step (stated planning default: ~1M tokens pre-training, 128 fine-tuning)."""
         if self.method == "pretrain":
-            sequences = PRETRAIN_GLOBAL_BATCH_TOKENS / self.seq_len
-        else:
-            sequences = FINETUNE_GLOBAL_BATCH_SEQUENCES
-        return max(1, math.ceil(sequences / (self.micro_batch_size * max(replicas, 1)) - 1e-9))
+            return PRETRAIN_GLOBAL_BATCH_TOKENS / self.seq_len
+        return float(FINETUNE_GLOBAL_BATCH_SEQUENCES)
+
+    def accumulation_steps(self, replicas: int, micro_batch: int | None = None) -> int:
+        """Micro-steps per optimizer step for `replicas` data-parallel copies (stated global batch, at least 1)."""
+        micro = micro_batch or self.micro_batch_size
+        return max(1, math.ceil(self.global_batch_sequences() / (micro * max(replicas, 1)) - 1e-9))
 
     def flops_for(self, gradient_checkpointing: bool) -> TokenFlops:
         """FLOPs per token with or without activation recompute."""

@@ -1,4 +1,5 @@
-"""`gpu-advisor estimate`: per-GPU peak training memory with its breakdown, fit check and ranked fixes."""
+"""`gpu-advisor estimate`: per-GPU peak training memory with its breakdown, fit check and ranked fixes, and with
+--gpu the throughput block (layout, tokens/s per GPU, step time, MFU, communication share) on --gpus GPUs."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tools.job_defaults import DEFAULTS
 
 if TYPE_CHECKING:  # the estimator loads when the command runs: --help and other commands stay fast
     from tools.estimator import Estimate
+    from tools.throughput_block import ThroughputBlock
 
 
 def _render(result: Estimate) -> None:
@@ -50,6 +52,27 @@ def _render(result: Estimate) -> None:
             console.print(fixes)
     for note in result.assumptions:
         console.print(f"[dim]· {note}[/dim]")
+    block = getattr(result, "throughput", None)
+    if block is not None:
+        _render_throughput(block)
+
+
+def _render_throughput(block: ThroughputBlock) -> None:
+    """Print the throughput block."""
+    if not block.runnable:
+        console.print(f"[red]{block.gpus}x {block.gpu}: no layout fits ({block.verdict})[/red]")
+        return
+    layout = block.layout + (f" (TP={block.tensor_parallel})" if (block.tensor_parallel or 1) > 1 else "")
+    rows = [("layout", f"{layout}, micro-batch {block.micro_batch_size}, gradient checkpointing "
+                       f"{'on' if block.gradient_checkpointing else 'off'}"),
+            ("tokens/s per GPU", f"{block.tokens_per_s_per_gpu:,.0f} ({block.tokens_per_s:,.0f} in all)"),
+            ("step time", f"{block.step_time_s:.3f} s per micro-step, {block.optimizer_step_s:.2f} s per optimizer "
+                          f"step ({block.gradient_accumulation_steps} micro-steps)"),
+            ("MFU / HFU", f"{block.mfu:.0%} / {block.hfu:.0%}" if block.mfu is not None else "unknown"),
+            ("communication", f"{block.comm_share:.0%} of each step" if block.comm_share is not None else "-")]
+    console.print(key_value_table(f"Throughput on {block.gpus}x {block.gpu}", rows))
+    for name, source in block.sources.items():
+        console.print(f"[dim]· {name}: {source}[/dim]")
 
 
 def estimate_command(
@@ -98,6 +121,11 @@ def estimate_command(
     })
     result = estimate(request)
     result.assumptions = filled + result.assumptions
+    if gpu is not None:
+        from tools.throughput_block import EstimateWithThroughput, throughput_block
+
+        block = throughput_block(request, gpu=gpu, gpus=gpus)
+        result = EstimateWithThroughput(**result.model_dump(), throughput=block)
     if as_json:
         print_json(result)
     else:

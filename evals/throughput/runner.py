@@ -33,6 +33,9 @@ MPT_SHAPES = {"125m": (768, 12, 12), "350m": (1024, 16, 24), "760m": (1536, 12, 
 vocab 50368, learned positions: the parameter counts in the benchmark table match this shape exactly)."""
 MPT_VOCAB = 50368
 BAND = (0.67, 1.5)
+_CONFIGS = tempfile.TemporaryDirectory(prefix="gpu-advisor-throughput-")
+"""MPT config files for this process (workloads keep their path for later memory estimates)."""
+_WORKLOADS: dict[tuple[str, bool], Workload] = {}
 SXM_GPUS = ("H100", "A100-80GB", "A100-40GB")
 
 
@@ -119,15 +122,18 @@ def _predict(row: dict[str, str], folder: Path) -> tuple[str, float | None, floa
     """(tool's layout, tokens/s per GPU on it, tokens/s per GPU on the published layout)."""
     selective = row["checkpointing"] == "selective"
     checkpointing = row["checkpointing"] in ("true", "selective")
-    workload = workload_for_request(request_for(row, folder, checkpointing))
-    plain = workload_for_request(request_for(row, folder, False)) if selective else None
+    workload = _workload(row, folder, checkpointing)
+    plain = _workload(row, folder, False) if selective else None
     candidate = candidate_for(row)
     result = check_topology(workload, candidate)
     tool, layout = None, "does not fit"
     if result.runnable and result.layout is not None:
-        best = min((o for o in result.options if o.fits and o.layout == result.layout
-                    and o.tensor_parallel == result.tensor_parallel), key=_step)
-        layout = result.layout + (f" tp={best.tensor_parallel}" if best.tensor_parallel > 1 else "")
+        best = next(o for o in result.options if o.fits and o.layout == result.layout
+                    and o.tensor_parallel == result.tensor_parallel and o.micro_batch_size == result.micro_batch_size
+                    and o.gradient_checkpointing == result.gradient_checkpointing)
+        layout = result.layout.replace("tensor_parallel", "tp") + (
+            f"{best.tensor_parallel}" if best.tensor_parallel > 1 else "") + (
+            f" mb{best.micro_batch_size}" if best.micro_batch_size != workload.micro_batch_size else "")
         tool = _blend(best, workload, plain, candidate)
     plan = Plan(layout=row["layout"], sharding={"fsdp": "fsdp", "hsdp": "fsdp", "zero2": "zero2", "ddp": "ddp",
                                                 "single_gpu": "none"}[row["layout"]], tp=1)
@@ -136,12 +142,20 @@ def _predict(row: dict[str, str], folder: Path) -> tuple[str, float | None, floa
     return layout, tool, same
 
 
+def _workload(row: dict[str, str], folder: Path, checkpointing: bool) -> Workload:
+    """The row's workload (memoised per process: the fit scores the rows many times)."""
+    key = (row["id"], checkpointing)
+    if key not in _WORKLOADS:
+        _WORKLOADS[key] = workload_for_request(request_for(row, folder, checkpointing))
+    return _WORKLOADS[key]
+
+
 def _blend(option: LayoutOption, workload: Workload, plain: Workload | None, candidate: Candidate) -> float | None:
     """Tokens/s per GPU; selective checkpointing (some layers recomputed) is timed halfway between on and off."""
     if plain is None:
         return tokens_per_gpu(option, workload)
     plan = Plan(layout=option.layout, sharding=option.sharding, tp=option.tensor_parallel)
-    off = evaluate_plan(plain, candidate, plan)
+    off = [o for o in evaluate_plan(plain, candidate, plan) if o.micro_batch_size == option.micro_batch_size]
     if not off:
         return tokens_per_gpu(option, workload)
     return tokens_per_gpu(option, workload, (_step(option) + _step(off[0])) / 2)
@@ -150,14 +164,12 @@ def _blend(option: LayoutOption, workload: Workload, plain: Workload | None, can
 def score(rows: list[dict[str, str]]) -> list[Scored]:
     """Predict every row."""
     scored = []
-    with tempfile.TemporaryDirectory() as folder:
-        for row in rows:
-            layout, tool, same = _predict(row, Path(folder))
-            published = float(row["published"]) / (int(row["gpus"]) if row["published_unit"] == "tokens_s_total"
-                                                    else 1)
-            scored.append(Scored(id=row["id"], split=row["split"], gpu=row["gpu"], gpus=int(row["gpus"]),
-                                 model=row["model"], method=row["method"], published=published,
-                                 tool_layout=layout, tool=tool, same_layout=same))
+    for row in rows:
+        layout, tool, same = _predict(row, Path(_CONFIGS.name))
+        published = float(row["published"]) / (int(row["gpus"]) if row["published_unit"] == "tokens_s_total" else 1)
+        scored.append(Scored(id=row["id"], split=row["split"], gpu=row["gpu"], gpus=int(row["gpus"]),
+                             model=row["model"], method=row["method"], published=published,
+                             tool_layout=layout, tool=tool, same_layout=same))
     return scored
 
 
