@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.numbers import find_quantities
+from agent.parse_rules.context import claim_past_clauses, claim_questioned_values
 from agent.parse_rules.data import read_sizes_and_data
 from agent.parse_rules.gpus import read_gpu_count, read_gpus
 from agent.parse_rules.hardware import (
@@ -36,6 +37,8 @@ def read_message(text: str, lang: str = "en") -> Scan:
     """The finished scan of a message: its fields (`values`), assumptions and notes (`model_guess`, `unknown_model`)."""
     prepared = prepare(text)
     scan = Scan(text=prepared, lang=lang, quantities=find_quantities(prepared, lang))
+    claim_past_clauses(scan)
+    claim_questioned_values(scan)
     for extract in EXTRACTORS:
         extract(scan)
     return scan

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 from agent.numbers import Quantity
-from agent.parse_rules.scan import Scan, after, alt, before, rx, vocabulary
+from agent.parse_rules.scan import Scan, after, alt, before, rx, vocabulary, words
 
 SEQ_K_POWERS = {1, 2, 4, 8, 16, 32, 64, 128, 256}
 """'4k context' means 4096 tokens: a k-size that is a power of two counts in units of 1024."""
+MAX_ITEM_TOKENS = 1_000_000
+"""A longer 'length' after an example count is the data set's total, not one example's length."""
 
 
 # --- sizes and data ----------------------------------------------------------------------------------------------
@@ -18,9 +20,9 @@ def _is_seq_context(scan: Scan, q: Quantity) -> bool:
     if before(scan, q.start, vocabulary()["seq_keywords"], window=22):
         return True
     tail = after(scan, q.end, [alt(vocabulary()["token_units"]) + r"\s+(?:per|each|a|ogni|setiap|tiap)\s+"
-                                + r"(?:sequence|sequenza|esempio|example|sample|campione|contoh|urutan|sekuens|row|riga)"])
-    return tail is not None or bool(after(scan, q.end, [r"(?:-?" + alt(vocabulary()["token_units"]) + r"\s*)?"
-                                                          + alt(vocabulary()["seq_keywords"])]))
+                                + r"(?:sequence|sequenza|urutan|sekuens)"])
+    return tail is not None or bool(after(scan, q.end, [r"(?:-?" + alt(vocabulary()["token_units"])
+                                                          + r"\s*(?:di\s+|of\s+)?)?" + alt(vocabulary()["seq_keywords"])]))
 
 
 def _seq_value(q: Quantity) -> int:
@@ -30,9 +32,56 @@ def _seq_value(q: Quantity) -> int:
     return int(round(q.value))
 
 
+def _example_unit(scan: Scan, q: Quantity) -> re.Match[str] | None:
+    """The example word after a count ("50k esempi", "40k customer emails"), or None."""
+    lex = vocabulary()
+    return after(scan, q.end, lex["example_units"]) or after(
+        scan, q.end, [r"[^\W\d_]{3,}\s+" + alt(lex["example_units"])])
+
+
+def _per_item(scan: Scan, q: Quantity) -> int | None:
+    """End of "M tokens" when it is one example's length: joined by a connector ("da", "of ~", "masing-masing")
+    or followed by "each" / "l'uno" / "per example", and not a total; None otherwise."""
+    unit = after(scan, q.end, vocabulary()["token_units"])
+    if unit is None or q.value > MAX_ITEM_TOKENS or rx(r"\s*" + alt(words("total_markers")) + r"(?![\w])").match(
+            scan.text, unit.end()):
+        return None
+    marker = rx(r"\s*,?\s*" + alt(words("per_item_markers")) + r"(?![\w])").match(scan.text, unit.end())
+    return marker.end() if marker else (unit.end() if unit else None)
+
+
+def _per_item_lengths(scan: Scan) -> None:
+    """"N esempi da M token", "N examples of ~M tokens each", "N contoh masing-masing M token": N examples and
+    N x M tokens; "M tokens per example" with no count is claimed and noted (a length, not the data set's size)."""
+    lead = rx(r"\s*,?\s*(?:(" + alt(words("per_item_connectors")) + r")\s*)?(?:" + alt(words("approx_words"))
+              + r"\s*)?$")
+    for q in scan.free():
+        example = _example_unit(scan, q)
+        if example is None or q.value < 1:
+            continue
+        length = next((t for t in scan.free() if t.start >= example.end()), None)
+        if length is None or not (gap := lead.match(scan.text[example.end():length.start])):
+            continue
+        end = _per_item(scan, length)
+        marked = end is not None and end > after(scan, length.end, vocabulary()["token_units"]).end()
+        if end is None or not (gap.group(1) or marked):
+            continue
+        scan.set("dataset_examples", int(round(q.value)))
+        scan.set("dataset_tokens", int(round(q.value * length.value)))
+        scan.claim(q.start, end)
+        scan.assumptions.append(f"{q.value:g} examples x {length.value:g} tokens each = "
+                                f"{q.value * length.value:g} tokens")
+    for t in scan.free():
+        end = _per_item(scan, t)
+        if end is not None and end > after(scan, t.end, vocabulary()["token_units"]).end():
+            scan.claim(t.start, end)
+            scan.assumptions.append(f"{t.value:g} tokens is one example's length; the data set's size is not stated")
+
+
 def read_sizes_and_data(scan: Scan) -> None:
     """Model size, dataset tokens and examples, sequence length, epochs and batch size from unit words."""
     lex = vocabulary()
+    _per_item_lengths(scan)
     for q in scan.free():
         if _is_seq_context(scan, q) and (q.value >= 16 and q.value <= 10_000_000):
             unit = after(scan, q.end, [r"(?:-?" + alt(lex["token_units"]) + r")?(?:\s*(?:di\s+|of\s+)?"
@@ -45,8 +94,7 @@ def read_sizes_and_data(scan: Scan) -> None:
             scan.set("dataset_tokens", int(round(q.value)))
             scan.claim(q.start, token.end())
             continue
-        example = after(scan, q.end, lex["example_units"]) or after(
-            scan, q.end, [r"[^\W\d_]{3,}\s+" + alt(lex["example_units"])])  # "40k customer emails"
+        example = _example_unit(scan, q)
         if example and q.value >= 1:
             scan.set("dataset_examples", int(round(q.value)))
             scan.claim(q.start, example.end())

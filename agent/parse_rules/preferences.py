@@ -12,6 +12,8 @@ def read_spot(scan: Scan) -> None:
         scan.set("interruptible_ok", False)
         return
     for match in word(lex["spot_words"]).finditer(scan.text):
+        if scan.is_claimed(match.start(), match.end()):
+            continue
         negative = negated(scan, match.start()) or after(scan, match.end(), [
             r"(?:instances?|istanze|instans|vms?|gpus?|machines?|macchine)?\s*,?\s*" + alt(lex["spot_negative_after"])],
             gap=r"\s*") is not None
@@ -25,6 +27,8 @@ def read_flags(scan: Scan) -> None:
     mentions = []
     for method, patterns in lex["methods"].items():
         for match in word(patterns).finditer(scan.text):
+            if scan.is_claimed(match.start(), match.end()):
+                continue
             left = scan.text[max(0, match.start() - 16):match.start()]
             if rx(r"(?<![\w])" + alt(lex["method_negators"]) + r"\s*(?:the\s+|il\s+|la\s+|un\s+)?$").search(left):
                 continue
@@ -45,7 +49,8 @@ def read_places(scan: Scan) -> None:
     """Providers and regions when named."""
     lex = vocabulary()
     providers = [pid for pid, names in lex["providers"].items()
-                 if any(not negated(scan, m.start(), 12) for m in word(names).finditer(scan.text))]
+                 if any(not negated(scan, m.start(), 12) and not scan.is_claimed(m.start(), m.end())
+                        for m in word(names).finditer(scan.text))]
     if providers:
         scan.set("providers", providers)
     regions = [m.group(0) for m in rx(

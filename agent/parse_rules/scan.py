@@ -49,6 +49,12 @@ def vocabulary() -> dict[str, Any]:
     return load("parsing.json")
 
 
+def words(key: str) -> list[str]:
+    """A vocabulary list, flattened when it is kept per language ({"it": [...], "id": [...], "en": [...]})."""
+    entry = vocabulary()[key]
+    return [w for lang in ("it", "id", "en") for w in entry.get(lang, [])] if isinstance(entry, dict) else list(entry)
+
+
 def alt(words: list[str]) -> str:
     """One regex alternation of vocabulary fragments."""
     return "(?:" + "|".join(words) + ")"
