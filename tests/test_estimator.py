@@ -91,12 +91,13 @@ def test_fit_limits_are_tight():
     request = EstimateRequest(model="llama-3.1-8b", method="lora", gradient_checkpointing=True, gpu="A100-80GB")
     fit = estimate(request).fit
     assert fit.fits and fit.vram_gib == 80
+    usable = 80 * 0.95  # the one fit threshold (issue 24): 5 % of the memory kept free, as recommend does
     at_max = estimate(request.model_copy(update={"micro_batch_size": fit.max_micro_batch_size}))
     over = estimate(request.model_copy(update={"micro_batch_size": fit.max_micro_batch_size + 1}))
-    assert at_max.per_gpu_gib <= 80 < over.per_gpu_gib
+    assert at_max.per_gpu_gib <= usable < over.per_gpu_gib
     longest = estimate(request.model_copy(update={"seq_len": fit.max_seq_len}))
     longer = estimate(request.model_copy(update={"seq_len": fit.max_seq_len + 1}))
-    assert longest.per_gpu_gib <= 80 < longer.per_gpu_gib
+    assert longest.per_gpu_gib <= usable < longer.per_gpu_gib
 
 
 def test_fixes_when_it_does_not_fit_are_ranked_and_true():

@@ -16,6 +16,7 @@ from contract.jobspec import MAX_SEQ_LEN, JobSpec
 from tools.fit_search import largest_fitting, ranked_fixes
 from tools.memory_peak import (
     ALLOCATOR_RESERVE_FRACTION,
+    FIT_MARGIN,
     NCCL_GIB,
     allocator_reserve,
     gib,
@@ -37,7 +38,7 @@ from tools.memory_request import (
 from tools.memory_setup import Setup, build_setup, lora_params, resolve_arch
 from tools.models import ModelArch
 
-__all__ = ["DEFAULTS", "GIB", "Estimate", "EstimateRequest", "FitReport", "Fix", "JobDefaults", "Offload",
+__all__ = ["DEFAULTS", "FIT_MARGIN", "GIB", "Estimate", "EstimateRequest", "FitReport", "Fix", "JobDefaults", "Offload",
            "OptimizerImpl", "Sharding", "estimate", "estimate_for_spec", "lora_params", "request_for_spec",
            "request_with_defaults", "resolve_arch"]
 
@@ -139,9 +140,11 @@ def estimate(request: EstimateRequest) -> Estimate:
     )
     gpu_name, vram = vram_for(request)
     if vram is not None:
-        vram_bytes = vram * GIB
+        vram_bytes = vram * GIB * (1.0 - FIT_MARGIN)  # usable: the one fit threshold (FIT_MARGIN)
         per_gpu = allocated + overhead
         fits = per_gpu <= vram_bytes
+        result.assumptions.append(f"fits means per-GPU estimate <= {1 - FIT_MARGIN:.0%} of the GPU's memory "
+                                  f"({vram * (1 - FIT_MARGIN):.2f} of {vram:g} GiB; the rest kept free)")
         result.fit = FitReport(
             gpu=gpu_name, vram_gib=vram, fits=fits, headroom_gib=round((vram_bytes - per_gpu) / GIB, 3),
             max_micro_batch_size=largest_fitting(stated, "batch", vram_bytes, 65_536),

@@ -12,6 +12,10 @@ NCCL_GIB = 0.45
 ALLOCATOR_RESERVE_FRACTION = 0.05
 """Caching-allocator blocks reserved beyond the allocated peak (fragmentation, block rounding)."""
 ALLOCATOR_RESERVE_MIN_GIB = 0.1
+FIT_MARGIN = 0.05
+"""Share of each GPU's memory kept free on top of the estimate (estimator error and fragmentation): a job fits when
+its per-GPU estimate is at most (1 - FIT_MARGIN) of the memory. The one fit threshold of `estimate`, `recommend`,
+the chat and /compare (tools.topology.DEFAULT_MEMORY_MARGIN is the same figure)."""
 
 
 def gib(value: float) -> float:

@@ -96,7 +96,8 @@ def estimate_command(
     lora_targets: str | None = typer.Option(None, "--lora-targets", help="all-linear (default) or q_proj,v_proj,..."),
     qlora_upcast: bool | None = typer.Option(
         None, "--qlora-upcast/--no-qlora-upcast",
-        help="QLoRA with peft's prepare_model_for_kbit_training fp32 upcast (default off: TRL's bf16 casting)."),
+        help="QLoRA with peft's prepare_model_for_kbit_training fp32 upcast (default: the upcast, or TRL's bf16 "
+             "casting where the upcast would need more than LoRA)."),
     gpus: int = typer.Option(1, "--gpus", help="Number of GPUs."),
     sharding: str | None = typer.Option(None, "--sharding",
                                         help="none, ddp, zero1, zero2, zero3 or fsdp (default: fsdp on several GPUs)."),
