@@ -5,15 +5,16 @@ from __future__ import annotations
 import pytest
 
 from contract.jobspec import JobSpec
+from tools.gpus import lookup_gpu
+from tools.layouts import compute
 from tools.topology import Candidate, allreduce_s, build_workload, check_topology
 
 
 def _seconds_per_flop(spec: JobSpec, gpu: str) -> float:
-    """Compute seconds per trained FLOP on one GPU (recompute counted)."""
+    """Compute seconds per trained FLOP of one micro-step on one GPU (recompute counted), fitting or not."""
     workload = build_workload(spec)
-    result = check_topology(workload, Candidate(gpu=gpu, gpu_count=1))
-    tokens = (result.micro_batch_size or workload.micro_batch_size) * workload.seq_len
-    return result.compute_s_per_step / (tokens * workload.flops_for(result.gradient_checkpointing).total)
+    step = compute(workload, lookup_gpu(gpu), 1, True)
+    return step.seconds / (workload.micro_batch_size * workload.seq_len * workload.flops_for(True).total)
 
 
 @pytest.mark.parametrize("gpu", ["H100", "A100-80GB", "L4"])

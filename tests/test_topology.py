@@ -46,10 +46,13 @@ def test_nvlink_node_beats_pcie_node_for_sharded_training() -> None:
 
 
 def test_tensor_parallel_only_inside_nvlink() -> None:
-    """PCIe candidates are never given a tensor-parallel layout."""
-    pcie = check_topology(FULL_8B, Candidate(gpu="L40S", gpu_count=8, interconnect="pcie"))
+    """PCIe candidates are never given a tensor-parallel layout; on NVLink it is tried once sharding cannot fit
+    (8B full fine-tuning at 32k tokens: ZeRO/FSDP need over 100 GiB per GPU)."""
+    long = build_workload(JobSpec(language="en", model="llama-3.1-8b", method="full_finetune", seq_len=32768,
+                                  micro_batch_size=1, gradient_checkpointing=True))
+    pcie = check_topology(long, Candidate(gpu="L40S", gpu_count=8, interconnect="pcie"))
     assert all(option.layout != "tensor_parallel" for option in pcie.options)
-    nvlink = check_topology(FULL_8B, Candidate(gpu="H100", gpu_count=8, interconnect="nvlink"))
+    nvlink = check_topology(long, Candidate(gpu="H100", gpu_count=8, interconnect="nvlink"))
     assert any(option.layout == "tensor_parallel" for option in nvlink.options)
 
 

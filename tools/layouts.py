@@ -105,23 +105,29 @@ def _micro_batches(workload: Workload) -> list[int]:
 
 def plan_options(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, total: int, nodes: int,
                  usable: float, overlap: bool, *, shrink: bool = True) -> list[LayoutOption]:
-    """One layout with the workload's checkpointing and, when the user left it open, without; each at the stated
-    micro-batch or, when that does not fit and `shrink`, the largest smaller one that does."""
+    """One layout with the workload's checkpointing and, when the user left it open, without, at the stated
+    micro-batch; only when neither fits (and `shrink`), each at the largest smaller micro-batch that does."""
     variants = [workload.gradient_checkpointing]
     if workload.checkpointing_optional:
         variants.append(False)
-    options = []
     group = total // nodes if plan.layout == "hsdp" else total
+    stated = workload.micro_batch_size
+    options = []
     for ckpt in variants:
-        for micro in (_micro_batches(workload) if shrink else [workload.micro_batch_size]):
+        per_gpu = memory_gib(workload, group, plan, ckpt, stated)
+        if per_gpu is not None:
+            options.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, stated, overlap))
+    if not shrink or not options or any(o.fits for o in options):
+        return options
+    smaller = []
+    for ckpt in variants:
+        for micro in _micro_batches(workload)[1:]:
             per_gpu = memory_gib(workload, group, plan, ckpt, micro)
-            if per_gpu is None:
-                break
-            if per_gpu <= usable or micro == 1 or not shrink:
-                options.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, micro,
+            if per_gpu is not None and (per_gpu <= usable or micro == 1):
+                smaller.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, micro,
                                        overlap))
                 break
-    return options
+    return options + smaller
 
 
 def _option(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, total: int, nodes: int,
