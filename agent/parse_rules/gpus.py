@@ -12,6 +12,7 @@ from agent.parse_rules.scan import (
     rx,
     unit_follows,
     vocabulary,
+    words,
 )
 
 try:  # canonical GPU names come from the GPU table module
@@ -73,11 +74,23 @@ def _chosen_mention(scan: Scan, mentions: list[tuple[re.Match[str], str]]) -> tu
 def _node_factor(scan: Scan, start: int) -> tuple[int, int]:
     """GPUs per node times nodes: "2 nodi da 8 H100" -> (2, start of "2"); (1, start) when no node count precedes."""
     match = rx(r"(?<![\w.,])(\d{1,4})\s*(?:x\s*)?" + alt(vocabulary()["node_units"])
-                + r"\s*(?:,|:|x|@|da|of|with|con|dengan|masing-masing|each|ciascuno|ciascuna|per)?\s*(?:with\s+|con\s+)?$"
+                + r"\s*(?:" + alt(words("node_connectors")) + r")?\s*(?:with\s+|con\s+)?$"
                 ).search(scan.text[max(0, start - 40):start])
     if match is None:
         return 1, start
     return int(match.group(1)), max(0, start - 40) + match.start()
+
+
+def _per_node_factor(scan: Scan, end: int) -> int:
+    """'8 GPU per node, 2 nodes': when the count right before `end` is per node, the node count stated elsewhere."""
+    if rx(r"\s*" + alt(words("per_node_words")) + r"(?![\w])").match(scan.text, end) is None:
+        return 1
+    for q in scan.free():
+        unit = after(scan, q.end, vocabulary()["node_units"], gap=r"\s*(?:x\s*)?")
+        if unit and q.scale == 1 and float(q.number).is_integer() and 1 <= q.number <= 4096:
+            scan.claim(q.start, unit.end())
+            return int(q.number)
+    return 1
 
 
 def read_gpus(scan: Scan) -> None:
@@ -100,16 +113,31 @@ def read_gpus(scan: Scan) -> None:
         scan.text, match.end())
     if count is not None and count.scale == 1:
         nodes, start = _node_factor(scan, count.start)
-        trailing = rx(r"\s*(?:x|\*|per|su|on|across|over|di|in)\s*(\d{1,4})\s*" + alt(vocabulary()["node_units"]) + r"(?![\w])"
-                       ).match(scan.text, match.end())
-        if nodes == 1 and trailing:  # "8 H100 x 2 nodi"
-            nodes = int(trailing.group(1))
+        trailing = rx(r"\s*(?:(x|\*)|per|su|on|across|over|di|in|spread\s+over|tersebar\s+di)\s*(\d{1,4})\s*"
+                      + alt(vocabulary()["node_units"]) + r"(?![\w])").match(scan.text, match.end())
+        if nodes == 1 and trailing:  # "8 H100 x 2 nodi" multiplies; "16 H100 over 2 nodes" is 16 in all
+            nodes = int(trailing.group(2)) if trailing.group(1) else 1
             scan.claim(trailing.start(), trailing.end())
+        if nodes == 1:
+            nodes = _per_node_factor(scan, match.end())
         scan.set("num_gpus", nodes * int(count.number))
         scan.claim(start, count.end)
     elif after is not None:
         scan.set("num_gpus", int(after.group(1) or after.group(2)))
         scan.claim(match.end(), after.end())
+    else:
+        _counted(scan)
+
+
+def _counted(scan: Scan) -> None:
+    """'pake H100 aja, 8 biji': a count with a counter word once a GPU is named."""
+    counters = alt(words("gpu_counters"))
+    for q in scan.free():
+        if q.scale == 1 and float(q.number).is_integer() and 1 <= q.number <= 4096 and \
+                rx(r"\s*" + counters + r"(?![\w])").match(scan.text, q.end):
+            scan.set("num_gpus", int(q.number))
+            scan.claim(q.start, q.end)
+            return
 
 
 def read_gpu_count(scan: Scan) -> None:
@@ -118,9 +146,17 @@ def read_gpu_count(scan: Scan) -> None:
         unit = after(scan, q.end, [r"x\s*" + alt(vocabulary()["gpu_units"]), alt(vocabulary()["gpu_units"])], gap=r"[\s-]*(?:x\s*)?")
         if unit and q.scale == 1 and q.number >= 1 and float(q.number).is_integer():
             nodes, start = _node_factor(scan, q.start)
+            if nodes == 1:
+                nodes = _per_node_factor(scan, unit.end())
             scan.set("num_gpus", nodes * int(q.number))
             scan.claim(start, unit.end())
             return
+    nodes_of = rx(r"(?<![\w.,])(\d{1,4})\s*(?:x\s*)?" + alt(vocabulary()["node_units"]) + r"\s*(?:"
+                  + alt(words("node_connectors")) + r")\s*(\d{1,4})(?![\w]|[.,]\d)").search(scan.text)
+    if nodes_of and not scan.is_claimed(nodes_of.start(), nodes_of.end()) and not unit_follows(scan, nodes_of.end()):
+        scan.set("num_gpus", int(nodes_of.group(1)) * int(nodes_of.group(2)))  # "2 nodi da 8", "2 nodes of 8"
+        scan.claim(nodes_of.start(), nodes_of.end())
+        return
     match = rx(r"(?<![\w-])(?:gpus?|schede|kartu)\s*(?:x|:|=)\s*(\d{1,5})(?![\w.,])").search(scan.text)
     if match and not scan.is_claimed(match.start(1), match.end(1)):
         scan.set("num_gpus", int(match.group(1)))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from agent.parse_rules.scan import Scan, alt, before, rx, vocabulary
+from agent.parse_rules.scan import Scan, alt, rx, vocabulary, words
 
 CARD_GB_RANGE = (4.0, 1024.0)
 """Sizes outside this range are not a GPU's memory ("500 GB of text")."""
@@ -17,8 +17,9 @@ def read_card_memory(scan: Scan) -> None:
         gb = rx(r"\s*gb?(?![\w])").match(scan.text, q.end)
         if gb is None or q.scale != 1 or not CARD_GB_RANGE[0] <= q.value <= CARD_GB_RANGE[1]:
             continue
-        unit_after = rx(r"\s*(?:of\s+|di\s+)?(?:" + units + r")(?![\w])").match(scan.text, gb.end())
-        unit_before = before(scan, q.start, [units + r"(?:\s+(?:da|with|con|dengan|of|di))?"], window=14)
+        unit_after = rx(r"\s*(?:of\s+|di\s+|per\s+|each\s+|a\s+)?(?:" + units + r")(?![\w])").match(scan.text, gb.end())
+        unit_before = rx(r"(?<![\w-])(?:" + units + r")(?:\s+" + alt(words("card_fillers")) + r"){0,3}\s*$").search(
+            scan.text[max(0, q.start - 40):q.start])  # "scheda da 24 GB", "Kartu saya cuma 16GB"
         if unit_after is None and unit_before is None:
             continue
         scan.set("gpu_memory_gb", q.value)

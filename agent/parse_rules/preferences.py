@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from agent.parse_rules.scan import Scan, after, alt, negated, rx, vocabulary, word
+from agent.parse_rules.scan import Scan, after, alt, negated, rx, vocabulary, word, words
+
+
+def _method_patterns() -> dict[str, list[str]]:
+    """The lexicon's method patterns, plus full fine-tuning as an intensifier next to a fine-tune verb in any of the
+    languages ("fully fine-tune", "affinare completamente", "fine-tuning penuh", "full FT")."""
+    patterns = {method: list(found) for method, found in vocabulary()["methods"].items()}
+    verbs, full = alt(words("finetune_verbs")), alt(words("full_intensifiers"))
+    patterns["full_finetune"] += [full + r"[\s-]+" + verbs, verbs + r"[\s-]+" + full]
+    return patterns
 
 
 def read_spot(scan: Scan) -> None:
@@ -25,7 +34,7 @@ def read_flags(scan: Scan) -> None:
     """Method, precision, optimizer and gradient checkpointing when named."""
     lex = vocabulary()
     mentions = []
-    for method, patterns in lex["methods"].items():
+    for method, patterns in _method_patterns().items():
         for match in word(patterns).finditer(scan.text):
             if scan.is_claimed(match.start(), match.end()):
                 continue
