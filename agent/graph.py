@@ -27,6 +27,7 @@ from langgraph.graph import END, START, StateGraph
 
 import prompts
 from agent import writing, writing_job, writing_questions
+from agent.acts import nodes as acts
 from agent.faq_answer import answer_question
 from agent.graph_questions import (
     FIT_CHECK_GPU,
@@ -57,10 +58,14 @@ PER_TURN_RESET: dict[str, Any] = {
     "topology": None, "ranking": None, "citations": [], "assumption_lines": [], "answer": "", "notes": [],
     "parser": "offline", "fallback_reason": None, "request": "plain", "answer_kind": None, "changed": [],
     "verdict": None, "feasibility": None, "comparison": None, "compare_gpus": None, "preference_changed": False,
-    "parsed_unknown_model": None, "clarify": None,
+    "parsed_unknown_model": None, "clarify": None, "act": None, "act_topic": None, "act_clears": [],
+    "act_currency": None, "act_gpus": [], "act_count": None, "act_drops": [], "restored": False, "undo_missing": False,
+    "replaced_top": None, "default_method": None,
 }
 log = logging.getLogger(__name__)
 SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
+DEFAULT_METHOD = "full_finetune"
+"""The README's default method: a job that names none gets it, with the other methods compared in one line."""
 
 
 @cache
@@ -112,7 +117,8 @@ def intent_node(state: AgentState) -> dict[str, Any]:
     has_job = bool(state.get("spec"))
     if state.get("changes") or not (state.get("message") or "").strip():
         intent = "follow_up" if has_job else "job_request"
-        return {"intent": intent} | _preference(state, state.get("prefer"), new_job=intent == "job_request")
+        return {"intent": intent, "act": "change" if has_job else "new_job", "act_topic": "plain"} | _preference(
+            state, state.get("prefer"), new_job=intent == "job_request")
     text, mentioned = state.get("message") or "", state.get("mentioned") or []
     intent = classify_intent(text, mentioned, has_current_job=has_job)
     if intent == "job_request" and state.get("awaiting_fields"):
@@ -127,7 +133,12 @@ def intent_node(state: AgentState) -> dict[str, Any]:
     elif request == "feasibility" and intent in ("faq", "out_of_scope"):
         intent = "follow_up" if has_job and not set(mentioned) & JOB_DEFINING else "job_request"
     wished = state.get("prefer") or preference_of(text) if intent in ("job_request", "follow_up") else None
-    return {"intent": intent, "request": request} | _preference(state, wished, new_job=intent == "job_request")
+    act = acts.act_update(state, intent, request, wished)
+    intent, request = act.get("intent", intent), act.get("request", request)
+    if act["act"] in acts.PLAN_ACTS or act["act"] == "undo":
+        wished = state.get("prefer")
+    return {"intent": intent, "request": request} | act | _preference(state, wished,
+                                                                       new_job=intent == "job_request")
 
 
 def _preference(state: AgentState, wished: str | None, *, new_job: bool) -> dict[str, Any]:
@@ -165,8 +176,8 @@ def faq_node(state: AgentState) -> dict[str, Any]:
 
 
 def merge_node(state: AgentState) -> dict[str, Any]:
-    """Make the thread's current job: a new one for a job request, the old one changed for a follow-up; a question
-    comparing GPU counts leaves the job as it is."""
+    """Make the thread's current job as the turn's act says: a new one, the old one changed (or cleared, or the
+    pending what-if adopted), an earlier plan restored; questions, what-ifs and inverse questions leave it as it is."""
     language = state["language"]
     _progress("merge", language)
     previous = state.get("spec") if state["intent"] == "follow_up" else None
@@ -175,29 +186,43 @@ def merge_node(state: AgentState) -> dict[str, Any]:
     if state.get("request") == "compare_count":
         compare_gpus = parsed.pop("num_gpus", None)
         mentioned = [name for name in mentioned if name != "num_gpus"]
-    spec, _ = merge_spec(previous, {"language": language, **parsed}, mentioned)
-    missing = []
+    base, parsed, mentioned, extra = acts.merged_spec(state, previous, parsed, mentioned)  # type: ignore[arg-type]
+    spec, _ = merge_spec(base, {**parsed, "language": language}, mentioned)
+    missing, default_method = [], None
     if not spec.model and not spec.params_b:
         missing.append("model")
-    if spec.method is None:
+    if spec.method is None and not missing:  # the default method, compared with the others in the answer
+        spec, default_method = spec.model_copy(update={"method": DEFAULT_METHOD}), DEFAULT_METHOD
+    elif spec.method is None:
         missing.append("method")
     new = spec.model_dump(mode="json")
-    changed = [name for name in SPEC_NAMES if previous is not None and new.get(name) != previous.get(name)]
+    before = state.get("spec")
+    if state.get("act") in acts.PLAN_ACTS and not before:  # an inverse question outside a job sets no job
+        return {"spec": None, "missing": missing, "changed": [], "default_method": None}
+    changed = [name for name in SPEC_NAMES if before and previous is not None and new.get(name) != before.get(name)]
     if state.get("preference_changed"):
         changed.append("prefer")
     names_model = previous is None or {"model", "params_b"} & set(mentioned)
     unknown = state.get("parsed_unknown_model") if names_model else state.get("unknown_model")
+    replaced = state.get("last_top") if state.get("act") == "new_job" and before and before != new else None
     return {"spec": new, "missing": missing, "awaiting_fields": missing, "changed": changed,
-            "compare_gpus": compare_gpus, "unknown_model": unknown if new.get("model") is None else None}
+            "compare_gpus": compare_gpus, "unknown_model": unknown if new.get("model") is None else None,
+            "history": acts.history_after(state, before, new), "replaced_top": replaced,
+            "default_method": default_method} | extra
+
+
 def route_missing(state: AgentState) -> str:
-    """Ask back when the job cannot be sized yet, or the LLM parser asks which provider or GPU was meant."""
+    """Ask back when the job cannot be sized yet, or the LLM parser asks which provider or GPU was meant; an
+    inverse question without a job is answered from the registry and the estimator alone."""
+    if state.get("act") == "inverse" and state.get("missing"):
+        return "write"
     return "ask_back" if state.get("missing") or state.get("clarify") else "advise"
 
 
 def ask_back_node(state: AgentState) -> dict[str, Any]:
     """Ask for what is missing (model or size, method), or which unknown provider/GPU the user meant."""
     question = state.get("clarify") or writing.ask_back(state["missing"], state["language"])
-    return {"intent": "ask_back", "answer": question,
+    return {"intent": "ask_back", "act": "ask_back", "answer": question,
             "answer_kind": "ask_back", "verdict": verdict("ask_back")}
 
 
@@ -291,10 +316,15 @@ def retrieve_node(state: AgentState) -> dict[str, Any]:
     return {"citations": citations}
 
 
-def write_node(state: AgentState) -> dict[str, Any]:
+def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]:
     """Compose the answer from the tool results (templates) for what the turn asked; an LLM may rephrase it."""
     language = state["language"]
     _progress("write", language)
+    if state.get("act") in acts.PLAN_ACTS and db_path is not None:
+        written = acts.write_act(dict(state), db_path)
+        answer, note = phrase_answer(written["answer"], language)
+        return written | {"answer": answer, "act": state.get("act"),
+                          "notes": list(state.get("notes") or []) + ([note] if note else [])}
     offers = (state.get("ranking") or {}).get("offers") or []
     lines = _assumption_lines(state, offers[0] if offers else None)
     full = {**state, "assumption_lines": lines}
@@ -313,9 +343,10 @@ def write_node(state: AgentState) -> dict[str, Any]:
         kind, answer_word = "recommendation", None
         follow = state["intent"] == "follow_up" and state.get("last_top")
         draft, citations = (writing_job.follow_up if follow else writing_job.recommendation)(full)
+        draft = "\n\n".join(p for p in (acts.preface(dict(state)), draft, acts.method_line(dict(state))) if p)
     answer, note = phrase_answer(draft, language)
     notes = list(state.get("notes") or []) + ([note] if note else [])
-    return {"answer": answer, "assumption_lines": lines, "notes": notes, "citations": citations,
+    return {"answer": answer, "assumption_lines": lines, "notes": notes, "citations": citations, "act": state.get("act"),
             "answer_kind": kind, "verdict": verdict(kind, top, state["spec"], answer_word),
             "last_top": rental_summary(top) or state.get("last_top"), "last_kind": kind}
 
@@ -358,10 +389,10 @@ def build_graph(db_path: Path) -> StateGraph:
     graph.add_node("ask_back", ask_back_node)
     graph.add_node("advise", in_order(estimate_node, lambda state: rank_node(state, db_path), layout_node,
                                       retrieve_node))
-    graph.add_node("write", write_node)
+    graph.add_node("write", lambda state: write_node(state, db_path))
     graph.add_edge(START, "read")
     graph.add_conditional_edges("read", with_tools(route_intent), ["refuse", "unsupported", "faq", "merge", "tools"])
-    graph.add_conditional_edges("merge", route_missing, ["ask_back", "advise"])
+    graph.add_conditional_edges("merge", route_missing, ["ask_back", "advise", "write"])
     graph.add_edge("advise", "write")
     for last in ("refuse", "unsupported", "faq", "ask_back", "write", "tools"):
         graph.add_edge(last, END)

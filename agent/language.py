@@ -24,6 +24,9 @@ MIN_SIGNAL = 1.0
 """A language needs at least this score to be detected at all."""
 MIN_MARGIN = 1.0
 """...and must beat the runner-up by this much (or by a factor of two)."""
+SWITCH_SIGNAL = 3.0
+"""A thread keeps its language unless a message scores at least this much for another one ("ok passa a H100" and
+"in rupiah?" inside an Italian chat stay Italian; a whole sentence in another language switches)."""
 MIN_OTHER = 3.0
 """Score a fourth language needs before a message is called unsupported."""
 
@@ -161,7 +164,7 @@ def detect_language(text: str, *, explicit: str | None = None, previous: str | N
         confidence = round(min(1.0, (best_other - best_supported) / best_other), 3)
         return LanguageGuess(language="en", supported=False, confidence=confidence, source="detected", scores=scores)
     best, confidence, clear = _decisive(supported)
-    if clear:
+    if clear and (fallback is None or best == fallback or supported[best] >= SWITCH_SIGNAL):
         return LanguageGuess(language=best, supported=True, confidence=confidence, source="detected", scores=scores)
     if fallback is not None:
         return LanguageGuess(language=fallback, supported=True, confidence=0.5, source="previous", scores=scores)

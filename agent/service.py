@@ -59,6 +59,7 @@ def turn_result(state: dict[str, Any], thread_id: str) -> dict[str, Any]:
         "thread_id": thread_id,
         "language": state.get("language", "en"),
         "intent": state.get("intent"),
+        "act": state.get("act"),
         "spec": state.get("spec"),
         "missing": state.get("missing") or [],
         "estimate": state.get("estimate") or state.get("single_gpu_estimate"),

@@ -70,3 +70,22 @@ class AgentState(TypedDict, total=False):
     """The LLM parser's question about a provider or GPU it does not know (asked back instead of the job)."""
     unknown_model: str | None
     """The current job's unknown model name (persists with the job): the answer says a generic decoder was used."""
+    act: str | None
+    """This turn's dialogue act (agent.acts): new_job, change, undo, question, what_if, inverse, faq, declined or
+    ask_back."""
+    act_topic: str | None
+    """What a question or inverse turn asks about (compare, why_not, count, region, currency, memory, ...)."""
+    act_clears: list[str]
+    act_currency: str | None
+    act_gpus: list[str]
+    act_count: int | None
+    history: list[dict[str, Any]]
+    """Earlier plans of the thread ({spec, top}), newest last (persists): undo returns to them."""
+    pending: dict[str, Any] | None
+    """The last what-if's job fields (persists): "ok, do that" adopts them."""
+    display_currency: str | None
+    """The last currency the user asked totals in (persists)."""
+    restored: bool
+    undo_missing: bool
+    replaced_top: dict[str, Any] | None
+    default_method: str | None

@@ -105,13 +105,15 @@ def _as_float(token: str, language: str) -> float:
 def test_follow_ups_change_the_current_job_not_a_new_one(advisor):
     first = advisor.respond("LoRA su Llama 3.1 8B, 20M token, budget 100 euro")
     thread = first["thread_id"]
-    more_gpus = advisor.respond("e con 4 GPU?", thread_id=thread)
+    more_gpus = advisor.respond("facciamo 4 GPU", thread_id=thread)
     assert more_gpus["intent"] == "follow_up"
     assert more_gpus["spec"] == {**first["spec"], "num_gpus": 4}
     assert all(o["total_gpus"] == 4 for o in more_gpus["offers"])
-    spot = advisor.respond("e se uso le spot?", thread_id=thread)
+    spot = advisor.respond("e se uso le spot?", thread_id=thread)  # a what-if: the job stays as it was
+    assert spot["spec"]["interruptible_ok"] is None and spot["spec"]["num_gpus"] == 4
+    spot = advisor.respond("ok, fallo", thread_id=thread)  # adopting it changes the job
     assert spot["spec"]["interruptible_ok"] is True and spot["spec"]["num_gpus"] == 4
-    qlora = advisor.respond("kalau pakai QLoRA?", thread_id=thread)
+    qlora = advisor.respond("pakai QLoRA saja", thread_id=thread)
     assert qlora["spec"]["method"] == "qlora" and qlora["spec"]["model"] == "llama-3.1-8b"
     assert qlora["language"] == "id"
 
@@ -123,7 +125,7 @@ def test_a_conversation_continues_after_a_restart(home):
     first.close()
     second = Advisor(checkpoint_path=path, db_path=home / "catalog.sqlite")
     try:
-        result = second.respond("and with 8 GPUs?", thread_id=thread)
+        result = second.respond("make it 8 GPUs", thread_id=thread)
     finally:
         second.close()
     assert result["spec"]["model"] == "qwen2.5-7b" and result["spec"]["num_gpus"] == 8
@@ -152,7 +154,7 @@ def test_injection_is_refused_and_changes_nothing(advisor, message):
     result = advisor.respond(message, thread_id=job["thread_id"])
     assert result["intent"] == "injection" and result["offers"] == []
     assert result["spec"] == job["spec"]
-    after = advisor.respond("and with 2 GPUs?", thread_id=job["thread_id"])
+    after = advisor.respond("make it 2 GPUs", thread_id=job["thread_id"])
     assert after["spec"]["budget"] == {"amount": 50.0, "currency": "USD"}
 
 

@@ -69,7 +69,7 @@ def test_an_unknown_thread_says_it_starts_a_new_conversation(home):
     done = _cli(home, "recommend", "--thread", "no-such-thread", "QLoRA on Llama 3.1 8B")
     assert done.returncode == 0, done.stderr
     assert "Conversation no-such-thread not found: starting a new one" in done.stdout
-    again = _cli(home, "recommend", "--thread", "no-such-thread", "and with 2 GPUs?")
+    again = _cli(home, "recommend", "--thread", "no-such-thread", "make it 2 GPUs")
     assert "not found" not in again.stdout
 
 

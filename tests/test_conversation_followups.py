@@ -289,7 +289,7 @@ def test_no_internal_path_in_a_turns_result(tmp_path, message):
     advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=ensure_db(tmp_path / "catalog.sqlite"))
     try:
         first = advisor.respond(message)
-        spot = advisor.respond("and with spot?", thread_id=first["thread_id"])
+        spot = advisor.respond("spot is fine too", thread_id=first["thread_id"])
     finally:
         advisor.close()
     leaks = [s for result in (first, spot) for s in _strings(result) if INTERNAL.search(s)]

@@ -41,7 +41,7 @@ def test_a_new_job_runs_in_four_graph_steps_and_a_faq_in_two(tmp_path) -> None:
         faq = [next(iter(chunk)) for chunk in graph.stream({"message": "What is QLoRA?"},
                                                            {"configurable": {"thread_id": "faq"}},
                                                            stream_mode="updates")]
-        reply = advisor.respond("and with 2 GPUs?", thread_id="steps")
+        reply = advisor.respond("make it 2 GPUs", thread_id="steps")
     finally:
         advisor.close()
     assert job == ["read", "merge", "advise", "write"]

@@ -45,7 +45,7 @@ def test_advisor_keeps_one_small_checkpoint_per_turn_in_postgres(database, tmp_p
                       database_url=database)
     thread = advisor.respond(FIRST_MESSAGE)["thread_id"]
     advisor.respond("", thread_id=thread, changes={"epochs": 2})
-    spec = advisor.respond("and with spot instances?", thread_id=thread)["spec"]
+    spec = advisor.respond("spot instances are fine", thread_id=thread)["spec"]
     size = advisor.store.size_bytes()
     advisor.close()
     assert spec["method"] == "lora" and spec["epochs"] == 2

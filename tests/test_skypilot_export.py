@@ -183,7 +183,7 @@ def test_cli_export_of_a_conversation_reranks_its_current_job(tmp_path, capsys, 
     advisor = Advisor()
     try:
         first = advisor.respond("LoRA on Llama 3 8B, 10k examples, on aws, no spot")
-        advisor.respond("and with spot?", thread_id=first["thread_id"])
+        advisor.respond("spot is fine too", thread_id=first["thread_id"])
         expected = advisor.rerun_current_job(first["thread_id"])
         assert advisor.rerun_current_job("no-such-thread") is None
     finally:

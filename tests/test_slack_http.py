@@ -167,7 +167,7 @@ def test_follow_up_in_the_thread_continues_the_agent_thread(stack: Stack) -> Non
     stack.event(mention(JOBS["en"], channel=channel, ts=ts))
     stack.answered(channel)
     first = stack.store.link(channel, ts)
-    stack.event(message("and with a budget of 5 USD?", channel=channel, ts=stack.unique("17002."), thread_ts=ts))
+    stack.event(message("the budget is now 5 USD", channel=channel, ts=stack.unique("17002."), thread_ts=ts))
     calls = stack.answered(channel, updates=2)
     second = [c for c in calls if c.method == "chat.update"][-1]
     assert [c.body["thread_ts"] for c in calls if c.method == "chat.postMessage"] == [ts, ts]

@@ -1,0 +1,12 @@
+"""Dialogue acts: every chat turn is exactly one act over the thread's plan, and each act has one meaning for the job.
+
+new_job replaces the job; change edits named fields; undo restores an earlier plan; question asks about the plan
+(answered from tools, job untouched); what_if answers a hypothetical against the plan (job untouched; "ok, do that"
+adopts it); inverse asks for a limit (largest model, longest sequence, smallest GPU); faq, declined and ask_back are
+as before. `classify.read_act` decides the act from the text, the parsed fields and the thread; `answers` computes
+the tool results of question, what-if and inverse acts; `history` keeps the plans undo returns to.
+"""
+
+from agent.acts.classify import ACTS, Act, ActReading, read_act
+
+__all__ = ["ACTS", "Act", "ActReading", "read_act"]

@@ -1,0 +1,29 @@
+"""The thread's short history of plans: each change or new job keeps the plan it replaced, so undo can return."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_PLANS = 8
+
+
+def pushed(history: list[dict[str, Any]] | None, spec: dict[str, Any] | None, top: dict[str, Any] | None
+           ) -> list[dict[str, Any]]:
+    """The history with the plan being replaced added last (the oldest dropped past MAX_PLANS)."""
+    items = list(history or [])
+    if spec:
+        items.append({"spec": spec, "top": top})
+    return items[-MAX_PLANS:]
+
+
+def undo_target(history: list[dict[str, Any]] | None, gpu_count: int | None) -> int | None:
+    """Index of the plan undo returns to: the latest with that GPU count when one is named, else the latest."""
+    items = list(history or [])
+    if not items:
+        return None
+    if gpu_count is not None:
+        for index in range(len(items) - 1, -1, -1):
+            top = items[index].get("top") or {}
+            if top.get("total_gpus") == gpu_count or items[index]["spec"].get("num_gpus") == gpu_count:
+                return index
+    return len(items) - 1

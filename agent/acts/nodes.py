@@ -1,0 +1,144 @@
+"""The graph's act steps: read the act of a turn, make the job the act leaves, and write question, what-if and
+inverse answers (agent/graph.py wires them; recommendations are still written by agent.writing_job)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.acts import history, inverse, questions, what_if
+from agent.acts.classify import named_gpus, read_act
+from agent.acts.texts import act_templates, rental
+from agent.writing_verdict import rental_summary, verdict
+
+PLAN_ACTS = frozenset({"question", "what_if", "inverse"})
+"""Acts answered about the plan without changing the job."""
+INTENT_OF_ACT = {"new_job": "job_request", "change": "follow_up", "undo": "follow_up", "question": "follow_up",
+                 "what_if": "follow_up", "inverse": "follow_up", "faq": "faq", "ask_back": "job_request"}
+
+
+def act_update(state: dict[str, Any], intent: str, request: str, preference: str | None) -> dict[str, Any]:
+    """The act of this turn and the intent/request the rest of the graph reads from it."""
+    text = state.get("message") or ""
+    has_job = bool(state.get("spec"))
+    if state.get("changes") or not text.strip():  # a button press: a change (or a new job) without text
+        return {"act": "change" if has_job else "new_job", "act_topic": "plain"}
+    if request == "off_topic":  # "what's the weather in Rome tomorrow?": neither a deadline nor a region
+        return {"act": "declined", "act_topic": "plain"}
+    reading = read_act(text, state.get("mentioned") or [], language=state["language"], base_intent=intent,
+                       has_job=has_job, pending=bool(state.get("pending")), gpus=named_gpus(text),
+                       preference=preference)
+    update: dict[str, Any] = {"act": reading.act, "act_topic": reading.topic, "act_clears": list(reading.clears),
+                              "act_drops": list(reading.drops),
+                              "act_currency": reading.currency, "act_gpus": list(reading.gpus),
+                              "act_count": reading.count}
+    if reading.act == "declined":
+        update["intent"] = intent if intent in ("injection", "out_of_scope") else "out_of_scope"
+    elif reading.act in INTENT_OF_ACT:
+        update["intent"] = INTENT_OF_ACT[reading.act] if has_job or reading.act in ("faq", "new_job", "ask_back") \
+            else intent
+    if reading.act in PLAN_ACTS or reading.act == "undo" or (reading.act == "change" and reading.topic == "adopt"):
+        update["request"] = "plain"
+    if reading.act in PLAN_ACTS and not has_job and reading.act != "inverse":
+        update["act"] = "new_job"
+    if reading.currency and reading.act == "question":
+        update["display_currency"] = reading.currency  # later totals show it too
+    return update
+
+
+def merged_spec(state: dict[str, Any], previous: dict[str, Any] | None, parsed: dict[str, Any],
+                mentioned: list[str]) -> tuple[dict[str, Any] | None, dict[str, Any], list[str], dict[str, Any]]:
+    """(base job, fields to apply, their names, extra state) for the act: plan acts keep the job, undo restores an
+    earlier plan, adopting takes the pending what-if, clears set fields to none."""
+    act, extra = state.get("act"), {}
+    if act in PLAN_ACTS:
+        return previous, {}, [], extra
+    if act == "undo":
+        plans = list(state.get("history") or [])
+        index = history.undo_target(plans, state.get("act_count"))
+        if index is None:
+            extra["undo_missing"] = True
+            return previous, {}, [], extra
+        target = plans[index]
+        extra["history"] = plans[:index]
+        extra["restored"] = True
+        restored = {k: v for k, v in target["spec"].items() if k != "language"}
+        return None, restored, list(restored), extra
+    if act == "change" and state.get("act_topic") == "adopt" and state.get("pending"):
+        pending = dict(state["pending"])
+        return previous, pending, [k for k in pending if k != "language"], extra | {"pending": None}
+    cleared = {name: None for name in state.get("act_clears") or []}
+    drops = set(state.get("act_drops") or [])
+    parsed = {k: v for k, v in parsed.items() if k not in drops}
+    mentioned = [name for name in mentioned if name not in drops]
+    return previous, {**parsed, **cleared}, list(dict.fromkeys([*mentioned, *cleared])), extra
+
+
+def history_after(state: dict[str, Any], previous: dict[str, Any] | None, new: dict[str, Any]) -> list[Any]:
+    """The plan history after a change or new job (the replaced plan kept); unchanged otherwise."""
+    plans = list(state.get("history") or [])
+    if state.get("act") in ("change", "new_job") and previous and previous != new:
+        return history.pushed(plans, previous, state.get("last_top"))
+    return plans
+
+
+def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
+    """The answer of a question, what-if or inverse turn (the job untouched), with its verdict."""
+    language, act = state["language"], state["act"]
+    t = act_templates(language)
+    top, pending = None, state.get("pending")
+    if act == "what_if" and state.get("spec"):
+        kind, text, top, hyp = what_if.answer(state, db_path)
+        text += "\n\n" + t["unchanged_adopt"]
+        pending = {k: v for k, v in hyp.items() if v != (state.get("spec") or {}).get(k)}
+    elif act == "inverse":
+        lines, top = inverse.answer(state, db_path)
+        kind, text = "inverse", "\n\n".join(lines)
+    else:
+        lines = questions.answer(state, db_path)
+        offers = (state.get("ranking") or {}).get("offers") or []
+        top = offers[0] if offers else None
+        if not lines and top is not None:
+            lines = [t["question_plain"].format(rental=rental(top, state["spec"], language))]
+        if not lines:  # no offer can run the job: say why, as a recommendation would
+            from agent.writing_job import no_offer_answer
+
+            lines = [no_offer_answer(state, language)]
+        kind, text = "question", "\n\n".join(lines)
+    return {"answer": text, "answer_kind": kind, "verdict": verdict(kind, top, state.get("spec")),
+            "pending": pending, "changed": [], "last_kind": "yes_no" if kind == "yes_no" else state.get("last_kind"),
+            "last_top": state.get("last_top") or rental_summary(top)}
+
+
+def preface(state: dict[str, Any]) -> str | None:
+    """The line a recommendation starts with for its act: a replaced job, a restored plan, nothing to undo."""
+    t = act_templates(state["language"])
+    if state.get("undo_missing"):
+        return t["nothing_to_undo"]
+    if state.get("restored"):
+        return t["restored"]
+    if state.get("act") == "new_job" and state.get("replaced_top"):
+        top = state["replaced_top"]
+        return t["new_job_replaces"].format(rental=rental(top, state.get("spec") or {}, state["language"]))
+    return None
+
+
+def method_line(state: dict[str, Any]) -> str | None:
+    """For a job that named no method: the default taken and what each method needs on one reference card."""
+    if not state.get("default_method") or not state.get("spec"):
+        return None
+    from agent.writing import number, templates
+    from contract.jobspec import JobSpec
+    from tools.estimate_cache import cached_estimate
+    from tools.estimator import request_for_spec
+
+    language = state["language"]
+    t, names = act_templates(language), templates(language)["method_names"]
+    items = []
+    for method in ("full_finetune", "lora", "qlora"):
+        spec = JobSpec.model_validate({**state["spec"], "method": method})
+        request, _ = request_for_spec(spec, num_gpus=1, gpu="H100")
+        items.append(t["method_item"].format(method=names.get(method, method),
+                                             needed=number(cached_estimate(request).per_gpu_gib, language, 1)))
+    return t["default_method"].format(method=names.get(state["default_method"], state["default_method"]),
+                                      gpu="H100", items="; ".join(items))
