@@ -110,12 +110,30 @@ def _task_name(spec: dict[str, Any]) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", raw.lower()).strip("-")[:60] or "gpu-advisor"
 
 
-def _envs(result: dict[str, Any], offer: dict[str, Any], texts: dict[str, Any]) -> tuple[dict, dict]:
-    """Environment variables for the run script (None: to give at launch with --env) and their comments."""
+def _priced_settings(result: dict[str, Any], offer: dict[str, Any]) -> dict[str, Any]:
+    """The training settings the offer's memory, time and price were computed with: the ranking's record of them
+    (tools.ranking_entries.settings_of) first, then the turn's estimate, then the spec, then the documented defaults."""
+    settings = dict(offer.get("settings") or {})
     estimate, spec = result.get("estimate") or {}, result.get("spec") or {}
-    seq_len = int(spec.get("seq_len") or 2048)
-    micro = int(spec.get("micro_batch_size") or 1)
-    method = estimate.get("method") or spec.get("method") or "full_finetune"
+    checkpointing = settings.get("gradient_checkpointing")
+    if checkpointing is None:
+        checkpointing = estimate.get("gradient_checkpointing", spec.get("gradient_checkpointing"))
+    return {"method": settings.get("method") or estimate.get("method") or spec.get("method") or "full_finetune",
+            "micro_batch_size": int(settings.get("micro_batch_size") or spec.get("micro_batch_size") or 1),
+            "seq_len": int(settings.get("seq_len") or spec.get("seq_len") or 2048),
+            "gradient_checkpointing": checkpointing is not False,
+            "layout": settings.get("layout") or offer.get("layout") or "single_gpu",
+            "tensor_parallel": int(settings.get("tensor_parallel") or 1),
+            "gradient_accumulation_steps": int(settings.get("gradient_accumulation_steps") or 1),
+            "lora_rank": int(settings.get("lora_rank") or 16)}
+
+
+def _envs(result: dict[str, Any], offer: dict[str, Any], texts: dict[str, Any]) -> tuple[dict, dict]:
+    """Environment variables for the run script (None: to give at launch with --env) and their comments; the
+    training settings are exactly those the price was computed with (_priced_settings)."""
+    estimate, spec = result.get("estimate") or {}, result.get("spec") or {}
+    priced = _priced_settings(result, offer)
+    seq_len, micro, method = priced["seq_len"], priced["micro_batch_size"], priced["method"]
     repo = _hf_repo(estimate.get("model_id"))
     checkpoint_h = _reason_param(offer, "checkpoint_interval_hours") or 1.0
     tps = _reason_param(offer, "tokens_per_second")
@@ -123,10 +141,12 @@ def _envs(result: dict[str, Any], offer: dict[str, Any], texts: dict[str, Any]) 
     save_steps = max(1, int(checkpoint_h * 3600 * tps / tokens_per_step)) if tps else 500
     envs: dict[str, Any] = {"MODEL_ID": repo, "DATASET": None, "METHOD": method,
             "PRECISION": estimate.get("precision") or "bf16", "MICRO_BATCH_SIZE": micro, "SEQ_LEN": seq_len,
-            "GRADIENT_CHECKPOINTING": "true" if spec.get("gradient_checkpointing") is not False else "false",
-            "LAYOUT": offer.get("layout") or "single_gpu"}
+            "GRADIENT_CHECKPOINTING": "true" if priced["gradient_checkpointing"] else "false",
+            "GRADIENT_ACCUMULATION_STEPS": priced["gradient_accumulation_steps"], "LAYOUT": priced["layout"]}
+    if priced["tensor_parallel"] > 1:
+        envs["TENSOR_PARALLEL"] = priced["tensor_parallel"]
     if method in ("lora", "qlora"):
-        envs["LORA_RANK"] = 16
+        envs["LORA_RANK"] = priced["lora_rank"]
     envs |= {"CHECKPOINT_EVERY_MINUTES": max(1, round(checkpoint_h * 60)), "SAVE_STEPS": save_steps,
              "CHECKPOINT_DIR": "/checkpoints" if offer.get("spot") else "~/checkpoints"}
     values = {"model": estimate.get("model_name") or spec.get("model"), "per_gpu": offer.get("per_gpu_gib"),

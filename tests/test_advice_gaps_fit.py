@@ -36,7 +36,8 @@ def test_estimate_and_ranking_agree_on_an_l4(tmp_path: Path, seq_len: int) -> No
     clear_cache()
     db = build_db(tmp_path / "catalog.sqlite", [Offer(
         provider="gcp", instance_type="g2-standard-8", region="us-central1", gpu="L4", gpu_count=1,
-        vram_gib_per_gpu=L4_GIB, price_per_hour=0.85, interconnect="none", source="test:1", snapshot_date="2026-11-29")],
+        vram_gib_per_gpu=L4_GIB, price_per_hour=0.85, interconnect="none", source="test:1",
+        snapshot_date="2026-11-29")],
         {"source": "test"})
     spec = JobSpec(language="en", model="llama-3.1-8b", method="qlora", seq_len=seq_len, dataset_tokens=1_000_000,
                    gradient_checkpointing=True)

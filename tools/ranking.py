@@ -54,7 +54,9 @@ def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float) -
     if key not in _FLOORS:
         if len(_FLOORS) >= 1024:
             _FLOORS.clear()
-        _FLOORS[key] = memory_floor_gib(workload.request, max_gpus, max_tp) / (1.0 - margin) * 0.999
+        # micro-batch 1: a layout may lower the stated micro-batch (with accumulation) to fit
+        request = workload.request.model_copy(update={"micro_batch_size": 1})
+        _FLOORS[key] = memory_floor_gib(request, max_gpus, max_tp) / (1.0 - margin) * 0.999
     return _FLOORS[key]
 
 

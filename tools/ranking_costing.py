@@ -185,7 +185,7 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
     on_demand, interruptible = group.on_demand, group.interruptible
     spot_args = spot_run = None
     verdict = spot_cost = None
-    if spec.interruptible_ok is not False and interruptible and not on_demand_only:  # the spot figures only where spot may be used
+    if spec.interruptible_ok is not False and interruptible and not on_demand_only:  # spot figures where allowed
         spot_run = memo.spot_run(entry, nodes, offer.provider, time)
         if spot_run.model is not None:
             spot_args = (offer.provider, nodes, spot_run.hours, spot_run.write_s, job.rate, interruptible, on_demand,

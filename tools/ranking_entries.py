@@ -72,9 +72,10 @@ def settings_of(topology: TopologyResult, request: EstimateRequest | None) -> di
                              "gradient_checkpointing": topology.gradient_checkpointing,
                              "gradient_accumulation_steps": topology.gradient_accumulation_steps}
     if request is not None:
-        found |= {"micro_batch_size": request.micro_batch_size, "seq_len": request.seq_len,
-                  "method": request.method, "lora_rank": request.lora_rank if request.method in ("lora", "qlora")
-                  else None}
+        adapters = request.method in ("lora", "qlora")
+        found |= {"micro_batch_size": topology.micro_batch_size or request.micro_batch_size,
+                  "seq_len": request.seq_len, "method": request.method,
+                  "lora_rank": request.lora_rank if adapters else None}
         if found["gradient_checkpointing"] is None:
             found["gradient_checkpointing"] = request.gradient_checkpointing
     return found
@@ -91,6 +92,13 @@ def build_entry(item: Any, spec: JobSpec, budget: float | None, fx_used: FxUsed 
     offer, topology, spot = item.offer, item.topology, item.spot
     billing, billing_note = billing_for(offer.provider)
     reasons = _reasons(topology, item.time, spot, item.use_spot, item.cost, item.hours, budget, spec.deadline_hours)
+    settings = settings_of(topology, request)
+    if request is not None and settings["micro_batch_size"] < request.micro_batch_size:
+        reasons.append(Reason(code="micro_batch_lowered", text=(
+            f"micro-batch {settings['micro_batch_size']} instead of {request.micro_batch_size} (the stated one does "
+            f"not fit this layout), {settings['gradient_accumulation_steps']} accumulation steps"), params={
+            "stated": request.micro_batch_size, "used": settings["micro_batch_size"],
+            "gradient_accumulation_steps": settings["gradient_accumulation_steps"]}))
     if item.use_spot and spot is not None and item.spot_args is not None:
         long_run = long_spot_reason(spot, item.nodes, item.hours, RESTART_BASE_S + item.spot_args[3])
         if long_run is not None:
@@ -128,5 +136,5 @@ def build_entry(item: Any, spec: JobSpec, budget: float | None, fx_used: FxUsed 
         topology_params=topology.params, exposed_comm_share=topology.exposed_comm_share,
         spot_verdict=spot.verdict if spot else None, spot_savings_usd=spot.savings_usd if spot else None,
         p_done_by_deadline=item.p_done, meets_budget=item.meets_budget, meets_deadline=item.meets_deadline,
-        misses=misses_of(item.meets_budget, item.meets_deadline), settings=settings_of(topology, request),
+        misses=misses_of(item.meets_budget, item.meets_deadline), settings=settings,
         reasons=reasons)

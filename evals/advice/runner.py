@@ -137,8 +137,8 @@ def describe(result: dict[str, Any]) -> str:
         return f"no offer (excluded {result.get('excluded')}, missing {result.get('missing')})"
     top = offers[0]
     return (f"{top['nodes']}x {top['provider']} {top['instance_type']} ({top['total_gpus']}x {top['gpu']}, "
-            f"{top.get('vram_gib_per_gpu')} GiB), spot={top['spot']}, {top['est_hours']:.2f} h, ${top['est_cost']:.2f}, "
-            f"layout={top.get('layout')}")
+            f"{top.get('vram_gib_per_gpu')} GiB), spot={top['spot']}, {top['est_hours']:.2f} h, "
+            f"${top['est_cost']:.2f}, layout={top.get('layout')}")
 
 
 def main(argv: list[str] | None = None) -> int:
