@@ -69,7 +69,8 @@ _MISSING = MISSING
 
 def wish_filters(gpu: str | None, providers: tuple[str, ...] | None,
                  regions: tuple[str, ...] | None) -> tuple[list[str], list[Any]]:
-    """WHERE clauses and parameters for the user's GPU, provider and region wishes (as query_offers reads them)."""
+    """WHERE clauses and parameters for the user's GPU, provider and region wishes (as query_offers reads them); a
+    region wish may be a place word ('europe', 'EU', 'asia', 'japan', 'tokyo'), expanded by tools.regions."""
     from tools.gpus import gpu_family_names, parse_gpu_name
 
     where: list[str] = []
@@ -90,10 +91,11 @@ def wish_filters(gpu: str | None, providers: tuple[str, ...] | None,
         where.append(f"(provider_lc IN ({marks}) OR upstream_lc IN ({marks}))")
         params.extend([*ids, *ids])
     if regions:
-        lowered = [r.strip().lower() for r in regions if r]
-        marks = ", ".join("?" for _ in lowered)
-        where.append(f"(region_lc IN ({marks}) OR zone_lc IN ({marks}))")
-        params.extend([*lowered, *lowered])
+        from tools.regions import region_sql  # place words ('europe', 'japan') cover the regions they name
+
+        clause, values = region_sql(regions)
+        where.append(clause)
+        params.extend(values)
     return where, params
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 from agent.parse_rules.scan import Scan, after, alt, negated, rx, vocabulary, word, words
+from tools.regions import place_names
 
 
 def _method_patterns() -> dict[str, list[str]]:
@@ -66,10 +70,41 @@ def read_places(scan: Scan) -> None:
         r"(?<![\w-])(?:(?:us|eu|ap|ca|sa|me|af|il|mx)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d"
         r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|"
         r"southeast|northwest|southwest)\d+)(?![\w-])").finditer(scan.text)]
-    prefix = alt(lex["region_prefixes"])
-    for region, words in lex["regions"].items():
-        if rx(r"(?<![\w-])" + prefix + r"\s+" + alt(words) + r"(?![\w-])").search(scan.text) or \
-                rx(r"(?<![\w-])" + alt(words) + r"\s+(?:region|regione|wilayah|only|soltanto|saja)(?![\w])").search(scan.text):
-            regions.append(region)
+    regions += _place_words(scan)
     if regions:
-        scan.set("regions", regions)
+        scan.set("regions", list(dict.fromkeys(regions)))
+
+
+@cache
+def _place_pattern() -> tuple[str, dict[str, str]]:
+    """Regex alternation of every place word (tools/data/regions.json's names and the lexicon's), and word -> key."""
+    lex = vocabulary()
+    keys = {re.escape(name): key for name, key in place_names().items()}
+    keys.update({fragment: key for key, fragments in lex["regions"].items() for fragment in fragments})
+    return alt(sorted(keys, key=len, reverse=True)), keys
+
+
+def _place_words(scan: Scan) -> list[str]:
+    """Places after a prefix ('in Europa', 'di Singapura atau Jepang') or before a suffix ('EU only'), as table keys
+    (tools.regions expands them into the catalog's regions)."""
+    lex = vocabulary()
+    places, keys = _place_pattern()
+    joiner = r"\s*(?:" + alt(words("region_joiners")) + r")\s*(?:the\s+)?"
+    chain = rx(r"(?<![\w-])(?:" + alt(lex["region_prefixes"]) + r")\s+(?:the\s+)?(" + places + r"(?:" + joiner + places
+               + r")*)(?![\w-])")
+    suffixed = rx(r"(?<![\w-])(" + places + r")\s+(?:" + alt(lex["region_suffixes"]) + r")(?![\w])")
+    found: list[str] = []
+    for match in [*chain.finditer(scan.text), *suffixed.finditer(scan.text)]:
+        if scan.is_claimed(match.start(1), match.end(1)) or negated(scan, match.start(), 12):
+            continue
+        for name in rx(r"(?<![\w-])" + places + r"(?![\w-])").findall(match.group(1)):
+            found.append(_key_of(name, keys))
+    return found
+
+
+def _key_of(name: str, keys: dict[str, str]) -> str:
+    """The table key of a place word as found ('singapura' -> 'singapore', 'european' -> 'europe')."""
+    low = re.sub(r"\s+", " ", name.lower())
+    if low in place_names():
+        return place_names()[low]
+    return next((key for fragment, key in keys.items() if re.fullmatch(fragment, low, re.IGNORECASE)), low)
