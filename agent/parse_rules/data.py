@@ -95,7 +95,7 @@ def read_sizes_and_data(scan: Scan) -> None:
             scan.claim(q.start, token.end())
             continue
         example = _example_unit(scan, q)
-        if example and q.value >= 1:
+        if example and q.value >= 1 and float(q.value).is_integer():  # "1,5 esempi" is no count of examples
             scan.set("dataset_examples", int(round(q.value)))
             scan.claim(q.start, example.end())
             continue
