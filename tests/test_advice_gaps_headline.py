@@ -107,3 +107,21 @@ def test_cheapest_alternative_says_it_misses_the_deadline(tmp_path: Path) -> Non
     assert cheapest is not None and cheapest.total_gpus == 4 and cheapest.est_hours > 720
     assert cheapest.misses == ["deadline"]
     assert result.offers[0].misses == []
+
+
+def test_a_plan_without_deadline_margin_does_not_lead_when_one_with_margin_qualifies() -> None:
+    """24 h deadline: one node $250 for 23.3 h (23.3 x 1.1 = 25.6 > 24: no margin for estimate error) vs two
+    nodes $262 for 12.5 h: the two nodes lead, with the reason; alone, the tight plan still leads."""
+    tight, roomy = _plan(250.0, 23.3, 8), _plan(262.0, 12.5, 16, nodes=2, verdict="multi_node_ok")
+    ordered, reason = choose_headline([tight, roomy], 24.0)
+    assert ordered[0] is roomy and reason is not None and reason["code"] == "deadline_margin"
+    assert choose_headline([tight], 24.0)[0][0] is tight
+    assert choose_headline([tight, roomy])[0][0] is tight  # no deadline: the cheapest
+
+
+def test_an_on_demand_plan_is_not_beaten_as_slower_and_dearer_by_a_spot_plan() -> None:
+    """Spot 1 GPU $3.57 for 2.5 h (an expectation with interruptions) vs on-demand 1 GPU $3.70 for 3.5 h: the
+    on-demand plan is not 'dominated' (it buys certainty) and leads as the simpler near-tie."""
+    spot, on_demand = _plan(3.57, 2.5, 1, spot=True), _plan(3.70, 3.5, 1)
+    ordered, reason = choose_headline([spot, on_demand])
+    assert ordered[0] is on_demand and reason is not None and reason["code"] == "simpler_near_tie"

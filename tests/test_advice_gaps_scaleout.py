@@ -87,9 +87,20 @@ def test_qwen7b_on_four_h100_is_not_dropped_by_the_prefilter(tmp_path: Path) -> 
        ckpt=st.booleans(), gpus=st.sampled_from([1, 2, 4, 8]))
 def test_memory_floor_is_a_lower_bound_on_every_layout(model: str, method: str, micro: int, ckpt: bool,
                                                        gpus: int) -> None:
-    """No layout the topology check tries on up to 8 GPUs of one node needs less memory per GPU than the floor."""
+    """No layout the topology check tries on up to 8 GPUs of one node needs less memory per GPU than the floor the
+    ranking uses (at micro-batch 1: a layout may lower the stated micro-batch to fit)."""
     spec = JobSpec(language="en", model=model, method=method, micro_batch_size=micro, gradient_checkpointing=ckpt)
     request, _ = request_for_spec(spec)
-    floor = memory_floor_gib(request, 8, 8)
+    floor = memory_floor_gib(request.model_copy(update={"micro_batch_size": 1}), 8, 8)
     result = check_topology(build_workload(spec), Candidate(gpu="H100", gpu_count=gpus, interconnect="nvlink"))
     assert all(option.per_gpu_gib >= floor - 1e-9 for option in result.options)
+
+
+def test_one_node_without_deadline_margin_is_also_planned_on_more_nodes() -> None:
+    """23.3 h on one node against 24 h: 23.3 x 1.1 = 25.6 h > 24, so 2 nodes are tried (ceil(25.6 / 24) = 2);
+    20 h (22 h with the headroom) needs none."""
+    from tools.scale_out import deadline_nodes
+
+    assert deadline_nodes(23.3, 24.0, 8) == 2
+    assert deadline_nodes(20.0, 24.0, 8) is None
+    assert deadline_nodes(23.3, 24.0, 4) is None  # 4-GPU instances are not clustered

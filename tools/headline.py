@@ -1,12 +1,14 @@
 """Which ranked offer leads, and how the list reads: an unverified outlier price never leads silently, nor a layout
 the topology check advises against (a slow inter-node network) while another plan qualifies; among offers within a
-few percent of the cheapest the simplest leads (fewer nodes, fewer GPUs, not interruptible) unless another near-tie
-is both cheaper and faster; and the same instance in several zones of one region is listed once (the cheapest, with
+few percent of the cheapest the simplest leads (fewer nodes, fewer GPUs, not interruptible) unless another near-tie,
+at least as safe, is both cheaper and faster; and the same instance in several zones of one region is listed once (the cheapest, with
 a count of the others)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from tools.scale_out import DEADLINE_HEADROOM, has_margin
 
 NEAR_TIE_SHARE = 0.05
 """Offers costing at most 5 % more than the cheapest count as a tie ..."""
@@ -22,8 +24,10 @@ def advised(item: Any) -> bool:
 
 
 def dominated(item: Any, others: list[Any]) -> bool:
-    """True when another plan is at most as dear and at most as slow, and strictly better in one of the two."""
-    return any(o is not item and o.cost <= item.cost and o.hours <= item.hours
+    """True when another plan, at least as safe (an on-demand plan is never beaten by an interruptible one: spot
+    hours are an expectation, on-demand hours are not), is at most as dear and at most as slow, and strictly better
+    in one of the two."""
+    return any(o is not item and (item.use_spot or not o.use_spot) and o.cost <= item.cost and o.hours <= item.hours
                and (o.cost < item.cost or o.hours < item.hours) for o in others)
 
 
@@ -44,13 +48,16 @@ def _simplicity(item: Any) -> tuple[int, int, bool, float]:
     return (item.nodes, item.offer.gpu_count * item.nodes, bool(item.use_spot), item.cost)
 
 
-def choose_headline(eligible: list[Any]) -> tuple[list[Any], dict[str, Any] | None]:
+def choose_headline(eligible: list[Any], deadline_hours: float | None = None
+                    ) -> tuple[list[Any], dict[str, Any] | None]:
     """`eligible` (cheapest first) reordered with the headline first, and why it leads when it is not the cheapest:
-    {'code', 'text', 'params'}; None when the cheapest leads."""
+    {'code', 'text', 'params'}; None when the cheapest leads. With a deadline, plans that meet it with margin
+    (tools.scale_out.has_margin) are preferred."""
     if not eligible:
         return eligible, None
     trusted = [c for c in eligible if not is_outlier(c)] or eligible
     pool = [c for c in trusted if advised(c)] or trusted
+    pool = [c for c in pool if has_margin(c.hours, deadline_hours)] or pool
     cheapest = pool[0]
     slack = max(NEAR_TIE_SHARE * cheapest.cost, NEAR_TIE_USD)
     near = [c for c in pool if c.cost <= cheapest.cost + slack]
@@ -74,6 +81,10 @@ def choose_headline(eligible: list[Any]) -> tuple[list[Any], dict[str, Any] | No
         return ordered, {"code": "cheaper_price_unverified", "params": params, "text": (
             f"a cheaper {first.offer.provider} price (${first.cost:,.2f}) is far from the same GPU elsewhere and "
             "unverified: listed below, not recommended first")}
+    if not has_margin(first.hours, deadline_hours) and has_margin(pick.hours, deadline_hours):
+        return ordered, {"code": "deadline_margin", "params": params | {"deadline_hours": deadline_hours}, "text": (
+            f"a cheaper plan (${first.cost:,.2f}) takes {first.hours:,.1f} h of the {deadline_hours:g} h allowed, "
+            f"without the {DEADLINE_HEADROOM - 1:.0%} margin job-time estimates need: listed below")}
     if not advised(first):
         return ordered, {"code": "cheaper_layout_not_advised", "params": params, "text": (
             f"a cheaper plan (${first.cost:,.2f}, {first.nodes} nodes) runs over a slow inter-node network that "

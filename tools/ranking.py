@@ -29,7 +29,7 @@ from tools.ranking_costing import (CHECKPOINT_WRITE_GBS, RESTART_BASE_S, Costed,
 from tools.ranking_entries import build_entry
 from tools.ranking_models import RankedOffer, RankingResult, Reason
 from tools.scale_out import (MAX_NODES, MULTI_NODE_MIN_GPUS, binding_limit, deadline_nodes, fewest_nodes,
-                             memory_floor_gib, rescale_nodes)
+                             has_margin, memory_floor_gib, rescale_nodes)
 from tools.topology import DEFAULT_MEMORY_MARGIN, Workload, build_workload
 
 __all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
@@ -127,7 +127,7 @@ def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple
             costed, why = tried[count]
     plans = [costed] if costed else []
     deadline = job.spec.deadline_hours
-    if costed is not None and deadline is not None and costed.meets_deadline is False:
+    if costed is not None and deadline is not None and not has_margin(costed.hours, deadline):
         # node-hours stay about the same as nodes are added: size from the plan's node count and hours
         count = deadline_nodes(costed.hours * costed.nodes, deadline, offer.gpu_count)
         for _ in range(2):
@@ -230,7 +230,7 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
 
     eligible, fitting = _cost_groups(groups, memo, excluded)
     eligible.sort(key=attrgetter("cost", "hours"))
-    ordered, headline = choose_headline(eligible)
+    ordered, headline = choose_headline(eligible, spec.deadline_hours)
     on_demand = _on_demand_beside(ordered[0] if ordered else None, fitting, memo)
     if on_demand is not None:  # shown second, beside the interruptible headline
         ordered = [ordered[0], on_demand, *(c for c in ordered[1:] if c is not on_demand)]

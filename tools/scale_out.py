@@ -24,7 +24,14 @@ reservation (planning assumption)."""
 FLOOR_SHARDINGS = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp")
 """Every sharding the estimator knows: the memory floor is the least of them all."""
 DEADLINE_HEADROOM = 1.1
-"""Nodes are sized for 10 % more speed than the deadline needs (communication grows with nodes)."""
+"""Nodes are sized for 10 % more speed than the deadline needs (communication grows with nodes, and job-time
+estimates err: evals/throughput's held-out rows reach 1.2x); a plan that needs more than deadline / 1.1 has no
+margin, so one node that does is also planned on more nodes, and the headline prefers plans with margin."""
+
+
+def has_margin(hours: float, deadline_hours: float | None) -> bool:
+    """True when a plan finishes within the deadline with DEADLINE_HEADROOM to spare (or there is no deadline)."""
+    return deadline_hours is None or hours * DEADLINE_HEADROOM <= deadline_hours
 MEMORY_EXCLUSIONS = ("too_little_vram", "does_not_fit", "needs_nvlink_node")
 
 
@@ -64,8 +71,9 @@ def fewest_nodes(fits: Callable[[int], bool], max_nodes: int = MAX_NODES) -> int
 
 
 def deadline_nodes(single_node_hours: float, deadline_hours: float, gpus_per_node: int) -> int | None:
-    """Nodes to try so the job meets the deadline, or None when one node does or the offer cannot scale out."""
-    if gpus_per_node < MULTI_NODE_MIN_GPUS or single_node_hours <= deadline_hours or deadline_hours <= 0:
+    """Nodes to try so the job meets the deadline with margin, or None when one node does or the offer cannot scale
+    out."""
+    if gpus_per_node < MULTI_NODE_MIN_GPUS or deadline_hours <= 0 or has_margin(single_node_hours, deadline_hours):
         return None
     if not math.isfinite(single_node_hours / deadline_hours):  # a job that never ends on one node: try the most
         return MAX_NODES
