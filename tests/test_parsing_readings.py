@@ -40,6 +40,11 @@ READINGS = [
                                                                        "gpu": None, "num_gpus": None}),
     ("l'anno scorso abbiamo usato RunPod con 2 A6000. ora LoRA, 150 euro", {"providers": None, "num_gpus": None,
                                                                              "budget": {"amount": 150, "currency": "EUR"}}),
+    # a sequence length after fillers is a sequence length, not the data set; "today" alone is no deadline
+    ("ok, ma la lunghezza di contesto è in realtà 4096 token", {"seq_len": 4096, "dataset_tokens": None}),
+    ("panjang konteks kita sekitar 2048 token", {"seq_len": 2048, "dataset_tokens": None}),
+    ("we started today with QLoRA on mistral 7b", {"deadline_hours": None}),
+    ("ci serve finito oggi, qlora su mistral 7b", {"deadline_hours": 12}),
     # a value a question asks about is not stated
     ("is 32k context too long for qwen3 8b?", {"seq_len": None, "model": "qwen3-8b"}),
 ]

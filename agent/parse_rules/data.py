@@ -17,7 +17,9 @@ MAX_ITEM_TOKENS = 1_000_000
 
 def _is_seq_context(scan: Scan, q: Quantity) -> bool:
     """Whether a 'N tokens' quantity is a sequence length ("sequenze da 2048 token", "2048 tokens per sequence")."""
-    if before(scan, q.start, vocabulary()["seq_keywords"], window=22):
+    if before(scan, q.start, vocabulary()["seq_keywords"], window=22) or rx(
+            alt(vocabulary()["seq_keywords"]) + r"(?:\s+" + alt(words("seq_fillers")) + r"){1,3}\s*$").search(
+                scan.text[max(0, q.start - 48):q.start]):  # "panjang sekuens kami sebenarnya 8192"
         return True
     tail = after(scan, q.end, [alt(vocabulary()["token_units"]) + r"\s+(?:per|each|a|ogni|setiap|tiap)\s+"
                                 + r"(?:sequence|sequenza|urutan|sekuens)"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.parse_rules.scan import Scan, after, alt, before, rx, vocabulary, word
+from agent.parse_rules.scan import words as word_list
 
 _HOURS = {"minutes": 1 / 60, "hours": 1, "days": 24, "weeks": 168, "months": 720}
 _HALF_AFTER = re.compile(r"\s+(?:e|and(?:\s+a)?|dan)?\s*0\.5(?![\d\w])", re.IGNORECASE)
@@ -35,8 +36,11 @@ def read_deadline(scan: Scan) -> None:
         scan.set("deadline_hours", min(found)[1])
         return
     for key, hours, label in (("day_after_tomorrow", 48, "the day after tomorrow"), ("tomorrow", 24, "tomorrow"),
-                              ("tonight", 12, "today/tonight")):
-        if word(vocabulary()[key]).search(scan.text):
+                              ("tonight", 12, "today/tonight"), ("today", 12, "today/tonight")):
+        found = word(vocabulary()[key]).search(scan.text)
+        if found and key == "today" and not before(scan, found.start(), word_list("deadline_cues"), window=24):
+            continue  # "I started today" is no deadline; "entro oggi", "done today" are
+        if found:
             scan.set("deadline_hours", float(hours))
             scan.assumptions.append(f"'{label}' read as a deadline {hours} hours from now")
             return
