@@ -248,7 +248,11 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         "the reload",
         *overhead_assumptions(),
         "among offers within 5 % (or $1) of the cheapest, the simplest leads (one node, fewer GPUs, on-demand) "
-        "unless another near-tie is both cheaper and faster",
+        "unless another near-tie, at least as safe, is both cheaper and faster",
+        *(["a plan that needs more than 1/1.1 of the deadline has no margin for estimate error: plans with margin "
+           "lead, and one node without it is also planned on more nodes"] if spec.deadline_hours else []),
+        "when the headline is interruptible, the cheapest on-demand plan within budget and deadline is listed "
+        "second",
         "prices are the catalog snapshot's, in USD per instance-hour",
     ]))
     if fx_used:
