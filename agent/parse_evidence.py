@@ -86,6 +86,19 @@ class Evidence:
         digits = re.findall(r"\d+", model_id)
         return bool(family) and family.group() in self.squashed and all(d in self.squashed for d in digits)
 
+    def region(self, region: str) -> bool:
+        """Whether the message names the region: as written, or as any it/id/en name of the same place
+        (tools/data/regions.json: 'Eropa' supports 'europe', 'Jepang' supports 'japan')."""
+        from tools.regions import place_names
+
+        low = region.strip().lower()
+        if low and low in self.lower:
+            return True
+        key = place_names().get(low)
+        return key is not None and any(target == key and re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])",
+                                                                    self.lower)
+                                       for name, target in place_names().items())
+
     def gpu(self, canonical: str) -> bool:
         """Whether some word or pair of words of the message is this GPU."""
 
@@ -104,7 +117,7 @@ class Evidence:
             elif name == "gpu":
                 value, unknown_gpu = self._gpu_value(str(value))
             elif name == "regions":
-                value = [region for region in value if region.lower() in self.lower] or None
+                value = [region for region in value if self.region(str(region))] or None
             elif name == "model":
                 value = self._model_value(str(value))
             elif not self.supports(name, value):

@@ -75,3 +75,12 @@ def test_an_unknown_name_stays_unknown_with_its_size() -> None:
     result = parse_message("LoRA su Qwen4-9B", use_llm=False)
     assert (result.spec.model, result.spec.params_b, result.unknown_model, result.model_guess) == (
         None, 9, "Qwen4-9B", None)
+
+
+def test_llm_regions_need_the_place_in_the_users_words() -> None:
+    from agent.parse_evidence import Evidence
+
+    kept, dropped, _, _ = Evidence("LoRA di Eropa, atau server di Jepang", "id").filter({"regions": ["europe", "japan",
+                                                                                                     "asia"]})
+    assert kept == {"regions": ["europe", "japan"]} and dropped == []
+    assert Evidence("LoRA on llama 3 8b", "en").filter({"regions": ["europe"]})[1] == ["regions"]
