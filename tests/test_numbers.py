@@ -129,3 +129,14 @@ def test_the_claim_checker_reads_numbers_as_the_parser_does(text: str, lang: str
     parser = [q.value for q in find_quantities(words_to_digits(text), lang)]
     checker = [n.value for n in extract(text, lang).numbers]
     assert checker == parser
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.lists(st.sampled_from(
+    ["venti", "quattro", "duemila", "e", "mezzo", "un", "milione", "dua", "puluh", "ratus", "ribu", "belas", "satu",
+     "setengah", "se", "seribu", "twenty", "four", "-", "and", "a", "half", "hundred", "thousand", "thousands", "1",
+     "1.500", "2,5", "k", "jt", "cento", "cent", "vent", "of", "di"]), max_size=10).map(" ".join))
+def test_any_run_of_number_words_reads_without_crashing(text: str) -> None:
+    for lang in ("it", "id", "en"):
+        for q in find_quantities(words_to_digits(text), lang):
+            assert q.value >= 0 and q.value == pytest.approx(q.number * q.scale)
