@@ -41,11 +41,12 @@ def test_a_simpler_plan_that_is_faster_still_leads_with_its_reason() -> None:
 
 def test_a_layout_advised_against_does_not_lead_while_another_qualifies() -> None:
     """A $90 plan over a slow inter-node network vs a $120 single node: the single node leads, with the reason;
-    alone, the slow-fabric plan still leads (it is the only one)."""
+    alone, the slow-fabric plan still leads (it is the only one) and the reason says that it is the only kind."""
     slow, node = _plan(90.0, 5.0, 16, nodes=2, verdict="multi_node_slow_fabric"), _plan(120.0, 4.0, 8)
     ordered, reason = choose_headline([slow, node])
     assert ordered[0] is node and reason is not None and reason["code"] == "cheaper_layout_not_advised"
-    assert choose_headline([slow])[0][0] is slow
+    alone, why = choose_headline([slow])
+    assert alone[0] is slow and why is not None and why["code"] == "only_plans_not_advised"
 
 
 def _catalog(tmp_path: Path, offers: list[Offer]) -> Path:

@@ -63,6 +63,10 @@ def choose_headline(eligible: list[Any], deadline_hours: float | None = None
     near = [c for c in pool if c.cost <= cheapest.cost + slack]
     pick = min([c for c in near if not dominated(c, near)] or [cheapest], key=_simplicity)
     ordered = [pick, *(c for c in eligible if c is not pick)]
+    if not advised(pick):  # nothing else qualifies: say so, so the answer does not advise against its own headline
+        return ordered, {"code": "only_plans_not_advised", "params": {
+            "topology_verdict": pick.topology.verdict, "headline_usd": round(pick.cost, 2)}, "text": (
+            "every plan within the limits runs over a slow inter-node network; this is the cheapest of them")}
     if pick is eligible[0]:
         return ordered, None
     first = eligible[0]
