@@ -270,7 +270,8 @@ def layout_node(state: AgentState) -> dict[str, Any]:
     request, _ = request_for_spec(spec, num_gpus=top["total_gpus"], sharding=sharding,  # type: ignore[arg-type]
                                   vram_gib=top.get("vram_gib_per_gpu"), gpu=top["gpu"])
     if top.get("layout") == "tensor_parallel":  # the memory of the layout the offer uses, not of one whole model
-        request = request.model_copy(update={"tensor_parallel": top.get("gpu_count") or top["total_gpus"]})
+        degree = (top.get("topology_params") or {}).get("tensor_parallel") or top.get("gpu_count") or top["total_gpus"]
+        request = request.model_copy(update={"tensor_parallel": degree})  # degrees below the node size exist
     chosen = cached_estimate(request)  # the same layout recurs turn after turn
     layout_gib = top.get("per_gpu_gib")
     if spec.gradient_checkpointing is None and layout_gib and request.gradient_checkpointing:

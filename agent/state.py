@@ -79,6 +79,8 @@ class AgentState(TypedDict, total=False):
     act_currency: str | None
     act_gpus: list[str]
     act_count: int | None
+    act_drops: list[str]
+    """Hardware fields this turn names as the user's own card elsewhere ("a 3090 at home"): not applied."""
     history: list[dict[str, Any]]
     """Earlier plans of the thread ({spec, top}), newest last (persists): undo returns to them."""
     pending: dict[str, Any] | None

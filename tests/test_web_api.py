@@ -16,7 +16,7 @@ from tools.estimator import EstimateRequest, estimate
 from tools.spot_risk import SpotRiskRequest, assess_spot
 
 ITALIAN_JOB = "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?"
-FOLLOW_UP = "e con 2 GPU?"
+FOLLOW_UP = "facciamo 2 GPU"
 
 
 @pytest.fixture(scope="module")

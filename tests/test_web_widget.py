@@ -31,8 +31,8 @@ from tests.web_server import (
 from tools.catalog import ensure_db
 
 ITALIAN_JOB = "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?"
-FOLLOW_UP = "e con 2 GPU?"
-ENGLISH_FOLLOW_UP = "and with 4 GPUs?"
+FOLLOW_UP = "facciamo 2 GPU"
+ENGLISH_FOLLOW_UP = "please make it 4 GPUs and keep the rest the same"
 XSS = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"> QLoRA su Llama 3 8B'
 I18N = json.loads((Path(__file__).resolve().parents[1] / "web" / "static" / "i18n.json").read_text("utf-8"))
 ANSWERS = ".bubble.assistant:not(.greeting)"
@@ -280,8 +280,9 @@ def test_italian_conversation_verdict_first_language_stable_and_survives_reload(
     sync_api.expect(page.locator(".thread code")).to_have_text(first["thread_id"])
     sync_api.expect(page.locator(".verdict")).to_have_count(3)
     assert not outside_box(page.locator(".verdict").last.bounding_box(), page.locator(".log").bounding_box())
-    request, fourth = ask(page, FOLLOW_UP)
+    request, fourth = ask(page, FOLLOW_UP)  # Italian words, English chosen in the menu: the answer is English
     assert request["thread_id"] == first["thread_id"] and fourth["spec"]["model"] == first["spec"]["model"]
+    assert request["language"] == "en" and fourth["language"] == "en"
 
 
 def test_quick_reply_chips_by_keyboard_in_the_users_language(page, server):

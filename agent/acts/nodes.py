@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.acts import history, inverse, questions, what_if
-from agent.acts.classify import named_gpus, read_act
+from agent.acts.classify import named_gpus, question_topic, read_act
 from agent.acts.texts import act_templates, rental
 from agent.writing_verdict import rental_summary, verdict
 
@@ -23,15 +23,19 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     has_job = bool(state.get("spec"))
     if state.get("changes") or not text.strip():  # a button press: a change (or a new job) without text
         return {"act": "change" if has_job else "new_job", "act_topic": "plain"}
-    if request == "off_topic":  # "what's the weather in Rome tomorrow?": neither a deadline nor a region
-        return {"act": "declined", "act_topic": "plain"}
+    gpus = named_gpus(text)
+    if request == "off_topic" and question_topic(text, state["language"], set(state.get("mentioned") or []),
+                                                 gpus) is None:
+        return {"act": "declined", "act_topic": "plain"}  # "what's the weather in Rome tomorrow?"
     reading = read_act(text, state.get("mentioned") or [], language=state["language"], base_intent=intent,
-                       has_job=has_job, pending=bool(state.get("pending")), gpus=named_gpus(text),
+                       has_job=has_job, pending=bool(state.get("pending")), gpus=gpus,
                        preference=preference)
     update: dict[str, Any] = {"act": reading.act, "act_topic": reading.topic, "act_clears": list(reading.clears),
                               "act_drops": list(reading.drops),
                               "act_currency": reading.currency, "act_gpus": list(reading.gpus),
                               "act_count": reading.count}
+    if reading.act != "declined" and request == "off_topic":
+        update["request"] = "plain"
     if reading.act == "declined":
         update["intent"] = intent if intent in ("injection", "out_of_scope") else "out_of_scope"
     elif reading.act in INTENT_OF_ACT:

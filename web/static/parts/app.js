@@ -146,6 +146,7 @@ async function send(text, extra) {
   ui.log.scrollTop = ui.log.scrollHeight;
   const body = Object.assign({ message: text }, extra || {});
   if (state.threadId) { body.thread_id = state.threadId; }
+  if (state.langChosen) { body.language = state.lang; }  // the menu's choice is the answer's language too
   const outcome = await chatStream(config.api, body, view);
   view.finish();
   busy = false;

@@ -1,0 +1,150 @@
+"""Every dialogue act through the real graph, in it, id and en: what the act does to the job, and what the answer
+names. Expected values come from the turn's own inputs (the job before, the GPU or currency asked about) and from
+the tools' raw output (the fx table, the ranking), never from the act layer's own text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agent.service import Advisor
+from tools.fx import load_fx
+
+JOBS = {"en": "QLoRA on Llama 3 70B, 100M tokens, budget $400",
+        "it": "QLoRA su Llama 3 70B, 100M token, budget 400 euro",
+        "id": "QLoRA pada Llama 3 70B, 100 juta token, budget Rp 6.000.000"}
+
+
+@pytest.fixture(scope="module")
+def advisor(tmp_path_factory):
+    home = tmp_path_factory.mktemp("acts")
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+    yield advisor
+    advisor.close()
+
+
+def _job(advisor: Advisor, language: str) -> dict:
+    """A fresh thread with the language's job answered."""
+    first = advisor.respond(JOBS[language])
+    assert first["act"] == "new_job" and first["offers"], first["answer"]
+    return first
+
+
+PLAN_QUESTIONS = [
+    ("en", "why 2 GPUs?", "question"), ("it", "perché 2 GPU?", "question"), ("id", "kenapa 2 GPU?", "question"),
+    ("en", "which region?", "question"), ("it", "in che regione?", "question"), ("id", "region mana?", "question"),
+    ("en", "is PCIe enough for this?", "question"), ("it", "basta PCIe per questo?", "question"),
+    ("id", "cukup pakai PCIe?", "question"),
+    ("en", "does it fit on a 4090?", "what_if"), ("it", "ci sta su una 4090?", "what_if"),
+    ("id", "muat di 4090?", "what_if"),
+    ("en", "what if I drop to 4k context?", "what_if"), ("it", "e se scendo a 4k di contesto?", "what_if"),
+    ("id", "kalau seq len 4096?", "what_if"),
+]
+
+
+@pytest.mark.parametrize(("language", "message", "act"), PLAN_QUESTIONS)
+def test_questions_and_what_ifs_leave_the_job_alone(advisor, language, message, act):
+    first = _job(advisor, language)
+    result = advisor.respond(message, thread_id=first["thread_id"])
+    assert result["act"] == act
+    assert result["spec"] == first["spec"] and result["changed"] == []
+    assert result["language"] == language
+    if "4090" in message:
+        assert "RTX4090" in result["answer"]
+        assert re.match(r"\*\*(No|Tidak)\*\*", result["answer"])  # 70B QLoRA needs more than one 24 GB card
+
+
+@pytest.mark.parametrize(("language", "message", "code"), [
+    ("en", "how much is that in rupiah?", "IDR"), ("it", "quanto fa in dollari?", "USD"),
+    ("id", "berapa kalau dalam euro?", "EUR")])
+def test_the_total_in_another_currency_uses_the_dated_rate(advisor, language, message, code):
+    first = _job(advisor, language)
+    result = advisor.respond(message, thread_id=first["thread_id"])
+    assert result["act"] == "question" and result["spec"] == first["spec"]
+    table = load_fx()
+    rates = {table.base: 1.0, **table.rates}
+    expected = first["offers"][0]["est_cost"] * rates[code] / rates["USD"]
+    digits = re.sub(r"\D", "", f"{round(expected):,}") if code == "IDR" else None
+    assert table.date in result["answer"]
+    if digits:
+        assert digits in re.sub(r"\D", "", result["answer"])
+
+
+@pytest.mark.parametrize(("language", "message"), [
+    ("en", "H100 or A100-80GB for this?"), ("it", "meglio una H100 o una A100-80GB per questo?"),
+    ("id", "H100 atau A100-80GB untuk ini?")])
+def test_a_comparison_names_both_gpus_and_changes_nothing(advisor, language, message):
+    first = _job(advisor, language)
+    result = advisor.respond(message, thread_id=first["thread_id"])
+    assert result["act"] == "question" and result["spec"] == first["spec"]
+    assert "H100" in result["answer"] and "A100-80GB" in result["answer"]
+
+
+@pytest.mark.parametrize(("language", "change", "back"), [
+    ("en", "make it 8 GPUs", "undo"), ("it", "facciamo 8 GPU", "torna a prima"),
+    ("id", "ganti jadi 8 GPU", "kembali ke sebelumnya")])
+def test_a_change_says_what_changed_and_undo_restores_the_plan(advisor, language, change, back):
+    first = _job(advisor, language)
+    changed = advisor.respond(change, thread_id=first["thread_id"])
+    assert changed["act"] == "change" and changed["changed"] == ["num_gpus"] and changed["spec"]["num_gpus"] == 8
+    restored = advisor.respond(back, thread_id=first["thread_id"])
+    assert restored["act"] == "undo" and restored["spec"] == first["spec"]
+    assert restored["offers"][0]["est_cost"] == pytest.approx(first["offers"][0]["est_cost"])
+
+
+@pytest.mark.parametrize(("language", "what_if", "adopt"), [
+    ("en", "what if I use spot?", "ok, do that"), ("it", "e se uso le spot?", "ok, fallo"),
+    ("id", "kalau pakai spot?", "oke, pakai itu")])
+def test_a_what_if_is_adopted_only_when_the_user_says_so(advisor, language, what_if, adopt):
+    first = _job(advisor, language)
+    asked = advisor.respond(what_if, thread_id=first["thread_id"])
+    assert asked["act"] == "what_if" and asked["spec"] == first["spec"]
+    adopted = advisor.respond(adopt, thread_id=first["thread_id"])
+    assert adopted["act"] == "change" and adopted["spec"]["interruptible_ok"] is True
+    assert adopted["changed"] == ["interruptible_ok"]
+
+
+@pytest.mark.parametrize(("language", "message"), [
+    ("en", "what's the largest model I can fine-tune with LoRA on one 24 GB card?"),
+    ("it", "qual è il modello più grande che posso addestrare con LoRA su una scheda da 24 GB?"),
+    ("id", "model paling besar yang bisa di-LoRA di kartu 24 GB apa?")])
+def test_an_inverse_question_names_a_model_that_fits(advisor, language, message):
+    from contract.jobspec import JobSpec
+    from tools.estimator import estimate_for_spec
+    from tools.models import all_models
+
+    result = advisor.respond(message)
+    assert result["act"] == "inverse" and not result["spec"]
+    named = [m for m in all_models() if m.name in result["answer"]]
+    assert named, result["answer"]
+    estimate = estimate_for_spec(JobSpec(language=language, model=named[0].id, method="lora"), num_gpus=1,
+                                 vram_gib=24e9 / 2**30)
+    assert estimate.per_gpu_gib <= 24e9 / 2**30  # the model named really fits the card
+
+
+@pytest.mark.parametrize(("language", "message"), [
+    ("en", "what's the weather in Rome tomorrow?"), ("it", "che tempo fa a Roma domani?"),
+    ("id", "cuaca di Jakarta besok?")])
+def test_off_topic_is_declined_and_the_job_kept(advisor, language, message):
+    first = _job(advisor, language)
+    result = advisor.respond(message, thread_id=first["thread_id"])
+    assert result["act"] == "declined" and result["spec"] == first["spec"] and result["offers"] == []
+
+
+@pytest.mark.parametrize(("language", "message"), [
+    ("en", "i have a 3090 at home but want cloud: QLoRA Qwen2.5 7B, 10k examples"),
+    ("it", "ho una 3090 a casa ma voglio il cloud: QLoRA Qwen2.5 7B, 10k esempi"),
+    ("id", "aku punya 3090 di rumah tapi mau sewa: QLoRA Qwen2.5 7B, 10rb contoh")])
+def test_ones_own_card_elsewhere_is_no_constraint(advisor, language, message):
+    result = advisor.respond(message)
+    assert result["act"] == "new_job" and result["spec"]["gpu"] is None
+
+
+@pytest.mark.parametrize(("language", "message"), [
+    ("en", "LoRA on Mistral 7B, 20M tokens"), ("it", "Mistral 7B, 20M token"), ("id", "Mistral 7B, 20 juta token")])
+def test_a_job_without_a_method_gets_the_default_and_the_other_methods(advisor, language, message):
+    result = advisor.respond(message)
+    assert result["act"] == "new_job" and result["offers"]
+    if "LoRA" not in message:
+        assert result["spec"]["method"] == "full_finetune" and "QLoRA" in result["answer"]
