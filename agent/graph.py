@@ -60,7 +60,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "verdict": None, "feasibility": None, "comparison": None, "compare_gpus": None, "preference_changed": False,
     "parsed_unknown_model": None, "clarify": None, "act": None, "act_topic": None, "act_clears": [],
     "act_currency": None, "act_gpus": [], "act_count": None, "act_drops": [], "restored": False, "undo_missing": False,
-    "replaced_top": None, "default_method": None,
+    "replaced_top": None, "default_method": None, "model_guess": None,
 }
 log = logging.getLogger(__name__)
 SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
@@ -107,7 +107,8 @@ def parse_node(state: AgentState) -> dict[str, Any]:
     return {"parsed": JobSpec.model_validate({"language": language, **parsed}).model_dump(mode="json",
                                                                                          include=set(parsed)),
             "mentioned": result.mentioned, "parser": result.parser, "fallback_reason": result.fallback_reason,
-            "notes": notes, "parsed_unknown_model": result.unknown_model, "clarify": result.clarify}
+            "notes": notes, "parsed_unknown_model": result.unknown_model, "clarify": result.clarify,
+            "model_guess": getattr(result, "model_guess", None)}
 
 
 def intent_node(state: AgentState) -> dict[str, Any]:

@@ -91,3 +91,5 @@ class AgentState(TypedDict, total=False):
     undo_missing: bool
     replaced_top: dict[str, Any] | None
     default_method: str | None
+    model_guess: str | None
+    """The model name as the user wrote it when the parser matched it fuzzily ("Mistrall 7B"): the answer asks."""

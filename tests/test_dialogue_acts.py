@@ -148,3 +148,14 @@ def test_a_job_without_a_method_gets_the_default_and_the_other_methods(advisor, 
     assert result["act"] == "new_job" and result["offers"]
     if "LoRA" not in message:
         assert result["spec"]["method"] == "full_finetune" and "QLoRA" in result["answer"]
+
+
+@pytest.mark.parametrize(("language", "message", "asked"), [
+    ("en", "LoRA on Mistrall 7B, 20M tokens", "Did you mean Mistral 7B?"),
+    ("it", "LoRA su Mistrall 7B, 20M token", "Intendevi Mistral 7B?"),
+    ("id", "LoRA pada Mistrall 7B, 20 juta token", "Maksud Anda Mistral 7B?")])
+def test_a_misspelt_model_is_asked_about_in_the_same_turn(advisor, language, message, asked):
+    result = advisor.respond(message)
+    assert result["spec"]["model"] == "mistral-7b" and result["answer"].startswith(asked)
+    exact = advisor.respond(message.replace("Mistrall", "Mistral"))
+    assert asked not in exact["answer"]

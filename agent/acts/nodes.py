@@ -117,6 +117,9 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
 def preface(state: dict[str, Any]) -> str | None:
     """The line a recommendation starts with for its act: a replaced job, a restored plan, nothing to undo."""
     t = act_templates(state["language"])
+    guess = _guess_line(state, t)
+    if guess:
+        return guess
     if state.get("undo_missing"):
         return t["nothing_to_undo"]
     if state.get("restored"):
@@ -125,6 +128,17 @@ def preface(state: dict[str, Any]) -> str | None:
         top = state["replaced_top"]
         return t["new_job_replaces"].format(rental=rental(top, state.get("spec") or {}, state["language"]))
     return None
+
+
+def _guess_line(state: dict[str, Any], t: dict[str, Any]) -> str | None:
+    """'Did you mean Mistral 7B?' when the model name was matched fuzzily."""
+    model = (state.get("spec") or {}).get("model")
+    if not state.get("model_guess") or not model:
+        return None
+    from tools.models import lookup
+
+    arch = lookup(model)
+    return t["guess_model"].format(model=arch.name if arch else model)
 
 
 def method_line(state: dict[str, Any]) -> str | None:
