@@ -57,11 +57,7 @@ def _expected(turn: dict[str, Any]) -> dict[str, Any]:
         assert checkpointing == estimate["gradient_checkpointing"]  # the turn's estimate is for the same run
     if spec.get("gradient_checkpointing") is not None:
         assert checkpointing == spec["gradient_checkpointing"]  # what the user said is what was priced
-    # Data-parallel layouts: accumulation by hand over total_gpus replicas. Tensor parallel: the time model counts
-    # accumulation over all GPUs rather than total/tp replicas (reported to the throughput model's owner), so the
-    # export is held to the figure the price used.
-    accumulation = (_accumulation(estimate["method"], micro, seq_len, top["total_gpus"]) if tp == 1
-                    else top["settings"]["gradient_accumulation_steps"])
+    accumulation = _accumulation(estimate["method"], micro, seq_len, top["total_gpus"] // tp)  # DP replicas
     expected = {"METHOD": estimate["method"], "PRECISION": estimate["precision"], "MICRO_BATCH_SIZE": micro,
                 "SEQ_LEN": seq_len, "GRADIENT_CHECKPOINTING": "true" if checkpointing else "false",
                 "LAYOUT": top["layout"], "GRADIENT_ACCUMULATION_STEPS": accumulation}
