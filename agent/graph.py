@@ -136,8 +136,7 @@ def intent_node(state: AgentState) -> dict[str, Any]:
     wished = state.get("prefer") or preference_of(text) if intent in ("job_request", "follow_up") else None
     act = acts.act_update(state, intent, request, wished)
     intent, request = act.get("intent", intent), act.get("request", request)
-    if act["act"] in acts.PLAN_ACTS or act["act"] == "undo":
-        wished = state.get("prefer")
+    wished = state.get("prefer") if act["act"] in acts.PLAN_ACTS or act["act"] == "undo" else wished
     return {"intent": intent, "request": request} | act | _preference(state, wished,
                                                                        new_job=intent == "job_request")
 
@@ -272,7 +271,7 @@ def layout_node(state: AgentState) -> dict[str, Any]:
                                   vram_gib=top.get("vram_gib_per_gpu"), gpu=top["gpu"])
     if top.get("layout") == "tensor_parallel":  # the memory of the layout the offer uses, not of one whole model
         degree = (top.get("topology_params") or {}).get("tensor_parallel") or top.get("gpu_count") or top["total_gpus"]
-        request = request.model_copy(update={"tensor_parallel": degree})  # degrees below the node size exist
+        request = request.model_copy(update={"tensor_parallel": degree})
     chosen = cached_estimate(request)  # the same layout recurs turn after turn
     layout_gib = top.get("per_gpu_gib")
     if spec.gradient_checkpointing is None and layout_gib and request.gradient_checkpointing:

@@ -50,7 +50,9 @@ def test_job_request_gets_a_grounded_recommendation_in_its_language(advisor, mes
 def test_the_top_offer_is_the_cheapest_eligible_one(advisor):
     result = advisor.respond("LoRA on Mistral 7B, 50M tokens, budget $500")
     costs = [o["est_cost"] for o in result["offers"]]
-    assert costs == sorted(costs)
+    assert costs[2:] == sorted(costs[2:])
+    # the headline is the cheapest or a near-tie of it (5 % or $1, README); the on-demand plan may sit second
+    assert costs[0] <= 1.05 * min(costs) + 1.0
     assert all(o["fits"] for o in result["offers"])
 
 
