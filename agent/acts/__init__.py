@@ -3,8 +3,9 @@
 new_job replaces the job; change edits named fields; undo restores an earlier plan; question asks about the plan
 (answered from tools, job untouched); what_if answers a hypothetical against the plan (job untouched; "ok, do that"
 adopts it); inverse asks for a limit (largest model, longest sequence, smallest GPU); faq, declined and ask_back are
-as before. `classify.read_act` decides the act from the text, the parsed fields and the thread; `answers` computes
-the tool results of question, what-if and inverse acts; `history` keeps the plans undo returns to.
+as before. `classify.read_act` decides the act from the text, the parsed fields and the thread; `questions`,
+`what_if` and `inverse` compute and word those acts' answers (wired into the graph by `nodes`); `history` keeps the
+plans undo returns to.
 """
 
 from agent.acts.classify import ACTS, Act, ActReading, read_act

@@ -5,7 +5,7 @@ change of the job: only a statement (or a question that asks to change, "can you
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
@@ -14,8 +14,6 @@ from agent.lexicon import load
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
 ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined",
                          "ask_back")
-Topic = Literal["compare", "why_not", "count", "region", "provider", "currency", "memory", "topology", "export",
-                "duration", "cost", "why", "fit", "model", "sequence", "batch", "smallest_gpu", "clear", "plain"]
 JOB_DEFINING = frozenset({"model", "params_b", "method"})
 HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
 TOPIC_ORDER: tuple[str, ...] = ("export", "currency", "topology", "why_not", "count", "region", "provider",
@@ -33,7 +31,7 @@ class ActReading:
     drops: tuple[str, ...] = ()
     currency: str | None = None
     count: int | None = None
-    gpus: tuple[str, ...] = field(default_factory=tuple)
+    gpus: tuple[str, ...] = ()
 
 
 @cache
@@ -85,10 +83,9 @@ def currency_asked(text: str, language: str) -> str | None:
 
 def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, ...]) -> str | None:
     """What a question about the plan asks, or None when no topic cue matches."""
-    if len(gpus) >= 2 or (has("compare", text, language) and (len(gpus) >= 2 or "method" in fields)
-                          and (gpus or "method" in fields) and not has("hypothetical", text, language)):
-        if len(gpus) >= 2 or "method" in fields:
-            return "compare"
+    if len(gpus) >= 2 or ("method" in fields and has("compare", text, language)
+                          and not has("hypothetical", text, language)):
+        return "compare"
     for topic in TOPIC_ORDER:
         if has(topic, text, language):
             if topic == "currency" and not currency_asked(text, language):

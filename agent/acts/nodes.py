@@ -43,8 +43,6 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
             else intent
     if reading.act in PLAN_ACTS or reading.act == "undo" or (reading.act == "change" and reading.topic == "adopt"):
         update["request"] = "plain"
-    if reading.act in PLAN_ACTS and not has_job and reading.act != "inverse":
-        update["act"] = "new_job"
     if reading.currency and reading.act == "question":
         update["display_currency"] = reading.currency  # later totals show it too
     return update

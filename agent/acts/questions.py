@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent.acts.texts import act_templates, display_cost, excluded_reason, gap_words, rental, with_limits
+from agent.acts.texts import act_templates, display_cost, excluded_reason, gap_words, limits, rental, with_limits
 from agent.writing import hours, money, number, percent, same_rental, templates
 from contract.jobspec import JobSpec
 
@@ -74,8 +74,6 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[
         return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))]
     if same_rental(other, plan):
         return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))]
-    from agent.acts.texts import limits
-
     reasons = limits(other, spec, language) + gap_words(other, plan, language)
     return [t["why_not_lost"].format(name=name, reasons=t["and"].join(reasons) or t["same_result"],
                                      rental=rental(plan, spec, language)),

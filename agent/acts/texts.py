@@ -75,7 +75,7 @@ def excluded_reason(ranking: dict[str, Any], language: str) -> str:
     rt = templates(language)
     limit = ranking.get("binding_limit")
     if limit:
-        return rt["excluded_names"].get(limit, limit) if limit in rt["excluded_names"] else str(limit)
+        return str(rt["excluded_names"].get(limit, limit))
     excluded = ranking.get("excluded") or {}
     items = [f"{rt['excluded_names'].get(k, k)} {number(v, language, 0)}" for k, v in
              sorted(excluded.items(), key=lambda item: -item[1])[:3]]

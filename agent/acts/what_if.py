@@ -24,7 +24,7 @@ def hypothesis(state: dict[str, Any]) -> dict[str, Any]:
     return spec.model_dump(mode="json")
 
 
-def _change_words(spec: dict[str, Any], changed: dict[str, Any], language: str) -> str:
+def _change_words(changed: dict[str, Any], language: str) -> str:
     """'sequence length 4,096, spot yes' for the fields the what-if sets."""
     from agent.writing import templates
     from agent.writing_job import field_value
@@ -61,7 +61,7 @@ def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, An
         text = writing_questions.yes_no({**state, "spec": hyp, "feasibility": fit, "ranking": ranking})
         offer, _ = writing_questions.rental_for(fit, offers)
         return "yes_no", text, offer, hyp
-    words = _change_words(spec, changed, language) or "-"
+    words = _change_words(changed, language) or "-"
     if offers:
         lines = [t["whatif_line"].format(change=words, rental=with_limits(offers[0], hyp, language,
                                                                         state.get("display_currency")))]

@@ -19,6 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from evals.conversations.runner import first_word
+
 HERE = Path(__file__).parent
 LANGUAGES = ("it", "id", "en")
 SPLITS = ("tune", "heldout")
@@ -51,12 +53,6 @@ def act_of(result: dict[str, Any]) -> str | None:
     if intent == "follow_up":
         return "change" if result.get("changed") else "question"
     return {"out_of_scope": "declined", "injection": "declined", "unsupported": "declined"}.get(intent or "", intent)
-
-
-def first_word(answer: str) -> str:
-    """The answer's first word, lower case, without markdown."""
-    match = re.search(r"[^\W\d_]+", answer.replace("**", ""))
-    return match.group(0).lower() if match else ""
 
 
 def _same(want: Any, got: Any) -> bool:
