@@ -159,3 +159,17 @@ def test_a_misspelt_model_is_asked_about_in_the_same_turn(advisor, language, mes
     assert result["spec"]["model"] == "mistral-7b" and result["answer"].startswith(asked)
     exact = advisor.respond(message.replace("Mistrall", "Mistral"))
     assert asked not in exact["answer"]
+
+
+def test_the_smallest_gpu_is_found_for_a_job_sized_by_parameters_alone(advisor):
+    from contract.jobspec import JobSpec
+    from tools.estimator import estimate_for_spec
+
+    first = advisor.respond("LoRA on a 7B model, 20M tokens")
+    assert first["spec"]["model"] is None and first["spec"]["params_b"] == 7
+    result = advisor.respond("what's the smallest GPU for this job?", thread_id=first["thread_id"])
+    assert result["act"] == "inverse" and result["spec"] == first["spec"]
+    named = result["verdict"]["gpu"]
+    assert named, result["answer"]
+    estimate = estimate_for_spec(JobSpec.model_validate(first["spec"]), num_gpus=1, gpu=named)
+    assert estimate.fit is not None and estimate.per_gpu_gib <= 0.95 * estimate.fit.vram_gib

@@ -39,12 +39,13 @@ def _where(gpu: str | None, vram: float | None, count: int, job: dict[str, Any],
     return t["where_size"].format(size=number(job.get("gpu_memory_gb") or 0, language, 0))
 
 
-def _fits(job: dict[str, Any], model: str, gpu: str | None, vram: float | None, count: int) -> tuple[bool, float]:
-    """Whether the model fits the hardware with the job's method and settings, and its per-GPU GiB."""
+def _fits(job: dict[str, Any], model: str | None, gpu: str | None, vram: float | None, count: int
+          ) -> tuple[bool, float]:
+    """Whether the job fits the hardware (with `model` in place of its own when given), and its per-GPU GiB."""
     from tools.estimator import estimate_for_spec
     from tools.topology import DEFAULT_MEMORY_MARGIN
 
-    spec = JobSpec.model_validate({**job, "model": model, "params_b": None})
+    spec = JobSpec.model_validate({**job, "model": model, "params_b": None} if model else job)
     estimate = estimate_for_spec(spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu,
                                  vram_gib=vram)
     card = estimate.fit.vram_gib if estimate.fit else (vram or 0.0)
@@ -157,8 +158,7 @@ def smallest_gpu(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[
     t = act_templates(language)
     job = _job(state)
     for gpu in sorted({g.name: g for g in all_gpus() if g.memory_gib}.values(), key=lambda g: g.memory_gib):
-        ok, needed = _fits({**job, "gpu": gpu.name, "num_gpus": 1}, job.get("model") or "", gpu.name, None, 1) \
-            if job.get("model") else (False, 0.0)
+        ok, needed = _fits({**job, "gpu": gpu.name, "num_gpus": 1}, None, gpu.name, None, 1)
         if ok:
             ranking, _ = ranked(JobSpec.model_validate({**job, "gpu": gpu.name, "num_gpus": 1}), db_path, None)
             top = (ranking.get("offers") or [None])[0]
