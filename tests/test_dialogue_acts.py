@@ -173,3 +173,18 @@ def test_the_smallest_gpu_is_found_for_a_job_sized_by_parameters_alone(advisor):
     assert named, result["answer"]
     estimate = estimate_for_spec(JobSpec.model_validate(first["spec"]), num_gpus=1, gpu=named)
     assert estimate.fit is not None and estimate.per_gpu_gib <= 0.95 * estimate.fit.vram_gib
+
+
+@pytest.mark.parametrize(("language", "job", "what_if"), [
+    ("en", "Full fine-tune Llama 3.1 8B on 500M tokens within 24 hours, no spot", "what if we drop the deadline?"),
+    ("it", "full fine-tuning di Llama 3.1 8B su 500M token, entro 24 ore, niente spot", "e se togliamo la scadenza?"),
+    ("id", "full fine-tune Llama 3.1 8B, 500 juta token, deadline 24 jam, tanpa spot",
+     "kalau tanpa deadline gimana?")])
+def test_a_what_if_that_clears_a_limit_compares_without_it_and_keeps_the_job(advisor, language, job, what_if):
+    first = advisor.respond(job)
+    assert first["spec"]["deadline_hours"] == 24
+    asked = advisor.respond(what_if, thread_id=first["thread_id"])
+    assert asked["act"] == "what_if" and asked["spec"] == first["spec"]
+    adopted = advisor.respond({"en": "ok, do that", "it": "ok, fallo", "id": "oke, pakai itu"}[language],
+                              thread_id=first["thread_id"])
+    assert adopted["spec"]["deadline_hours"] is None and adopted["changed"] == ["deadline_hours"]

@@ -187,6 +187,8 @@ def _question_act(text: str, fields: set[str], language: str, gpus: tuple[str, .
         return ActReading("question", topic, gpus=gpus)
     if topic in ("compare", "why_not", "export", "currency", "topology") or (topic and not hypothetical):
         return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
+    if cleared and hypothetical and not fields:  # "what if we drop the deadline?": compared without it
+        return ActReading("what_if", "plain", clears=cleared, gpus=gpus)
     if fields or hypothetical:
         if has("change", text, language) and not hypothetical and fields:
             return ActReading("change", clears=cleared)  # "can we make it 4k instead?"

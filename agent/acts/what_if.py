@@ -16,10 +16,11 @@ HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
 
 
 def hypothesis(state: dict[str, Any]) -> dict[str, Any]:
-    """The plan with this turn's fields applied (what the what-if is about)."""
+    """The plan with this turn's fields applied and its cleared fields emptied (what the what-if is about)."""
     from agent.parsing import merge_spec
 
     parsed = {k: v for k, v in (state.get("parsed") or {}).items() if k != "language"}
+    parsed |= {name: None for name in state.get("act_clears") or []}
     spec, _ = merge_spec(state["spec"], {"language": state["language"], **parsed}, list(parsed))
     return spec.model_dump(mode="json")
 
