@@ -139,14 +139,34 @@ def layout_line(offer: dict[str, Any], language: str) -> str | None:
                          comm=percent(share, language))
 
 
-def alternatives_line(ranking: dict[str, Any], top: dict[str, Any], language: str) -> str | None:
-    """The cheapest and the fastest offers, when they are not the recommended one, in one line."""
+def missed_limits(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str:
+    """' (misses the 48 h deadline)' for an alternative that misses one of the user's limits, '' otherwise."""
     t = templates(language)
-    items = [t[key].format(gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
-                           hours=hours(offer["est_hours"], language), cost=money(offer["est_cost"], "USD", language))
-             for key, offer in (("alt_cheapest_short", ranking.get("cheapest_that_fits")),
-                                ("alt_fastest_short", ranking.get("fastest")))
-             if offer and not same_rental(offer, top)]
+    budget, deadline = spec.get("budget") or {}, spec.get("deadline_hours")
+    values = {"deadline": {"deadline": number(deadline or 0, language, 0)},
+              "budget": {"budget": money(budget.get("amount") or 0, budget.get("currency") or "USD", language)}}
+    missed = [t["alt_miss_items"][name].format(**values[name]) for name in offer.get("misses") or []
+              if name in values]
+    return t["alt_misses"].format(misses=t["limits_join"].join(missed)) if missed else ""
+
+
+def alternatives_line(ranking: dict[str, Any], top: dict[str, Any], spec: dict[str, Any], language: str
+                      ) -> str | None:
+    """Beside the recommended offer, in one line: the on-demand plan within the limits when the headline is spot,
+    then the cheapest and the fastest offers, each with the limits it misses."""
+    t = templates(language)
+    on_demand = ranking.get("on_demand_alternative") if top.get("spot") else None
+    shown: list[dict[str, Any]] = [top]
+    items = []
+    for key, offer in (("alt_on_demand_short", on_demand), ("alt_cheapest_short", ranking.get("cheapest_that_fits")),
+                       ("alt_fastest_short", ranking.get("fastest"))):
+        if not offer or any(same_rental(offer, seen) for seen in shown):
+            continue
+        shown.append(offer)
+        items.append(t[key].format(gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
+                                   hours=hours(offer["est_hours"], language),
+                                   cost=money(offer["est_cost"], "USD", language))
+                     + missed_limits(offer, spec, language))
     return t["alternatives_line"].format(items=t["alternatives_join"].join(items)) if items else None
 
 
@@ -207,7 +227,8 @@ def recommendation(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
                   " ".join(filter(None, [writing_notes.unknown_model(state, language),
                                          *writing_notes.price_notes(top, language)])),
                   " ".join(filter(None, [spot + citer.cite("spot") if spot else None,
-                                         alternatives_line(ranking, top, language),
+                                         writing_notes.long_spot_risk(top, language),
+                                         alternatives_line(ranking, top, spec, language),
                                          writing_notes.headline_reason(ranking, language)])),
                   memory_and_layout(state, top, citer, language),
                   assumptions_line(state.get("assumption_lines") or [], language),

@@ -17,6 +17,16 @@ def headline_reason(ranking: dict[str, Any], language: str) -> str | None:
     if reason.get("code") == "cheaper_price_unverified":
         return t["why_headline_unverified"].format(cheapest_provider=params.get("cheapest_provider", "?"),
                                                    cheapest=money(params.get("cheapest_usd") or 0, "USD", language))
+    cheapest = money(params.get("cheapest_usd") or 0, "USD", language)
+    if reason.get("code") == "deadline_margin":
+        return t["why_headline_margin"].format(cheapest=cheapest, cheapest_hours=hours(params.get("cheapest_hours")
+                                                                                        or 0, language),
+                                               deadline=number(params.get("deadline_hours") or 0, language, 0))
+    if reason.get("code") == "cheaper_layout_not_advised":
+        return t["why_headline_layout"].format(cheapest=cheapest,
+                                               cheapest_nodes=number(params.get("cheapest_nodes") or 2, language, 0))
+    if reason.get("code") == "only_plans_not_advised":
+        return t["why_headline_only_slow"]
     if reason.get("code") != "simpler_near_tie":
         return None
     changes = []
@@ -33,6 +43,22 @@ def headline_reason(ranking: dict[str, Any], language: str) -> str | None:
                                             cheapest_gpus=params.get("cheapest_gpus", "?"),
                                             cheapest_provider=params.get("cheapest_provider", "?"),
                                             changes=t["simpler_join"].join(changes))
+
+
+def long_spot_risk(offer: dict[str, Any], language: str) -> str | None:
+    """Interruptions, restarts and capacity of a spot run over a day or on several nodes (tools.ranking_entries)."""
+    reason = next((r for r in offer.get("reasons") or [] if r.get("code") == "long_spot_risk"), None)
+    if not offer.get("spot") or reason is None:
+        return None
+    t, p = templates(language), reason.get("params") or {}
+    nodes = int(p.get("nodes") or 1)
+    many = "many" if nodes > 1 else "one"
+    every = t["long_spot_every"].format(mtbf=number(p["mtbf_hours"], language, 1)) if p.get("mtbf_hours") else ""
+    return t["long_spot_risk"].format(
+        days=number(p.get("days") or 0, language, 1), nodes_text=t[f"long_spot_nodes_{many}"].format(nodes=nodes),
+        preemptions=number(p.get("expected_preemptions") or 0, language, 0), every=every,
+        scope=t[f"long_spot_scope_{many}"].format(nodes=nodes),
+        restart=number(p.get("restart_minutes") or 0, language, 0), lost=number(p.get("lost_hours") or 0, language, 0))
 
 
 def price_notes(offer: dict[str, Any], language: str) -> list[str]:
