@@ -50,9 +50,8 @@ from kb.topics import topic_entry
 from tools.catalog import current_meta
 from tools.catalog_db import CatalogUnavailableError
 from tools.estimate_cache import cached_estimate
-from tools.estimator import request_for_spec
+from tools.estimator import request_for_plan, request_for_spec
 
-LAYOUT_SHARDING = {"single_gpu": "none", "ddp": "ddp", "zero2": "zero2", "fsdp": "fsdp", "tensor_parallel": "none"}
 PER_TURN_RESET: dict[str, Any] = {
     "intent": None, "parsed": {}, "mentioned": [], "missing": [], "estimate": None, "single_gpu_estimate": None,
     "topology": None, "ranking": None, "citations": [], "assumption_lines": [], "answer": "", "notes": [],
@@ -266,18 +265,10 @@ def layout_node(state: AgentState) -> dict[str, Any]:
         return {"topology": None, "estimate": None}
     top = offers[0]
     spec = JobSpec.model_validate(state["spec"])
-    sharding = LAYOUT_SHARDING.get(top.get("layout") or "single_gpu", "none")
-    request, _ = request_for_spec(spec, num_gpus=top["total_gpus"], sharding=sharding,  # type: ignore[arg-type]
-                                  vram_gib=top.get("vram_gib_per_gpu"), gpu=top["gpu"])
-    if top.get("layout") == "tensor_parallel":  # the memory of the layout the offer uses, not of one whole model
-        degree = (top.get("topology_params") or {}).get("tensor_parallel") or top.get("gpu_count") or top["total_gpus"]
-        request = request.model_copy(update={"tensor_parallel": degree})
+    request = request_for_plan(spec, top.get("settings") or {}, gpu=top["gpu"], total_gpus=top["total_gpus"],
+                               gpus_per_node=top.get("gpu_count") or top["total_gpus"],
+                               vram_gib=top.get("vram_gib_per_gpu"))  # the run the headline was priced with
     chosen = cached_estimate(request)  # the same layout recurs turn after turn
-    layout_gib = top.get("per_gpu_gib")
-    if spec.gradient_checkpointing is None and layout_gib and request.gradient_checkpointing:
-        without = cached_estimate(request.model_copy(update={"gradient_checkpointing": False}))
-        if abs(without.per_gpu_gib - layout_gib) < abs(chosen.per_gpu_gib - layout_gib):
-            request, chosen = request.model_copy(update={"gradient_checkpointing": False}), without  # memory allows
     topology = {"verdict": top.get("topology_verdict"), "params": top.get("topology_params") or {},
                 "summary": next((r["text"] for r in top.get("reasons", []) if r["code"].startswith("topology_")), None),
                 "layout": top.get("layout"), "gpu": top["gpu"], "gpu_count": top["total_gpus"],

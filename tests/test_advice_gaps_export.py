@@ -110,3 +110,12 @@ def test_checkpointing_left_open_is_exported_as_priced(turns: list[dict[str, Any
     assert open_case["spec"]["gradient_checkpointing"] is None
     assert open_case["estimate"]["gradient_checkpointing"] is False
     assert build_task(open_case).config["envs"]["GRADIENT_CHECKPOINTING"] == "false"
+
+
+def test_the_turns_estimate_is_the_headlines_priced_run(turns: list[dict[str, Any]]) -> None:
+    """The memory breakdown the answer shows is the run the headline was priced with: same checkpointing, same
+    micro-batch, and the same per-GPU memory as the headline's layout (no guessing which run it was)."""
+    for turn in turns:
+        estimate_, top = turn["estimate"], turn["offers"][0]
+        assert estimate_["gradient_checkpointing"] == top["settings"]["gradient_checkpointing"], turn["spec"]
+        assert estimate_["per_gpu_gib"] == pytest.approx(top["per_gpu_gib"], abs=0.01), (turn["spec"], top["layout"])

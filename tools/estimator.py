@@ -12,6 +12,9 @@ and ../shared/reference/memory-formulas.md.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from contract.jobspec import MAX_SEQ_LEN, JobSpec
 from tools.fit_search import largest_fitting, ranked_fixes
 from tools.memory_peak import (
@@ -39,7 +42,7 @@ from tools.memory_setup import Setup, build_setup, lora_params, resolve_arch
 from tools.models import ModelArch
 
 __all__ = ["DEFAULTS", "FIT_MARGIN", "GIB", "Estimate", "EstimateRequest", "FitReport", "Fix", "JobDefaults", "Offload",
-           "OptimizerImpl", "Sharding", "estimate", "estimate_for_spec", "lora_params", "request_for_spec",
+           "OptimizerImpl", "Sharding", "estimate", "estimate_for_spec", "lora_params", "request_for_plan", "request_for_spec",
            "request_with_defaults", "resolve_arch"]
 
 ADAMW_NOTES = {
@@ -197,3 +200,17 @@ def estimate_for_spec(spec: JobSpec, *, num_gpus: int | None = None, sharding: S
     result = estimate(request)
     result.assumptions = filled + result.assumptions
     return result
+
+
+def request_for_plan(spec: JobSpec, settings: Mapping[str, Any], *, gpu: str, gpus_per_node: int, total_gpus: int,
+                     vram_gib: float | None = None) -> EstimateRequest:
+    """The estimator request of the run a ranked plan was priced with: its micro-batch, sequence length,
+    checkpointing, sharding (HSDP shards within one node) and tensor-parallel degree (RankedOffer.settings)."""
+    priced = {key: settings[key] for key in ("micro_batch_size", "seq_len", "gradient_checkpointing")
+              if settings.get(key) is not None}
+    group = gpus_per_node if settings.get("layout") == "hsdp" else total_gpus
+    sharding = settings.get("sharding") or ("ddp" if total_gpus > 1 else "none")
+    request, _ = request_for_spec(spec.model_copy(update=priced), num_gpus=group, sharding=sharding, gpu=gpu,
+                                  vram_gib=vram_gib)
+    degree = int(settings.get("tensor_parallel") or 1)
+    return request.model_copy(update={"tensor_parallel": degree}) if degree > 1 else request

@@ -31,6 +31,7 @@ from tools.collectives import (  # noqa: F401  (re-exported: the link model's co
 from tools.gpus import GpuSpec, lookup_gpu
 from tools.layouts import COMM_BOUND_SHARE, LayoutOption, compute, memory_gib, plan_options, search, step_time
 from tools.layouts import time_per_token as _time_per_token
+from tools.memory_peak import FIT_MARGIN
 from tools.workload import Workload, build_workload  # noqa: F401  (re-exported)
 
 Interconnect = Literal["nvlink", "pcie", "unknown"]
@@ -39,8 +40,8 @@ VerdictCode = Literal["fits_single_gpu", "multi_gpu_ok", "multi_node_ok", "pcie_
 
 PREFERENCE_TOLERANCE = 0.03
 """Layouts within 3 % of the fastest count as a tie; the simpler one (earlier in the search order) is chosen."""
-DEFAULT_MEMORY_MARGIN = 0.05
-"""Fraction of each GPU's memory kept free on top of the estimate (estimator error and fragmentation)."""
+DEFAULT_MEMORY_MARGIN = FIT_MARGIN
+"""Fraction of each GPU's memory kept free on top of the estimate: the one fit threshold (tools.memory_peak)."""
 GIB = 1024 ** 3
 
 
