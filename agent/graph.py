@@ -196,7 +196,7 @@ def merge_node(state: AgentState) -> dict[str, Any]:
         missing.append("method")
     new = spec.model_dump(mode="json")
     before = state.get("spec")
-    if state.get("act") in acts.PLAN_ACTS and not before:  # an inverse question outside a job sets no job
+    if state.get("act") in acts.PLAN_ACTS and not before and not acts.states_job(dict(state)):  # sets no job
         return {"spec": None, "missing": missing, "changed": [], "default_method": None}
     changed = [name for name in SPEC_NAMES if before and previous is not None and new.get(name) != before.get(name)]
     if state.get("preference_changed"):
@@ -239,7 +239,7 @@ def estimate_node(state: AgentState) -> dict[str, Any]:
 def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
     """Rank catalog offers by total job cost (memory fit, topology, time, spot risk, budget, deadline, wishes), the
     preferred offer first; a GPU-count question also ranks the job on that count."""
-    spec = JobSpec.model_validate(state["spec"])
+    spec = acts.ranking_spec(dict(state), JobSpec.model_validate(state["spec"]))
     prefer = state.get("prefer") or state.get("preference")
     try:
         offers = current_meta(db_path).get("offer_count", 0)

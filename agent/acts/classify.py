@@ -98,9 +98,17 @@ def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, 
     return None
 
 
-def inverse_topic(text: str) -> str:
-    """What an inverse question asks for: a model, a sequence length, a batch or the smallest GPU."""
-    lowered = text.lower()
+def inverse_clause(text: str, language: str) -> str:
+    """The sentence that asks the inverse question ("...on 20M tokens. What's the smallest setup?": the last one),
+    so the job stated around it does not decide what is asked."""
+    clauses = [c for c in re.split(r"(?<=[.?!;:])\s+|\n+", text) if c.strip()]
+    return next((c for c in clauses if has("inverse", c, language)), text)
+
+
+def inverse_topic(text: str, language: str) -> str:
+    """What an inverse question asks for: a model, a sequence length, a batch, the smallest GPU, or the smallest
+    setup (what to rent) for a job."""
+    lowered = inverse_clause(text, language).lower()
     if re.search(r"\b(?:gpu|card|scheda|kartu)\b", lowered) and re.search(
             r"smallest|cheapest|minim|piccol|kecil|murah|least", lowered):
         return "smallest_gpu"
@@ -108,6 +116,8 @@ def inverse_topic(text: str) -> str:
         return "sequence"
     if re.search(r"batch", lowered):
         return "batch"
+    if has("setup", lowered, language):
+        return "setup"
     return "model"
 
 
@@ -138,7 +148,10 @@ def _read(text: str, fields: set[str], language: str, base_intent: str, has_job:
         return ActReading("declined")
     if has("inverse", text, language) and (asks or not fields - {"gpu", "num_gpus", "gpu_memory_gb", "budget",
                                                                  "method", "model", "params_b"}):
-        return ActReading("inverse", inverse_topic(text), gpus=gpus)
+        topic = inverse_topic(text, language)
+        if topic == "setup" and fields & JOB_DEFINING:  # "<a job>. What's the smallest setup?": what to rent
+            return ActReading("new_job", gpus=gpus)
+        return ActReading("inverse", "smallest_gpu" if topic == "setup" else topic, gpus=gpus)
     general = asks and (has("general", text, language) or has("faq_topic", text, language)) \
         and not fields & {"model", "params_b"}
     if not has_job:

@@ -3,11 +3,12 @@ inverse answers (agent/graph.py wires them; recommendations are still written by
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from agent.acts import history, inverse, questions, what_if
-from agent.acts.classify import named_gpus, question_topic, read_act
+from agent.acts.classify import HARDWARE, has, named_gpus, question_topic, read_act
 from agent.acts.texts import act_templates, rental
 from agent.writing_verdict import rental_summary, verdict
 
@@ -48,12 +49,19 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     return update
 
 
+def states_job(state: dict[str, Any]) -> bool:
+    """An inverse question outside a job that states its own ("LoRA on Llama 3 8B: longest sequence?"): the job is
+    the thread's from now on, and the question is answered about it."""
+    return (state.get("act") == "inverse" and not state.get("spec")
+            and bool(set(state.get("mentioned") or []) & {"model", "params_b"}))  # a job needs its model
+
+
 def merged_spec(state: dict[str, Any], previous: dict[str, Any] | None, parsed: dict[str, Any],
                 mentioned: list[str]) -> tuple[dict[str, Any] | None, dict[str, Any], list[str], dict[str, Any]]:
     """(base job, fields to apply, their names, extra state) for the act: plan acts keep the job, undo restores an
     earlier plan, adopting takes the pending what-if, clears set fields to none."""
     act, extra = state.get("act"), {}
-    if act in PLAN_ACTS:
+    if act in PLAN_ACTS and not states_job(state):
         return previous, {}, [], extra
     if act == "undo":
         plans = list(state.get("history") or [])
@@ -74,6 +82,27 @@ def merged_spec(state: dict[str, Any], previous: dict[str, Any] | None, parsed: 
     parsed = {k: v for k, v in parsed.items() if k not in drops}
     mentioned = [name for name in mentioned if name not in drops]
     return previous, {**parsed, **cleared}, list(dict.fromkeys([*mentioned, *cleared])), extra
+
+
+def states_limit(state: dict[str, Any]) -> bool:
+    """Whether the question's hardware is a hard limit: the user's own cards ("my two 4090s"), or a statement beside
+    the question ("we can't take more than one node"); then the plan keeps it, and may find nothing."""
+    text, language = state.get("message") or "", state["language"]
+    if has("own_hardware", text, language):  # "my two 4090s": the user's own cards are what the question is about
+        return True
+    sentences = re.split(r"(?<=[.!?;])\s+|\n+", text)
+    return any(has("hard_limit", s, language) for s in sentences if "?" not in s)
+
+
+def ranking_spec(state: dict[str, Any], spec: JobSpec) -> JobSpec:
+    """The job to rank for this turn: without the hardware a new job's fit question asked about when the answer is
+    no (the card in the question is its subject, not a wish, so the "no" comes with what does run the job); the
+    thread keeps the card, so "and with QLoRA?" is still asked about it."""
+    fit = state.get("feasibility")
+    asked = [name for name in state.get("mentioned") or [] if name in HARDWARE]
+    if not fit or fit["fits"] or state.get("act") != "new_job" or not asked or states_limit(state):
+        return spec
+    return spec.model_copy(update=dict.fromkeys(asked))
 
 
 def history_after(state: dict[str, Any], previous: dict[str, Any] | None, new: dict[str, Any]) -> list[Any]:
