@@ -176,6 +176,21 @@ def _cost_groups(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeC
     return eligible, fitting
 
 
+def _at_stated_micro_batch(plans: list[Costed], stated: int | None, excluded: Counter[str] | None = None
+                           ) -> list[Costed]:
+    """The plans that run the micro-batch the user stated, when any does; all plans otherwise (a smaller
+    micro-batch is the fallback, and its entry says so). Dropped plans are counted as 'micro_batch_too_large'."""
+    if not stated:
+        return plans
+    kept = [c for c in plans if (c.topology.micro_batch_size or stated) >= stated]
+    if not kept:
+        return plans
+    if excluded is not None and len(kept) < len(plans):
+        ids = {id(c) for c in kept}
+        excluded["micro_batch_too_large"] += sum(c.group.count for c in plans if id(c) not in ids)
+    return kept
+
+
 def _on_demand_beside(headline: Costed | None, fitting: list[Costed], memo: ShapeCosts) -> Costed | None:
     """When the headline is interruptible: the cheapest trusted plan on-demand (spot plans re-costed on-demand) that
     misses neither the budget nor the deadline, an advised layout first; None otherwise."""
@@ -229,6 +244,8 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         excluded["too_little_vram"] = too_small
 
     eligible, fitting = _cost_groups(groups, memo, excluded)
+    eligible, fitting = _at_stated_micro_batch(eligible, spec.micro_batch_size, excluded), \
+        _at_stated_micro_batch(fitting, spec.micro_batch_size)
     eligible.sort(key=attrgetter("cost", "hours"))
     ordered, headline = choose_headline(eligible, spec.deadline_hours)
     on_demand = _on_demand_beside(ordered[0] if ordered else None, fitting, memo)
