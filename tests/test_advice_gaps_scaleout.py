@@ -104,3 +104,11 @@ def test_one_node_without_deadline_margin_is_also_planned_on_more_nodes() -> Non
     assert deadline_nodes(23.3, 24.0, 8) == 2
     assert deadline_nodes(20.0, 24.0, 8) is None
     assert deadline_nodes(23.3, 24.0, 4) is None  # 4-GPU instances are not clustered
+
+
+def test_a_multi_node_plan_that_meets_the_deadline_without_margin_is_tried_larger() -> None:
+    """7 nodes for 661 h against 720 h: on time but without the 10 % margin (661 x 1.1 = 727), so a larger count is
+    tried (7 x 661 / 720 x 1.1 = 7.07: 8 nodes); with margin (600 h) none is."""
+    from tools.scale_out import rescale_nodes
+    assert rescale_nodes(7, 661.0, 720.0) == 8
+    assert rescale_nodes(7, 600.0, 720.0) is None

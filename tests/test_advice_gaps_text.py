@@ -80,6 +80,7 @@ def test_cheapest_alternative_says_the_limit_it_misses(tmp_path: Path, language:
     ("deadline_margin", {"en": "margin", "it": "margine", "id": "margin"}),
     ("cheaper_layout_not_advised", {"en": "network", "it": "rete", "id": "jaringan"}),
     ("only_plans_not_advised", {"en": "network", "it": "rete", "id": "jaringan"}),
+    ("spot_nodes_under_deadline", {"en": "capacity", "it": "capacità", "id": "kapasitas"}),
 ])
 @pytest.mark.parametrize("language", ["en", "it", "id"])
 def test_headline_reasons_are_said(code: str, needle: dict[str, str], language: str) -> None:
@@ -91,3 +92,14 @@ def test_headline_reasons_are_said(code: str, needle: dict[str, str], language: 
     assert sentence and needle[language] in sentence.lower(), sentence
     if code != "only_plans_not_advised":
         assert ("250" in sentence) and ("24" in sentence or code != "deadline_margin"), sentence
+
+
+@pytest.mark.parametrize(("code", "flag"), [("cheaper_layout_not_advised", "cheapest_fabric_assumed"),
+                                            ("only_plans_not_advised", "fabric_assumed")])
+@pytest.mark.parametrize(("language", "needle"), [("en", "ethernet"), ("it", "ethernet"), ("id", "ethernet")])
+def test_an_assumed_network_is_said_as_such(code: str, flag: str, language: str, needle: str) -> None:
+    """A multi-node plan set aside (or leading alone) because its network is assumed says that, not 'slow'."""
+    from agent import writing_notes
+    params = {"cheapest_usd": 130.0, "cheapest_nodes": 2, flag: True}
+    sentence = writing_notes.headline_reason({"headline_reason": {"code": code, "params": params}}, language)
+    assert sentence and needle in sentence.lower(), sentence

@@ -1,5 +1,7 @@
 """Which ranked offer leads, and how the list reads: an unverified outlier price never leads silently, nor a layout
-the topology check advises against (a slow inter-node network) while another plan qualifies; among offers within a
+the topology check advises against (a slow inter-node network, or several nodes on a network the catalog does not
+state) and, under a deadline, spot on several nodes (it waits for capacity for all of them after each interruption)
+while another plan qualifies; among offers within a
 few percent of the cheapest the simplest leads (fewer nodes, fewer GPUs, not interruptible) unless another near-tie,
 at least as safe, is both cheaper and faster; and the same instance in several zones of one region is listed once (the cheapest, with
 a count of the others)."""
@@ -14,13 +16,29 @@ NEAR_TIE_SHARE = 0.05
 """Offers costing at most 5 % more than the cheapest count as a tie ..."""
 NEAR_TIE_USD = 1.0
 """... or at most $1 more, for jobs so small that percentages are cents (product thresholds)."""
+CERTAINTY_SHARE = 0.25
+"""Under a deadline, a plan that needs no spot capacity for several nodes at once leads over one that does when it
+costs at most 25 % more (product threshold: the wait for that capacity is in no estimate, so it is bought, not
+priced; beyond that the spot plan leads with its risk stated and the on-demand plan beside it)."""
 NOT_ADVISED = frozenset({"multi_node_slow_fabric"})
 """Topology verdicts whose own summary advises against the plan: never the headline while another plan qualifies."""
 
 
+def fabric_assumed(item: Any) -> bool:
+    """A plan on several nodes whose inter-node network the catalog does not state (plain Ethernet assumed): a
+    deadline or a price resting on a link nobody measured (independent pods, no InfiniBand/EFA/RoCE)."""
+    return item.nodes > 1 and bool((getattr(item.topology, "params", None) or {}).get("inter_node_assumed"))
+
+
+def spot_nodes_under_deadline(item: Any, deadline_hours: float | None) -> bool:
+    """An interruptible plan on several nodes with a deadline: after each interruption it waits for spot capacity
+    for all its nodes at once, a wait no estimate includes, so a hard deadline rests on it."""
+    return deadline_hours is not None and bool(item.use_spot) and item.nodes > 1
+
+
 def advised(item: Any) -> bool:
-    """True unless the plan's topology verdict advises against it."""
-    return item.topology.verdict not in NOT_ADVISED
+    """True unless the plan's topology verdict advises against it, or it spans nodes on an assumed network."""
+    return item.topology.verdict not in NOT_ADVISED and not fabric_assumed(item)
 
 
 def dominated(item: Any, others: list[Any]) -> bool:
@@ -58,15 +76,22 @@ def choose_headline(eligible: list[Any], deadline_hours: float | None = None
     trusted = [c for c in eligible if not is_outlier(c)] or eligible
     pool = [c for c in trusted if advised(c)] or trusted
     pool = [c for c in pool if has_margin(c.hours, deadline_hours)] or pool
+    safe = [c for c in pool if not spot_nodes_under_deadline(c, deadline_hours)]
+    if safe and safe[0].cost <= (1 + CERTAINTY_SHARE) * pool[0].cost:
+        pool = safe
     cheapest = pool[0]
     slack = max(NEAR_TIE_SHARE * cheapest.cost, NEAR_TIE_USD)
     near = [c for c in pool if c.cost <= cheapest.cost + slack]
     pick = min([c for c in near if not dominated(c, near)] or [cheapest], key=_simplicity)
     ordered = [pick, *(c for c in eligible if c is not pick)]
     if not advised(pick):  # nothing else qualifies: say so, so the answer does not advise against its own headline
+        assumed = fabric_assumed(pick)
         return ordered, {"code": "only_plans_not_advised", "params": {
-            "topology_verdict": pick.topology.verdict, "headline_usd": round(pick.cost, 2)}, "text": (
-            "every plan within the limits runs over a slow inter-node network; this is the cheapest of them")}
+            "topology_verdict": pick.topology.verdict, "headline_usd": round(pick.cost, 2),
+            "fabric_assumed": assumed}, "text": (
+            "every plan within the limits runs over " + ("an inter-node network the catalog does not state (plain "
+                                                         "Ethernet assumed)" if assumed else
+                                                         "a slow inter-node network") + "; this is the cheapest of them")}
     if pick is eligible[0]:
         return ordered, None
     first = eligible[0]
@@ -80,7 +105,7 @@ def choose_headline(eligible: list[Any], deadline_hours: float | None = None
         "cheapest_hours": round(first.hours, 2), "headline_hours": round(pick.hours, 2),
         "cheapest_outlier": getattr(first.offer, "price_outlier", None),
         "cheapest_peer_median_price": getattr(first.offer, "peer_median_price", None),
-        "cheapest_topology_verdict": first.topology.verdict}
+        "cheapest_topology_verdict": first.topology.verdict, "cheapest_fabric_assumed": fabric_assumed(first)}
     if is_outlier(first):
         return ordered, {"code": "cheaper_price_unverified", "params": params, "text": (
             f"a cheaper {first.offer.provider} price (${first.cost:,.2f}) is far from the same GPU elsewhere and "
@@ -90,9 +115,16 @@ def choose_headline(eligible: list[Any], deadline_hours: float | None = None
             f"a cheaper plan (${first.cost:,.2f}) takes {first.hours:,.1f} h of the {deadline_hours:g} h allowed, "
             f"without the {DEADLINE_HEADROOM - 1:.0%} margin job-time estimates need: listed below")}
     if not advised(first):
+        network = ("an inter-node network the catalog does not state (plain Ethernet assumed)"
+                   if fabric_assumed(first) else "a slow inter-node network that the layout check advises against")
         return ordered, {"code": "cheaper_layout_not_advised", "params": params, "text": (
-            f"a cheaper plan (${first.cost:,.2f}, {first.nodes} nodes) runs over a slow inter-node network that "
-            "the layout check advises against: listed below, not recommended first")}
+            f"a cheaper plan (${first.cost:,.2f}, {first.nodes} nodes) runs over {network}: listed below, not "
+            "recommended first")}
+    if spot_nodes_under_deadline(first, deadline_hours) and not spot_nodes_under_deadline(pick, deadline_hours):
+        return ordered, {"code": "spot_nodes_under_deadline", "params": params | {"deadline_hours": deadline_hours},
+                         "text": (f"a cheaper plan (${first.cost:,.2f}) runs on {first.nodes} spot nodes: after each "
+                                  "interruption it waits for spot capacity for all of them at once, which no estimate "
+                                  "includes, so with a deadline a plan that does not depend on it leads: listed below")}
     changes = []
     if pick.nodes < first.nodes:
         changes.append("one node" if pick.nodes == 1 else "fewer nodes")

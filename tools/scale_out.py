@@ -81,8 +81,9 @@ def deadline_nodes(single_node_hours: float, deadline_hours: float, gpus_per_nod
 
 
 def rescale_nodes(nodes: int, hours: float, deadline_hours: float) -> int | None:
-    """A second, larger try when `nodes` still miss the deadline (None when already at the cap)."""
-    if hours <= deadline_hours or nodes >= MAX_NODES:
+    """A second, larger try when `nodes` still miss the deadline or meet it without margin (None when they have the
+    margin, or are already at the cap)."""
+    if has_margin(hours, deadline_hours) or nodes >= MAX_NODES:
         return None
     return min(MAX_NODES, max(nodes + 1, math.ceil(nodes * hours / deadline_hours * DEADLINE_HEADROOM)))
 

@@ -210,6 +210,7 @@ def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int,
     if nodes > 1:
         params["inter_node_gbps"] = candidate.inter_node_gbps or ASSUMED_NODE_GBPS
         params["inter_node_fabric"] = candidate.inter_node_fabric
+        params["inter_node_assumed"] = not candidate.inter_node_gbps  # no cluster network stated for the instance
         return ("multi_node_slow_fabric" if bound else "multi_node_ok"), params
     if bound:
         return ("pcie_comm_bound" if links.kind == "pcie" else "comm_bound"), params
