@@ -60,15 +60,20 @@ def percent(share: float | None, language: str) -> str:
     return "< 1 %" if 0 < share < 0.01 else f"{number(100 * share, language, 0)} %"
 
 
-def spot_sentence(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str | None:
-    """Why spot or on-demand, from the spot-risk result carried in the offer's reasons."""
+def spot_sentence(offer: dict[str, Any], spec: dict[str, Any], language: str,
+                  on_demand: dict[str, Any] | None = None) -> str | None:
+    """Why spot or on-demand, from the spot-risk result carried in the offer's reasons; a spot offer's saving is
+    against `on_demand` (the best on-demand plan within the limits) when given, else against itself on-demand."""
     t = templates(language)
     spot_reason = next((r for r in offer.get("reasons", []) if r["code"].startswith("spot_")), None)
     if offer["spot"] and spot_reason is not None:
         params = spot_reason["params"]
         interval_h = params.get("checkpoint_interval_hours")
-        return t["spot_yes" if interval_h else "spot_yes_no_interval"].format(
-            savings=money(params.get("savings_usd") or 0.0, "USD", language),
+        best = on_demand is not None and on_demand["est_cost"] > offer["est_cost"]
+        savings = on_demand["est_cost"] - offer["est_cost"] if best and on_demand else params.get("savings_usd")
+        key = ("spot_vs_best" if best else "spot_yes") + ("" if interval_h else "_no_interval")
+        return t[key].format(
+            savings=money(savings or 0.0, "USD", language),
             preemptions=number(params.get("expected_preemptions") or 0.0, language, 1),
             interval=interval(interval_h, language) if interval_h else "")
     if spec.get("interruptible_ok") is False:

@@ -156,6 +156,8 @@ def alternatives_line(ranking: dict[str, Any], top: dict[str, Any], spec: dict[s
     then the cheapest and the fastest offers, each with the limits it misses."""
     t = templates(language)
     on_demand = ranking.get("on_demand_alternative") if top.get("spot") else None
+    none_within = (t["no_on_demand_within"] if top.get("spot") and on_demand is None
+                   and (spec.get("budget") or spec.get("deadline_hours")) else None)
     shown: list[dict[str, Any]] = [top]
     items = []
     for key, offer in (("alt_on_demand_short", on_demand), ("alt_cheapest_short", ranking.get("cheapest_that_fits")),
@@ -167,7 +169,8 @@ def alternatives_line(ranking: dict[str, Any], top: dict[str, Any], spec: dict[s
                                    hours=hours(offer["est_hours"], language),
                                    cost=money(offer["est_cost"], "USD", language))
                      + missed_limits(offer, spec, language))
-    return t["alternatives_line"].format(items=t["alternatives_join"].join(items)) if items else None
+    line = t["alternatives_line"].format(items=t["alternatives_join"].join(items)) if items else None
+    return " ".join(p for p in (none_within, line) if p) or None
 
 
 def assumptions_line(items: list[str], language: str) -> str | None:
@@ -222,7 +225,7 @@ def recommendation(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     if not offers:
         return no_offer_answer(state, language), []
     top = offers[0]
-    spot = spot_sentence(top, spec, language)
+    spot = spot_sentence(top, spec, language, ranking.get("on_demand_alternative"))
     paragraphs = [verdict_block(top, spec, language),
                   " ".join(filter(None, [writing_notes.unknown_model(state, language),
                                          *writing_notes.price_notes(top, language)])),
@@ -299,7 +302,7 @@ def follow_up(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     paragraphs = [verdict_block(top, spec, language),
                   "\n".join(p for p in (change, before_line(state.get("last_top"), top, language)) if p)]
     if "interruptible_ok" in changed:
-        spot = spot_sentence(top, spec, language)
+        spot = spot_sentence(top, spec, language, ranking.get("on_demand_alternative"))
         paragraphs.append(spot + citer.cite("spot") if spot else None)
     if set(changed) & MEMORY_FIELDS:
         paragraphs.append(memory_and_layout(state, top, citer, language))

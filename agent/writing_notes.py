@@ -58,11 +58,15 @@ def long_spot_risk(offer: dict[str, Any], language: str) -> str | None:
     nodes = int(p.get("nodes") or 1)
     many = "many" if nodes > 1 else "one"
     every = t["long_spot_every"].format(mtbf=number(p["mtbf_hours"], language, 1)) if p.get("mtbf_hours") else ""
+    count, lost, run_hours = (float(p.get(key) or 0) for key in ("expected_preemptions", "lost_hours", "hours"))
+    span = (t["long_spot_span_days"].format(days=number(p.get("days") or 0, language, 1)) if run_hours >= 48
+            else t["long_spot_span_hours"].format(hours=number(run_hours, language, 1)))
     return t["long_spot_risk"].format(
-        days=number(p.get("days") or 0, language, 1), nodes_text=t[f"long_spot_nodes_{many}"].format(nodes=nodes),
-        preemptions=number(p.get("expected_preemptions") or 0, language, 0), every=every,
+        span=span, nodes_text=t[f"long_spot_nodes_{many}"].format(nodes=nodes),
+        preemptions=number(count, language, 1 if count < 10 else 0), every=every,
         scope=t[f"long_spot_scope_{many}"].format(nodes=nodes),
-        restart=number(p.get("restart_minutes") or 0, language, 0), lost=number(p.get("lost_hours") or 0, language, 0))
+        restart=number(p.get("restart_minutes") or 0, language, 0),
+        lost=number(lost, language, 1 if lost < 10 else 0))
 
 
 def price_notes(offer: dict[str, Any], language: str) -> list[str]:

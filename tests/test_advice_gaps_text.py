@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import re
+
 import pytest
 
 from agent import writing_job
@@ -103,3 +105,52 @@ def test_an_assumed_network_is_said_as_such(code: str, flag: str, language: str,
     params = {"cheapest_usd": 130.0, "cheapest_nodes": 2, flag: True}
     sentence = writing_notes.headline_reason({"headline_reason": {"code": code, "params": params}}, language)
     assert sentence and needle in sentence.lower(), sentence
+
+
+def _money(amount: float, language: str) -> str:
+    """Dollars as the answer writes them (no cents from $1,000; Italian/Indonesian separators)."""
+    text = f"{round(amount):,}" if amount >= 1000 else f"{amount:,.2f}"
+    return text if language == "en" else text.replace(",", "_").replace(".", ",").replace("_", ".")
+
+
+@pytest.mark.parametrize("language", ["en", "it", "id"])
+def test_spot_saving_is_against_the_best_on_demand_plan(tmp_path: Path, language: str) -> None:
+    """Spot $8/h on the aws node (on-demand $40/h there) and a gcp node on-demand at $30/h: the saving the answer
+    states is the gap to the best on-demand plan (gcp), not to the same node on-demand."""
+    gcp = _node("gcp", 30.0, None).model_copy(update={"instance_type": "gcp-8xH100"})
+    state = _state(tmp_path, [_node("aws", 40.0, 8.0), gcp], language, deadline_hours=720)
+    ranking = state["ranking"]
+    top, alternative = ranking["offers"][0], ranking["on_demand_alternative"]
+    assert top["spot"] and alternative["provider"] == "gcp"
+    text, _ = writing_job.recommendation(state)
+    assert _money(alternative["est_cost"] - top["est_cost"], language) in text, text
+    same_node = next(r for r in top["reasons"] if r["code"].startswith("spot_"))["params"]["savings_usd"]
+    assert _money(same_node, language) not in text
+
+
+NO_ON_DEMAND = {"en": "no on-demand plan", "it": "nessun piano on-demand", "id": "tidak ada rencana on-demand"}
+
+
+@pytest.mark.parametrize("language", ["en", "it", "id"])
+def test_a_spot_headline_without_an_on_demand_plan_within_the_limits_says_so(tmp_path: Path, language: str) -> None:
+    """A budget between the spot and the on-demand cost: no on-demand plan is within it, and the answer says so."""
+    from contract.jobspec import Budget
+    probe = _state(tmp_path, [_node("aws", 40.0, 8.0)], language, deadline_hours=720)["ranking"]
+    middle = (probe["offers"][0]["est_cost"] + probe["on_demand_alternative"]["est_cost"]) / 2
+    state = _state(tmp_path, [_node("aws", 40.0, 8.0)], language, deadline_hours=720,
+                   budget=Budget(amount=middle, currency="USD"))
+    assert state["ranking"]["on_demand_alternative"] is None and state["ranking"]["offers"][0]["spot"]
+    text, _ = writing_job.recommendation(state)
+    assert NO_ON_DEMAND[language] in text.lower(), text
+
+
+@pytest.mark.parametrize("language", ["en", "it", "id"])
+def test_reasons_do_not_point_below_a_table_printed_above(language: str) -> None:
+    """The CLI prints the offer table before the prose: no headline reason says 'listed below'."""
+    from agent import writing_notes
+    for code in ("deadline_margin", "cheaper_layout_not_advised", "spot_nodes_under_deadline",
+                 "cheaper_price_unverified"):
+        params = {"cheapest_usd": 250.0, "cheapest_hours": 23.3, "deadline_hours": 24.0, "cheapest_nodes": 2,
+                  "cheapest_provider": "aws"}
+        sentence = writing_notes.headline_reason({"headline_reason": {"code": code, "params": params}}, language)
+        assert sentence and not re.search(r"below|sotto|di bawah", sentence), sentence
