@@ -188,3 +188,20 @@ def test_a_what_if_that_clears_a_limit_compares_without_it_and_keeps_the_job(adv
     adopted = advisor.respond({"en": "ok, do that", "it": "ok, fallo", "id": "oke, pakai itu"}[language],
                               thread_id=first["thread_id"])
     assert adopted["spec"]["deadline_hours"] is None and adopted["changed"] == ["deadline_hours"]
+
+
+def test_is_pcie_enough_on_an_nvlink_plan_gives_the_pcie_figure(advisor):
+    """A plan on NVLink GPUs and no PCIe offer of the same count in the list: the answer still says what PCIe would
+    cost, with the topology check's own figure for the same GPUs over PCIe (ask the tool, compare the percent)."""
+    from contract.jobspec import JobSpec
+    from tools.topology import Candidate, build_workload, check_topology
+
+    first = advisor.respond("pretrain a 3B model from scratch on 60B tokens on 16 H100 GPUs in 2 nodes")
+    top = first["offers"][0]
+    assert top["total_gpus"] == 16 and "nvlink" in str(top["topology_params"].get("link")).lower()
+    answer = advisor.respond("is PCIe enough for this?", thread_id=first["thread_id"])["answer"]
+    pcie = check_topology(build_workload(JobSpec.model_validate(first["spec"])), Candidate(
+        gpu="H100", gpu_count=16, gpus_per_node=8, interconnect="pcie",
+        inter_node_gbps=top["topology_params"].get("inter_node_gbps"), vram_gib=top["vram_gib_per_gpu"]))
+    share = pcie.params["exposed_comm_share"]
+    assert "PCIe" in answer and f"{100 * share:.0f} %" in answer, (answer, share)

@@ -170,7 +170,29 @@ def topology(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     if pcie is not None and "pcie" not in link.lower():
         lines.append(t["topology_pcie_other"].format(rental=rental(pcie, spec, language),
                                                      comm=percent(pcie.get("exposed_comm_share"), language)))
+    elif "pcie" not in link.lower():
+        same = _over_pcie(spec, plan)
+        if same is not None and same.params.get("layout"):
+            lines.append(t["topology_pcie_same"].format(
+                gpus=plan["total_gpus"], gpu=plan["gpu"], comm=percent(same.params.get("exposed_comm_share"),
+                                                                       language),
+                layout=templates(language)["layout_names"].get(str(same.params["layout"]), same.params["layout"])))
     return lines
+
+
+def _over_pcie(spec: dict[str, Any], plan: dict[str, Any]) -> Any:
+    """The topology check of the plan's own GPUs with PCIe between them instead of NVLink (None if it fails)."""
+    from contract.jobspec import JobSpec
+    from tools.topology import Candidate, build_workload, check_topology
+
+    params = plan.get("topology_params") or {}
+    try:
+        return check_topology(build_workload(JobSpec.model_validate(spec)), Candidate(
+            gpu=plan["gpu"], gpu_count=plan["total_gpus"], gpus_per_node=plan.get("gpu_count") or plan["total_gpus"],
+            interconnect="pcie", inter_node_gbps=params.get("inter_node_gbps") if plan.get("nodes", 1) > 1 else None,
+            vram_gib=plan.get("vram_gib_per_gpu")))
+    except (ValueError, TypeError):
+        return None
 
 
 def export(state: dict[str, Any], db_path: Path) -> list[str]:
