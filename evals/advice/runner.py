@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import tempfile
 from collections import defaultdict
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from evals.scored_path import add_llm_flag, choose_path
 
 CLASSES: dict[str, tuple[float, float]] = {
     "16GB": (14.0, 20.0), "24GB": (20.0, 36.0), "48GB": (36.0, 60.0), "80GB": (60.0, 120.0),
@@ -147,9 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="do not list the misses")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--set", default="requests", choices=sorted(SETS), help="which eval set to score")
+    add_llm_flag(parser)
     args = parser.parse_args(argv)
-    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        os.environ.pop(key, None)  # the offline advisor is what this eval measures
+    path = choose_path(args.llm)  # the offline advisor unless --llm
     from agent.service import Advisor
 
     home = Path(tempfile.mkdtemp(prefix="gpu-advisor-advice-"))
@@ -177,13 +178,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         advisor.close()
     rows = [ok for oks in per_language.values() for ok in oks]
-    scores = {"set": SETS[args.set], "rows_right": sum(rows), "rows": len(rows),
+    scores = {"set": SETS[args.set], "path": path, "rows_right": sum(rows), "rows": len(rows),
               "checks": {name: [sum(oks), len(oks)] for name, oks in sorted(per_check.items())},
               "languages": {lang: [sum(oks), len(oks)] for lang, oks in sorted(per_language.items())}}
     if args.json:
         print(json.dumps(scores | {"misses": misses}, indent=2))
         return 0
     print(f"set: {SETS[args.set]}")
+    print(f"scored path: {path}")
     print(f"requests fully right: {sum(rows)}/{len(rows)} = {100 * sum(rows) / len(rows):.1f} %")
     for lang, oks in sorted(per_language.items()):
         print(f"  {lang}: {sum(oks)}/{len(oks)}")

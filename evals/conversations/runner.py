@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.service import Advisor
+from evals.scored_path import add_llm_flag, choose_path
 
 LANGUAGES = ("it", "id", "en")
 INTENT_KIND = {"job_request": "recommendation", "follow_up": "recommendation", "out_of_scope": "declined",
@@ -195,7 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quiet", action="store_true", help="do not list the misses")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_llm_flag(parser)
     args = parser.parse_args(argv)
+    path = choose_path(args.llm)
     report = evaluate()
-    print(json.dumps(report, indent=2) if args.json else render(report, show_misses=not args.quiet))
+    print(json.dumps({"path": path, **report}, indent=2) if args.json else f"scored path: {path}\n"
+          + render(report, show_misses=not args.quiet))
     return 0

@@ -25,6 +25,7 @@ from typing import Any
 import sqlite3
 
 from agent.service import Advisor
+from evals.scored_path import add_llm_flag, choose_path
 
 
 def _load(package: str, name: str) -> list[dict[str, Any]]:
@@ -80,8 +81,9 @@ def check_recommendation(result: dict[str, Any], db_path: Path) -> dict[str, boo
     checks["price_matches_row"] = any(abs(r * nodes - top["price_per_hour"]) <= 1e-6 * max(1.0, r) for r in rates)
     checks["fits_row_memory"] = top["per_gpu_gib"] is not None and all(
         top["per_gpu_gib"] <= row["vram_gib_per_gpu"] for row in rows if row["vram_gib_per_gpu"])
-    checks["cost_at_least_rate_x_hours"] = top["est_cost"] >= top["price_per_hour"] * top["est_hours"] * (1 - 1e-6) \
-        or spot  # spot's expected cost weighs hours by the chance of each preemption count
+    # on spot too: its expected cost is the price times the expected billed hours, restarts included, and est_hours
+    # is that expected run, so billing can only round it up (was 'or spot', which passed every spot turn unchecked)
+    checks["cost_at_least_rate_x_hours"] = top["est_cost"] >= top["price_per_hour"] * top["est_hours"] * (1 - 1e-6)
     if spec.get("interruptible_ok") is False:
         market = any(row["on_demand_is_market"] for row in rows if "on_demand_is_market" in row.keys())
         checks["no_spot"] = not spot and not market
@@ -121,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     """Print field accuracy per language and field, multi-turn accuracy, recommendation checks and latency."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quiet", action="store_true", help="do not list the misses")
+    add_llm_flag(parser)
     args = parser.parse_args(argv)
+    print(f"scored path: {choose_path(args.llm)}")
     home = Path(tempfile.mkdtemp(prefix="gpu-advisor-eval-"))
     advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
     fields: dict[str, list[bool]] = defaultdict(list)
