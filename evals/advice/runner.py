@@ -4,7 +4,7 @@ Each request runs as one chat turn through the full graph (no LLM). Checks, each
 feasible (offers shown or not), hardware (the headline offer matches one accepted GPU class/name, total GPU count
 range and single/multi-node), spot (the headline is interruptible or not: spot capacity or a market-priced
 "on-demand" price), binding (for an impossible job, the limit that binds: memory, compute, deadline or budget,
-read from the turn or, when the turn does not carry it, from rank_offers on the parsed spec), no_zero_hours (the
+read from the turn, never recomputed by the product's ranking), no_zero_hours (the
 answer never says a job takes "0.0 hours"), and the optional layout (the headline's parallel layout is one of those
 accepted; HSDP, FSDP sharded inside each node and replicated across nodes, counts as "fsdp"), hours (the headline's
 est_hours within [min, max]) and on_demand_shown (when the headline is interruptible, a plan that is not, and that
@@ -91,20 +91,12 @@ def on_demand_shown(result: dict[str, Any]) -> bool | None:
 
 
 def binding_of(result: dict[str, Any], db_path: Path) -> str | None:
-    """The limit that binds, from the turn when it carries one, else from rank_offers on the parsed spec."""
+    """The limit that binds, as the turn itself reports it (None when it reports none: the check then fails; the
+    eval never asks the ranking code for a verdict the user did not get). `db_path` is kept for the callers."""
     for source in (result, result.get("ranking") or {}):
         if source.get("binding_limit"):
             return str(source["binding_limit"])
-    if not result.get("spec"):
-        return None
-    from contract.jobspec import JobSpec
-    from tools.ranking import rank_offers
-
-    try:
-        ranking = rank_offers(JobSpec.model_validate(result["spec"]), db_path=db_path, limit=1)
-    except ValueError:
-        return None
-    return getattr(ranking, "binding_limit", None)
+    return None
 
 
 def check_row(row: dict[str, Any], result: dict[str, Any], db_path: Path) -> dict[str, bool]:
