@@ -8,6 +8,8 @@ import pytest
 
 from agent.service import Advisor
 from contract.jobspec import JobSpec
+from tests.raw_catalog import assert_headline_rule, raw_cost
+from tools.ranking import rank_offers
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +50,16 @@ def test_job_request_gets_a_grounded_recommendation_in_its_language(advisor, mes
 
 
 def test_the_top_offer_is_the_cheapest_eligible_one(advisor):
+    """Costs recomputed from the catalog's raw rows: the headline is the cheapest of every eligible plan (the tool's
+    full listing) or a near-tie of it (5 % or $1, README); the on-demand plan may sit second, the rest by cost."""
     result = advisor.respond("LoRA on Mistral 7B, 50M tokens, budget $500")
-    costs = [o["est_cost"] for o in result["offers"]]
-    assert costs[2:] == sorted(costs[2:])
-    # the headline is the cheapest or a near-tie of it (5 % or $1, README); the on-demand plan may sit second
-    assert costs[0] <= 1.05 * min(costs) + 1.0
-    assert all(o["fits"] for o in result["offers"])
+    assert len(result["offers"]) >= 3 and all(o["fits"] for o in result["offers"])
+    assert_headline_rule(advisor.db_path, result["offers"])
+    every = rank_offers(JobSpec.model_validate(result["spec"]), db_path=advisor.db_path, limit=100_000).offers
+    cheapest = min(raw_cost(advisor.db_path, o.model_dump()) for o in every)
+    assert raw_cost(advisor.db_path, result["offers"][0]) <= cheapest + max(0.05 * cheapest, 1.0)
+    assert min(raw_cost(advisor.db_path, o) for o in result["offers"]) == pytest.approx(cheapest)
+    assert all(o["est_cost"] <= 500 for o in result["offers"])
 
 
 TOOL_RESULT_KEYS = ("spec", "estimate", "single_gpu_estimate", "topology", "offers", "alternatives", "excluded", "fx",
@@ -62,38 +68,44 @@ TOOL_RESULT_KEYS = ("spec", "estimate", "single_gpu_estimate", "topology", "offe
 
 
 def _ungrounded_numbers(result: dict) -> list[str]:
-    """Numbers in the answer that no tool result holds (small counts and citation markers aside)."""
-    tool_numbers = _numbers_of({key: result.get(key) for key in TOOL_RESULT_KEYS})
-    return [token for token in re.findall(r"\d+(?:[.,]\d+)*", result["answer"])
-            if _as_float(token, result["language"]) not in tool_numbers and token not in {"1", "2", "3"}]
+    """Numbers in the answer that no tool result holds. Citation markers ([1]), quoted instance names (`...`) and
+    digits inside names (H100, L40S) are not figures; every other number counts, small ones too."""
+    tool_numbers = set().union(*(_numbers_of(result.get(key), key) for key in TOOL_RESULT_KEYS))
+    text = re.sub(r"`[^`]*`|\[\d+\]", " ", result["answer"])
+    return [token for token in re.findall(r"(?<![A-Za-z\d.,])\d+(?:[.,]\d+)*", text)
+            if _as_float(token, result["language"]) not in tool_numbers]
 
 
-def test_every_number_in_the_answer_comes_from_the_tool_results(advisor):
+def test_the_headline_and_memory_lines_carry_the_headline_offers_own_figures(advisor):
+    """The pooled check above accepts any tool number anywhere; here each figure is tied to its source: GPU count,
+    hours and cost to offers[0], the memory line to its per-GPU estimate, and the parts add up to the total."""
     result = advisor.respond("Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot")
-    assert _ungrounded_numbers(result) == []
+    top, lines = result["offers"][0], result["answer"].replace("**", "").splitlines()
+    assert lines[0].startswith(f"Rent {top['total_gpus']}× {top['gpu']} on {top['provider']}")
+    assert f"about {top['est_hours']:.1f} h, ${top['est_cost']:,.2f} in total" in lines[0]
+    memory = next(line for line in lines if line.startswith("Memory:"))
+    found = re.search(r"about ([\d.]+) GiB per GPU of (\d+) GiB \(([^)]*)\)", memory)
+    assert found, memory
+    assert float(found[1]) == round(top["per_gpu_gib"], 1) and int(found[2]) == round(top["vram_gib_per_gpu"])
+    parts = [float(x) for x in re.findall(r"[a-z ]+ ([\d.]+)", found[3])]
+    assert len(parts) >= 5 and abs(sum(parts) - float(found[1])) <= 0.05 * len(parts)  # each part rounded to 0.1
 
 
-def test_the_grounding_check_catches_an_invented_number(advisor):
-    result = advisor.respond("Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot")
-    tampered = {**result, "answer": result["answer"] + " Costs only 777 dollars."}
-    assert _ungrounded_numbers(tampered) == ["777"]
-
-
-def _numbers_of(value) -> set[float]:
-    """Every number in a JSON-like value, rounded the ways the writer prints them."""
+def _numbers_of(value, key: str = "") -> set[float]:
+    """Every number in a JSON-like value, rounded the ways the writer prints them (0-2 decimals, 4 significant
+    digits, shares as percents); digits inside strings count only for dates and the catalog's and assumptions' texts."""
     found: set[float] = set()
     if isinstance(value, dict):
-        for item in value.values():
-            found |= _numbers_of(item)
+        for name, item in value.items():
+            found |= _numbers_of(item, name if key not in ("catalog", "assumptions") else key)
     elif isinstance(value, list):
         for item in value:
-            found |= _numbers_of(item)
+            found |= _numbers_of(item, key)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        for digits in (0, 1, 2, 4):
-            found.add(round(float(value), digits))
-        found |= {round(value * 100), round(value / 1e6, 1), round(value / 1e9, 1), round(value * 60)}
-    elif isinstance(value, str):
-        found |= {float(t) for t in re.findall(r"\d+(?:\.\d+)?", value)}
+        found |= {round(float(value), digits) for digits in (0, 1, 2)} | {round(value * 100), float(f"{value:.4g}")}
+    elif isinstance(value, str) and (key in ("catalog", "assumptions", "snapshot_date") or re.fullmatch(
+            r"\d{4}-\d{2}-\d{2}", value)):
+        found |= {float(t) for t in re.findall(r"\d+(?:\.\d+)?", value.replace(",", ""))}
     return found
 
 

@@ -13,7 +13,6 @@ import httpx2
 import pytest
 
 from agent import llm, parse_llm
-from agent.claims import check_fragment
 from agent.phrasing import note
 from agent.service import Advisor
 from tests.fake_openai import running
@@ -164,10 +163,12 @@ def test_bad_rewordings_are_never_streamed(web, draft, case):
     deltas = [data["text"] for name, data in events if name == "delta"]
     assert deltas, "a streaming client gets text"
     streamed = "".join(deltas)
-    if MARKERS[case]:
-        assert MARKERS[case] not in streamed
-    for paragraph in streamed.split("\n\n"):
-        assert check_fragment(paragraph, draft, "it").ok, paragraph
+    marker = MARKERS[case] or headline(moved_figures(draft))  # the swapped verdict itself
+    assert marker not in streamed
+    # what was streamed is the draft's own opening paragraphs, verbatim (not judged by the product's claim checker)
+    paragraphs = draft.split("\n\n")
+    shown = streamed.split("\n\n")
+    assert shown == paragraphs[:len(shown)], streamed
 
 
 @pytest.mark.parametrize("failure", [{"status": 500, "content": {"error": {"message": "boom"}}},

@@ -1,12 +1,14 @@
 """Time limits of the LLM path against a local OpenAI-wire server: a hanging server, a trickling stream, many turns
-at once, and the circuit breaker. Bounds are the configured deadline plus the offline turn measured in the same test.
-"""
+at once, and the circuit breaker. Asserted is behaviour (the configured deadline reaches every client, a timeout
+opens the breaker, a hanging LLM costs a turn one call); the seconds are figures, printed by
+benchmarks/llm_deadline.py beside the offline turn measured in the same run."""
 
 from __future__ import annotations
 
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -18,8 +20,6 @@ from tools.catalog import ensure_db
 
 MESSAGE = "QLoRA su Llama 3.1 8B, 20M token, budget 50 euro"
 DEADLINE_S = 1.0
-SLACK_S = 1.5
-"""Thread start-up, the offline fallback and a busy shared machine."""
 
 
 @pytest.fixture(scope="module")
@@ -41,45 +41,48 @@ def fake(monkeypatch):
     llm.breaker.reset()
 
 
-def offline_turn_seconds(advisor: Advisor, monkeypatch) -> float:
-    """How long the same turn takes with no LLM (the baseline of every bound here)."""
-    with monkeypatch.context() as patch:
-        patch.setenv("GPU_ADVISOR_OFFLINE", "1")
-        start = time.perf_counter()
-        advisor.respond(MESSAGE)
-        return time.perf_counter() - start
+@pytest.fixture()
+def deadlines(monkeypatch) -> list[float]:
+    """The timeout every openai client of agent.llm is built with, in order (the real make_client still runs)."""
+    seen: list[float] = []
+    real = llm.make_client
+
+    def spy(timeout: float | None = None) -> Any:
+        seen.append(timeout if timeout is not None else llm.timeout_s())
+        return real(timeout)
+
+    monkeypatch.setattr(llm, "make_client", spy)
+    return seen
 
 
-def test_a_hanging_llm_costs_a_turn_one_deadline_and_the_turn_answers_offline(fake, catalog, tmp_path, monkeypatch):
+def test_a_hanging_llm_costs_a_turn_one_deadline_and_the_turn_answers_offline(fake, catalog, tmp_path, deadlines):
     advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
-    baseline = offline_turn_seconds(advisor, monkeypatch)
     fake.default = (200, "never mind", 30.0, 0.0)  # every request hangs for 30 s
-    start = time.perf_counter()
     result = advisor.respond(MESSAGE)
-    elapsed = time.perf_counter() - start
     advisor.close()
     assert result["offers"] and result["parser"] == "offline"
     assert len(result["notes"]) == 1 and "offline" in result["notes"][0]  # said once, not per skipped call
-    assert elapsed < baseline + DEADLINE_S + SLACK_S, (elapsed, baseline)  # the parse timed out: phrasing skipped
+    assert deadlines == [DEADLINE_S]  # one call, with the configured deadline; the phrasing call never started
     assert llm.breaker.is_open and len(fake.requests) == 1
 
 
-def test_a_trickling_stream_is_cut_at_the_deadline(fake):
+def test_a_trickling_stream_is_cut_at_the_deadline(fake, deadlines):
     draft = "**Noleggia 1× H100** su runpod, circa 2,0 ore, **4,00 $** in totale."
     fake.reply(draft + " " + "ancora " * 200, chunk_delay_s=0.05)  # a word every 50 ms: ~10 s in all
-    start = time.perf_counter()
     answer, why = phrase_answer(draft, "it")
-    elapsed = time.perf_counter() - start
+    # cut, not read to the end: 'unavailable' (a timeout, which opens the breaker), not 'unverified' (a full text
+    # that fails the claim check)
     assert (answer, why) == (draft, note("unavailable", "it"))
-    assert elapsed < DEADLINE_S + SLACK_S, elapsed
+    assert deadlines == [DEADLINE_S] and llm.breaker.is_open
 
 
-def test_the_parse_retries_share_one_deadline(fake):
+def test_the_parse_retries_share_one_deadline(fake, deadlines):
     fake.reply({"error": {"message": "no json_schema"}}, status=400, delay_s=0.7)
     fake.reply("{}", delay_s=0.7)  # the JSON-mode retry would end after the deadline
-    start = time.perf_counter()
     answer = parse_llm.parse_with_llm("QLoRA", "en")
-    assert answer.error == "the LLM timed out" and time.perf_counter() - start < DEADLINE_S + SLACK_S
+    # 0.7 s + 0.7 s passes one 1 s deadline but neither try's own: a timeout means both shared one client's deadline
+    assert answer.error == "the LLM timed out"
+    assert deadlines == [DEADLINE_S] and llm.breaker.is_open
 
 
 def test_the_breaker_skips_the_llm_after_repeated_failures_and_retries_after_the_cool_down(fake, monkeypatch):
@@ -98,30 +101,16 @@ def test_the_breaker_skips_the_llm_after_repeated_failures_and_retries_after_the
     assert not llm.breaker.is_open
 
 
-def test_two_dozen_concurrent_turns_on_a_hanging_llm_all_answer_within_the_deadline(fake, catalog, tmp_path,
-                                                                                  monkeypatch):
+def test_two_dozen_concurrent_turns_on_a_hanging_llm_all_answer_offline_one_call_each_at_most(fake, catalog,
+                                                                                             tmp_path, deadlines):
     turns = 24
     advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
-    with monkeypatch.context() as patch, ThreadPoolExecutor(turns) as pool:
-        patch.setenv("GPU_ADVISOR_OFFLINE", "1")
-        start = time.perf_counter()
-        list(pool.map(lambda i: advisor.respond(MESSAGE, thread_id=f"offline-{i}"), range(turns)))
-        baseline = time.perf_counter() - start  # the same load with no LLM at all
     fake.default = (200, "never mind", 30.0, 0.0)
-
-    def turn(i: int) -> tuple[float, dict]:
-        began = time.perf_counter()
-        result = advisor.respond(MESSAGE, thread_id=f"llm-{i}")
-        return time.perf_counter() - began, result
-
     with ThreadPoolExecutor(turns) as pool:
-        start = time.perf_counter()
-        results = list(pool.map(turn, range(turns)))
-        wall = time.perf_counter() - start
+        results = list(pool.map(lambda i: advisor.respond(MESSAGE, thread_id=f"llm-{i}"), range(turns)))
     advisor.close()
-    assert all(r["offers"] and r["notes"] for _, r in results)
-    slowest = max(seconds for seconds, _ in results)
-    assert slowest < baseline + DEADLINE_S + SLACK_S, (slowest, baseline)
-    assert wall < baseline + DEADLINE_S + SLACK_S, (wall, baseline)
+    assert all(r["offers"] and r["notes"] and r["parser"] == "offline" for r in results)
     assert llm.breaker.is_open  # the failures opened it: later turns skip the LLM at once
-    print(f"\n{turns} concurrent turns: offline {baseline:.2f} s, hanging LLM {wall:.2f} s (slowest {slowest:.2f} s)")
+    # a hanging LLM costs a turn at most one call (the parse; no phrasing after it), each with the deadline
+    assert 1 <= len(deadlines) <= turns and set(deadlines) == {DEADLINE_S}
+    assert len(fake.requests) <= len(deadlines)  # a call abandoned at its deadline may never have been sent

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import httpx2
 import pytest
 
+from tests.shared_data import unavailable
 from tests.web_server import (
     ARTIFACTS,
     CHROMIUM_FLAGS,
@@ -151,7 +152,7 @@ def browser():
     when chromium or playwright is missing)."""
     require_chromium()
     if sync_api is None:
-        pytest.skip("playwright is not installed")
+        unavailable("playwright is not installed")
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         yield launched

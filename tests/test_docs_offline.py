@@ -8,6 +8,7 @@ import re
 import httpx2
 import pytest
 
+from tests.shared_data import import_or_unavailable
 from tests.web_server import ARTIFACTS, CHROMIUM_FLAGS, chromium_path, require_chromium, serve, test_settings
 from tools.catalog import ensure_db
 
@@ -41,7 +42,7 @@ def test_redoc_is_not_offered_as_a_blank_page(server):
 
 def test_swagger_ui_renders_in_a_browser_with_outside_requests_refused(server):
     require_chromium()
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = import_or_unavailable("playwright.sync_api")
     outside: list[str] = []
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)

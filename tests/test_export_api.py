@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from agent.skypilot_task import build_task
+from tests.shared_data import import_or_unavailable
 from tests.web_server import (
     CHROMIUM_FLAGS,
     chromium_path,
@@ -80,7 +81,7 @@ def test_bad_results_get_a_one_line_422(server, chat_result, change, words):
 def test_widget_button_downloads_the_task(server):
     """In the widget, 'Avvia con SkyPilot' downloads task.yaml with the recommended instance."""
     require_chromium()
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = import_or_unavailable("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         try:

@@ -15,6 +15,7 @@ import pytest
 
 from cli.app import main
 from tests.read_only import read_only_supported, run_read_only
+from tests.shared_data import unavailable
 from tools.catalog import (
     APPLICATION_ID,
     CatalogUnavailableError,
@@ -235,7 +236,7 @@ def test_interrupted_build_leaves_the_old_catalog(tmp_path: Path) -> None:
 def _read_only_env(tmp_path: Path, **extra: str) -> tuple[Path, dict[str, str]]:
     reason = read_only_supported(tmp_path / "probe")
     if reason:
-        pytest.skip(reason)
+        unavailable(reason)
     home = tmp_path / "ro"
     home.mkdir()
     env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path / "tmp"),
@@ -269,7 +270,7 @@ def test_read_only_explicit_catalog_path_is_one_clear_line(tmp_path: Path) -> No
 def test_read_only_folder_with_a_good_catalog_works(tmp_path: Path) -> None:
     reason = read_only_supported(tmp_path / "probe")
     if reason:
-        pytest.skip(reason)
+        unavailable(reason)
     home = tmp_path / "ro"
     home.mkdir()
     build_from_snapshot(home / "catalog.sqlite")

@@ -20,6 +20,7 @@ import httpx2
 import pytest
 import uvicorn
 
+from tests.shared_data import unavailable
 from tests.web_server import parse_sse, serve, test_settings
 from tools.catalog import build_from_snapshot, inspect_catalog, read_meta
 from web.app import create_app
@@ -295,7 +296,7 @@ def test_serve_on_a_read_only_data_folder_is_one_line(tmp_path: Path) -> None:
 
     reason = read_only_supported(tmp_path / "probe")
     if reason:
-        pytest.skip(reason)
+        unavailable(reason)
     home = tmp_path / "ro"
     home.mkdir()
     (tmp_path / "tmp").mkdir()

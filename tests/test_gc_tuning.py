@@ -9,19 +9,17 @@ import sys
 from pathlib import Path
 
 SCRIPT = """
-import gc, json, sys, time
+import gc, json, sys
 from pathlib import Path
 from agent.service import Advisor
 home = Path(sys.argv[1])
 before = {"frozen": gc.get_freeze_count(), "threshold": gc.get_threshold()[0]}
 advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
 started = gc.get_freeze_count()
-pauses = []
-def hook(phase, info, clock=[0.0]):
+generations = []
+def hook(phase, info):
     if phase == "start":
-        clock[0] = time.perf_counter()
-    else:
-        pauses.append((time.perf_counter() - clock[0]) * 1000)
+        generations.append(info["generation"])
 thread = advisor.respond("LoRA on Llama 3.2 1B with 5k examples")["thread_id"]
 for text in ("and with 2 GPUs?", "cheaper?", "QLoRA su Qwen2.5 14B, budget 50 euro"):
     advisor.respond(text, thread_id=thread)
@@ -30,13 +28,14 @@ answer = advisor.respond("e con 4 GPU?", thread_id=thread)["answer"]
 gc.callbacks.remove(hook)
 advisor.close()
 print(json.dumps({"before": before, "started": started, "warm": gc.get_freeze_count(),
-                  "threshold": gc.get_threshold()[0], "answer": bool(answer), "pauses": pauses}))
+                  "threshold": gc.get_threshold()[0], "answer": bool(answer), "generations": generations}))
 """
 
 
 def test_warm_advisor_heap_is_frozen_and_turns_still_answer(tmp_path: Path) -> None:
     """Construction freezes the startup heap, the warm caches are frozen after the first turns, young collections
-    wait for more allocations, and turns keep answering."""
+    wait for more allocations, a warm turn runs no full (generation-2) collection, and turns keep answering. The
+    pause lengths are figures, not assertions: benchmarks/gc_pauses.py prints them beside an untuned baseline."""
     out = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=300,
                          cwd=Path(__file__).resolve().parents[1], check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -45,4 +44,4 @@ def test_warm_advisor_heap_is_frozen_and_turns_still_answer(tmp_path: Path) -> N
     assert result["warm"] > result["started"], "objects cached by the first turns are frozen too"
     assert result["threshold"] >= 10_000 > result["before"]["threshold"]
     assert result["answer"]
-    assert all(pause < 100 for pause in result["pauses"]), result["pauses"]
+    assert 2 not in result["generations"], result["generations"]

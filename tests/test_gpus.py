@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.shared_data import SHARED, shared_path
 from tools.gpus import (
     DATA_FILE,
     GpuSpec,
@@ -165,16 +166,19 @@ def test_parse_reports_memory_and_form() -> None:
 
 
 def _catalog_offers():
-    """Offers of the shipped snapshot and of a fresh import of shared/data/skypilot-catalog-v7 (when present)."""
-    from pathlib import Path
+    """Offers of the shipped snapshot and of a fresh import of shared/data/skypilot-catalog-v7 (when present; under
+    CI its absence fails)."""
+    import os
 
     from tools.catalog import read_snapshot
     from tools.catalog_import import import_catalog_dir
 
     _, offers = read_snapshot()
-    folder = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "skypilot-catalog-v7"
+    folder = SHARED / "data" / "skypilot-catalog-v7"
     if folder.is_dir():
         offers = [*offers, *import_catalog_dir(folder).offers]
+    elif os.environ.get("CI"):
+        pytest.fail(f"required under CI: {folder} is missing (set GPU_ADVISOR_SHARED)", pytrace=False)
     return offers
 
 
@@ -209,9 +213,7 @@ def test_every_accelerator_named_in_the_shared_catalog_is_in_the_table() -> None
     import csv
     from pathlib import Path
 
-    folder = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "skypilot-catalog-v7"
-    if not folder.is_dir():
-        pytest.skip("../shared/data/skypilot-catalog-v7 not present")
+    folder = shared_path("data", "skypilot-catalog-v7")
     names = set()
     for path in folder.glob("*.csv"):
         with open(path, newline="", encoding="utf-8") as handle:

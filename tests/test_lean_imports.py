@@ -44,12 +44,14 @@ def test_a_graph_turn_runs_with_the_package_deferred(tmp_path) -> None:
 from agent.service import Advisor
 advisor = Advisor(checkpoint_path={str(tmp_path / 'threads.sqlite')!r}, db_path={str(tmp_path / 'catalog.sqlite')!r})
 reply = advisor.respond("QLoRA on Llama 3 8B, 10k examples, budget $50")
-print(bool(reply["thread_id"]), "H100" in reply["answer"] or "GPU" in reply["answer"])
+top = reply["offers"][0]
+print(bool(reply["thread_id"]), reply["spec"]["model"], reply["spec"]["method"],
+      reply["answer"].replace("**", "").startswith(f"Rent {{top['total_gpus']}}× {{top['gpu']}} on {{top['provider']}}"))
 import sys
 print("langgraph_sdk.client" in sys.modules)
 advisor.close()
 """
-    assert _run(code).splitlines() == ["True True", "False"]
+    assert _run(code).splitlines() == ["True llama-3-8b qlora True", "False"]
 
 
 HELP_CHECK = """

@@ -45,9 +45,20 @@ def test_plan_measures_fused_and_foreach_adamw_twins():
     proc = subprocess.run([sys.executable, str(SCRIPT), "--dry-run", "--only", "1b"], cwd=ROOT, capture_output=True,
                           text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
-    lines = [line.split()[0] for line in proc.stdout.splitlines() if line.strip().startswith("h200-")]
-    foreach = [slug for slug in lines if slug.endswith("-foreach")]
-    assert foreach and all(slug.removesuffix("-foreach") in lines for slug in foreach)
-    assert "h200-llama3.2-1b-full-amp_bf16-mb1-s1024-gcon" in lines
-    source = SCRIPT.read_text(encoding="utf-8")
-    assert '"optimizer_impl"' in source and 'split="holdout"' in source
+    rows = {line.split()[0]: dict(field.split("=", 1) for field in line.split()[1:] if "=" in field)
+            for line in proc.stdout.splitlines() if line.strip().startswith("h200-")}
+    foreach = [slug for slug in rows if slug.endswith("-foreach")]
+    assert foreach and "h200-llama3.2-1b-full-amp_bf16-mb1-s1024-gcon" in rows
+    for slug in foreach:  # each twin is the same job with the other AdamW implementation
+        twin = rows[slug.removesuffix("-foreach")]
+        assert rows[slug]["adamw"] == "foreach" and twin["adamw"] == "fused"
+        assert {k: v for k, v in rows[slug].items() if k != "adamw"} == {k: v for k, v in twin.items() if k != "adamw"}
+    # the CSV it writes has the columns the calibration reads (split, optimizer_impl): the header, not a source grep
+    import csv
+    import io
+    import runpy
+
+    columns = runpy.run_path(str(SCRIPT))["COLUMNS"]
+    calibration = next((ROOT / "evals" / "calibration").glob("*.csv"))
+    header = next(csv.reader(io.StringIO(calibration.read_text(encoding="utf-8"))))
+    assert {"split", "optimizer_impl"} <= set(columns) <= set(header)

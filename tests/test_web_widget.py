@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from tests.shared_data import import_or_unavailable
 from tests.web_server import (
     ARTIFACTS,
     CHROMIUM_FLAGS,
@@ -38,7 +39,7 @@ I18N = json.loads((Path(__file__).resolve().parents[1] / "web" / "static" / "i18
 ANSWERS = ".bubble.assistant:not(.greeting)"
 
 require_chromium()
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = import_or_unavailable("playwright.sync_api", module_level=True)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ Each request runs as one chat turn through the full graph (no LLM). Checks, each
 feasible (offers shown or not), hardware (the headline offer matches one accepted GPU class/name, total GPU count
 range and single/multi-node), spot (the headline is interruptible or not: spot capacity or a market-priced
 "on-demand" price), binding (for an impossible job, the limit that binds: memory, compute, deadline or budget,
-read from the turn or, when the turn does not carry it, from rank_offers on the parsed spec), no_zero_hours (the
+read from the turn, never recomputed by the product's ranking), no_zero_hours (the
 answer never says a job takes "0.0 hours"), and the optional layout (the headline's parallel layout is one of those
 accepted; HSDP, FSDP sharded inside each node and replicated across nodes, counts as "fsdp"), hours (the headline's
 est_hours within [min, max]) and on_demand_shown (when the headline is interruptible, a plan that is not, and that
@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import tempfile
 from collections import defaultdict
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from evals.scored_path import add_llm_flag, choose_path
 
 CLASSES: dict[str, tuple[float, float]] = {
     "16GB": (14.0, 20.0), "24GB": (20.0, 36.0), "48GB": (36.0, 60.0), "80GB": (60.0, 120.0),
@@ -90,20 +91,12 @@ def on_demand_shown(result: dict[str, Any]) -> bool | None:
 
 
 def binding_of(result: dict[str, Any], db_path: Path) -> str | None:
-    """The limit that binds, from the turn when it carries one, else from rank_offers on the parsed spec."""
+    """The limit that binds, as the turn itself reports it (None when it reports none: the check then fails; the
+    eval never asks the ranking code for a verdict the user did not get). `db_path` is kept for the callers."""
     for source in (result, result.get("ranking") or {}):
         if source.get("binding_limit"):
             return str(source["binding_limit"])
-    if not result.get("spec"):
-        return None
-    from contract.jobspec import JobSpec
-    from tools.ranking import rank_offers
-
-    try:
-        ranking = rank_offers(JobSpec.model_validate(result["spec"]), db_path=db_path, limit=1)
-    except ValueError:
-        return None
-    return getattr(ranking, "binding_limit", None)
+    return None
 
 
 def check_row(row: dict[str, Any], result: dict[str, Any], db_path: Path) -> dict[str, bool]:
@@ -147,9 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="do not list the misses")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--set", default="requests", choices=sorted(SETS), help="which eval set to score")
+    add_llm_flag(parser)
     args = parser.parse_args(argv)
-    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        os.environ.pop(key, None)  # the offline advisor is what this eval measures
+    path = choose_path(args.llm)  # the offline advisor unless --llm
     from agent.service import Advisor
 
     home = Path(tempfile.mkdtemp(prefix="gpu-advisor-advice-"))
@@ -177,13 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         advisor.close()
     rows = [ok for oks in per_language.values() for ok in oks]
-    scores = {"set": SETS[args.set], "rows_right": sum(rows), "rows": len(rows),
+    scores = {"set": SETS[args.set], "path": path, "rows_right": sum(rows), "rows": len(rows),
               "checks": {name: [sum(oks), len(oks)] for name, oks in sorted(per_check.items())},
               "languages": {lang: [sum(oks), len(oks)] for lang, oks in sorted(per_language.items())}}
     if args.json:
         print(json.dumps(scores | {"misses": misses}, indent=2))
         return 0
     print(f"set: {SETS[args.set]}")
+    print(f"scored path: {path}")
     print(f"requests fully right: {sum(rows)}/{len(rows)} = {100 * sum(rows) / len(rows):.1f} %")
     for lang, oks in sorted(per_language.items()):
         print(f"  {lang}: {sum(oks)}/{len(oks)}")

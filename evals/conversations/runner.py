@@ -5,7 +5,8 @@ Dialogues live in dialogues.<lang>.jsonl: {"id", "turns": [{"say": text, checks.
   from the result's `verdict.answer_kind` when present, else inferred from `intent`;
 - yes_no: "yes"/"no": the answer's first word says it (Yes/Sì/Ya..., No/Tidak...);
 - changed: the JobSpec fields that differ from the previous turn's spec (exactly these);
-- top: "fastest"/"cheapest": the first offer is that alternative (the offers were re-ranked);
+- top: "fastest"/"cheapest": the first offer has the fewest hours / the lowest raw-row cost of every eligible plan of
+  the tool's full listing for the turn's job (the offers were re-ranked);
 - not_rerun: no offers and the spec unchanged (off-topic or refused inside a job thread);
 - spec: fields the spec must hold after the turn; contains / not_contains: regexes on the answer;
 - max_lines: answer length at 80 columns (defaults per kind, below).
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sqlite3
 import tempfile
 import textwrap
 from collections import defaultdict
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.service import Advisor
+from evals.scored_path import add_llm_flag, choose_path
 
 LANGUAGES = ("it", "id", "en")
 INTENT_KIND = {"job_request": "recommendation", "follow_up": "recommendation", "out_of_scope": "declined",
@@ -38,7 +41,6 @@ YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta"}
 NO = {"no", "tidak", "non", "nope"}
 UNCLEAN = [r"§", r"\.md\b", r"shared/", r"\bil 0 %", r"\?\.", r"Traceback", r"\b0 % of each step",
            r"\b0 % di ogni", r"\b0 % dari"]
-RENTAL_KEYS = ("provider", "instance_type", "region", "spot", "nodes")
 
 
 def load_dialogues(language: str) -> list[dict[str, Any]]:
@@ -89,11 +91,6 @@ def first_word(answer: str) -> str:
     return match.group(0).lower() if match else ""
 
 
-def _same_rental(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    """Whether two offers are the same rental."""
-    return bool(a and b) and all(a.get(k) == b.get(k) for k in RENTAL_KEYS)
-
-
 def _spec_matches(expected: dict[str, Any], spec: dict[str, Any]) -> bool:
     """Each expected field equals the spec's (floats within 1e-6)."""
     for name, value in expected.items():
@@ -109,8 +106,37 @@ def _spec_matches(expected: dict[str, Any], spec: dict[str, Any]) -> bool:
     return True
 
 
+def _raw_cost(db_path: Path, offer: dict[str, Any]) -> float | None:
+    """Price of the offer's raw catalog row (sqlite3, spot or on-demand as rented) x nodes x its billed hours."""
+    with sqlite3.connect(db_path) as connection:
+        rows = connection.execute("SELECT price_per_hour, spot_price_per_hour, on_demand_is_market FROM offers "
+                                  "WHERE provider = ? AND instance_type = ? AND region IS ?",
+                                  (offer["provider"], offer["instance_type"], offer.get("region"))).fetchall()
+    prices = [(spot if spot is not None else od if market else None) if offer["spot"] else (None if market else od)
+              for od, spot, market in rows]
+    prices = [p for p in prices if p is not None]
+    return min(prices) * int(offer.get("nodes") or 1) * offer["billed_hours"] if prices else None
+
+
+def leads_the_listing(result: dict[str, Any], top: str, db_path: Path) -> bool:
+    """'fastest': the headline has the fewest hours of every eligible plan of the tool's full listing for the
+    turn's job; 'cheapest': its cost recomputed from its raw row is the lowest of the listing's, recomputed the same
+    way (not the turn's own `alternatives`, which come from the same code as the headline)."""
+    from contract.jobspec import JobSpec
+    from tools.ranking import rank_offers
+
+    plans = [o.model_dump() for o in rank_offers(JobSpec.model_validate(result["spec"]), db_path=db_path,
+                                                 limit=100_000).offers]
+    head = result["offers"][0]
+    if top == "fastest":
+        return head["est_hours"] <= min(p["est_hours"] for p in plans) * (1 + 1e-9)
+    costs = [c for c in (_raw_cost(db_path, p) for p in plans) if c is not None]
+    own = _raw_cost(db_path, head)
+    return own is not None and abs(own - head["est_cost"]) <= 1e-3 * own + 0.01 and own <= min(costs) * (1 + 1e-9)
+
+
 def check_turn(turn: dict[str, Any], result: dict[str, Any], previous: dict[str, Any] | None,
-               position: int) -> dict[str, bool]:
+               position: int, db_path: Path | None = None) -> dict[str, bool]:
     """Every check that applies to one turn, by name."""
     checks: dict[str, bool] = {}
     kind = answer_kind(result)
@@ -124,8 +150,8 @@ def check_turn(turn: dict[str, Any], result: dict[str, Any], previous: dict[str,
         diff = {name for name in set(spec) | set(before) if name != "language" and spec.get(name) != before.get(name)}
         checks["changed"] = diff == set(turn["changed"])
     if "top" in turn:
-        alternative = (result.get("alternatives") or {}).get(turn["top"])
-        checks["reranked"] = bool(result.get("offers")) and _same_rental(result["offers"][0], alternative)
+        checks["reranked"] = bool(result.get("offers")) and db_path is not None and \
+            leads_the_listing(result, turn["top"], db_path)
     if turn.get("not_rerun"):
         checks["not_rerun"] = not result.get("offers") and spec == before
     if "spec" in turn:
@@ -155,7 +181,7 @@ def evaluate(languages: tuple[str, ...] = LANGUAGES) -> dict[str, Any]:
                 for position, turn in enumerate(dialogue["turns"]):
                     try:
                         result = advisor.respond(turn["say"], thread_id=thread)
-                        checks = check_turn(turn, result, previous, position)
+                        checks = check_turn(turn, result, previous, position, advisor.db_path)
                     except Exception as error:  # noqa: BLE001 - a crash fails the turn, the eval goes on
                         result, checks = {"answer": f"crash: {error!r}"}, {"no_crash": False}
                     for name, ok in checks.items():
@@ -195,7 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quiet", action="store_true", help="do not list the misses")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_llm_flag(parser)
     args = parser.parse_args(argv)
+    path = choose_path(args.llm)
     report = evaluate()
-    print(json.dumps(report, indent=2) if args.json else render(report, show_misses=not args.quiet))
+    print(json.dumps({"path": path, **report}, indent=2) if args.json else f"scored path: {path}\n"
+          + render(report, show_misses=not args.quiet))
     return 0

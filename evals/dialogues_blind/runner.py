@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.conversations.runner import first_word
+from evals.scored_path import add_llm_flag, choose_path
 
 HERE = Path(__file__).parent
 LANGUAGES = ("it", "id", "en")
@@ -150,7 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=SPLITS, action="append", help="split(s) to run (default: both)")
     parser.add_argument("--misses", choices=SPLITS, action="append", default=[], help="list this split's misses")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_llm_flag(parser)
     args = parser.parse_args(argv)
+    path = choose_path(args.llm)
     report = evaluate(tuple(args.split or SPLITS))
-    print(json.dumps(report, indent=2) if args.json else render(report, show_misses=tuple(args.misses)))
+    print(json.dumps({"path": path, **report}, indent=2) if args.json else f"scored path: {path}\n"
+          + render(report, show_misses=tuple(args.misses)))
     return 0

@@ -5,7 +5,7 @@ tuned on those sets to 100 %, so their field accuracy is labelled TUNED (not a m
 scripts are in scripts.jsonl. Every turn that ends in offers is checked against the raw catalog rows (sqlite3 on the
 catalog file, no product code) with independent arithmetic: the headline's instance exists at the price shown (its
 on-demand, spot or market price times its nodes), its memory estimate is below that row's memory, its cost is at least
-price x hours (billing only rounds up), it is within the budget and the deadline by its own numbers, it is not
+price x hours (billing only rounds up), it is within the budget (converted with rates written in the runner, not the product's) and the deadline, it is not
 interruptible when spot is forbidden (spot or a market-priced provider), it matches the GPU/count wishes, and no raw
 row of the same GPU model and count (same wishes, allowed pricing, not flagged as an outlier) is more than 5 %
 cheaper per hour (the product may lead with a simpler near-tie).
@@ -25,6 +25,7 @@ from typing import Any
 import sqlite3
 
 from agent.service import Advisor
+from evals.scored_path import add_llm_flag, choose_path
 
 
 def _load(package: str, name: str) -> list[dict[str, Any]]:
@@ -58,6 +59,12 @@ def _rows(db_path: Path, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]
         connection.close()
 
 
+USD_PER_UNIT = {"USD": 1.0, "EUR": 1.1269, "IDR": 1.1269 / 20104.80}
+"""USD per unit of a budget's currency, written here by hand from the ECB reference rates of 2026-10-06 (1 EUR =
+1.1269 USD = 20,104.80 IDR), the date the shipped table carries: the budget check does not use the product's rate
+table or its conversion, so a change to either shows up as a budget miss here."""
+
+
 def _rate(row: sqlite3.Row, spot: bool) -> float | None:
     """The hourly price of a raw row for the pricing kind (a market-priced on-demand counts as interruptible)."""
     market = bool(row["on_demand_is_market"]) if "on_demand_is_market" in row.keys() else False
@@ -80,8 +87,9 @@ def check_recommendation(result: dict[str, Any], db_path: Path) -> dict[str, boo
     checks["price_matches_row"] = any(abs(r * nodes - top["price_per_hour"]) <= 1e-6 * max(1.0, r) for r in rates)
     checks["fits_row_memory"] = top["per_gpu_gib"] is not None and all(
         top["per_gpu_gib"] <= row["vram_gib_per_gpu"] for row in rows if row["vram_gib_per_gpu"])
-    checks["cost_at_least_rate_x_hours"] = top["est_cost"] >= top["price_per_hour"] * top["est_hours"] * (1 - 1e-6) \
-        or spot  # spot's expected cost weighs hours by the chance of each preemption count
+    # on spot too: its expected cost is the price times the expected billed hours, restarts included, and est_hours
+    # is that expected run, so billing can only round it up (was 'or spot', which passed every spot turn unchecked)
+    checks["cost_at_least_rate_x_hours"] = top["est_cost"] >= top["price_per_hour"] * top["est_hours"] * (1 - 1e-6)
     if spec.get("interruptible_ok") is False:
         market = any(row["on_demand_is_market"] for row in rows if "on_demand_is_market" in row.keys())
         checks["no_spot"] = not spot and not market
@@ -92,9 +100,8 @@ def check_recommendation(result: dict[str, Any], db_path: Path) -> dict[str, boo
         checks["count_wish"] = top["total_gpus"] == spec["num_gpus"]
     budget = spec.get("budget")
     if budget:
-        rate = 1.0 if budget["currency"] == "USD" else (result.get("fx") or {}).get("rate")
-        if rate:
-            checks["budget"] = top["est_cost"] <= budget["amount"] * rate * (1 + 1e-9)
+        rate = USD_PER_UNIT.get(budget["currency"].upper())
+        checks["budget"] = rate is not None and top["est_cost"] <= budget["amount"] * rate * (1 + 1e-6)
     if spec.get("deadline_hours"):
         checks["deadline"] = top["est_hours"] <= spec["deadline_hours"] * (1 + 1e-9)
     where, params = ["gpu = ?", "gpu_count = ?", "(price_outlier IS NULL OR price_outlier = '')"], \
@@ -121,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     """Print field accuracy per language and field, multi-turn accuracy, recommendation checks and latency."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quiet", action="store_true", help="do not list the misses")
+    add_llm_flag(parser)
     args = parser.parse_args(argv)
+    print(f"scored path: {choose_path(args.llm)}")
     home = Path(tempfile.mkdtemp(prefix="gpu-advisor-eval-"))
     advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
     fields: dict[str, list[bool]] = defaultdict(list)
