@@ -74,13 +74,16 @@ def _dataset_gb(spec: dict[str, Any], seq_len: int) -> float:
     return tokens * BYTES_PER_TOKEN_ON_DISK / 1e9
 
 
-def _disk(estimate: dict[str, Any], spec: dict[str, Any], seq_len: int) -> tuple[int, dict[str, int]]:
-    """Disk GB for model download (bf16), data and two checkpoints (adapters, or weights + Adam states)."""
+def _disk(estimate: dict[str, Any], spec: dict[str, Any], seq_len: int, bucket: bool = False
+          ) -> tuple[int, dict[str, int]]:
+    """Disk GB for model download (bf16), data and two checkpoints (adapters, or weights + Adam states); none for
+    checkpoints that go to a mounted bucket."""
     total = float(estimate.get("total_params") or 0)
     trainable = float(estimate.get("trainable_params") or total)
     full = estimate.get("method") in ("full_finetune", "pretrain")
     parts = {"weights": math.ceil(total * 2 / 1e9), "dataset": math.ceil(_dataset_gb(spec, seq_len)),
-             "checkpoints": math.ceil(2 * (total * 14 if full else trainable * 16) / 1e9), "system": SYSTEM_DISK_GB}
+             "checkpoints": 0 if bucket else math.ceil(2 * (total * 14 if full else trainable * 16) / 1e9),
+             "system": SYSTEM_DISK_GB}
     return max(100, 50 * math.ceil(sum(parts.values()) / 50)), parts
 
 
@@ -195,8 +198,8 @@ def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
     per_node = int(offer.get("gpu_count") or 1)
     envs, env_comments = _envs(result, offer, texts)
     method = envs["METHOD"]
-    disk, parts = _disk(estimate, spec, int(envs["SEQ_LEN"]))
     spot = bool(offer.get("spot"))
+    disk, parts = _disk(estimate, spec, int(envs["SEQ_LEN"]), bucket=spot)  # spot checkpoints go to the bucket
     interval = f"{envs['CHECKPOINT_EVERY_MINUTES']} min"
     region = offer.get("region")
     infra = f"{provider}/{region}" if region else provider  # the importer reads placeholder regions as none
@@ -206,7 +209,7 @@ def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
                          texts["accelerators"].format(count=per_node, gpu=offer.get("gpu"))),
         "instance_type": (offer["instance_type"], texts["instance_type"]),
         "use_spot": (spot, texts["use_spot_true" if spot else "use_spot_false"].format(interval=interval)),
-        "disk_size": (disk, texts["disk_size"].format(**parts)),
+        "disk_size": (disk, texts["disk_size_bucket" if spot else "disk_size"].format(**parts)),
     })
     if spot:
         resources.items["job_recovery"] = ({"strategy": "FAILOVER", "max_restarts_on_errors": 3},
@@ -218,7 +221,8 @@ def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
         "resources": (resources, texts["resources"].format(
             provider=provider, region=region or "-", price=_price(offer),
             snapshot=(result.get("catalog") or {}).get("snapshot_date") or "-")),
-        "num_nodes": (nodes, texts["num_nodes"].format(nodes=nodes, total=nodes * per_node, per_node=per_node)),
+        "num_nodes": (nodes, texts["num_nodes" if nodes > 1 else "num_nodes_one"].format(
+            nodes=nodes, total=nodes * per_node, per_node=per_node)),
         "envs": (Commented({k: (v, env_comments.get(k)) for k, v in envs.items()}), texts["envs"]),
     }
     if spot:
