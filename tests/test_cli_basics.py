@@ -44,3 +44,15 @@ def test_unknown_option_is_one_line_on_stderr(capsys) -> None:
     assert main(["estimate", "--no-such-option"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error:") and "Traceback" not in err
+
+
+def test_an_unsupported_language_stops_chat_and_recommend_before_any_turn(tmp_path: Path) -> None:
+    """`chat --lang xx` (and `recommend --lang xx`): one line on stderr, exit 2, nothing on stdout, no turn run."""
+    env = {**os.environ, "GPU_ADVISOR_HOME": str(tmp_path)}
+    for args, stdin in ((["chat", "--lang", "xx"], "LoRA on Llama 3 8B\nand with QLoRA?\n"),
+                        (["recommend", "LoRA on Llama 3 8B", "--lang", "xx"], "")):
+        done = subprocess.run([str(EXE), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 2, (args, done.returncode, done.stdout, done.stderr)
+        assert done.stdout == ""
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "xx" in lines[0] and "it, id" in lines[0], done.stderr

@@ -188,6 +188,14 @@ def write_skypilot_task(result: dict[str, Any], path: Path, *, force: bool) -> N
     sys.stderr.write(f"SkyPilot task written to {path}; launch: {task.launch_command.replace('task.yaml', str(path))}\n")
 
 
+def _check_language(lang: str | None) -> None:
+    """An unsupported --lang stops the command before any turn: one line on stderr, exit 2."""
+    from agent.language import SUPPORTED
+
+    if lang is not None and lang.strip().lower() not in SUPPORTED:
+        raise UserError(f"unsupported language '{lang}'; choose {', '.join(SUPPORTED[:-1])} or {SUPPORTED[-1]}")
+
+
 def recommend_command(
     text: str = typer.Argument(..., help="The request, e.g. 'QLoRA su Llama 3 70B, budget 300 euro'."),
     thread: str | None = typer.Option(None, "--thread", help="Continue this conversation."),
@@ -199,6 +207,7 @@ def recommend_command(
     force: bool = typer.Option(False, "--force", help="With --skypilot: replace the file if it exists."),
 ) -> None:
     """One turn: parse the request, size it, rank real offers and answer with sources."""
+    _check_language(lang)
     from agent.service import (
         Advisor,  # imported on use: keeps `gpu-advisor --help` fast
     )
@@ -243,6 +252,7 @@ def chat_command(
     as_json: bool = typer.Option(False, "--json", help="Print each turn's result as one JSON line (JSON Lines)."),
 ) -> None:
     """Chat with the advisor; the conversation is kept and can be resumed with --thread."""
+    _check_language(lang)
     from agent.service import (
         Advisor,  # imported on use: keeps `gpu-advisor --help` fast
     )
