@@ -21,6 +21,7 @@ from contract.errors import UserError
 from contract.jobspec import JobSpec, Language, describe_validation_error
 from tools.catalog import SORTS, CatalogError, Offer, query_offers
 from tools.estimator import Estimate, EstimateRequest, estimate
+from tools.gpus import closest_gpu_names, lookup_gpu
 from tools.providers import (
     ProviderInfo,
     all_providers,
@@ -130,7 +131,9 @@ def _estimate(body: EstimateRequest, context: ToolContext) -> Estimate:
 
 
 def _catalog(body: CatalogQuery, context: ToolContext) -> CatalogResult:
-    """Filter and sort the offers catalog."""
+    """Filter and sort the offers catalog; a GPU name the GPU table does not know is refused with the closest."""
+    if body.gpu and lookup_gpu(body.gpu) is None:
+        raise ToolInputError(f"unknown GPU '{body.gpu}'; closest known names: {', '.join(closest_gpu_names(body.gpu))}")
     offers = query_offers(context.db_path, gpu=body.gpu, min_vram_gib=body.min_vram_gib, gpu_count=body.gpu_count,
                           min_gpu_count=body.min_gpu_count, providers=body.provider, regions=body.region,
                           spot_only=body.spot_only, max_price=body.max_price, interconnect=body.interconnect,

@@ -59,3 +59,13 @@ def test_bad_tool_arguments_are_one_line_errors(capsys, argv, words):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("gpu", "closest"), [("H900", "H100"), ("A1000", "A100")])
+def test_an_unknown_gpu_in_a_catalog_query_is_an_error_with_the_closest_names(catalog, gpu, closest):
+    """`catalog_query {"gpu": "H900"}` used to return an empty list: a name the GPU table does not know is refused
+    with the closest known names, while a known GPU the catalog has no offer for is still an empty list."""
+    from agent.toolbox import ToolInputError
+    with pytest.raises(ToolInputError, match=rf"unknown GPU '{gpu}'.*{closest}"):
+        call_tool("catalog_query", {"gpu": gpu}, ToolContext(catalog))
+    assert call_tool("catalog_query", {"gpu": "H100", "limit": 3}, ToolContext(catalog)).offers

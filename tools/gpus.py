@@ -287,6 +287,14 @@ def gpu_names() -> list[str]:
     return list(_table().by_name)
 
 
+def closest_gpu_names(raw: str, limit: int = 3) -> list[str]:
+    """The known GPU names closest in spelling to `raw` (for "unknown GPU 'H900'; closest: H100, H200, ...")."""
+    from rapidfuzz import fuzz, process
+
+    found = process.extract(raw.upper(), gpu_names(), scorer=fuzz.ratio, limit=limit)
+    return [name for name, _score, _index in found]
+
+
 def gpu_family_names(raw: str) -> list[str]:
     """Canonical names a loose query means: 'A100' -> ['A100-80GB', 'A100-40GB'] (any memory size), 'A100 80GB' ->
     ['A100-80GB'], 'H100' -> ['H100']; [] when unknown. For filters, where a bare 'A100' should not mean 40 GB only."""
