@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import secrets
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,8 +39,8 @@ CLOSE_WAIT_S = 30.0
 
 
 def new_thread_id() -> str:
-    """A fresh conversation id."""
-    return uuid.uuid4().hex
+    """A fresh conversation id: 128 random bits, unguessable."""
+    return secrets.token_hex(16)
 
 
 def default_checkpoint_path() -> Path:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from functools import cache
@@ -22,6 +23,11 @@ DATABASE_URL_VAR = "GPU_ADVISOR_DATABASE_URL"
 TURN_INPUTS = frozenset({"message", "explicit_language", "changes", "prefer"})
 """State keys every turn sets from its input."""
 SQLITE_BUSY_TIMEOUT_S = 30.0
+OWNERS_TABLE = "gpu_advisor_thread_owners"
+"""Who may continue a thread started over HTTP (digests of its capability token and of the API key that created
+it; web/thread_access.py). Threads of the CLI and Slack have no row: only those surfaces reach them."""
+OWNERS_SCHEMA = (f"CREATE TABLE IF NOT EXISTS {OWNERS_TABLE} (thread_id text PRIMARY KEY, token_sha256 text NOT NULL, "
+                 "key_sha256 text, created_at double precision NOT NULL)")
 
 
 @cache
@@ -70,6 +76,12 @@ class ThreadStore(Protocol):
     def delete_thread(self, thread_id: str) -> None:
         """Forget a thread."""
 
+    def set_owner(self, thread_id: str, token_sha256: str, key_sha256: str | None) -> None:
+        """Record who owns a new thread (its token's digest, and the creating API key's)."""
+
+    def owner(self, thread_id: str) -> tuple[str, str | None] | None:
+        """(token digest, key digest) of a thread started over HTTP, None for any other id."""
+
     def size_bytes(self) -> int | None:
         """Bytes the threads take on disk, when known."""
 
@@ -97,6 +109,8 @@ class SqliteThreadStore:
         # `serve` with -9) and never corrupts the file; only an OS crash or power loss can undo the last turns.
         # FULL would add an fsync to every turn (most of the checkpoint's cost, issue 14).
         self._connection.execute("PRAGMA synchronous=NORMAL")
+        with self._connection:
+            self._connection.execute(OWNERS_SCHEMA)
         self._locks = FileTurnLocks(path.with_name(path.name + ".locks"))
 
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
@@ -111,8 +125,23 @@ class SqliteThreadStore:
         yield from rows
 
     def delete_thread(self, thread_id: str) -> None:
-        """Delete the thread's checkpoints."""
+        """Delete the thread's checkpoints and its owner."""
         self.saver.delete_thread(thread_id)
+        with self.saver.lock, self._connection:  # type: ignore[attr-defined]
+            self._connection.execute(f"DELETE FROM {OWNERS_TABLE} WHERE thread_id = ?", (thread_id,))
+
+    def set_owner(self, thread_id: str, token_sha256: str, key_sha256: str | None) -> None:
+        """Record the owner of a new thread."""
+        with self.saver.lock, self._connection:  # type: ignore[attr-defined]
+            self._connection.execute(f"INSERT INTO {OWNERS_TABLE} VALUES (?, ?, ?, ?)",
+                                     (thread_id, token_sha256, key_sha256, time.time()))
+
+    def owner(self, thread_id: str) -> tuple[str, str | None] | None:
+        """The owner digests of a thread, if it has an owner."""
+        with self.saver.lock:  # type: ignore[attr-defined]
+            row = self._connection.execute(f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} "
+                                           "WHERE thread_id = ?", (thread_id,)).fetchone()
+        return (row[0], row[1]) if row else None
 
     def counts(self) -> tuple[int, int]:
         """(threads, checkpoints) stored."""

@@ -4,6 +4,7 @@ advisory locks that serialise a thread's turns across every server sharing the d
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -14,6 +15,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from agent.locks import AdvisoryTurnLocks, thread_key
+from agent.threads import OWNERS_SCHEMA, OWNERS_TABLE
 
 SAVER_POOL_SIZE = 8
 LOCK_POOL_SIZE = 32
@@ -151,6 +153,8 @@ class PostgresThreadStore:
         try:
             run_setup_once(self._pool, apply_checkpoint_migrations(migrations),
                            needed=checkpoint_migrations_pending(migrations))
+            run_setup_once(self._pool, lambda connection: connection.execute(OWNERS_SCHEMA),
+                           needed=missing_relations(OWNERS_TABLE))
         except Exception:
             self.close()
             raise
@@ -169,8 +173,23 @@ class PostgresThreadStore:
             yield row["thread_id"], row["newest"]
 
     def delete_thread(self, thread_id: str) -> None:
-        """Delete the thread's checkpoints, blobs and writes."""
+        """Delete the thread's checkpoints, blobs, writes and owner."""
         self.saver.delete_thread(thread_id)
+        with self._pool.connection() as connection:
+            connection.execute(f"DELETE FROM {OWNERS_TABLE} WHERE thread_id = %s", (thread_id,))
+
+    def set_owner(self, thread_id: str, token_sha256: str, key_sha256: str | None) -> None:
+        """Record the owner of a new thread."""
+        with self._pool.connection() as connection:
+            connection.execute(f"INSERT INTO {OWNERS_TABLE} VALUES (%s, %s, %s, %s)",
+                               (thread_id, token_sha256, key_sha256, time.time()))
+
+    def owner(self, thread_id: str) -> tuple[str, str | None] | None:
+        """The owner digests of a thread, if it has an owner."""
+        with self._pool.connection() as connection:
+            row = connection.execute(f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} WHERE thread_id = %s",
+                                     (thread_id,)).fetchone()
+        return (row["token_sha256"], row["key_sha256"]) if row else None
 
     def counts(self) -> tuple[int, int]:
         """(threads, checkpoints) stored."""

@@ -239,7 +239,7 @@ def test_kill_9_mid_load_leaves_catalog_and_threads_usable(tmp_path: Path) -> No
         while not stop.is_set():
             try:
                 result = httpx2.post(f"{url}/api/chat", json={"message": JOB}, timeout=60).json()
-                answered.append(result["thread_id"])
+                answered.append((result["thread_id"], result["thread_token"]))
             except (httpx2.HTTPError, ValueError, KeyError):
                 pass
 
@@ -262,9 +262,9 @@ def test_kill_9_mid_load_leaves_catalog_and_threads_usable(tmp_path: Path) -> No
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     with serve_process(home, GPU_ADVISOR_RATE_PER_MINUTE="0") as (url, _):
-        follow_up = httpx2.post(f"{url}/api/chat", json={"message": "make it 2 GPUs", "thread_id": answered[0]},
-                                timeout=120).json()
-    assert follow_up["thread_id"] == answered[0] and follow_up["spec"]["num_gpus"] == 2
+        follow_up = httpx2.post(f"{url}/api/chat", json={"message": "make it 2 GPUs", "thread_id": answered[0][0],
+                                                         "thread_token": answered[0][1]}, timeout=120).json()
+    assert follow_up["thread_id"] == answered[0][0] and follow_up["spec"]["num_gpus"] == 2
     assert follow_up["spec"]["model"], follow_up["spec"]
     assert read_meta(home / "catalog.sqlite")["offer_count"] > 1000
 

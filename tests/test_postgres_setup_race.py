@@ -12,7 +12,7 @@ import pytest
 
 from agent.threads_postgres import PostgresThreadStore
 from tests.pg_server import fresh_database, postgres_url  # noqa: F401 - the fixture
-from tests.serve_process import ServeProcess, chat, free_port, serve_env
+from tests.serve_process import ServeProcess, chat, continuing, free_port, serve_env
 from web.rate_limit_postgres import PostgresTokenBucketLimiter
 from web.slack.store_postgres import PostgresSlackStore
 
@@ -123,9 +123,9 @@ def test_three_servers_and_a_four_worker_server_started_together_all_serve(postg
         for starter in starters:
             starter.join()
         assert not errors, errors
-        thread = chat(servers[0].url, {"message": "LoRA fine-tune of Llama 3 8B"})["thread_id"]
+        thread = continuing(chat(servers[0].url, {"message": "LoRA fine-tune of Llama 3 8B"}))
         for server in servers[1:]:
-            chat(server.url, {"message": "", "thread_id": thread, "changes": {"epochs": 2}})
+            chat(server.url, {"message": "", **thread, "changes": {"epochs": 2}})
     finally:
         for server in servers:
             server.stop()
