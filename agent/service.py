@@ -97,7 +97,7 @@ class Advisor:
             log.error("catalog unavailable: %s", error)
             self.db_path = resolve_db_path(db_path)[0]
         path = Path(checkpoint_path) if checkpoint_path else default_checkpoint_path()
-        self.store = open_thread_store(path, database_url_from(database_url))
+        self.store = open_thread_store(path, database_url_from(database_url), fallback=checkpoint_path is None)
         self.retention_days = configured_retention_days() if retention_days is None else retention_days
         self._graph = build_graph(self.db_path).compile(checkpointer=self.store.saver)
         self._running = 0

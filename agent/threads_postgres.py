@@ -201,6 +201,21 @@ class PostgresThreadStore:
     def compact(self) -> None:
         """Nothing to do: PostgreSQL's autovacuum reuses the space of deleted rows."""
 
+    def unwritable(self) -> str | None:
+        """Why a turn could not be saved now (the server unreachable, a read-only standby), None when it can."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self._pool.connection() as connection:
+                row = connection.execute("SELECT pg_is_in_recovery() AS standby, "
+                                         "current_setting('transaction_read_only') = 'on' AS read_only").fetchone()
+        except (psycopg.Error, PoolTimeout) as error:
+            return f"cannot reach the threads database: {type(error).__name__}"
+        if row["standby"] or row["read_only"]:
+            return "the threads database is read-only (a standby or default_transaction_read_only)"
+        return None
+
     def size_bytes(self) -> int | None:
         """Bytes of the checkpoint tables with their indexes and TOAST."""
         with self._pool.connection() as connection:

@@ -307,7 +307,8 @@ def test_faq_endpoint_get_and_post(client):
 
 
 def test_healthz_docs_and_demo(client, server):
-    assert client.get("/healthz").json() == {"status": "ok", "version": server.app.version, "advisor": True}
+    assert client.get("/healthz").json() == {"status": "ok", "version": server.app.version, "advisor": True,
+                                             "storage": True}
     schema = client.get("/openapi.json").json()
     for path in ("/api/chat", "/api/chat/stream", "/api/estimate", "/api/catalog", "/api/rank", "/api/spot",
                  "/api/faq", "/healthz"):

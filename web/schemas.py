@@ -76,8 +76,13 @@ class FaqRequest(BaseModel):
 
 
 class Health(BaseModel):
-    """What GET /healthz reports."""
+    """What GET /healthz reports (200 when ready, 503 when the conversation threads cannot be written)."""
 
-    status: Literal["ok"]
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["ok", "unavailable"]
     version: str
     advisor: bool = Field(description="True once the advisor is loaded and ready.")
+    storage: bool | None = Field(default=None, description="Whether a turn can be saved now (a small write to the "
+                                                           "threads database); null while the advisor loads.")
+    reason: str | None = Field(default=None, description="Why the storage cannot be written (one line).")
