@@ -146,5 +146,9 @@ def _add_pages(app: FastAPI) -> None:
 
 
 def create_app_from_env() -> FastAPI:
-    """App factory for `uvicorn --factory` and worker processes: settings from GPU_ADVISOR_* variables."""
+    """App factory for `uvicorn --factory` and worker processes: settings from GPU_ADVISOR_* variables; a worker of
+    `serve --workers N` exits when its master dies."""
+    from web.worker_watchdog import watch_master
+
+    watch_master()
     return create_app(ServerSettings.from_env())
