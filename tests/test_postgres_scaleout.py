@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import threading
 
+import httpx2
 import psycopg
 import pytest
 
@@ -69,6 +70,9 @@ def test_a_conversation_moves_between_servers(servers):
     result = chat(first.url, {"message": "", **thread, "changes": {"seq_len": 2048}})
     assert (result["spec"]["method"], result["spec"]["epochs"], result["spec"]["seq_len"]) == ("lora", 3, 2048)
     assert result["intent"] == "follow_up"
+    stranger = httpx2.post(f"{second.url}/api/chat", timeout=60,
+                           json={"message": "and the budget?", "thread_id": thread["thread_id"]})
+    assert stranger.status_code == 404 and stranger.json()["error"]["code"] == "thread_not_found"  # owner in PostgreSQL
 
 
 def test_follow_ups_racing_on_one_thread_across_two_servers_lose_nothing(servers):
