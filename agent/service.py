@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import threading
 import secrets
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any

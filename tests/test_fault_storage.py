@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -15,11 +14,10 @@ import httpx2
 import pytest
 
 from agent.service import Advisor
-from tests.read_only import read_only_supported, run_read_only
+from tests.read_only import read_only_home, run_read_only
 from tests.web_server import serve, test_settings
 from tools.catalog import ensure_db
 
-REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from cli.app import run; run()"]
 JOB = "LoRA fine-tune of Llama 3 8B, budget 50 dollars"
 
@@ -122,27 +120,13 @@ def test_healthz_reports_threads_that_cannot_be_written(tmp_path: Path, catalog:
 # ------------------------------------------------------------------------------------------- read-only home
 
 
-def _read_only_home(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """An empty data folder to be made read-only, and the environment that uses it."""
-    reason = read_only_supported(tmp_path / "probe")
-    if reason:
-        pytest.skip(reason)
-    home = tmp_path / "ro"
-    home.mkdir()
-    (tmp_path / "tmp").mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("GPU_ADVISOR_DB", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-                                                             "GPU_ADVISOR_DATABASE_URL")}
-    env.update({"GPU_ADVISOR_HOME": str(home), "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path / "tmp")})
-    return home, env
-
-
 def _assert_notes_only(stderr: str) -> None:
     """Notices are single lines, never a traceback or an internal error."""
     assert "Traceback" not in stderr and "internal error" not in stderr and "error:" not in stderr, stderr
 
 
 def test_read_only_home_recommend_and_chat_fall_back_to_a_private_folder(tmp_path: Path) -> None:
-    home, env = _read_only_home(tmp_path)
+    home, env = read_only_home(tmp_path)
     recommend = run_read_only(home, [*CLI, "recommend", "--json", JOB], env=env)
     assert recommend.returncode == 0, recommend.stderr
     _assert_notes_only(recommend.stderr)
@@ -163,7 +147,7 @@ def test_read_only_home_recommend_and_chat_fall_back_to_a_private_folder(tmp_pat
     ["threads", "stats", "--json"],
 ])
 def test_read_only_home_other_commands_work(tmp_path: Path, argv: list[str]) -> None:
-    home, env = _read_only_home(tmp_path)
+    home, env = read_only_home(tmp_path)
     done = run_read_only(home, [*CLI, *argv], env=env)
     assert done.returncode == 0, done.stderr
     _assert_notes_only(done.stderr)

@@ -291,17 +291,9 @@ def test_a_malformed_slack_timestamp_is_401_not_500(tmp_path: Path, catalog: Pat
 
 
 def test_serve_on_a_read_only_data_folder_is_one_line(tmp_path: Path) -> None:
-    from tests.read_only import read_only_supported, run_read_only
+    from tests.read_only import read_only_home, run_read_only
 
-    reason = read_only_supported(tmp_path / "probe")
-    if reason:
-        pytest.skip(reason)
-    home = tmp_path / "ro"
-    home.mkdir()
-    (tmp_path / "tmp").mkdir()
-    env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "TMPDIR": str(tmp_path / "tmp"), "PYTHONPATH": str(REPO)}
-    for name in ("GPU_ADVISOR_DB", "GPU_ADVISOR_DATABASE_URL", "GPU_ADVISOR_CHECKPOINT_PATH"):
-        env.pop(name, None)
+    home, env = read_only_home(tmp_path)
     done = run_read_only(home, [*CLI, "serve", "--port", str(free_port())], env=env, timeout=120)
     assert done.returncode == 2, done.stderr[-2000:]
     lines = [line for line in done.stderr.splitlines() if not line.startswith("note: ")]

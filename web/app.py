@@ -127,7 +127,10 @@ def _add_pages(app: FastAPI) -> None:
         res: AppResources | None = getattr(request.app.state, "resources", None)
         if not (res and res.advisor is not None):
             return Health(status="ok", version=app.version, advisor=False)
-        problem = await run_blocking(res.executor, res.advisor.store.unwritable)
+        store = getattr(res.advisor, "store", None)
+        if store is None:  # an advisor without thread storage (tests' stand-ins)
+            return Health(status="ok", version=app.version, advisor=True)
+        problem = await run_blocking(res.executor, store.unwritable)
         health = Health(status="unavailable" if problem else "ok", version=app.version, advisor=True,
                         storage=problem is None, reason=problem)
         if problem:
