@@ -9,8 +9,8 @@ a turn runs to its end and is saved even when the caller stops listening.
 from __future__ import annotations
 
 import logging
-import threading
 import secrets
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
