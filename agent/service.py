@@ -9,8 +9,8 @@ a turn runs to its end and is saved even when the caller stops listening.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,8 @@ CLOSE_WAIT_S = 30.0
 
 
 def new_thread_id() -> str:
-    """A fresh conversation id."""
-    return uuid.uuid4().hex
+    """A fresh conversation id: 128 random bits, unguessable."""
+    return secrets.token_hex(16)
 
 
 def default_checkpoint_path() -> Path:
@@ -96,7 +96,7 @@ class Advisor:
             log.error("catalog unavailable: %s", error)
             self.db_path = resolve_db_path(db_path)[0]
         path = Path(checkpoint_path) if checkpoint_path else default_checkpoint_path()
-        self.store = open_thread_store(path, database_url_from(database_url))
+        self.store = open_thread_store(path, database_url_from(database_url), fallback=checkpoint_path is None)
         self.retention_days = configured_retention_days() if retention_days is None else retention_days
         self._graph = build_graph(self.db_path).compile(checkpointer=self.store.saver)
         self._running = 0

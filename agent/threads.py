@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from functools import cache
@@ -22,6 +23,14 @@ DATABASE_URL_VAR = "GPU_ADVISOR_DATABASE_URL"
 TURN_INPUTS = frozenset({"message", "explicit_language", "changes", "prefer"})
 """State keys every turn sets from its input."""
 SQLITE_BUSY_TIMEOUT_S = 30.0
+OWNERS_TABLE = "gpu_advisor_thread_owners"
+"""Who may continue a thread started over HTTP (digests of its capability token and of the API key that created
+it; web/thread_access.py). Threads of the CLI and Slack have no row: only those surfaces reach them."""
+PROBE_TABLE = "gpu_advisor_write_probe"
+PROBE_BYTES = 16_384
+"""What the readiness check writes (and removes): a few new pages, as a turn's checkpoint needs."""
+OWNERS_SCHEMA = (f"CREATE TABLE IF NOT EXISTS {OWNERS_TABLE} (thread_id text PRIMARY KEY, token_sha256 text NOT NULL, "
+                 "key_sha256 text, created_at double precision NOT NULL)")
 
 
 @cache
@@ -70,6 +79,12 @@ class ThreadStore(Protocol):
     def delete_thread(self, thread_id: str) -> None:
         """Forget a thread."""
 
+    def set_owner(self, thread_id: str, token_sha256: str, key_sha256: str | None) -> None:
+        """Record who owns a new thread (its token's digest, and the creating API key's)."""
+
+    def owner(self, thread_id: str) -> tuple[str, str | None] | None:
+        """(token digest, key digest) of a thread started over HTTP, None for any other id."""
+
     def size_bytes(self) -> int | None:
         """Bytes the threads take on disk, when known."""
 
@@ -79,6 +94,9 @@ class ThreadStore(Protocol):
     def compact(self) -> None:
         """Give the space of deleted threads back (SQLite VACUUM; PostgreSQL's autovacuum does it there)."""
 
+    def unwritable(self) -> str | None:
+        """Why a turn could not be saved now (one line), None when it can (the readiness check)."""
+
     def close(self) -> None:
         """Release connections and files."""
 
@@ -87,17 +105,40 @@ class SqliteThreadStore:
     """Threads in one SQLite file (WAL), turn locks in a byte-range lock file next to it."""
 
     def __init__(self, path: Path) -> None:
-        """Open (creating) the threads database at `path`."""
+        """Open (creating) the threads database at `path` (agent/threads_open.py repairs or relocates it)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._connection = sqlite3.connect(str(path), check_same_thread=False, timeout=SQLITE_BUSY_TIMEOUT_S)
-        self.saver: BaseCheckpointSaver = TrimmedSqliteSaver(self._connection)
-        self.saver.setup()  # type: ignore[attr-defined]  (WAL journal)
-        # WAL with synchronous=NORMAL: a turn's commit survives the process being killed (the fault suite kills
-        # `serve` with -9) and never corrupts the file; only an OS crash or power loss can undo the last turns.
-        # FULL would add an fsync to every turn (most of the checkpoint's cost, issue 14).
-        self._connection.execute("PRAGMA synchronous=NORMAL")
-        self._locks = FileTurnLocks(path.with_name(path.name + ".locks"))
+        try:
+            self.saver: BaseCheckpointSaver = TrimmedSqliteSaver(self._connection)
+            self.saver.setup()  # type: ignore[attr-defined]  (WAL journal)
+            # WAL with synchronous=NORMAL: a turn's commit survives the process being killed (the fault suite kills
+            # `serve` with -9) and never corrupts the file; only an OS crash or power loss can undo the last turns.
+            # FULL would add an fsync to every turn (most of the checkpoint's cost, issue 14).
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._locks = FileTurnLocks(path.with_name(path.name + ".locks"))
+        except BaseException:
+            self._connection.close()
+            raise
+
+    def damage(self) -> str | None:
+        """What SQLite's quick check finds wrong with the file (first problem), None when it is sound."""
+        with self.saver.lock:  # type: ignore[attr-defined]
+            row = self._connection.execute("PRAGMA quick_check(1)").fetchone()
+        return None if row and row[0] == "ok" else str(row[0] if row else "no answer")
+
+    def unwritable(self) -> str | None:
+        """Why a turn could not be saved now (a write of a few pages, committed and removed), None when it can."""
+        try:
+            with self.saver.lock, self._connection:  # type: ignore[attr-defined]
+                self._connection.execute(f"CREATE TABLE IF NOT EXISTS {PROBE_TABLE} (at real, pad blob)")
+                self._connection.execute(f"INSERT INTO {PROBE_TABLE} VALUES (?, zeroblob(?))",
+                                         (time.time(), PROBE_BYTES))
+            with self.saver.lock, self._connection:  # type: ignore[attr-defined]
+                self._connection.execute(f"DELETE FROM {PROBE_TABLE}")
+        except sqlite3.Error as error:
+            return f"cannot write the threads database {self.path.name}: {' '.join(str(error).split())}"
+        return None
 
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
         """The cross-process lock of one thread."""
@@ -111,8 +152,33 @@ class SqliteThreadStore:
         yield from rows
 
     def delete_thread(self, thread_id: str) -> None:
-        """Delete the thread's checkpoints."""
+        """Delete the thread's checkpoints and its owner."""
         self.saver.delete_thread(thread_id)
+        if self._has_owners():
+            with self.saver.lock, self._connection:  # type: ignore[attr-defined]
+                self._connection.execute(f"DELETE FROM {OWNERS_TABLE} WHERE thread_id = ?", (thread_id,))
+
+    def _has_owners(self) -> bool:
+        """Whether the owners table exists (it is created by the first thread started over HTTP)."""
+        with self.saver.lock:  # type: ignore[attr-defined]
+            return self._connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                            (OWNERS_TABLE,)).fetchone() is not None
+
+    def set_owner(self, thread_id: str, token_sha256: str, key_sha256: str | None) -> None:
+        """Record the owner of a new thread."""
+        with self.saver.lock, self._connection:  # type: ignore[attr-defined]
+            self._connection.execute(OWNERS_SCHEMA)
+            self._connection.execute(f"INSERT INTO {OWNERS_TABLE} VALUES (?, ?, ?, ?)",
+                                     (thread_id, token_sha256, key_sha256, time.time()))
+
+    def owner(self, thread_id: str) -> tuple[str, str | None] | None:
+        """The owner digests of a thread, if it has an owner."""
+        if not self._has_owners():
+            return None
+        with self.saver.lock:  # type: ignore[attr-defined]
+            row = self._connection.execute(f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} "
+                                           "WHERE thread_id = ?", (thread_id,)).fetchone()
+        return (row[0], row[1]) if row else None
 
     def counts(self) -> tuple[int, int]:
         """(threads, checkpoints) stored."""
@@ -167,10 +233,13 @@ def database_url_from(explicit: str | None = None) -> str | None:
     return url or None
 
 
-def open_thread_store(sqlite_path: Path, url: str | None = None) -> ThreadStore:
-    """PostgreSQL when a URL is given, else the SQLite file at `sqlite_path`."""
+def open_thread_store(sqlite_path: Path, url: str | None = None, *, fallback: bool = False) -> ThreadStore:
+    """PostgreSQL when a URL is given, else the SQLite file at `sqlite_path` (set aside and rebuilt when damaged;
+    with `fallback`, in a private folder when its folder cannot be written)."""
     if url:
         from agent.threads_postgres import PostgresThreadStore
 
         return PostgresThreadStore(url)
-    return SqliteThreadStore(sqlite_path)
+    from agent.threads_open import open_sqlite_threads
+
+    return open_sqlite_threads(sqlite_path, fallback=fallback)

@@ -3,7 +3,9 @@ advisory locks that serialise a thread's turns across every server sharing the d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -12,7 +14,8 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from agent.locks import AdvisoryTurnLocks, advisory_lock, thread_key
+from agent.locks import AdvisoryTurnLocks, thread_key
+from agent.threads import OWNERS_SCHEMA, OWNERS_TABLE
 
 SAVER_POOL_SIZE = 8
 LOCK_POOL_SIZE = 32
@@ -71,10 +74,66 @@ def open_pool(url: str, *, max_size: int, name: str, wait_s: float = CONNECT_TIM
     return pool
 
 
-def run_setup_once(pool: ConnectionPool, setup: Any) -> None:
-    """Run a schema setup while holding a database-wide advisory lock (servers starting together do not race)."""
-    with pool.connection() as connection, advisory_lock(connection, thread_key(SETUP_LOCK_NAME)):
-        setup()
+def run_setup_once(pool: ConnectionPool, setup: Callable[[Any], None], *, needed: Callable[[Any], bool]) -> None:
+    """Create a schema when `needed(connection)` says so: in one transaction holding a transaction-level advisory
+    lock, so servers starting together run it one after the other, and nothing inside waits on another session
+    (no CREATE INDEX CONCURRENTLY, no second connection): PostgreSQL sees every wait, and a stopped server's
+    transaction is rolled back with its connection. `needed` is asked first without the lock (nothing to do on
+    every later start), then again under it."""
+    with pool.connection() as connection:
+        if not needed(connection):
+            return
+        with connection.transaction():
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (thread_key(SETUP_LOCK_NAME),))
+            if needed(connection):
+                setup(connection)
+
+
+def missing_relations(*names: str) -> Callable[[Any], bool]:
+    """A `needed` check for run_setup_once: whether any of these tables or indexes does not exist yet."""
+
+    def needed(connection: Any) -> bool:
+        """True while a relation is missing."""
+        row = connection.execute("SELECT bool_or(to_regclass(name) IS NULL) AS missing FROM unnest(%s::text[]) "
+                                 "AS name", (list(names),)).fetchone()
+        return bool(row["missing"])
+
+    return needed
+
+
+def in_one_transaction(statement: str) -> str:
+    """A LangGraph migration made fit for a transaction block: CREATE INDEX without CONCURRENTLY (the tables are
+    new or small when it runs; a plain build blocks writes to that table only while it runs)."""
+    return re.sub(r"\bCONCURRENTLY\s+", "", statement, flags=re.IGNORECASE)
+
+
+def checkpoint_migrations_pending(migrations: Sequence[str]) -> Callable[[Any], bool]:
+    """A `needed` check: whether LangGraph's checkpoint migrations are not all applied."""
+
+    def needed(connection: Any) -> bool:
+        """True while the migrations table is missing or behind."""
+        if connection.execute("SELECT to_regclass('checkpoint_migrations') IS NULL AS absent").fetchone()["absent"]:
+            return True
+        row = connection.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()
+        return row["v"] is None or row["v"] < len(migrations) - 1
+
+    return needed
+
+
+def apply_checkpoint_migrations(migrations: Sequence[str]) -> Callable[[Any], None]:
+    """LangGraph's PostgresSaver.setup() on one connection inside the caller's transaction: the same migrations and
+    version rows, without CONCURRENTLY (which cannot run in a transaction and waits for every other session)."""
+
+    def setup(connection: Any) -> None:
+        """Apply the pending migrations and record their versions."""
+        connection.execute(migrations[0])
+        row = connection.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()
+        done = -1 if row["v"] is None else int(row["v"])
+        for version in range(done + 1, len(migrations)):
+            connection.execute(in_one_transaction(migrations[version]))
+            connection.execute("INSERT INTO checkpoint_migrations (v) VALUES (%s)", (version,))
+
+    return setup
 
 
 class PostgresThreadStore:
@@ -90,7 +149,15 @@ class PostgresThreadStore:
             self._pool.close()
             raise
         self.saver: BaseCheckpointSaver = TrimmedPostgresSaver(self._pool)  # type: ignore[arg-type]
-        run_setup_once(self._lock_pool, self.saver.setup)  # type: ignore[attr-defined]
+        migrations = TrimmedPostgresSaver.MIGRATIONS
+        try:
+            run_setup_once(self._pool, apply_checkpoint_migrations(migrations),
+                           needed=checkpoint_migrations_pending(migrations))
+            run_setup_once(self._pool, lambda connection: connection.execute(OWNERS_SCHEMA),
+                           needed=missing_relations(OWNERS_TABLE))
+        except Exception:
+            self.close()
+            raise
         self._locks = AdvisoryTurnLocks(self._lock_pool)
 
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
@@ -106,8 +173,23 @@ class PostgresThreadStore:
             yield row["thread_id"], row["newest"]
 
     def delete_thread(self, thread_id: str) -> None:
-        """Delete the thread's checkpoints, blobs and writes."""
+        """Delete the thread's checkpoints, blobs, writes and owner."""
         self.saver.delete_thread(thread_id)
+        with self._pool.connection() as connection:
+            connection.execute(f"DELETE FROM {OWNERS_TABLE} WHERE thread_id = %s", (thread_id,))
+
+    def set_owner(self, thread_id: str, token_sha256: str, key_sha256: str | None) -> None:
+        """Record the owner of a new thread."""
+        with self._pool.connection() as connection:
+            connection.execute(f"INSERT INTO {OWNERS_TABLE} VALUES (%s, %s, %s, %s)",
+                               (thread_id, token_sha256, key_sha256, time.time()))
+
+    def owner(self, thread_id: str) -> tuple[str, str | None] | None:
+        """The owner digests of a thread, if it has an owner."""
+        with self._pool.connection() as connection:
+            row = connection.execute(f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} WHERE thread_id = %s",
+                                     (thread_id,)).fetchone()
+        return (row["token_sha256"], row["key_sha256"]) if row else None
 
     def counts(self) -> tuple[int, int]:
         """(threads, checkpoints) stored."""
@@ -118,6 +200,21 @@ class PostgresThreadStore:
 
     def compact(self) -> None:
         """Nothing to do: PostgreSQL's autovacuum reuses the space of deleted rows."""
+
+    def unwritable(self) -> str | None:
+        """Why a turn could not be saved now (the server unreachable, a read-only standby), None when it can."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self._pool.connection() as connection:
+                row = connection.execute("SELECT pg_is_in_recovery() AS standby, "
+                                         "current_setting('transaction_read_only') = 'on' AS read_only").fetchone()
+        except (psycopg.Error, PoolTimeout) as error:
+            return f"cannot reach the threads database: {type(error).__name__}"
+        if row["standby"] or row["read_only"]:
+            return "the threads database is read-only (a standby or default_transaction_read_only)"
+        return None
 
     def size_bytes(self) -> int | None:
         """Bytes of the checkpoint tables with their indexes and TOAST."""

@@ -8,6 +8,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+
+REPO = Path(__file__).resolve().parents[1]
+
 _MOUNT_SCRIPT = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"'
 
 
@@ -37,3 +40,21 @@ def run_read_only(folder: Path, argv: list[str], *, env: dict[str, str], timeout
         return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, input=input_text)
     finally:
         folder.chmod(mode)
+
+
+def read_only_home(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """An empty data folder `tmp_path/ro` (to run commands with it read-only), its own temp dir, and an environment
+    that uses them (no catalog, checkpoint or database override, no LLM); skips where read-only cannot be made."""
+    reason = read_only_supported(tmp_path / "probe")
+    if reason:
+        from tests.shared_data import unavailable
+
+        unavailable(reason)  # under CI=true this fails instead of skipping (issue 26)
+    home = tmp_path / "ro"
+    home.mkdir()
+    (tmp_path / "tmp").mkdir()
+    unset = ("GPU_ADVISOR_DB", "GPU_ADVISOR_DATABASE_URL", "GPU_ADVISOR_CHECKPOINT_PATH", "OPENAI_API_KEY",
+             "OPENAI_BASE_URL")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env.update({"GPU_ADVISOR_HOME": str(home), "TMPDIR": str(tmp_path / "tmp"), "PYTHONPATH": str(REPO)})
+    return home, env

@@ -97,6 +97,11 @@ class LoadStats:
     """Requests retried on the next server after a connection error or a 5xx."""
 
 
+def continuing(result: dict[str, Any]) -> dict[str, str]:
+    """The request fields that continue the thread of a chat result (its id and capability token)."""
+    return {"thread_id": result["thread_id"], "thread_token": result["thread_token"]}
+
+
 def chat(url: str | list[str], body: dict[str, Any], *, retries: int = 0, stats: LoadStats | None = None,
          start: int = 0) -> dict[str, Any]:
     """POST /api/chat and return the JSON result; with several URLs (servers behind a balancer) a connection error or
@@ -126,15 +131,14 @@ def race_follow_ups(urls: list[str], threads: int, *, retries: int = 0, stats: L
     returns (turns answered, descriptions of threads whose job lost a change). `on_answer(n)` runs after the n-th
     follow-up is answered."""
     stats = stats if stats is not None else LoadStats()
-    thread_ids = [chat(urls, {"message": FIRST_MESSAGE}, retries=retries, stats=stats, start=i)["thread_id"]
+    thread_ids = [continuing(chat(urls, {"message": FIRST_MESSAGE}, retries=retries, stats=stats, start=i))
                   for i in range(threads)]
     jobs = [(thread, change, i + j) for i, thread in enumerate(thread_ids) for j, change in enumerate(FOLLOW_UPS)]
     done = itertools.count(1)
 
-    def follow_up(job: tuple[str, dict[str, Any], int]) -> None:
+    def follow_up(job: tuple[dict[str, str], dict[str, Any], int]) -> None:
         """One racing follow-up."""
-        chat(urls, {"message": "", "thread_id": job[0], "changes": job[1]}, retries=retries, stats=stats,
-             start=job[2])
+        chat(urls, {"message": "", **job[0], "changes": job[1]}, retries=retries, stats=stats, start=job[2])
         if on_answer is not None:
             on_answer(next(done))
 
@@ -142,9 +146,9 @@ def race_follow_ups(urls: list[str], threads: int, *, retries: int = 0, stats: L
         list(pool.map(follow_up, jobs))
     lost = []
     for i, thread in enumerate(thread_ids):
-        spec = chat(urls, {"message": "", "thread_id": thread, "changes": {"gradient_checkpointing": True}},
+        spec = chat(urls, {"message": "", **thread, "changes": {"gradient_checkpointing": True}},
                     retries=retries, stats=stats, start=i + 1)["spec"]
         missing = [key for change in FOLLOW_UPS for key, value in change.items() if spec.get(key) != value]
         if missing or spec.get("method") != "lora":
-            lost.append(f"{thread}: lost {missing}")
+            lost.append(f"{thread['thread_id']}: lost {missing}")
     return threads * (len(FOLLOW_UPS) + 2), lost

@@ -20,7 +20,6 @@ import httpx2
 import pytest
 import uvicorn
 
-from tests.shared_data import unavailable
 from tests.web_server import parse_sse, serve, test_settings
 from tools.catalog import build_from_snapshot, inspect_catalog, read_meta
 from web.app import create_app
@@ -240,7 +239,7 @@ def test_kill_9_mid_load_leaves_catalog_and_threads_usable(tmp_path: Path) -> No
         while not stop.is_set():
             try:
                 result = httpx2.post(f"{url}/api/chat", json={"message": JOB}, timeout=60).json()
-                answered.append(result["thread_id"])
+                answered.append((result["thread_id"], result["thread_token"]))
             except (httpx2.HTTPError, ValueError, KeyError):
                 pass
 
@@ -263,9 +262,9 @@ def test_kill_9_mid_load_leaves_catalog_and_threads_usable(tmp_path: Path) -> No
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     with serve_process(home, GPU_ADVISOR_RATE_PER_MINUTE="0") as (url, _):
-        follow_up = httpx2.post(f"{url}/api/chat", json={"message": "make it 2 GPUs", "thread_id": answered[0]},
-                                timeout=120).json()
-    assert follow_up["thread_id"] == answered[0] and follow_up["spec"]["num_gpus"] == 2
+        follow_up = httpx2.post(f"{url}/api/chat", json={"message": "make it 2 GPUs", "thread_id": answered[0][0],
+                                                         "thread_token": answered[0][1]}, timeout=120).json()
+    assert follow_up["thread_id"] == answered[0][0] and follow_up["spec"]["num_gpus"] == 2
     assert follow_up["spec"]["model"], follow_up["spec"]
     assert read_meta(home / "catalog.sqlite")["offer_count"] > 1000
 
@@ -292,17 +291,9 @@ def test_a_malformed_slack_timestamp_is_401_not_500(tmp_path: Path, catalog: Pat
 
 
 def test_serve_on_a_read_only_data_folder_is_one_line(tmp_path: Path) -> None:
-    from tests.read_only import read_only_supported, run_read_only
+    from tests.read_only import read_only_home, run_read_only
 
-    reason = read_only_supported(tmp_path / "probe")
-    if reason:
-        unavailable(reason)
-    home = tmp_path / "ro"
-    home.mkdir()
-    (tmp_path / "tmp").mkdir()
-    env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "TMPDIR": str(tmp_path / "tmp"), "PYTHONPATH": str(REPO)}
-    for name in ("GPU_ADVISOR_DB", "GPU_ADVISOR_DATABASE_URL", "GPU_ADVISOR_CHECKPOINT_PATH"):
-        env.pop(name, None)
+    home, env = read_only_home(tmp_path)
     done = run_read_only(home, [*CLI, "serve", "--port", str(free_port())], env=env, timeout=120)
     assert done.returncode == 2, done.stderr[-2000:]
     lines = [line for line in done.stderr.splitlines() if not line.startswith("note: ")]

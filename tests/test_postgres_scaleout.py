@@ -7,12 +7,13 @@ from __future__ import annotations
 import signal
 import threading
 
+import httpx2
 import psycopg
 import pytest
 
 from agent.service import Advisor
 from tests.pg_server import fresh_database, postgres_url  # noqa: F401 - the fixture
-from tests.serve_process import (FIRST_MESSAGE, FOLLOW_UPS, LoadStats, ServeProcess, chat, free_port,
+from tests.serve_process import (FIRST_MESSAGE, FOLLOW_UPS, LoadStats, ServeProcess, chat, continuing, free_port,
                                  race_follow_ups, serve_env)
 from web.rate_limit_postgres import PostgresTokenBucketLimiter
 
@@ -64,11 +65,14 @@ def test_advisor_keeps_one_small_checkpoint_per_turn_in_postgres(database, tmp_p
 
 def test_a_conversation_moves_between_servers(servers):
     first, second = servers
-    thread = chat(first.url, {"message": FIRST_MESSAGE})["thread_id"]
-    chat(second.url, {"message": "", "thread_id": thread, "changes": {"epochs": 3}})
-    result = chat(first.url, {"message": "", "thread_id": thread, "changes": {"seq_len": 2048}})
+    thread = continuing(chat(first.url, {"message": FIRST_MESSAGE}))
+    chat(second.url, {"message": "", **thread, "changes": {"epochs": 3}})
+    result = chat(first.url, {"message": "", **thread, "changes": {"seq_len": 2048}})
     assert (result["spec"]["method"], result["spec"]["epochs"], result["spec"]["seq_len"]) == ("lora", 3, 2048)
     assert result["intent"] == "follow_up"
+    stranger = httpx2.post(f"{second.url}/api/chat", timeout=60,
+                           json={"message": "and the budget?", "thread_id": thread["thread_id"]})
+    assert stranger.status_code == 404 and stranger.json()["error"]["code"] == "thread_not_found"  # owner in PostgreSQL
 
 
 def test_follow_ups_racing_on_one_thread_across_two_servers_lose_nothing(servers):

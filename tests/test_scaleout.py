@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import multiprocessing
 import time
-import uuid
 
 import httpx2
 import pytest
@@ -69,16 +68,18 @@ def test_two_advisor_processes_on_one_sqlite_file_serialise_a_threads_turns(tmp_
 
 def test_streaming_clients_that_disconnect_still_get_their_turns_saved(two_workers):
     url = two_workers.url
-    threads = [f"left-early-{i}-{uuid.uuid4().hex[:8]}" for i in range(5)]
-    for thread in threads:
-        with httpx2.stream("POST", f"{url}/api/chat/stream", timeout=60,
-                           json={"message": FIRST_MESSAGE, "thread_id": thread}) as response:
+    threads = []
+    for _ in range(5):
+        with httpx2.stream("POST", f"{url}/api/chat/stream", timeout=60, json={"message": FIRST_MESSAGE}) as response:
+            threads.append({"thread_id": response.headers["x-thread-id"],
+                            "thread_token": response.headers["x-thread-token"]})  # known before the first event
             for line in response.iter_lines():
                 if line.startswith("event: progress"):
                     break  # the browser tab closes after the first progress event
     time.sleep(3)  # the server notices the closed connections while the turns run on
-    kept = [chat(url, {"message": "", "thread_id": thread, "changes": {"seq_len": 512}})["spec"] for thread in threads]
-    lost = [thread for thread, spec in zip(threads, kept) if spec.get("method") != "lora" or not spec.get("model")]
+    kept = [chat(url, {"message": "", **thread, "changes": {"seq_len": 512}})["spec"] for thread in threads]
+    lost = [thread["thread_id"] for thread, spec in zip(threads, kept)
+            if spec.get("method") != "lora" or not spec.get("model")]
     assert not lost, f"{len(lost)} of {len(threads)} streamed turns were not saved: {lost}"
 
 

@@ -239,7 +239,7 @@ def test_italian_conversation_verdict_first_language_stable_and_survives_reload(
     assert serious_axe_violations(page) == []
 
     request, second = ask(page, FOLLOW_UP)
-    assert request == {"message": FOLLOW_UP, "thread_id": first["thread_id"]}
+    assert request == {"message": FOLLOW_UP, "thread_id": first["thread_id"], "thread_token": first["thread_token"]}
     assert second["thread_id"] == first["thread_id"] and second["spec"]["num_gpus"] == 2
     answer = page.locator(ANSWERS).last
     assert_verdict_in_view(page, answer, second)  # the view lands on the new answer's start, not its sources
@@ -283,7 +283,35 @@ def test_italian_conversation_verdict_first_language_stable_and_survives_reload(
     assert not outside_box(page.locator(".verdict").last.bounding_box(), page.locator(".log").bounding_box())
     request, fourth = ask(page, FOLLOW_UP)  # Italian words, English chosen in the menu: the answer is English
     assert request["thread_id"] == first["thread_id"] and fourth["spec"]["model"] == first["spec"]["model"]
+    assert request["thread_token"] == first["thread_token"] == stored_state(page)["threadToken"]  # kept on reload
     assert request["language"] == "en" and fourth["language"] == "en"
+
+
+def test_a_saved_thread_the_server_does_not_know_says_so_and_the_next_message_starts_anew(browser, server):
+    problems: list[str] = []
+    context, page = open_page(browser, 1280, 900, problems)
+    try:
+        _saved_thread_unknown(page, server)
+    finally:
+        context.close()
+    assert [p for p in problems if "status of 404" not in p] == []  # the browser logs the expected 404 itself
+
+
+def _saved_thread_unknown(page, server) -> None:
+    """A widget whose saved thread id is '1' (never minted for it) gets thread_not_found, then a new thread."""
+    page.goto(server.url + "/demo")
+    page.evaluate("api => localStorage.setItem('gpu-advisor:v2:' + api, JSON.stringify({threadId: '1', turns: []}))",
+                  server.url)
+    page.reload()
+    page.get_by_role("button", name=I18N["it"]["open"]).click()
+    with page.expect_response("**/api/chat/stream") as response_info:
+        page.locator("#ga-input").fill("QLoRA su Llama 3 8B")
+        page.locator("#ga-input").press("Enter")
+    assert response_info.value.status == 404
+    sync_api.expect(page.locator(".bubble.error [role=alert]")).to_have_text(I18N["it"]["errors"]["thread_not_found"])
+    request, result = ask(page, "QLoRA su Llama 3 8B")
+    assert "thread_id" not in request and result["thread_id"] != "1"
+    assert stored_state(page)["threadToken"] == result["thread_token"]
 
 
 def test_quick_reply_chips_by_keyboard_in_the_users_language(page, server):
@@ -307,7 +335,8 @@ def test_quick_reply_chips_by_keyboard_in_the_users_language(page, server):
     result = wait_answer(page, before)
     body = request_info.value.post_data_json
     assert body == {"message": I18N["it"]["chip_spot_message"], "language": "it",
-                    "changes": {"interruptible_ok": True}, "thread_id": first["thread_id"]}
+                    "changes": {"interruptible_ok": True}, "thread_id": first["thread_id"],
+                    "thread_token": first["thread_token"]}
     assert result["language"] == "it" and result["spec"]["interruptible_ok"] is True
     assert result["spec"]["model"] == first["spec"]["model"]
     sync_api.expect(page.locator(".bubble.user p").last).to_have_text(I18N["it"]["chip_spot_message"])

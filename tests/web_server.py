@@ -80,8 +80,8 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
 
 
 def without_thread(result: dict[str, Any]) -> dict[str, Any]:
-    """A chat result minus its thread id, to compare two turns run in different threads."""
-    return {k: v for k, v in result.items() if k != "thread_id"}
+    """A chat result minus its thread id and token, to compare two turns run in different threads."""
+    return {k: v for k, v in result.items() if k not in ("thread_id", "thread_token")}
 
 
 # ------------------------------------------------------------------------------------------------ browser tests

@@ -259,6 +259,13 @@ def ensure_catalog(db_path: Path | str | None = None) -> CatalogStatus:
 
 def _private_fallback() -> Path | None:
     """``<temp dir>/gpu-advisor-<uid>/catalog.sqlite`` in a folder only this user can write, or None."""
+    folder = private_data_folder()
+    return folder / DB_FILENAME if folder else None
+
+
+def private_data_folder() -> Path | None:
+    """``<temp dir>/gpu-advisor-<uid>``, created, when only this user can write it (the read-only fallback of the
+    catalog and the threads), else None."""
     folder = Path(tempfile.gettempdir()) / f"gpu-advisor-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
@@ -267,7 +274,7 @@ def _private_fallback() -> Path | None:
         return None
     if hasattr(os, "getuid") and (stat.st_uid != os.getuid() or stat.st_mode & 0o022):
         return None  # someone else's folder, or writable by others: not trusted
-    return folder / DB_FILENAME
+    return folder
 
 
 def _ensure_at(path: Path, explicit: bool) -> CatalogStatus:

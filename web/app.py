@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from contract.version import installed_version
@@ -119,11 +119,23 @@ def render_demo(api_base: str) -> str:
 def _add_pages(app: FastAPI) -> None:
     """GET /healthz, the demo page, and / redirecting to it."""
 
-    @app.get("/healthz", response_model=Health, tags=["meta"], summary="Liveness and readiness")
-    async def healthz(request: Request) -> Health:
-        """ok, the version, and whether the advisor is loaded."""
+    @app.get("/healthz", response_model=Health, response_model_exclude_none=True, tags=["meta"],
+             summary="Liveness and readiness",
+             responses={503: {"model": Health, "description": "The conversation threads cannot be written."}})
+    async def healthz(request: Request) -> Any:
+        """ok, the version, whether the advisor is loaded, and whether a turn can be saved (503 when not)."""
         res: AppResources | None = getattr(request.app.state, "resources", None)
-        return Health(status="ok", version=app.version, advisor=bool(res and res.advisor is not None))
+        if not (res and res.advisor is not None):
+            return Health(status="ok", version=app.version, advisor=False)
+        store = getattr(res.advisor, "store", None)
+        if store is None:  # an advisor without thread storage (tests' stand-ins)
+            return Health(status="ok", version=app.version, advisor=True)
+        problem = await run_blocking(res.executor, store.unwritable)
+        health = Health(status="unavailable" if problem else "ok", version=app.version, advisor=True,
+                        storage=problem is None, reason=problem)
+        if problem:
+            return JSONResponse(health.model_dump(exclude_none=True), status_code=503)
+        return health.model_dump(exclude_none=True)
 
     @app.get(DEMO_PATH, response_class=HTMLResponse, tags=["meta"], summary="A page that embeds the widget")
     async def demo(request: Request) -> HTMLResponse:
@@ -137,5 +149,9 @@ def _add_pages(app: FastAPI) -> None:
 
 
 def create_app_from_env() -> FastAPI:
-    """App factory for `uvicorn --factory` and worker processes: settings from GPU_ADVISOR_* variables."""
+    """App factory for `uvicorn --factory` and worker processes: settings from GPU_ADVISOR_* variables; a worker of
+    `serve --workers N` exits when its master dies."""
+    from web.worker_watchdog import watch_master
+
+    watch_master()
     return create_app(ServerSettings.from_env())

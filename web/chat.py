@@ -4,24 +4,29 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator, Mapping
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Depends, Request, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from web.blocking import iterate_in_thread, run_blocking
 from web.deps import AppResources, advisor_of, resources
 from web.errors import INTERNAL_MESSAGE, ApiError, ErrorResponse, log_internal, new_error_id
 from web.schemas import CHAT_EXAMPLES, ChatRequest, ChatResult
+from web.thread_access import ThreadAccess, resolve_thread, with_token
 
 router = APIRouter(prefix="/api", tags=["chat"])
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse, "description": text} for status, text in (
+        (401, "An API key that is not configured (code invalid_api_key)."),
+        (404, "thread_id is not a conversation of the caller (code thread_not_found)."),
         (413, "Request body too large (code body_too_large)."),
         (422, "Invalid input (codes invalid_input, message_too_long)."),
         (429, "Rate limit reached (code rate_limited); see Retry-After."),
         (503, "The advisor is still loading (code not_ready)."))
 }
 STREAM_EVENT_TYPES = frozenset({"progress", "delta", "final", "error"})
+THREAD_ID_HEADER = "X-Thread-Id"
+THREAD_TOKEN_HEADER = "X-Thread-Token"
 
 
 def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_examples=CHAT_EXAMPLES)
@@ -35,26 +40,43 @@ def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_exam
     return body
 
 
-def _advisor_arguments(body: ChatRequest) -> dict[str, Any]:
+async def turn_thread(request: Request, response: Response, body: ChatRequest = Depends(checked_chat_request)
+                      ) -> ThreadAccess:
+    """The thread the turn runs on: minted for a new conversation, else the caller's own (404 otherwise); also in
+    the X-Thread-Id / X-Thread-Token headers, so a stream's client knows its thread before the first event."""
+    access = await resolve_thread(request, body)
+    response.headers[THREAD_ID_HEADER] = access.thread_id
+    if access.token:
+        response.headers[THREAD_TOKEN_HEADER] = access.token
+    return access
+
+
+def _advisor_arguments(body: ChatRequest, access: ThreadAccess) -> dict[str, Any]:
     """Keyword arguments for Advisor.respond/stream."""
-    return {"thread_id": body.thread_id, "language": body.language, "prefer": body.prefer, "changes": body.changes}
+    return {"thread_id": access.thread_id, "language": body.language, "prefer": body.prefer,
+            "changes": body.changes}
 
 
 @router.post("/chat", response_model=ChatResult, responses=ERROR_RESPONSES,
              summary="Ask the advisor; one JSON answer")
 async def chat(request: Request, body: ChatRequest = Depends(checked_chat_request),
-               res: AppResources = Depends(resources)) -> dict[str, Any]:
-    """The advisor's full answer for one turn (the same JSON as `recommend --json`, plus thread_id)."""
+               access: ThreadAccess = Depends(turn_thread), res: AppResources = Depends(resources)) -> dict[str, Any]:
+    """The advisor's full answer for one turn (the same JSON as `recommend --json`, plus thread_id and
+    thread_token)."""
     advisor = advisor_of(request)
-    return await run_blocking(res.executor, advisor.respond, body.message, **_advisor_arguments(body))
+    result = await run_blocking(res.executor, advisor.respond, body.message, **_advisor_arguments(body, access))
+    return with_token(result, access)
 
 
-def stream_event(event: Mapping[str, Any]) -> ServerSentEvent:
-    """One advisor event as an SSE event named after its type."""
+def stream_event(event: Mapping[str, Any], access: ThreadAccess | None = None) -> ServerSentEvent:
+    """One advisor event as an SSE event named after its type (a final result carries the thread's token)."""
     kind = str(event.get("type", ""))
     if kind not in STREAM_EVENT_TYPES:
         raise ValueError(f"unknown advisor event type {kind!r}")
-    return ServerSentEvent(event=kind, data=dict(event))
+    data = dict(event)
+    if kind == "final" and access is not None and isinstance(data.get("result"), dict):
+        data["result"] = with_token(data["result"], access)
+    return ServerSentEvent(event=kind, data=data)
 
 
 def error_event(code: str, message: str, error_id: str | None = None) -> ServerSentEvent:
@@ -68,15 +90,16 @@ def error_event(code: str, message: str, error_id: str | None = None) -> ServerS
 @router.post("/chat/stream", response_class=EventSourceResponse, responses=ERROR_RESPONSES,
              summary="Ask the advisor; Server-Sent Events")
 async def chat_stream(request: Request, body: ChatRequest = Depends(checked_chat_request),
-                      res: AppResources = Depends(resources)) -> AsyncIterator[ServerSentEvent]:
+                      access: ThreadAccess = Depends(turn_thread), res: AppResources = Depends(resources)
+                      ) -> AsyncIterator[ServerSentEvent]:
     """Events `progress` ({node, label}) per step, `delta` ({text}) answer chunks, then one `final` ({result})
     with the same JSON as POST /api/chat, or one `error` ({code, message, error_id?}) instead."""
     advisor = advisor_of(request)
-    arguments = _advisor_arguments(body)
+    arguments = _advisor_arguments(body, access)
     ended = False
     try:
         async for event in iterate_in_thread(res.executor, lambda: advisor.stream(body.message, **arguments)):
-            sse = stream_event(event)
+            sse = stream_event(event, access)
             ended = sse.event in {"final", "error"}
             yield sse
             if ended:

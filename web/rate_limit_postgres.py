@@ -37,15 +37,15 @@ class PostgresTokenBucketLimiter:
         self.burst = float(burst)
         self._pool: Any = None
         if self.enabled:
-            from agent.threads_postgres import open_pool, run_setup_once
+            from agent.threads_postgres import missing_relations, open_pool, run_setup_once
 
             self._pool = open_pool(url, max_size=POOL_SIZE, name="gpu-advisor-rate-limit")
-            run_setup_once(self._pool, self._create_table)
-
-    def _create_table(self) -> None:
-        """The buckets table."""
-        with self._pool.connection() as connection:
-            connection.execute(SCHEMA)
+            try:
+                run_setup_once(self._pool, lambda connection: connection.execute(SCHEMA),
+                               needed=missing_relations(TABLE))
+            except Exception:
+                self._pool.close()
+                raise
 
     @property
     def enabled(self) -> bool:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Language = Literal["it", "id", "en"]
 THREAD_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
+THREAD_TOKEN_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 HARD_MAX_MESSAGE_CHARS = 100_000
 """Schema ceiling; the configured (smaller) limit is checked with its own error code."""
 
@@ -15,7 +16,8 @@ CHAT_EXAMPLES = {
     "italian": {"summary": "A job in Italian", "value": {
         "message": "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?", "language": "it"}},
     "follow_up": {"summary": "A follow-up in the same conversation", "value": {
-        "message": "e con 2 GPU?", "thread_id": "3f6c2a9e0b1d4c58a7e2f0c4d9b81a6e"}},
+        "message": "e con 2 GPU?", "thread_id": "3f6c2a9e0b1d4c58a7e2f0c4d9b81a6e",
+        "thread_token": "q3ZcT1n0m8yXfV2bLrJ5sWk9HdGpAe7uQi4oCzRtYxM"}},
     "english": {"summary": "A job in English", "value": {
         "message": "Full fine-tune of Mistral 7B on 20k examples, deadline 12 hours, no spot", "language": "en"}},
 }
@@ -28,7 +30,11 @@ class ChatRequest(BaseModel):
 
     message: str = Field(max_length=HARD_MAX_MESSAGE_CHARS, description="What the user wrote, in it, id or en.")
     thread_id: str | None = Field(default=None, pattern=THREAD_ID_PATTERN,
-                                  description="Continue this conversation; omit to start a new one.")
+                                  description="Continue this conversation (an id the server returned); omit to "
+                                              "start a new one. Someone else's thread is 404.")
+    thread_token: str | None = Field(default=None, pattern=THREAD_TOKEN_PATTERN,
+                                     description="The thread's capability token, returned with thread_id; needed "
+                                                 "with thread_id unless the API key that started it is sent.")
     language: Language | None = Field(default=None, description="Answer in this language; omit to detect it.")
     prefer: Literal["cost", "speed"] | None = Field(default=None, description="Recommend the cheapest or the "
                                                                               "fastest fitting offer first.")
@@ -43,6 +49,8 @@ class ChatResult(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     thread_id: str = Field(description="Pass it back to continue the conversation.")
+    thread_token: str | None = Field(default=None, description="Pass it back with thread_id; keep it secret (it "
+                                                               "opens the conversation).")
     language: Language
     intent: str = Field(description="job_request, follow_up, faq, out_of_scope, injection or ask_back.")
     answer: str = Field(description="Text in the user's language: paragraphs, '- ' bullets, **bold**, [n] markers.")
@@ -68,8 +76,13 @@ class FaqRequest(BaseModel):
 
 
 class Health(BaseModel):
-    """What GET /healthz reports."""
+    """What GET /healthz reports (200 when ready, 503 when the conversation threads cannot be written)."""
 
-    status: Literal["ok"]
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["ok", "unavailable"]
     version: str
     advisor: bool = Field(description="True once the advisor is loaded and ready.")
+    storage: bool | None = Field(default=None, description="Whether a turn can be saved now (a small write to the "
+                                                           "threads database); null while the advisor loads.")
+    reason: str | None = Field(default=None, description="Why the storage cannot be written (one line).")

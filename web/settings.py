@@ -45,6 +45,17 @@ class ServerSettings(BaseModel):
                                      description="postgresql://… : threads, the Slack store and the rate-limit "
                                                  "buckets live in PostgreSQL, shared by every server process.")
 
+    api_keys: list[str] = Field(default_factory=list, repr=False,
+                                description="Comma-separated API keys; a thread started with one (Authorization: "
+                                            "Bearer KEY) can be continued with that key as well as its token.")
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _keys(cls, value: object) -> list[str]:
+        """Accept a comma-separated string as well as a list; blanks dropped."""
+        items = value.split(",") if isinstance(value, str) else list(value or [])  # type: ignore[call-overload]
+        return [str(item).strip() for item in items if str(item).strip()]
+
     @field_validator("database_url")
     @classmethod
     def _postgres_url(cls, value: str | None) -> str | None:

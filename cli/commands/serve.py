@@ -71,5 +71,9 @@ def register(app: typer.Typer) -> None:
             console.print(f"gpu-advisor API on {urls['api']}  ·  docs {urls['docs']}")
             console.print(f"Widget demo page: [bold]{urls['demo']}[/bold]")
         os.environ.update(settings.to_env())  # worker processes rebuild the same settings from the environment
+        if settings.workers > 1:  # workers exit when this process dies, even by kill -9 (web/worker_watchdog.py)
+            from web.worker_watchdog import MASTER_PID_VAR
+
+            os.environ[MASTER_PID_VAR] = str(os.getpid())
         uvicorn.run("web.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,
                     workers=settings.workers, log_level="warning" if json_output else "info", **proxy_options)

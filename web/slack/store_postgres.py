@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from agent.threads_postgres import open_pool, run_setup_once
+from agent.threads_postgres import missing_relations, open_pool, run_setup_once
 from web.slack.threads import CLAIM_TTL_S, PRUNE_EVERY_S, SEEN_TTL_S, ThreadLink, thread_key
 
 POOL_SIZE = 4
@@ -17,6 +17,9 @@ SCHEMA = (
     "seen_at double precision NOT NULL)",
     "CREATE INDEX IF NOT EXISTS gpu_advisor_slack_seen_at ON gpu_advisor_slack_seen (seen_at)",
 )
+RELATIONS = ("gpu_advisor_slack_threads", "gpu_advisor_slack_claims", "gpu_advisor_slack_claims_at",
+             "gpu_advisor_slack_seen", "gpu_advisor_slack_seen_at")
+"""What SCHEMA creates (a start that finds them all takes no lock)."""
 
 
 class PostgresSlackStore:
@@ -25,15 +28,19 @@ class PostgresSlackStore:
     def __init__(self, url: str) -> None:
         """Connect and create the tables when missing."""
         self._pool = open_pool(url, max_size=POOL_SIZE, name="gpu-advisor-slack")
-        run_setup_once(self._pool, self._create_tables)
+        try:
+            run_setup_once(self._pool, self._create_tables, needed=missing_relations(*RELATIONS))
+        except Exception:
+            self._pool.close()
+            raise
         self._next_prune = 0.0
         self.prune()
 
-    def _create_tables(self) -> None:
-        """The store's tables."""
-        with self._pool.connection() as connection:
-            for statement in SCHEMA:
-                connection.execute(statement)
+    @staticmethod
+    def _create_tables(connection: object) -> None:
+        """The store's tables, on the set-up transaction's connection."""
+        for statement in SCHEMA:
+            connection.execute(statement)  # type: ignore[attr-defined]
 
     def _execute(self, sql: str, params: tuple[object, ...] = ()) -> list[dict[str, object]]:
         """Run one statement (autocommit); rows when it returns any."""

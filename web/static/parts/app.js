@@ -14,12 +14,13 @@ const ui = {};
 let busy = false;
 
 function loadState(storeKey, defaultLang) {
-  const initial = { lang: defaultLang, threadId: null, turns: [] };
+  const initial = { lang: defaultLang, threadId: null, threadToken: null, turns: [] };
   try {
     const saved = JSON.parse(window.localStorage.getItem(storeKey) || "null");
     if (saved && typeof saved === "object") {
       if (saved.langChosen === true && hasLang(saved.lang)) { initial.lang = saved.lang; initial.langChosen = true; }
       initial.threadId = typeof saved.threadId === "string" ? saved.threadId : null;
+      initial.threadToken = typeof saved.threadToken === "string" ? saved.threadToken : null;
       initial.turns = Array.isArray(saved.turns) ? saved.turns.slice(-MAX_TURNS) : [];
     }
   } catch (e) { /* storage blocked or corrupt: start fresh */ }
@@ -146,6 +147,7 @@ async function send(text, extra) {
   ui.log.scrollTop = ui.log.scrollHeight;
   const body = Object.assign({ message: text }, extra || {});
   if (state.threadId) { body.thread_id = state.threadId; }
+  if (state.threadId && state.threadToken) { body.thread_token = state.threadToken; }  // the thread's capability
   if (state.langChosen) { body.language = state.lang; }  // the menu's choice is the answer's language too
   const outcome = await chatStream(config.api, body, view);
   view.finish();
@@ -154,6 +156,7 @@ async function send(text, extra) {
   if (outcome.result) {
     const result = outcome.result;
     if (result.thread_id) { state.threadId = result.thread_id; }
+    if (result.thread_token) { state.threadToken = result.thread_token; }
     state.turns.push({ role: "assistant", result: result });
     saveState();
     renderAssistant(node, result, state.turns.length - 1);
@@ -164,6 +167,10 @@ async function send(text, extra) {
     node.className = "bubble error";
     node.appendChild(el("p", { role: "alert", text: errorText(outcome.error) }));
     state.turns.push({ role: "error", error: outcome.error });
+    if (outcome.error && outcome.error.code === "thread_not_found") {  // gone (pruned) or never ours: start anew
+      state.threadId = null;
+      state.threadToken = null;
+    }
     saveState();
   }
   ui.log.removeAttribute("aria-busy");
@@ -267,6 +274,7 @@ function build() {
   ui.newButton.addEventListener("click", function () {
     if (busy) { return; }
     state.threadId = null;
+    state.threadToken = null;
     state.turns = [];
     saveState();
     renderAll();
