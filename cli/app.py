@@ -33,6 +33,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=True,
+    rich_markup_mode=None,  # plain click help: wraps to the terminal, flag pairs in full, types only on values
 )
 
 

@@ -56,3 +56,17 @@ def test_an_unsupported_language_stops_chat_and_recommend_before_any_turn(tmp_pa
         assert done.stdout == ""
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and "xx" in lines[0] and "it, id" in lines[0], done.stderr
+
+
+def test_help_fits_80_columns_with_whole_flag_names(tmp_path: Path) -> None:
+    """Every command's --help at 80 columns: no line over 80, no flag name cut ('…'), no '<bool>' on flags."""
+    env = {**os.environ, "COLUMNS": "80", "GPU_ADVISOR_HOME": str(tmp_path)}
+    names = ["", *sorted(m.rsplit(".", 1)[1] for m in command_modules())]
+    for name in names:
+        args = [name, "--help"] if name else ["--help"]
+        done = subprocess.run([str(EXE), *args], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, (name, done.stderr)
+        for line in done.stdout.splitlines():
+            assert len(line) <= 80 and "…" not in line and "<bool>" not in line, (name, line)
+    estimate = subprocess.run([str(EXE), "estimate", "--help"], capture_output=True, text=True, env=env).stdout
+    assert "--gradient-checkpointing / --no-gradient-checkpointing" in estimate
