@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.json_schema import SkipJsonSchema
 
 from agent.faq_answer import FaqAnswer, answer_question
 from contract.errors import UserError
@@ -62,7 +63,8 @@ class CatalogQuery(BaseModel):
     spot_only: bool = Field(False, description="Only offers with a spot price.")
     max_price: float | None = Field(None, ge=0, le=1e6, description="USD/hour for the instance (spot price with "
                                                                     "spot_only).")
-    interconnect: Literal["nvlink", "pcie", "unknown", "none"] | None = None
+    interconnect: Literal["nvlink", "pcie", "unknown", "none"] | None = Field(
+        None, description="GPU-to-GPU link inside the instance: nvlink, pcie, unknown or none.")
     sort: Literal[tuple(SORTS)] = Field("price", description="Sort key.")  # type: ignore[valid-type]
     limit: int = Field(20, ge=1, le=MAX_CATALOG_LIMIT, description="At most this many offers.")
 
@@ -116,6 +118,12 @@ class ProvidersResult(BaseModel):
     """What the providers' docs say about billing granularity, spot capacity and networking."""
 
     providers: list[ProviderInfo]
+
+
+class EstimateToolRequest(EstimateRequest):
+    """The estimator's arguments for remote callers: no local config.json path (neither accepted nor advertised)."""
+
+    config_path: SkipJsonSchema[None] = None
 
 
 def _estimate(body: EstimateRequest, context: ToolContext) -> Estimate:
@@ -186,7 +194,7 @@ class Tool:
 TOOLS: tuple[Tool, ...] = (
     Tool("estimate", "Peak training memory (VRAM) per GPU for a model, method and setup, with its breakdown and the "
          "fit on a GPU when one is named; with a GPU, also the throughput on num_gpus of them (layout, tokens/s per "
-         "GPU, step time, MFU, communication share).", EstimateRequest, EstimateWithThroughput, _estimate),
+         "GPU, step time, MFU, communication share).", EstimateToolRequest, EstimateWithThroughput, _estimate),
     Tool("catalog_query", "Filter and sort the catalog of rentable GPU offers (provider, instance, GPU, count, "
          "region, on-demand and spot USD/hour).", CatalogQuery, CatalogResult, _catalog),
     Tool("rank", "Rank catalog offers for a training job by expected total cost (memory fit, topology, time, spot "

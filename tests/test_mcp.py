@@ -43,6 +43,17 @@ def catalog(tmp_path_factory) -> Path:
     return ensure_db(tmp_path_factory.mktemp("mcp") / "catalog.sqlite")
 
 
+def _undescribed(schema: dict, where: str = "") -> list[str]:
+    """Properties of a JSON schema (and of its $defs) without a description."""
+    missing = []
+    for name, prop in (schema.get("properties") or {}).items():
+        if "description" not in prop:
+            missing.append(f"{where}{name}")
+    for name, sub in (schema.get("$defs") or {}).items():
+        missing += _undescribed(sub, f"{name}.")
+    return missing
+
+
 async def exercise(session: ClientSession, catalog: Path) -> None:
     """The checks every transport must pass."""
     await session.initialize()
@@ -50,6 +61,11 @@ async def exercise(session: ClientSession, catalog: Path) -> None:
     assert sorted(t.name for t in listed) == sorted(REGISTRY)
     for tool in listed:
         assert tool.input_schema == REGISTRY[tool.name].input_schema() and tool.description
+        assert _undescribed(tool.input_schema) == [], tool.name  # every argument says what it is
+    estimate_schema = next(t.input_schema for t in listed if t.name == "estimate")
+    assert "config_path" not in estimate_schema["properties"]  # refused for remote callers: not advertised either
+    refused = await session.call_tool("estimate", {"model": "llama-3.1-8b", "config_path": "/etc/passwd"})
+    assert refused.is_error and "config_path" in refused.content[0].text
     for name, arguments in VALID_ARGUMENTS.items():
         result = await session.call_tool(name, arguments)
         assert not result.is_error, (name, result.content)

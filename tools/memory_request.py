@@ -29,25 +29,30 @@ class EstimateRequest(BaseModel):
     config_path: str | None = Field(default=None, description="Path to a HuggingFace config.json.")
     params_b: float | None = Field(default=None, gt=0, le=100_000, allow_inf_nan=False,
                                    description="Size in billions when the model is not in the registry.")
-    method: Method = DEFAULTS.method
+    method: Method = Field(default=DEFAULTS.method, description="pretrain, full_finetune (default), lora or qlora.")
     precision: Precision | None = Field(default=None, description="Default amp_bf16 for full training, bf16 for LoRA.")
-    optimizer: Optimizer = DEFAULTS.optimizer
+    optimizer: Optimizer = Field(default=DEFAULTS.optimizer,
+                                 description="adamw (default), adamw_8bit, paged_adamw_8bit, sgd or adafactor.")
     optimizer_impl: OptimizerImpl = Field(
         default=DEFAULTS.optimizer_impl,
         description="AdamW implementation: fused (HF Trainer default, no temporary), foreach (one state-sized "
                     "temporary in the step; torch.optim.AdamW's default) or for_loop (two parameter-sized temporaries).")
-    micro_batch_size: int = Field(default=DEFAULTS.micro_batch_size, ge=1, le=1_000_000)
-    seq_len: int = Field(default=DEFAULTS.seq_len, ge=1, le=MAX_SEQ_LEN)
-    gradient_checkpointing: bool = DEFAULTS.gradient_checkpointing
-    flash_attention: bool = DEFAULTS.flash_attention
-    lora_rank: int = Field(default=DEFAULTS.lora_rank, ge=1, le=65_536)
+    micro_batch_size: int = Field(default=DEFAULTS.micro_batch_size, ge=1, le=1_000_000,
+                                  description="Sequences per GPU per micro-step.")
+    seq_len: int = Field(default=DEFAULTS.seq_len, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence.")
+    gradient_checkpointing: bool = Field(default=DEFAULTS.gradient_checkpointing,
+                                         description="Recompute activations in the backward pass (default on).")
+    flash_attention: bool = Field(default=DEFAULTS.flash_attention,
+                                  description="Memory-efficient attention: no seq_len x seq_len scores kept.")
+    lora_rank: int = Field(default=DEFAULTS.lora_rank, ge=1, le=65_536, description="LoRA/QLoRA adapter rank.")
     lora_targets: str = Field(default=DEFAULTS.lora_targets,
                               description="'all-linear' or module names: q_proj,v_proj,...")
-    num_gpus: int = Field(default=1, ge=1, le=100_000)
-    sharding: Sharding = "none"
-    tensor_parallel: int = Field(default=1, ge=1, le=1024)
-    pipeline_parallel: int = Field(default=1, ge=1, le=1024)
-    offload: Offload = "none"
+    num_gpus: int = Field(default=1, ge=1, le=100_000, description="GPUs the job runs on.")
+    sharding: Sharding = Field(default="none", description="none, ddp, zero1, zero2, zero3 or fsdp.")
+    tensor_parallel: int = Field(default=1, ge=1, le=1024,
+                                 description="Tensor-parallel degree (must divide num_gpus and the model's heads).")
+    pipeline_parallel: int = Field(default=1, ge=1, le=1024, description="Pipeline-parallel stages.")
+    offload: Offload = Field(default="none", description="none, optimizer or optimizer+params (ZeRO/FSDP only).")
     loss: Loss = Field(default=DEFAULTS.loss,
                        description="How the loss treats logits: fp32 upcast (HF), half, fused kernel.")
     qlora_upcast: bool | None = Field(

@@ -51,13 +51,16 @@ class Candidate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     gpu: str = Field(description="GPU name in any spelling, e.g. 'H100', 'A100-80GB'.")
-    form_factor: str | None = None
+    form_factor: str | None = Field(default=None, max_length=16, description="SXM, PCIe or NVL; the GPU's usual "
+                                                                             "one when omitted.")
     gpu_count: int = Field(ge=1, le=100_000, description="GPUs in total.")
     gpus_per_node: int | None = Field(default=None, ge=1, le=1024, description="GPUs per node; all in one if omitted.")
-    interconnect: Interconnect = "unknown"
+    interconnect: Interconnect = Field(default="unknown", description="GPU-to-GPU link inside a node: nvlink, "
+                                                                      "pcie or unknown (the GPU's usual link).")
     nvlink_gbs: float | None = Field(default=None, ge=0.001, description="Per-GPU unidirectional NVLink GB/s override.")
     inter_node_gbps: float | None = Field(default=None, ge=0.001, description="Inter-node bandwidth per node, Gbit/s.")
-    inter_node_fabric: str | None = None
+    inter_node_fabric: str | None = Field(default=None, max_length=120,
+                                          description="Name of the inter-node fabric (e.g. 'EFA', 'InfiniBand').")
     vram_gib: float | None = Field(default=None, gt=0, description="Memory per GPU override (e.g. from the offer).")
 
 
