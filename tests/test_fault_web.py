@@ -153,6 +153,14 @@ def test_demo_page_never_reflects_the_host_header(limited: str) -> None:
     assert f'<script src="{limited}/widget/widget.js" data-api="{limited}"' in page
 
 
+def test_compare_page_never_reflects_the_host_header(limited: str) -> None:
+    """/compare points its scripts at the server's own address, whatever Host a client (or a shared cache's first
+    visitor) sends."""
+    page = httpx2.get(f"{limited}/compare", headers={"Host": "evil.example"}, timeout=30).text
+    assert "evil.example" not in page
+    assert f'src="{limited}/widget/compare/app.js"' in page
+
+
 @pytest.mark.parametrize(("argv", "expected"), [
     (["--host", "999.999.999.999"], "cannot listen on --host '999.999.999.999'"),
     (["--host", "127.0.0.1", "--port", "{busy}"], "cannot listen on 127.0.0.1:{busy}"),

@@ -16,6 +16,7 @@ from web.compare_data import CompareQuery, RowsCache, select_rows
 from web.compare_job import JobCache, with_job
 from web.deps import AppResources, resources
 from web.errors import ApiError
+from web.listen import public_base_url
 
 PAGE_PATH = "/compare"
 PAGE_FILE = Path(__file__).parent / "static" / "compare.html"
@@ -95,4 +96,4 @@ def render_compare(api_base: str, lang: str) -> str:
 async def compare_html(request: Request, lang: str | None = None) -> HTMLResponse:
     """The comparison page (the table is filled by /widget/compare/app.js from /api/compare)."""
     chosen = lang if lang in ("it", "id", "en") else ""
-    return HTMLResponse(render_compare(str(request.base_url).rstrip("/"), chosen))
+    return HTMLResponse(render_compare(public_base_url(request.scope), chosen))  # never the Host header
