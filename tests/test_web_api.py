@@ -239,6 +239,19 @@ def test_rate_limit_is_429_with_retry_after(tmp_path, catalog):
             assert http.get("/healthz").status_code == 200  # only /api/ is limited
 
 
+def test_mcp_shares_the_api_rate_limit(tmp_path, catalog):
+    """Tool calls over /mcp draw from the same bucket as /api/*: two requests pass, the third is 429 (it was not
+    limited at all: 15 `rank` calls passed where /api/ allowed 10)."""
+    with serve(test_settings(tmp_path, catalog, rate_per_minute=6, rate_burst=2)) as running:
+        with httpx2.Client(base_url=running.url, timeout=60) as http:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+            headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+            codes = [http.post("/mcp", json=body, headers=headers).status_code for _ in range(2)]
+            assert 429 not in codes
+            assert http.post("/mcp", json=body, headers=headers).status_code == 429
+            assert http.get("/api/faq", params={"question": "spot?"}).status_code == 429  # one bucket
+
+
 # ------------------------------------------------------------------------------------------------------------- CORS
 
 

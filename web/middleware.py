@@ -140,17 +140,19 @@ def client_key(scope: Scope) -> str:
 
 
 class RateLimit:
-    """Apply a token bucket per client to the paths under `prefix`; 429 with Retry-After when it is empty."""
+    """Apply one token bucket per client to the paths under `prefixes` (the API and the MCP endpoint, so tool calls
+    cost the same either way); 429 with Retry-After when it is empty."""
 
-    def __init__(self, app: ASGIApp, *, limiter: TokenBucketLimiter, prefix: str = "/api/") -> None:
+    def __init__(self, app: ASGIApp, *, limiter: TokenBucketLimiter, prefixes: tuple[str, ...] = ("/api/", "/mcp")
+                 ) -> None:
         """Wrap `app`."""
         self.app = app
         self.limiter = limiter
-        self.prefix = prefix
+        self.prefixes = prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Count the request, or answer 429."""
-        if scope["type"] == "http" and scope["method"] != "OPTIONS" and scope["path"].startswith(self.prefix):
+        if scope["type"] == "http" and scope["method"] != "OPTIONS" and scope["path"].startswith(self.prefixes):
             wait = self.limiter.acquire(client_key(scope))
             if wait is not None:
                 retry = retry_after_header(wait)
