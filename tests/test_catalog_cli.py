@@ -364,3 +364,62 @@ def test_update_never_writes_over_a_foreign_file(capsys, home: Path, tmp_path: P
     code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda",
                              "--db", str(tmp_path / "no" / "x.sqlite"))
     assert code == 2 and "does not exist" in err and not (tmp_path / "no").exists()
+
+
+@needs_shared
+def test_update_of_one_cloud_keeps_the_others(capsys, home: Path, serve) -> None:
+    """`catalog update --cloud lambda` on the shipped 13-provider catalog refreshes lambda and keeps every other
+    provider's offers (it used to leave 306 lambda offers and nothing else, exit 0)."""
+    build_from_snapshot(home / "catalog.sqlite")
+    before = read_meta(home / "catalog.sqlite")["counts"]
+    assert len(before) >= 10
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda", "--json")
+    assert code == 0, err
+    after = read_meta(home / "catalog.sqlite")
+    assert after["counts"]["lambda"] == 306
+    assert {k: v for k, v in after["counts"].items() if k != "lambda"} == \
+        {k: v for k, v in before.items() if k != "lambda"}
+    assert after["offer_count"] == sum(after["counts"].values())
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (("--cloud", "../../etc"), "unknown cloud '../../etc'"),
+    (("--cloud", "nosuchcloud"), "unknown cloud 'nosuchcloud'"),
+    (("--timeout", "inf"), "--timeout"),
+    (("--timeout", "nan"), "--timeout"),
+])
+def test_update_refuses_bad_clouds_and_timeouts_in_one_line(capsys, home: Path, argv, words) -> None:
+    """A provider name that is no known cloud (or tries to leave the temp folder) and a timeout that is not a
+    finite number of seconds are one line, exit 2, before anything is downloaded."""
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", "http://127.0.0.1:9", *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert words in err and "Traceback" not in err
+
+
+class _RedirectsElsewhere(_Quiet):
+    """Answers every file with a redirect to another host name (localhost instead of 127.0.0.1) or to ftp://."""
+
+    target = "localhost"
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server hook
+        port = self.server.server_address[1]
+        where = (f"ftp://127.0.0.1:{port}{self.path}" if self.target == "ftp"
+                 else f"http://localhost:{port}{self.path}?moved=1")
+        if "moved=1" in self.path:
+            return super().do_GET()
+        self.send_response(302)
+        self.send_header("Location", where)
+        self.end_headers()
+
+
+class _RedirectsToFtp(_RedirectsElsewhere):
+    target = "ftp"
+
+
+@needs_shared
+@pytest.mark.parametrize("handler", [_RedirectsElsewhere, _RedirectsToFtp])
+def test_update_does_not_follow_a_redirect_to_another_host_or_scheme(capsys, home: Path, serve, handler) -> None:
+    """A redirect off the catalog's own scheme and host is refused (one line, old catalog kept)."""
+    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(handler), "--cloud", "lambda")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "redirect" in err

@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Self
@@ -82,7 +83,20 @@ def _opener(watchdog: _Watchdog) -> urllib.request.OpenerDirector:
         def https_open(self, req):
             return self.do_open(https_class, req, context=self._context)
 
-    return urllib.request.build_opener(Http, Https)
+    return urllib.request.build_opener(Http, Https, SameHostRedirects)
+
+
+class SameHostRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to the same host and port, on the same scheme or from http to https."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        """The redirected request, or DownloadError for a redirect off the catalog's own host or scheme."""
+        old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
+        same_scheme = new.scheme == old.scheme or (old.scheme, new.scheme) == ("http", "https")
+        if not same_scheme or new.hostname != old.hostname or (new.port != old.port and new.scheme == old.scheme):
+            raise DownloadError(f"{req.full_url}: redirect to {newurl[:120]} refused (only the same host, "
+                                "http(s))")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 def download(url: str, dest: Path, deadline: float, total_s: float) -> bool:

@@ -15,6 +15,7 @@ Standard library only (urllib).
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -33,7 +34,7 @@ from tools.catalog_import import (
     import_cloud_file,
 )
 from tools.catalog_sanity import MAX_BAD_PRICE_SHARE, shrink_problem, split_by_price
-from tools.catalog_store import resolve_db_path, snapshot_header
+from tools.catalog_store import read_snapshot, resolve_db_path, snapshot_header
 
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v7"
 ENV_BASE_URL = "GPU_ADVISOR_CATALOG_URL"
@@ -41,6 +42,8 @@ DEFAULT_CLOUDS = ("aws", "gcp", "lambda", "runpod", "vast", "cudo", "hyperbolic"
                   "primeintellect", "mithril", "simplepod")
 """Clouds whose v7 vms.csv carries GPU offers (shared/data/skypilot-catalog-v7/SOURCE.md)."""
 DEFAULT_TIMEOUT_S = 120.0
+MAX_TIMEOUT_S = 86_400.0
+"""The longest overall download deadline accepted (a day)."""
 
 
 class UpdateError(RuntimeError):
@@ -54,13 +57,16 @@ class UpdateReport:
     files: dict[str, str] = field(default_factory=dict)
     """cloud -> URL fetched."""
     counts: dict[str, int] = field(default_factory=dict)
+    """Offers per refreshed cloud."""
+    kept: dict[str, int] = field(default_factory=dict)
+    """Offers per cloud not refreshed (an update of some clouds keeps the others as they were)."""
     offers: int = 0
     issues: list[str] = field(default_factory=list)
     snapshot_date: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {"db_path": self.db_path, "base_url": self.base_url, "files": self.files, "counts": self.counts,
-                "offers": self.offers, "issues": self.issues, "snapshot_date": self.snapshot_date}
+                "kept": self.kept, "offers": self.offers, "issues": self.issues, "snapshot_date": self.snapshot_date}
 
 
 def resolve_base_url(base_url: str | None) -> str:
@@ -115,6 +121,24 @@ def _current_counts(target: Path) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items() if isinstance(v, int)}
 
 
+def _kept_offers(target: Path, refreshed: set[str]) -> list[Any]:
+    """The offers of every cloud not refreshed: from the catalog being replaced, else from the shipped snapshot."""
+    from tools.catalog import query_offers
+
+    try:
+        check = inspect_catalog(target, deep=False)
+    except CatalogError:
+        check = None
+    if check is not None and check.state == "ok":
+        providers = [p for p in (check.meta.get("counts") or {}) if p not in refreshed]
+        return query_offers(target, providers=providers) if providers else []
+    try:
+        _meta, offers = read_snapshot()
+    except (OSError, ValueError):
+        return []
+    return [o for o in offers if o.provider not in refreshed]
+
+
 def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = None,
                    clouds: tuple[str, ...] | list[str] | None = None, timeout: float = DEFAULT_TIMEOUT_S,
                    allow_shrink: bool = False) -> UpdateReport:
@@ -123,8 +147,11 @@ def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = 
     base = resolve_base_url(base_url)
     if not base.startswith(("http://", "https://")):
         raise UpdateError(f"base URL must be http(s): {base}")
-    if not timeout > 0:
-        raise UpdateError("--timeout must be > 0 seconds")
+    if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT_S):
+        raise UpdateError(f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}")
+    unknown = [c for c in (clouds or ()) if c.lower() not in DEFAULT_CLOUDS]
+    if unknown:
+        raise UpdateError(f"unknown cloud '{unknown[0][:40]}'; clouds with GPU offers: {', '.join(DEFAULT_CLOUDS)}")
     target, explicit = resolve_db_path(db_path)
     if explicit and not target.parent.is_dir():
         raise UpdateError(f"folder {target.parent} does not exist (not creating it for an explicit catalog path)")
@@ -156,8 +183,12 @@ def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = 
             report.issues.extend(f"{p.offer.source}: {p.message}; row skipped" for p in bad)
             combined.counts[cloud] = len(offers)
             report.files[cloud] = url
+        kept = _kept_offers(target, set(fetched))
+        for offer in kept:
+            report.kept[offer.provider] = report.kept.get(offer.provider, 0) + 1
         meta = {"source": combined.source, "snapshot_date": snapshot_date, "built_from": base,
-                "counts": combined.counts, "issues": len(combined.issues) + len(report.issues)}
+                "counts": {**report.kept, **combined.counts}, "issues": len(combined.issues) + len(report.issues)}
+        combined.offers.extend(kept)
         try:
             build_db(target, combined.offers, meta, create_parent=not explicit)
         except (CatalogError, OSError) as error:
