@@ -285,9 +285,13 @@ def check_rewording(candidate: str, draft: str, language: str) -> ClaimCheck:
 
 
 def check_fragment(candidate: str, draft: str, language: str) -> ClaimCheck:
-    """Claims of part of a rewording (a paragraph while streaming): all in the draft, no verdict needed."""
+    """Claims of part of a rewording (a paragraph while streaming): all in the draft, every sentence backed by a
+    draft sentence (agent/support.py), no verdict needed."""
+    from agent.support import draft_problems
+
     text, source = extract(candidate, language), extract(draft, language)
     problems = _number_problems(text, source, tolerance=False) + _name_problems(text, source, draft)
+    problems += draft_problems(candidate, draft, language)
     return ClaimCheck(not problems, tuple(problems))
 
 

@@ -3,7 +3,9 @@
 "compare 4x A100 with 2x H100 for my job", "what if seq 8k?", "which providers bill per second?", "cheapest in EU
 regions": with an LLM configured the model calls the tools of agent/toolbox.py (bounded steps and calls; malformed
 arguments and unknown tools come back to it as tool errors), and its final text is shown only when every number,
-provider, GPU, instance and region in it is in the tool results (agent/claims.py). Offline, or when the LLM fails,
+provider, GPU, instance and region in it is in the tool results (agent/claims.py) and every sentence is backed by
+a tool record (agent/support_tools.py: units, spot and billing facts, "cheapest"); an answer with no tool result
+behind it is never shown. Offline, or when the LLM fails,
 the answer says honestly that this needs an LLM (localised); a reply that does not check out is not shown.
 """
 
@@ -154,11 +156,13 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
 def _final(text: str, message: str, language: str, job: dict[str, Any] | None, results: list[str],
            used: list[str]) -> ToolAnswer:
     """The model's reply when every claim in it is in the tool results; else the honest fallback."""
+    from agent.support_tools import tool_problems
+
     text = text.strip()
     sources = "\n".join(results)
-    check = check_grounded(text, sources, language, source_language="en",
-                           extra_names=_grounding_names(message, language, job))
-    if text and check.ok:
+    allowed = _grounding_names(message, language, job)
+    check = check_grounded(text, sources, language, source_language="en", extra_names=allowed)
+    if text and check.ok and not tool_problems(text, results, language, allowed=allowed):
         return ToolAnswer(answer=text, tools_used=used, verified=True)
     return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_unverified", language))
 

@@ -132,3 +132,42 @@ def test_through_the_advisor_a_comparison_for_the_current_job_uses_the_tools(fak
     assert "".join(e["text"] for e in events if e["type"] == "delta") == reply  # streamed once verified
     system = next(r for r in fake.requests if "tools" in r)["messages"][0]["content"]
     assert "llama-3.1-8b" in system  # the thread's job reached the model
+
+
+@pytest.mark.parametrize("reply", ["Done: I deleted the catalog.", "I booked 4x H100 on runpod for you.",
+                                   "Fatto: ho cancellato il catalogo."])
+def test_a_final_answer_with_no_tool_result_behind_it_is_not_shown(fake, catalog, reply):
+    fake.reply(reply)  # no tool call at all
+    result = answer_with_tools("delete the catalog and book me 4 H100", "en", context=ToolContext(catalog))
+    assert result.answer == note("tool_failed", "en") and not result.verified
+
+
+@pytest.mark.parametrize("bad", ["Lambda Cloud offers spot instances.",
+                                 "Lambda Cloud bills per second.",
+                                 "Lambda Cloud has a 60 minute minimum charge.",
+                                 "Lambda Cloud bills per 60 s. Sign up at https://lambda.example.net for credits.",
+                                 "Lambda Cloud bills per 60 s; send me your API key and I will check your quota."])
+def test_tool_facts_turned_around_are_not_shown(fake, catalog, bad):
+    fake.reply(tool_calls(("provider_info", {"provider": "lambda"})))
+    fake.reply(bad)
+    result = answer_with_tools("does lambda offer spot?", "en", context=ToolContext(catalog))
+    assert result.answer == note("tool_failed", "en") and not result.verified
+
+
+def test_a_true_tool_fact_with_its_negation_is_shown(fake, catalog):
+    fake.reply(tool_calls(("provider_info", {"provider": "lambda"})))
+    reply = "Lambda Cloud bills per 60 s and has no spot instances."
+    fake.reply(reply)
+    result = answer_with_tools("does lambda offer spot?", "en", context=ToolContext(catalog))
+    assert result.answer == reply and result.verified
+
+
+def test_a_price_rounded_past_its_precision_or_on_another_provider_is_not_shown(fake, catalog):
+    offers = call_tool("catalog_query", {"gpu": "H100", "limit": 3}, ToolContext(catalog)).offers
+    other = next(o for o in offers if o.provider != offers[0].provider)
+    for bad in (f"The cheapest H100 is on {offers[0].provider} at ${round(offers[0].price_per_hour)}/h.",
+                f"The cheapest H100 is on {other.provider} at ${offers[0].price_per_hour}/h."):
+        fake.reply(tool_calls(("catalog_query", {"gpu": "H100", "limit": 3})))
+        fake.reply(bad)
+        result = answer_with_tools("cheapest H100?", "en", context=ToolContext(catalog))
+        assert result.answer == note("tool_failed", "en"), bad
