@@ -105,7 +105,9 @@ def checked_rephrasing(text: str, citations: list[Citation], excerpts: str, lang
     check = check_grounded(text, excerpts, language)
     if not check.ok:
         raise ValueError("; ".join(check.problems))
-    problems = content_problems(text, excerpts, language)
+    from agent.support import draft_problems  # every sentence backed by the cited text; no links, credentials...
+
+    problems = content_problems(text, excerpts, language) or draft_problems(text, excerpts, language)
     if problems:
         raise ValueError("; ".join(problems))
     verdict = _verdict_word(citations[0].text) if yes_no else None  # an open question has no verdict to keep
