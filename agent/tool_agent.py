@@ -34,7 +34,8 @@ MAX_CALLS_PER_STEP = 4
 MAX_RESULT_CHARS = 12_000
 """A tool result longer than this is cut before it goes back to the model (large rankings)."""
 BUDGET_DEADLINES = 3.0
-"""The whole tool conversation gets this many LLM deadlines (agent/llm.py), however many steps it takes."""
+"""Outside a chat turn the whole tool conversation gets this many LLM deadlines (agent/llm.py); inside one, the
+turn's single LLM budget (llm.turn_budget) bounds it first."""
 CUES_FILE = Path(__file__).with_name("tool_cues.json")
 
 
@@ -133,12 +134,12 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
             if remaining <= 0:
                 raise llm.LlmUnavailable("the LLM timed out")
             reply = llm.call(lambda client: client.chat.completions.create(
-                model=llm.model_name(), messages=messages, tools=openai_tools(), temperature=0),
+                model=llm.model_name(), messages=messages, tools=openai_tools(), tool_choice="auto", temperature=0),
                 deadline_s=min(remaining, llm.timeout_s())).choices[0].message
             calls = list(reply.tool_calls or [])[:MAX_CALLS_PER_STEP]
             if not calls:
                 return _final(reply.content or "", message, language, job, results, used)
-            messages.append({"role": "assistant", "content": reply.content,
+            messages.append({"role": "assistant", "content": reply.content or "",  # null: HTTP 500 on llama.cpp
                              "tool_calls": [{"id": c.id, "type": "function",
                                              "function": {"name": c.function.name,
                                                           "arguments": c.function.arguments}} for c in calls]})

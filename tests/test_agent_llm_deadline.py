@@ -125,3 +125,27 @@ def test_two_dozen_concurrent_turns_on_a_hanging_llm_all_answer_within_the_deadl
     assert wall < baseline + DEADLINE_S + SLACK_S, (wall, baseline)
     assert llm.breaker.is_open  # the failures opened it: later turns skip the LLM at once
     print(f"\n{turns} concurrent turns: offline {baseline:.2f} s, hanging LLM {wall:.2f} s (slowest {slowest:.2f} s)")
+
+
+def test_a_slow_llm_shares_one_deadline_per_turn_and_says_so_once(fake, catalog, tmp_path, monkeypatch):
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    baseline = offline_turn_seconds(advisor, monkeypatch)
+    names = list(parse_llm.JobFields.model_fields)
+    parsed = json.dumps({n: {"method": "qlora"}.get(n) for n in names})
+    fake.reply(parsed, delay_s=0.7 * DEADLINE_S)  # the parse answers just in time
+    fake.reply("Ecco.", delay_s=0.7 * DEADLINE_S)  # so would the phrasing, if it had its own deadline
+    start = time.perf_counter()
+    result = advisor.respond(MESSAGE)
+    elapsed = time.perf_counter() - start
+    advisor.close()
+    assert result["offers"] and result["parser"] == "llm"
+    assert elapsed < baseline + DEADLINE_S + 0.5 * SLACK_S, (elapsed, baseline)
+    assert result["notes"] == [note("unavailable", "it")]
+
+
+def test_an_llm_that_fails_parse_and_phrasing_gets_one_note(fake, catalog, tmp_path):
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    fake.default = (500, {"error": {"message": "boom"}}, 0.0, 0.0)
+    result = advisor.respond(MESSAGE)
+    advisor.close()
+    assert result["offers"] and len(result["notes"]) == 1, result["notes"]

@@ -171,3 +171,13 @@ def test_a_price_rounded_past_its_precision_or_on_another_provider_is_not_shown(
         fake.reply(bad)
         result = answer_with_tools("cheapest H100?", "en", context=ToolContext(catalog))
         assert result.answer == note("tool_failed", "en"), bad
+
+
+def test_the_request_names_tool_choice_and_round_two_sends_content_as_a_string(fake, catalog):
+    fake.reply(tool_calls(("provider_info", {"provider": "lambda"})))  # content null, as servers send it
+    fake.reply("Lambda Cloud bills per 60 s and has no spot instances.")
+    answer_with_tools("does lambda offer spot?", "en", context=ToolContext(catalog))
+    first, second = fake.requests
+    assert first["tool_choice"] == "auto" and second["tool_choice"] == "auto"
+    assistant = next(m for m in second["messages"] if m["role"] == "assistant")
+    assert assistant["content"] == ""  # llama.cpp's server answers HTTP 500 to null content
