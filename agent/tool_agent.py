@@ -150,7 +150,7 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
                     used.append(call.function.name)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     except (llm.LlmUnavailable, openai.OpenAIError, ValueError, AttributeError, IndexError, TypeError):
-        return ToolAnswer(answer=note("needs_llm", language), tools_used=used, note=note("unavailable", language))
+        return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("unavailable", language))
     return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_unverified", language))
 
 
