@@ -1,12 +1,12 @@
 """Questions outside the fixed job pipeline, answered by the LLM calling the registry's tools (OpenAI function calling).
 
-"compare 4x A100 with 2x H100 for my job", "what if seq 8k?", "which providers bill per second?", "cheapest in EU
-regions": with an LLM configured the model calls the tools of agent/toolbox.py (bounded steps and calls; malformed
-arguments and unknown tools come back to it as tool errors), and its final text is shown only when every number,
-provider, GPU, instance and region in it is in the tool results (agent/claims.py) and every sentence is backed by
-a tool record (agent/support_tools.py: units, spot and billing facts, "cheapest"); an answer with no tool result
-behind it is never shown. Offline, or when the LLM fails,
-the answer says honestly that this needs an LLM (localised); a reply that does not check out is not shown.
+Only questions the offline path cannot answer come here ("who bills per second?" beyond the FAQ's reach; job
+follow-ups stay with the offline acts). With an LLM configured the model calls the tools of agent/toolbox.py
+(bounded steps and calls; malformed arguments and unknown tools come back to it as tool errors), and its final text
+is shown only when every number, provider, GPU, instance and region in it is in the tool results (agent/claims.py)
+and every sentence is backed by a tool record (agent/support_tools.py: units, spot and billing facts, "cheapest");
+an answer with no tool result behind it is never shown. Offline, or when the LLM fails, the answer says honestly
+that this needs an LLM, or that the tools could not answer (localised).
 """
 
 from __future__ import annotations
@@ -176,16 +176,17 @@ def _kb_answers(message: str, language: str) -> bool:
 
 
 def wants_tools(state: dict[str, Any], target: str) -> bool:
-    """Whether a turn the graph would send to `target` goes to the tool agent instead.
+    """Whether a turn the graph would send to `target` goes to the tool agent instead: only what offline cannot answer.
 
-    With an LLM: FAQ and job turns that ask a tool question (comparison, what-if, provider facts, regions).
-    Offline: only a tool question the knowledge base cannot answer (it gets the honest 'needs an LLM' answer)."""
+    A tool question (comparison, what-if, provider facts, regions) the knowledge base cannot answer (offline it gets
+    the honest 'needs an LLM' answer); with an LLM, also one the offline path would decline as out of scope. Job
+    follow-ups (what-if, compare, a region change) stay with the offline acts, which answer them from the tools."""
     message = state.get("message") or ""
-    if target not in ("faq", "merge") or state.get("changes") or not is_tool_question(message):
+    if state.get("changes") or not is_tool_question(message):
         return False
-    if llm.llm_configured():
-        return True
-    return target == "faq" and not _kb_answers(message, state.get("language") or "en")
+    if target == "faq":
+        return not _kb_answers(message, state.get("language") or "en")
+    return target == "refuse" and state.get("intent") == "out_of_scope" and llm.llm_configured()
 
 
 def with_tools(route: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:

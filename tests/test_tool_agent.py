@@ -112,28 +112,41 @@ def test_tool_questions_are_recognised(question):
     assert is_tool_question(question)
 
 
-def test_through_the_advisor_a_comparison_for_the_current_job_uses_the_tools(fake, catalog, tmp_path):
+def test_through_the_advisor_a_question_offline_cannot_answer_uses_the_tools(fake, catalog, tmp_path):
     advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
     fake.default = (500, {"error": {}}, 0.0, 0.0)  # the job turn's parse/phrase calls fail: offline answer
     advisor.respond("QLoRA on Llama 3.1 8B, 20M tokens", thread_id="job")
     llm.breaker.reset()
     fake.default = None
-    job = {"job": {"model": "llama-3.1-8b", "method": "qlora"}}
-    a100 = call_tool("topology", {**job, "candidate": {"gpu": "A100", "gpu_count": 4}})
-    h100 = call_tool("topology", {**job, "candidate": {"gpu": "H100", "gpu_count": 2}})
-    reply = (f"4x A100: {a100.per_gpu_gib} GiB per GPU, {a100.layout}; "
-             f"2x H100: {h100.per_gpu_gib} GiB per GPU, {h100.layout}.")
+    providers = per_second_providers()
+    reply = f"Per-second billing (1 s granularity): {', '.join(providers)}."
     fake.reply(json.dumps({"method": None}))  # the parse step of this turn
-    fake.reply(tool_calls(("topology", {**job, "candidate": {"gpu": "A100", "gpu_count": 4}}),
-                          ("topology", {**job, "candidate": {"gpu": "H100", "gpu_count": 2}})))
+    fake.reply(tool_calls(("provider_info", {})))
     fake.reply(reply)
-    events = list(advisor.stream("compare 4x A100 with 2x H100 for my job", thread_id="job"))
+    events = list(advisor.stream("who bills per second?", thread_id="job"))
     advisor.close()
     result = events[-1]["result"]
     assert result["answer"] == reply
     assert "".join(e["text"] for e in events if e["type"] == "delta") == reply  # streamed once verified
     system = next(r for r in fake.requests if "tools" in r)["messages"][0]["content"]
     assert "llama-3.1-8b" in system  # the thread's job reached the model
+
+
+@pytest.mark.parametrize("question", ["what if spot?", "compare 4x A100 with 2x H100 for my job",
+                                      "cheapest in EU regions"])
+def test_with_an_llm_a_follow_up_offline_answers_is_not_sent_to_the_tools(fake, catalog, tmp_path, monkeypatch,
+                                                                          question):
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    with monkeypatch.context() as offline:
+        offline.setenv("GPU_ADVISOR_OFFLINE", "1")
+        advisor.respond("QLoRA on Llama 3.1 8B, 20M tokens, budget 50 dollars", thread_id="job")
+        expected = advisor.respond(question, thread_id="job")["answer"]  # what offline answers
+        advisor.respond("QLoRA on Llama 3.1 8B, 20M tokens, budget 50 dollars", thread_id="job2")
+    fake.default = (500, {"error": {}}, 0.0, 0.0)  # the LLM is configured but fails: no worse than offline
+    result = advisor.respond(question, thread_id="job2")
+    advisor.close()
+    assert not any("tools" in r for r in fake.requests), result["answer"]
+    assert result["answer"].split("\n")[0] == expected.split("\n")[0]
 
 
 @pytest.mark.parametrize("reply", ["Done: I deleted the catalog.", "I booked 4x H100 on runpod for you.",
