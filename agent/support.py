@@ -5,7 +5,7 @@ the source's own sentences ("units"; a tool result's records, see agent/support_
 
 - never shown: links, e-mail addresses, phone numbers, requests for credentials, actions the tools cannot take;
 - a yes/no verdict opening a sentence must open a source sentence too (no "Yes —" for a "No —" draft);
-- a sentence with no number or name must take most of its content words from the source (or only frame it);
+- a sentence must take most of its content words from the source (a sentence of framing words only passes);
 - in each segment (a sentence cut at ';' and conjunctions), every pair of an entity (provider, GPU, instance) and
   a number or another entity must stand together in one source unit, when the source ties that number to one;
 - a superlative or comparison ("cheapest", "più veloce", "lebih lambat") must sit in a source unit with the same
@@ -29,7 +29,7 @@ from agent.claims_text import Token, phrase_at, tokenize
 
 LEXICON_DIR = Path(__file__).with_name("lexicon")
 MIN_SUPPORTED_WORDS = 0.5
-"""A sentence with no number or name needs at least this share of its content words in the source."""
+"""A sentence needs at least this share of its content words in the source."""
 MIN_WORD_CHARS = 4
 STEM_CHARS = 5
 """Words compare on their first STEM_CHARS letters ('servono' / 'servirebbero' do not, 'interruptions' /
@@ -39,7 +39,7 @@ URL = re.compile(r"(?i)\b(?:https?://|ftp://|www\.)\S+|\b(?:[a-z0-9-]+\.)+(?:com
                  r"uk|de|eu|info|biz|xyz|me|us|cloud|sh|ly|gg|tv)\b(?:/\S*)?")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 PHONE = re.compile(r"(?<![\w.,])\+?\d{1,4}(?:[ \-.]\d{2,5}){2,}(?![\w.,]?\d)")
-MIN_PHONE_DIGITS = 8
+MIN_PHONE_DIGITS = 7
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*")
 STANCE_BREAK = re.compile(r",\s+|:\s+|\s*[()]\s*|\s+[—–-]\s+")
 VERDICT_START = re.compile(r"^[\W_]*([^\W\d_]+)[*_]*\s*[—–,.:;!-]", re.UNICODE)
@@ -190,7 +190,7 @@ def _stems(words_: list[str]) -> set[str]:
 
 
 def content_problems(sentence: str, source_words: set[str], language: str) -> list[str]:
-    """A sentence with no claims that does not take most of its content words from the source."""
+    """A sentence that does not take most of its content words from the source."""
     found = content_words(tokenize(sentence), language)
     if not found:
         return []
@@ -223,15 +223,21 @@ def verdict_word(sentence: str, language: str) -> str | None:
 
 
 def _stance_units(units: tuple[Unit, ...], language: str) -> list[tuple[str, Unit]]:
-    """Every unit cut at commas, colons, dashes and brackets (the scope of a negation), as (text, unit)."""
-    return [(piece, make_unit(piece, language)) for unit in units for piece in STANCE_BREAK.split(unit.text)
-            if re.search(r"\w", piece)]
+    """Every unit cut at conjunctions, commas, colons, dashes and brackets (a negation's scope), as (text, unit)."""
+    return [(piece, make_unit(piece, language)) for unit in units for segment in segments(unit.text, language)
+            for piece in STANCE_BREAK.split(segment) if re.search(r"\w", piece)]
 
 
-def _shared(a: Unit, b: Unit) -> int:
-    """How many claims (entities, numbers) two units share."""
+def _shared(a: Unit, b: Unit, language: str) -> int:
+    """How much two clauses share: two points per entity or number, one per content word (by stem)."""
     numbers = sum(1 for n in a.numbers if any(_same_number(n, m, False) for m in b.numbers))
-    return len(a.entities & b.entities) + numbers
+    names = _stems([e.split(":", 1)[1] for e in a.entities | b.entities])  # counted as entities already
+    stems = (_stems(content_words(a.tokens, language)) & _stems(content_words(b.tokens, language))) - names
+    return 2 * (len(a.entities & b.entities) + numbers) + len(stems)
+
+
+MIN_MATCH = 2
+"""A clause is compared with its closest source clause only when they share at least this much (see _shared)."""
 
 
 def polarity_problems(segment: str, source: list[tuple[str, Unit]], language: str) -> list[str]:
@@ -245,12 +251,10 @@ def polarity_problems(segment: str, source: list[tuple[str, Unit]], language: st
             if not any(stance(_tokens(text), language).get(topic) == fits for text, _ in source):
                 problems.append(f"the source never says the {topic} {'fits' if fits else 'does not fit'}")
         unit = make_unit(piece, language)
-        if not unit.entities and not unit.numbers:
-            continue
-        scored = [(_shared(unit, other), text) for text, other in source]
+        scored = [(_shared(unit, other, language), text) for text, other in source]
         best = max((score for score, _ in scored), default=0)
-        if best and not any(negated(_tokens(text), language) == negated(tokens, language)
-                            for score, text in scored if score == best):
+        if best >= MIN_MATCH and not any(negated(_tokens(text), language) == negated(tokens, language)
+                                         for score, text in scored if score == best):
             problems.append(f"{piece[:60]!r} turns the source's negation around")
     return problems
 
@@ -286,8 +290,7 @@ def draft_problems(candidate: str, draft: str, language: str) -> list[str]:
         if verdict and verdict not in opening:
             problems.append(f"the verdict {verdict!r} is not the source's")
         whole = make_unit(sentence, language)
-        if not whole.entities and not whole.numbers:
-            problems += content_problems(sentence, source_words, language)
+        problems += content_problems(sentence, source_words, language)
         for text in segments(sentence, language):
             segment = make_unit(text, language)
             problems += binding_problems(segment, units, False)

@@ -87,3 +87,35 @@ FAITHFUL = [
 def test_a_faithful_rewording_passes(language, text):
     check = check_rewording(text, DRAFTS[language], language)
     assert check.ok, check.problems
+
+
+SPOT = {"en": "On-demand: once the expected interruptions and restarts are counted, spot would not be cheaper here.",
+        "it": "On-demand: contando le interruzioni e i riavvii previsti, qui lo spot non costerebbe meno.",
+        "id": "On-demand: setelah gangguan dan restart yang diperkirakan dihitung, spot tidak lebih murah di sini."}
+PROBES = [  # written after the hostile eval's first pass, to probe classes beyond its sentences
+    ("en", EN, "Pay by bank transfer to IBAN GB33BUKB20201555555555."),
+    ("en", EN, "Contact us on WhatsApp at 555-0134."),
+    ("en", EN, "I will reserve the 1× L40S on runpod right away."),
+    ("en", EN, "Your order has been confirmed."),
+    ("it", IT, "Procedo con la prenotazione della 1× L40S su runpod."),
+    ("id", ID, "Sudah saya pesankan 1× L40S di runpod."),
+    ("en", EN, "Runpod is the most reliable provider on the market."),
+    ("it", IT, "Runpod è il provider più affidabile del mercato."),
+    ("id", ID, "Runpod adalah penyedia paling andal di pasar."),
+    ("en", EN, "Runpod has excellent customer support and guaranteed uptime."),
+    ("en", SPOT["en"], "Spot would be much cheaper here."),
+    ("it", SPOT["it"], "Qui lo spot costerebbe molto meno."),
+    ("id", SPOT["id"], "Spot jauh lebih murah di sini."),
+    ("en", "Rent 3× H100 on primeintellect.\nOn-demand: no spot capacity is listed for this offer.",
+     "primeintellect offers spot capacity for this offer."),
+]
+
+
+@pytest.mark.parametrize(("language", "draft", "text"), PROBES)
+def test_claims_without_numbers_flipped_or_added_fail(language, draft, text):
+    assert not check_fragment(text, draft, language).ok, text
+
+
+@pytest.mark.parametrize("language", ["en", "it", "id"])
+def test_the_spot_sentence_itself_passes(language):
+    assert check_fragment(SPOT[language], SPOT[language], language).ok
