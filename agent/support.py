@@ -3,7 +3,8 @@
 On top of agent/claims.py (every number and name is in the source), each sentence of the LLM text is read against
 the source's own sentences ("units"; a tool result's records, see agent/support_tools.py):
 
-- never shown: links, e-mail addresses, phone numbers, requests for credentials, actions the tools cannot take;
+- never shown: links, e-mail addresses, phone numbers, requests for credentials, actions the tools cannot take,
+  judgements no tool gives ("reliable", "affidabile", "terpercaya") unless the source says them;
 - a yes/no verdict opening a sentence must open a source sentence too (no "Yes —" for a "No —" draft);
 - a sentence must take most of its content words from the source (a sentence of framing words only passes);
 - in each segment (a sentence cut at ';' and conjunctions), every pair of an entity (provider, GPU, instance) and
@@ -117,14 +118,16 @@ def _tokens(text: str) -> list[Token]:
 
 
 def blocked(candidate: str, source: str, language: str) -> list[str]:
-    """Links, e-mail addresses, phone numbers, credential requests and claimed actions the source does not hold."""
+    """Links, e-mail addresses, phone numbers, credential requests, claimed actions and judgements the source does
+    not hold."""
     lex, low = words(language), source.lower()
     problems = [f"link {m.group()!r}" for m in URL.finditer(candidate) if m.group().lower() not in low]
     problems += [f"e-mail address {m.group()!r}" for m in EMAIL.finditer(candidate) if m.group().lower() not in low]
     problems += [f"phone number {m.group()!r}" for m in PHONE.finditer(candidate)
                  if len(re.sub(r"\D", "", m.group())) >= MIN_PHONE_DIGITS and m.group() not in source]
     tokens, source_tokens = _tokens(candidate), _tokens(source)
-    for key, what in (("credentials", "a request for credentials"), ("actions", "an action the tools cannot take")):
+    for key, what in (("credentials", "a request for credentials"), ("actions", "an action the tools cannot take"),
+                      ("opinions", "a judgement no tool gives")):
         found = [p for p in lex[key] if has(tokens, [p]) and not has(source_tokens, [p])]
         problems += [f"{what} ({found[0]!r})"] if found else []
     return problems

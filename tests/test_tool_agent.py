@@ -161,7 +161,8 @@ def test_a_final_answer_with_no_tool_result_behind_it_is_not_shown(fake, catalog
                                  "Lambda Cloud bills per second.",
                                  "Lambda Cloud has a 60 minute minimum charge.",
                                  "Lambda Cloud bills per 60 s. Sign up at https://lambda.example.net for credits.",
-                                 "Lambda Cloud bills per 60 s; send me your API key and I will check your quota."])
+                                 "Lambda Cloud bills per 60 s; send me your API key and I will check your quota.",
+                                 "Lambda Cloud is the most reliable provider and bills per 60 s."])
 def test_tool_facts_turned_around_are_not_shown(fake, catalog, bad):
     fake.reply(tool_calls(("provider_info", {"provider": "lambda"})))
     fake.reply(bad)
