@@ -12,7 +12,7 @@ the source's own sentences ("units"; a tool result's records, see agent/support_
 - a superlative or comparison ("cheapest", "più veloce", "lebih lambat") must sit in a source unit with the same
   word family and the same entities and numbers;
 - a budget or deadline clause's stance (within / over, negated or not) must be one the source takes, and a clause
-  that shares claims with its closest source clause keeps that clause's negation.
+  keeps the negation of its closest source clause (by shared entities, numbers and content words).
 
 Word lists are per language in agent/lexicon/support_<lang>.json (English is always read too: models slip into it).
 """
@@ -46,22 +46,25 @@ STANCE_BREAK = re.compile(r",\s+|:\s+|\s*[()]\s*|\s+[—–-]\s+")
 VERDICT_START = re.compile(r"^[\W_]*([^\W\d_]+)[*_]*\s*[—–,.:;!-]", re.UNICODE)
 
 
+def _read(language: str) -> dict[str, Any]:
+    """One language's word file (empty when there is none)."""
+    path = LEXICON_DIR / f"support_{language}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def _merge(a: Any, b: Any) -> Any:
+    """Two word tables joined: lists concatenated without repeats, nested tables joined per key."""
+    if a is None or b is None:
+        return b if a is None else a
+    if isinstance(a, dict):
+        return {k: _merge(a.get(k), b.get(k)) for k in {*a, *b} if not k.startswith("_")}
+    return list(dict.fromkeys([*a, *b]))
+
+
 @cache
 def words(language: str) -> dict[str, Any]:
     """The language's support words merged with English's (lists joined, nested tables joined per key)."""
-    def read(lang: str) -> dict[str, Any]:
-        path = LEXICON_DIR / f"support_{lang}.json"
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-    def merge(a: Any, b: Any) -> Any:
-        if a is None or b is None:
-            return b if a is None else a
-        if isinstance(a, dict):
-            return {k: merge(a.get(k), b.get(k)) for k in {*a, *b} if not k.startswith("_")}
-        return list(dict.fromkeys([*a, *b]))
-
-    english = read("en")
-    return english if language == "en" else merge(read(language), english)
+    return _merge(_read(language), _read("en")) if language != "en" else _merge(_read("en"), {})
 
 
 @dataclass(frozen=True)
