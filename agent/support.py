@@ -122,12 +122,14 @@ def _tokens(text: str) -> list[Token]:
 
 def blocked(candidate: str, source: str, language: str) -> list[str]:
     """Links, e-mail addresses, phone numbers, credential requests, claimed actions and judgements the source does
-    not hold."""
+    not hold; numbers written in characters the checker does not read ('½', '²', other scripts' digits)."""
     lex, low = words(language), source.lower()
     problems = [f"link {m.group()!r}" for m in URL.finditer(candidate) if m.group().lower() not in low]
     problems += [f"e-mail address {m.group()!r}" for m in EMAIL.finditer(candidate) if m.group().lower() not in low]
     problems += [f"phone number {m.group()!r}" for m in PHONE.finditer(candidate)
                  if len(re.sub(r"\D", "", m.group())) >= MIN_PHONE_DIGITS and m.group() not in source]
+    unreadable = sorted({c for c in candidate if c.isnumeric() and not ("0" <= c <= "9")})
+    problems += [f"numbers the check cannot read ({''.join(unreadable)!r})"] if unreadable else []
     tokens, source_tokens = _tokens(candidate), _tokens(source)
     for key, what in (("credentials", "a request for credentials"), ("actions", "an action the tools cannot take"),
                       ("opinions", "a judgement no tool gives")):

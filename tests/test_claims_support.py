@@ -108,6 +108,8 @@ PROBES = [  # written after the hostile eval's first pass, to probe classes beyo
     ("id", SPOT["id"], "Spot jauh lebih murah di sini."),
     ("en", "Rent 3× H100 on primeintellect.\nOn-demand: no spot capacity is listed for this offer.",
      "primeintellect offers spot capacity for this offer."),
+    ("en", EN, "Rent 1× L40S on runpod for about ½ h, $0.64 in total."),  # a number the check cannot read
+    ("it", IT, "Noleggia 1× L40S su runpod per circa ١٫٥ ore, 0,64 $ in totale."),
 ]
 
 
