@@ -169,6 +169,7 @@ def extract(text: str, language: str) -> Claims:
     facts = _facts(tokens)
     lex = lexicon()
     need_unit = set(lex["number_words"]["need_unit"])
+    not_numbers = set(lex["number_words"]["not_numbers"])
     numbers: list[Number] = []
     names: set[str] = set()
     invented: list[str] = []
@@ -181,9 +182,10 @@ def extract(text: str, language: str) -> Claims:
         elif token.kind == "ident" and (m := GLUED.match(token.text)):
             value = parse_digits(m.group(1), language) * {"k": 1e3, "m": 1e6}.get(m.group(2).lower(), 1.0)
             glued = GLUED_UNIT.get(m.group(2).lower())
-        elif token.kind == "word" and word_pieces(token.text) is not None:
+        elif token.kind == "word" and token.low not in not_numbers and word_pieces(token.text) is not None:
             pieces = []
-            while end - 1 < len(tokens) and tokens[end - 1].kind == "word" and word_pieces(tokens[end - 1].text):
+            while end - 1 < len(tokens) and tokens[end - 1].kind == "word" and \
+                    tokens[end - 1].low not in not_numbers and word_pieces(tokens[end - 1].text):
                 pieces.extend(word_pieces(tokens[end - 1].text) or ())
                 end += 1
             end -= 1

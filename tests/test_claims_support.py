@@ -121,3 +121,13 @@ def test_claims_without_numbers_flipped_or_added_fail(language, draft, text):
 @pytest.mark.parametrize("language", ["en", "it", "id"])
 def test_the_spot_sentence_itself_passes(language):
     assert check_fragment(SPOT[language], SPOT[language], language).ok
+
+
+@pytest.mark.parametrize(("language", "draft", "text"), [
+    ("en", NO["en"] + "\n\nNothing fits on one 24 GB card.", NO["en"] + "\n\nNothing fits on a single 24 GB card."),
+    ("it", NO["it"] + "\n\nSu una scheda da 24 GB non ci sta nulla.",
+     NO["it"] + "\n\nSu una singola scheda da 24 GB non ci sta nulla."),
+])
+def test_one_card_and_a_single_card_are_the_same_fact(language, draft, text):
+    check = check_rewording(text, draft, language)
+    assert check.ok, check.problems
