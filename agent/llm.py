@@ -8,8 +8,8 @@ Every LLM call of the agent goes through `call` (one request/response exchange, 
 whole deadline), the breaker opens and calls fail at once for GPU_ADVISOR_LLM_COOLDOWN_S seconds (default 30); then
 one trial call is let through, and a success closes it. So a hanging LLM costs a turn one deadline, not one per call.
 
-Inside `turn_budget()` (one chat turn) every call shares that one deadline: a call gets what the turn has left, a
-call past it fails at once, and a call cut short by the turn's budget (not by its own deadline) does not count
+Inside `turn_budget()` (one chat turn) every call shares that one deadline, counted as time spent waiting on the
+LLM: a call gets what the turn has left, a call past it fails at once, and a call cut short by the turn's budget (not by its own deadline) does not count
 against the breaker (the server was slow for this turn, not down).
 """
 
@@ -154,7 +154,8 @@ def describe(error: BaseException) -> str:
     return f"LLM error ({type(error).__name__})"
 
 
-_TURN_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("llm_turn_ends", default=None)
+_TURN_LEFT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("llm_turn_left", default=None)
+"""Seconds of LLM time the current turn has left (a one-item list, shared by the contexts copied from the turn's)."""
 TURN_SPENT = "the LLM time budget of this turn was spent"
 SHORTENED_MARGIN_S = 0.1
 """A call whose deadline the turn's budget cut by more than this is 'shortened' (its timeout is not the server's)."""
@@ -162,20 +163,28 @@ SHORTENED_MARGIN_S = 0.1
 
 @contextmanager
 def turn_budget() -> Iterator[None]:
-    """Every LLM call inside the block shares one deadline of timeout_s() seconds (one chat turn)."""
-    token = _TURN_ENDS.set(time.monotonic() + timeout_s())
+    """Every LLM call inside the block shares one budget of timeout_s() seconds spent waiting on the LLM (one chat
+    turn; the turn's own work between calls - ranking, checking the LLM's text - does not count)."""
+    token = _TURN_LEFT.set([timeout_s()])
     try:
         yield
     finally:
-        _TURN_ENDS.reset(token)
+        _TURN_LEFT.reset(token)
+
+
+def _charge(seconds: float) -> None:
+    """Count seconds spent waiting on the LLM against the turn's budget (no-op outside a turn)."""
+    left = _TURN_LEFT.get()
+    if left is not None:
+        left[0] -= seconds
 
 
 def _admit(deadline_s: float | None = None) -> tuple[float, bool]:
     """This call's deadline and whether the turn's budget shortened it; LlmUnavailable when the breaker is open or
     the turn's budget is spent."""
     own = timeout_s() if deadline_s is None else min(deadline_s, timeout_s())
-    ends = _TURN_ENDS.get()
-    left = own if ends is None else ends - time.monotonic()
+    turn = _TURN_LEFT.get()
+    left = own if turn is None else turn[0]
     if left <= 0.05:
         raise LlmUnavailable(TURN_SPENT)
     if not breaker.allow():
@@ -207,8 +216,11 @@ def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None)
         finally:
             done.set()
 
+    started = time.monotonic()
     threading.Thread(target=run, name="llm-call", daemon=True).start()
-    if not done.wait(deadline):
+    finished = done.wait(deadline)
+    _charge(time.monotonic() - started)
+    if not finished:
         _close_quietly(client)
         raise _timed_out(shortened)
     if "error" in box:
@@ -223,9 +235,10 @@ def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None)
 
 
 def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> Iterator[str]:
-    """Stream a chat completion's text chunks; the whole stream must end within one deadline (LlmUnavailable)."""
+    """Stream a chat completion's text chunks; the time spent waiting for them must stay within one deadline
+    (LlmUnavailable); the caller's own work between chunks (checking them) does not count."""
     deadline, shortened = _admit()
-    ends_at = time.monotonic() + deadline
+    waited = 0.0
     client = make_client(deadline)
     chunks: queue.Queue[tuple[str, Any]] = queue.Queue()
     cancelled = threading.Event()
@@ -250,11 +263,14 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
     threading.Thread(target=pump, name="llm-stream", daemon=True).start()
     try:
         while True:
-            remaining = ends_at - time.monotonic()
+            remaining, started = deadline - waited, time.monotonic()
             try:
                 kind, value = chunks.get(timeout=max(remaining, 0.0)) if remaining > 0 else chunks.get_nowait()
             except queue.Empty:
                 raise _timed_out(shortened) from None
+            finally:
+                waited += time.monotonic() - started
+                _charge(time.monotonic() - started)
             if kind == "text":
                 yield value
             elif kind == "end":
