@@ -121,7 +121,7 @@ def _unit(tokens: list[Token], i: int, glued: str | None) -> tuple[str | None, s
     return None, None, False
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _gpu(text: str) -> str | None:
     """Canonical GPU name of a token, if it is one."""
     try:

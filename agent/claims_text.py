@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from agent.numbers import combine, parse_number
@@ -88,30 +88,28 @@ def phrase_parts(phrase: str) -> tuple[str, ...]:
     return tuple(t.low for t in tokenize(phrase.rstrip("*"))) or (phrase,)
 
 
-_INDEXES: dict[int, tuple[list[str], dict[str, list[tuple[tuple[str, ...], bool]]], list[tuple[tuple[str, ...], bool]]]] = {}
+_Index = tuple[dict[str, list[tuple[tuple[str, ...], bool]]], list[tuple[tuple[str, ...], bool]]]
 
 
-def _index(phrases: list[str]) -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], list[tuple[tuple[str, ...], bool]]]:
-    """Phrases by their first word, and the one-word prefix phrases (kept per list object: word lists are cached)."""
-    entry = _INDEXES.get(id(phrases))
-    if entry is None or entry[0] is not phrases:
-        by_first: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
-        prefixes: list[tuple[tuple[str, ...], bool]] = []
-        for phrase in phrases:
-            parts, prefix = phrase_parts(phrase), phrase.endswith("*")
-            if prefix and len(parts) == 1:
-                prefixes.append((parts, prefix))
-            else:
-                by_first.setdefault(parts[0], []).append((parts, prefix))
-        entry = _INDEXES[id(phrases)] = (phrases, by_first, prefixes)
-    return entry[1], entry[2]
+@lru_cache(maxsize=1024)
+def _index(phrases: tuple[str, ...]) -> _Index:
+    """Phrases by their first word, and the one-word prefix phrases (cached per phrase list: word lists are fixed)."""
+    by_first: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
+    prefixes: list[tuple[tuple[str, ...], bool]] = []
+    for phrase in phrases:
+        parts, prefix = phrase_parts(phrase), phrase.endswith("*")
+        if prefix and len(parts) == 1:
+            prefixes.append((parts, prefix))
+        else:
+            by_first.setdefault(parts[0], []).append((parts, prefix))
+    return by_first, prefixes
 
 
 def phrase_at(tokens: list[Token], i: int, phrases: list[str]) -> int:
     """Length in tokens of the first phrase that starts at token i (last word may end in '*'), else 0."""
     if i < 0 or i >= len(tokens):
         return 0
-    by_first, prefixes = _index(phrases)
+    by_first, prefixes = _index(tuple(phrases))
     first = tokens[i].low
     for parts, prefix in by_first.get(first, ()):
         if i + len(parts) > len(tokens) or any(tokens[i + k].clause != tokens[i].clause for k in range(len(parts))):

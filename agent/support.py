@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,7 @@ def make_unit(text: str, language: str) -> Unit:
                 tuple(tokenize(text)))
 
 
-@cache
+@lru_cache(maxsize=256)
 def draft_units(draft: str, language: str) -> tuple[Unit, ...]:
     """The draft's sentences as units."""
     return tuple(make_unit(sentence, language) for sentence in sentences(draft))
