@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from agent.claims_text import (
     GLUED,
@@ -31,6 +31,10 @@ CONTENT_WORD_CHARS = 6
 """Shorter words are mostly glue ('need', 'with', 'della') and say little about content."""
 MIN_OVERLAP = 0.2
 """At least this share of a reply's content words must come from its source (paraphrases share few)."""
+MIN_ROUNDED_DIGITS = 2
+"""A number written rounded (not exactly as the source has it) must keep this many significant digits ('$1/h' for
+$1.2075/h does not; '$1.21/h' does)."""
+SECONDS = {"seconds": 1.0, "minutes": 60.0, "hours": 3600.0, "days": 86_400.0}
 
 
 
@@ -46,10 +50,17 @@ class Number:
     text: str
 
     def same_unit(self, other: Number) -> bool:
-        """Units agree: same currency and per-hour for money; same kind where both name one."""
+        """Units agree: same currency and per-hour for money; same kind where both name one (or both a time)."""
         if self.currency or other.currency:
             return self.currency == other.currency and self.per_hour == other.per_hour
-        return self.kind is None or other.kind is None or self.kind == other.kind
+        return self.kind is None or other.kind is None or self.kind == other.kind or (
+            self.kind in SECONDS and other.kind in SECONDS)
+
+    def in_units_of(self, other: Number) -> float:
+        """This value in the other's unit (times converted: 1 minute is 60 seconds), else the value as it is."""
+        if self.kind in SECONDS and other.kind in SECONDS:
+            return self.value * SECONDS[self.kind] / SECONDS[other.kind]
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ def _unit(tokens: list[Token], i: int, glued: str | None) -> tuple[str | None, s
         return "money", currency, per_hour
     if not same(i + 1):
         return None, None, False
-    for kind in ("percent", "mem", "hours", "minutes", "days", "tokens", "bits", "gpus"):
+    for kind in ("percent", "mem", "mem_tb", "mem_mb", "hours", "seconds", "minutes", "days", "tokens", "bits", "gpus"):
         if phrase_at(tokens, i + 1, units[kind]):
             return kind, None, False
     if tokens[i + 1].kind == "ident" and _gpu(tokens[i + 1].text):
@@ -110,14 +121,16 @@ def _unit(tokens: list[Token], i: int, glued: str | None) -> tuple[str | None, s
     return None, None, False
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _gpu(text: str) -> str | None:
     """Canonical GPU name of a token, if it is one."""
     try:
         from tools.gpus import canonical_gpu_name
     except ImportError:  # pragma: no cover
         return None
-    return canonical_gpu_name(text) if re.search(r"\d", text) else None
+    if not re.search(r"\d", text):
+        return None
+    return canonical_gpu_name(text) or (canonical_gpu_name(text[:-1]) if text.endswith("s") else None)
 
 
 @cache
@@ -149,12 +162,14 @@ def _nearest_fact(facts: list[tuple[int, int, str]], tokens: list[Token], i: int
     return near[0][1]
 
 
+@lru_cache(maxsize=512)
 def extract(text: str, language: str) -> Claims:
-    """Every checkable claim in a text written in `language`."""
+    """Every checkable claim in a text written in `language` (cached: drafts are read once per paragraph)."""
     tokens = tokenize(text)
     facts = _facts(tokens)
     lex = lexicon()
     need_unit = set(lex["number_words"]["need_unit"])
+    not_numbers = set(lex["number_words"]["not_numbers"])
     numbers: list[Number] = []
     names: set[str] = set()
     invented: list[str] = []
@@ -167,9 +182,10 @@ def extract(text: str, language: str) -> Claims:
         elif token.kind == "ident" and (m := GLUED.match(token.text)):
             value = parse_digits(m.group(1), language) * {"k": 1e3, "m": 1e6}.get(m.group(2).lower(), 1.0)
             glued = GLUED_UNIT.get(m.group(2).lower())
-        elif token.kind == "word" and word_pieces(token.text) is not None:
+        elif token.kind == "word" and token.low not in not_numbers and word_pieces(token.text) is not None:
             pieces = []
-            while end - 1 < len(tokens) and tokens[end - 1].kind == "word" and word_pieces(tokens[end - 1].text):
+            while end - 1 < len(tokens) and tokens[end - 1].kind == "word" and \
+                    tokens[end - 1].low not in not_numbers and word_pieces(tokens[end - 1].text):
                 pieces.extend(word_pieces(tokens[end - 1].text) or ())
                 end += 1
             end -= 1
@@ -225,12 +241,15 @@ def _matches(claim: Number, source: Number, tolerance: bool) -> bool:
     """The same value (exactly, or rounded as written when `tolerance`) in a compatible unit."""
     if not claim.same_unit(source) and not (tolerance and source.kind is None and source.currency is None):
         return False  # tool results (JSON) carry bare numbers: any unit the claim names is theirs to say
-    if not tolerance:
-        return abs(claim.value - source.value) < 1e-9
+    value = claim.in_units_of(source)
+    if not tolerance or abs(value - source.value) < 1e-9:
+        return abs(value - source.value) < 1e-9
+    if len(re.sub(r"\D", "", claim.text).lstrip("0")) < MIN_ROUNDED_DIGITS:
+        return False
     decimals = len(claim.text.split(",")[-1]) if "," in claim.text and not claim.text.endswith(",") else 0
     decimals = max(decimals, len(claim.text.split(".")[-1]) if "." in claim.text else 0)
     step = 0.5 * 10 ** -min(decimals, 6) + 1e-9
-    return any(abs(claim.value - value) <= step * max(1.0, abs(value) * 1e-9) for value in
+    return any(abs(value - target) <= step * max(1.0, abs(target) * 1e-9) for target in
                (source.value, source.value * 100))
 
 
@@ -268,9 +287,13 @@ def check_rewording(candidate: str, draft: str, language: str) -> ClaimCheck:
 
 
 def check_fragment(candidate: str, draft: str, language: str) -> ClaimCheck:
-    """Claims of part of a rewording (a paragraph while streaming): all in the draft, no verdict needed."""
+    """Claims of part of a rewording (a paragraph while streaming): all in the draft, every sentence backed by a
+    draft sentence (agent/support.py), no verdict needed."""
+    from agent.support import draft_problems
+
     text, source = extract(candidate, language), extract(draft, language)
     problems = _number_problems(text, source, tolerance=False) + _name_problems(text, source, draft)
+    problems += draft_problems(candidate, draft, language)
     return ClaimCheck(not problems, tuple(problems))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from agent.numbers import combine, parse_number
@@ -82,14 +82,39 @@ def _word_value(word: str) -> float | None:
     return None if pieces is None else combine(list(pieces))
 
 
+@cache
+def phrase_parts(phrase: str) -> tuple[str, ...]:
+    """A phrase's words as the tokenizer reads them (lower case), without a trailing '*'."""
+    return tuple(t.low for t in tokenize(phrase.rstrip("*"))) or (phrase,)
+
+
+_Index = tuple[dict[str, list[tuple[tuple[str, ...], bool]]], list[tuple[tuple[str, ...], bool]]]
+
+
+@lru_cache(maxsize=1024)
+def _index(phrases: tuple[str, ...]) -> _Index:
+    """Phrases by their first word, and the one-word prefix phrases (cached per phrase list: word lists are fixed)."""
+    by_first: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
+    prefixes: list[tuple[tuple[str, ...], bool]] = []
+    for phrase in phrases:
+        parts, prefix = phrase_parts(phrase), phrase.endswith("*")
+        if prefix and len(parts) == 1:
+            prefixes.append((parts, prefix))
+        else:
+            by_first.setdefault(parts[0], []).append((parts, prefix))
+    return by_first, prefixes
+
+
 def phrase_at(tokens: list[Token], i: int, phrases: list[str]) -> int:
     """Length in tokens of the first phrase that starts at token i (last word may end in '*'), else 0."""
-    for phrase in phrases:
-        parts = [t.low for t in tokenize(phrase.rstrip("*"))] or [phrase]
-        prefix = phrase.endswith("*")
+    if i < 0 or i >= len(tokens):
+        return 0
+    by_first, prefixes = _index(tuple(phrases))
+    first = tokens[i].low
+    for parts, prefix in by_first.get(first, ()):
         if i + len(parts) > len(tokens) or any(tokens[i + k].clause != tokens[i].clause for k in range(len(parts))):
             continue
         words = [tokens[i + k].low for k in range(len(parts))]
-        if words[:-1] == parts[:-1] and (words[-1].startswith(parts[-1]) if prefix else words[-1] == parts[-1]):
+        if words[:-1] == list(parts[:-1]) and (words[-1].startswith(parts[-1]) if prefix else words[-1] == parts[-1]):
             return len(parts)
-    return 0
+    return 1 if any(first.startswith(parts[0]) for parts, _ in prefixes) else 0

@@ -40,6 +40,10 @@ OPEN_QUESTION_WORDS = frozenset({
 VERDICT_LEAD = re.compile(r"^(?:yes|no|sì|si|ya|tidak|bukan|bisa|boleh)\s*[,.;:—–]\s*", re.IGNORECASE)
 """A yes/no word opening an entry ("Yes, provided…", "No. Fine-tuning…", "Bisa, asalkan…")."""
 
+class NoRephrasing(ValueError):
+    """The model gave no answer at all (empty, or NO_ANSWER): as good as unavailable, not a rejected rewording."""
+
+
 Rephraser = Callable[[str, list[Citation], Language], str]
 """(question, citations, language) -> rephrased answer text; raises on failure."""
 
@@ -101,11 +105,13 @@ def checked_rephrasing(text: str, citations: list[Citation], excerpts: str, lang
     """The reply when every claim is in the cited text, its yes/no verdict is kept and it has content; else ValueError."""
     text = (text or "").strip()
     if not text or text == NO_ANSWER:
-        raise ValueError("the model gave no answer")
+        raise NoRephrasing("the model gave no answer")
     check = check_grounded(text, excerpts, language)
     if not check.ok:
         raise ValueError("; ".join(check.problems))
-    problems = content_problems(text, excerpts, language)
+    from agent.support import draft_problems  # every sentence backed by the cited text; no links, credentials...
+
+    problems = content_problems(text, excerpts, language) or draft_problems(text, excerpts, language)
     if problems:
         raise ValueError("; ".join(problems))
     verdict = _verdict_word(citations[0].text) if yes_no else None  # an open question has no verdict to keep
@@ -159,6 +165,9 @@ def answer_question(question: str, *, lang: str | None = None, previous: str | N
     if rephraser is not None:
         try:
             answer = rephraser(question, citations, language)
-        except (llm.LlmUnavailable, openai.OpenAIError, ValueError, IndexError, AttributeError):
+        except (llm.LlmUnavailable, openai.OpenAIError, NoRephrasing, IndexError, AttributeError):
+            answer = _template("faq_llm_fallback", language) + "\n\n" + answer
+        except ValueError:  # the reply came but did not check out: say it was rejected, not unavailable
+            answer = _template("faq_llm_rejected", language) + "\n\n" + answer
             answer = _template("faq_llm_fallback", language) + "\n\n" + answer
     return FaqAnswer(language=language, answer=answer, citations=citations)

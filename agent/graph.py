@@ -39,7 +39,7 @@ from agent.graph_questions import (
 from agent.intent import JOB_DEFINING, classify_intent, preference_of, turn_request
 from agent.language import detect_language
 from agent.parsing import merge_spec, parse_message
-from agent.phrasing import phrase_answer
+from agent.phrasing import phrase_answer, with_note
 from agent.state import AgentState
 from agent.tool_agent import tools_node, with_tools
 from agent.writing_public import public
@@ -316,7 +316,7 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
         written = acts.write_act(dict(state), db_path)
         answer, note = phrase_answer(written["answer"], language)
         return written | {"answer": answer, "act": state.get("act"),
-                          "notes": list(state.get("notes") or []) + ([note] if note else [])}
+                          "notes": with_note(dict(state), note, language)}
     offers = (state.get("ranking") or {}).get("offers") or []
     lines = _assumption_lines(state, offers[0] if offers else None)
     full = {**state, "assumption_lines": lines}
@@ -337,7 +337,7 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
         draft, citations = (writing_job.follow_up if follow else writing_job.recommendation)(full)
         draft = "\n\n".join(p for p in (acts.preface(dict(state)), draft, acts.method_line(dict(state))) if p)
     answer, note = phrase_answer(draft, language)
-    notes = list(state.get("notes") or []) + ([note] if note else [])
+    notes = with_note(dict(state), note, language)
     return {"answer": answer, "assumption_lines": lines, "notes": notes, "citations": citations, "act": state.get("act"),
             "answer_kind": kind, "verdict": verdict(kind, top, state["spec"], answer_word),
             "last_top": rental_summary(top) or state.get("last_top"), "last_kind": kind}

@@ -7,17 +7,23 @@ Every LLM call of the agent goes through `call` (one request/response exchange, 
 (default 3: connection errors, HTTP 5xx/429), or after one timeout (a hanging server would cost every later call a
 whole deadline), the breaker opens and calls fail at once for GPU_ADVISOR_LLM_COOLDOWN_S seconds (default 30); then
 one trial call is let through, and a success closes it. So a hanging LLM costs a turn one deadline, not one per call.
+
+Inside `turn_budget()` (one chat turn) every call shares that one deadline, counted as time spent waiting on the
+LLM: a call gets what the turn has left, a call past it fails at once, and a call cut short by the turn's budget (not by its own deadline) does not count
+against the breaker (the server was slow for this turn, not down).
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 import os
 import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from agent.lazy_openai import openai  # imported on first use: not on the offline path
@@ -115,6 +121,11 @@ class CircuitBreaker:
         with self._lock:
             return self._opened_at is not None
 
+    def release(self) -> None:
+        """A call ended with no verdict on the service (cut by the turn's budget): let the next trial through."""
+        with self._lock:
+            self._trial_running = False
+
     def reset(self) -> None:
         """Forget all failures (tests, configuration changes)."""
         self.success()
@@ -143,16 +154,56 @@ def describe(error: BaseException) -> str:
     return f"LLM error ({type(error).__name__})"
 
 
-def _admit() -> float:
-    """Check the breaker and return this call's deadline; LlmUnavailable when the breaker is open."""
+_TURN_LEFT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("llm_turn_left", default=None)
+"""Seconds of LLM time the current turn has left (a one-item list, shared by the contexts copied from the turn's)."""
+TURN_SPENT = "the LLM time budget of this turn was spent"
+SHORTENED_MARGIN_S = 0.1
+"""A call whose deadline the turn's budget cut by more than this is 'shortened' (its timeout is not the server's)."""
+
+
+@contextmanager
+def turn_budget() -> Iterator[None]:
+    """Every LLM call inside the block shares one budget of timeout_s() seconds spent waiting on the LLM (one chat
+    turn; the turn's own work between calls - ranking, checking the LLM's text - does not count)."""
+    token = _TURN_LEFT.set([timeout_s()])
+    try:
+        yield
+    finally:
+        _TURN_LEFT.reset(token)
+
+
+def _charge(seconds: float) -> None:
+    """Count seconds spent waiting on the LLM against the turn's budget (no-op outside a turn)."""
+    left = _TURN_LEFT.get()
+    if left is not None:
+        left[0] -= seconds
+
+
+def _admit(deadline_s: float | None = None) -> tuple[float, bool]:
+    """This call's deadline and whether the turn's budget shortened it; LlmUnavailable when the breaker is open or
+    the turn's budget is spent."""
+    own = timeout_s() if deadline_s is None else min(deadline_s, timeout_s())
+    turn = _TURN_LEFT.get()
+    left = own if turn is None else turn[0]
+    if left <= 0.05:
+        raise LlmUnavailable(TURN_SPENT)
     if not breaker.allow():
         raise LlmUnavailable("the LLM is skipped for a while after repeated failures")
-    return timeout_s()
+    return min(own, left), left + SHORTENED_MARGIN_S < own
+
+
+def _timed_out(shortened: bool) -> LlmUnavailable:
+    """The error for a call past its deadline; a breaker failure unless the turn's budget cut it short."""
+    if shortened:
+        breaker.release()
+        return LlmUnavailable(TURN_SPENT)
+    breaker.failure(timed_out=True)
+    return LlmUnavailable("the LLM timed out")
 
 
 def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None) -> T:
     """Run `work(client)` with one overall deadline; its result, its own exception, or LlmUnavailable on time."""
-    deadline = _admit() if deadline_s is None else (_admit() and deadline_s)
+    deadline, shortened = _admit(deadline_s)
     client = make_client(deadline)
     box: dict[str, Any] = {}
     done = threading.Event()
@@ -165,11 +216,13 @@ def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None)
         finally:
             done.set()
 
+    started = time.monotonic()
     threading.Thread(target=run, name="llm-call", daemon=True).start()
-    if not done.wait(deadline):
-        breaker.failure(timed_out=True)
+    finished = done.wait(deadline)
+    _charge(time.monotonic() - started)
+    if not finished:
         _close_quietly(client)
-        raise LlmUnavailable("the LLM timed out")
+        raise _timed_out(shortened)
     if "error" in box:
         error = box["error"]
         if _is_availability_failure(error):
@@ -182,9 +235,10 @@ def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None)
 
 
 def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> Iterator[str]:
-    """Stream a chat completion's text chunks; the whole stream must end within one deadline (LlmUnavailable)."""
-    deadline = _admit()
-    ends_at = time.monotonic() + deadline
+    """Stream a chat completion's text chunks; the time spent waiting for them must stay within one deadline
+    (LlmUnavailable); the caller's own work between chunks (checking them) does not count."""
+    deadline, shortened = _admit()
+    waited = 0.0
     client = make_client(deadline)
     chunks: queue.Queue[tuple[str, Any]] = queue.Queue()
     cancelled = threading.Event()
@@ -209,12 +263,14 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
     threading.Thread(target=pump, name="llm-stream", daemon=True).start()
     try:
         while True:
-            remaining = ends_at - time.monotonic()
+            remaining, started = deadline - waited, time.monotonic()
             try:
                 kind, value = chunks.get(timeout=max(remaining, 0.0)) if remaining > 0 else chunks.get_nowait()
             except queue.Empty:
-                breaker.failure(timed_out=True)
-                raise LlmUnavailable("the LLM timed out") from None
+                raise _timed_out(shortened) from None
+            finally:
+                waited += time.monotonic() - started
+                _charge(time.monotonic() - started)
             if kind == "text":
                 yield value
             elif kind == "end":

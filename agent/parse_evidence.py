@@ -28,6 +28,17 @@ SCALES: dict[str, tuple[float, ...]] = {
 }
 """How a number the user wrote may become a field's value (magnitudes, days and weeks to hours...)."""
 SHOWN_CHOICES = 12
+FIELD_UNITS: dict[str, frozenset[str | None]] = {
+    "budget": frozenset({None, "money"}), "seq_len": frozenset({None, "tokens"}),
+    "dataset_tokens": frozenset({None, "tokens"}), "dataset_examples": frozenset({None}),
+    "num_gpus": frozenset({None, "gpus"}), "micro_batch_size": frozenset({None}), "epochs": frozenset({None}),
+    "deadline_hours": frozenset({None, "hours", "days", "minutes"}),
+}
+"""The units a number may carry to support a field: '2 GPU' is no budget, the 8 of '8B' no sequence length."""
+MAX_BARE_SCALE = 1000.0
+"""The number of a quantity written with a bigger magnitude ('8' of '8B', '20' of '20M') is not a number of its own."""
+UNIT_LOOKAHEAD = 16
+"""Characters after a number where its unit is read ('2 GPU', '50 euro', '20M token')."""
 
 
 @cache
@@ -58,9 +69,12 @@ class Evidence:
         self.squashed = _squash(text)
         joined = re.findall(r"[^\W_]+(?:[-.][^\W_]+)*|[$€×%]", self.lower)
         self.tokens = joined + [part for token in joined if "-" in token for part in token.split("-")]
-        quantities = find_quantities(words_to_digits(text), language)
-        numbers = [q.value for q in quantities] + [q.number for q in quantities]
-        self.numbers = numbers + [n.value for n in extract(text, language).numbers]
+        digits = words_to_digits(text)
+        self.numbers: list[tuple[float, str | None]] = [(n.value, n.kind) for n in extract(text, language).numbers]
+        for q in find_quantities(digits, language):
+            after = extract(digits[q.start:q.end + UNIT_LOOKAHEAD], language).numbers
+            kind = after[0].kind if after else None
+            self.numbers += [(q.value, kind)] + ([(q.number, kind)] if q.scale <= MAX_BARE_SCALE else [])
 
     def names(self, words: list[str]) -> bool:
         """Whether the message holds one of the words (a trailing '*' matches a prefix, spaces match phrases)."""
@@ -76,9 +90,12 @@ class Evidence:
         return False
 
     def number(self, value: float, field: str) -> bool:
-        """Whether a number the user wrote, at one of the field's magnitudes, is `value` (within 1 %)."""
+        """Whether a number the user wrote, at one of the field's magnitudes and in a unit the field takes, is
+        `value` (within 1 %)."""
+        allowed = FIELD_UNITS.get(field)
         return any(abs(n * scale - value) <= 0.01 * max(abs(value), 1e-9)
-                   for n in self.numbers for scale in SCALES.get(field, (1.0,)))
+                   for n, kind in self.numbers if allowed is None or kind in allowed
+                   for scale in SCALES.get(field, (1.0,)))
 
     def model(self, model_id: str) -> bool:
         """Whether the message names the model: its family and every digit group of its id."""

@@ -1,7 +1,7 @@
 """LLM parsing of a chat message into JobSpec fields through the openai client, for OpenAI and compatible servers.
 
 Order (servers differ, see shared/reference/agent-stack.md §2): strict JSON schema via `chat.completions.parse`; if
-the server rejects it (4xx) or the answer does not validate, JSON mode with the schema in the prompt; otherwise the
+the server rejects it (any non-2xx but 429: llama.cpp's server answers 500) or the answer does not validate, JSON mode with the schema in the prompt; otherwise the
 caller falls back to the offline parser. Both tries share one deadline (agent/llm.py). The answer is validated by
 pydantic (ranges), and a field is kept only when the user's own words support it (agent/parse_evidence.py): a number
 the message holds, a word that names the field. Unknown providers or GPUs the user did name are not guessed at: the
@@ -108,7 +108,9 @@ def _ask(client: openai.OpenAI, model: str, text: str, language: str) -> LlmAnsw
             raise ValueError("empty structured answer")
         answer = _clean(message.parsed, text, language)
         return LlmAnswer(**{**answer.__dict__, "mode": "json_schema"})
-    except (openai.BadRequestError, openai.UnprocessableEntityError, openai.NotFoundError):
+    except openai.APIStatusError as error:  # a server without strict schemas may say 400, 404, 422 or even 500
+        if error.status_code == 429:
+            raise
         return _json_mode(client, model, text, language)
     except (ValidationError, ValueError, json.JSONDecodeError):
         return _json_mode(client, model, text, language)

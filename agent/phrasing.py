@@ -75,9 +75,9 @@ def phrase_answer(draft: str, language: str) -> tuple[str, str | None]:
     """The answer to show and an optional note: the LLM's rewording when every claim holds, else the draft."""
     if not llm_configured():
         return draft, None
-    if llm.breaker.is_open:  # skipped: this turn's parse already failed on the same LLM and noted it
+    if llm.breaker.is_open:  # skipped: said once (the turn's notes are deduplicated if the parse said it too)
         _emit(draft)
-        return draft, None
+        return draft, note("unavailable", language)
     system = prompts.load("phrase_system.txt").replace("{language_name}", LANGUAGE_NAMES.get(language, "English"))
     verified = _VerifiedStream(draft, language)
     buffer = ""
@@ -95,6 +95,16 @@ def phrase_answer(draft: str, language: str) -> tuple[str, str | None]:
     if verified.failed or not verified.paragraphs or not check_rewording(verified.text, draft, language).ok:
         return _fallback(draft, verified, note("unverified", language))
     return verified.text, None
+
+
+def with_note(state: dict, phrase_note: str | None, language: str) -> list[str]:
+    """The turn's notes plus the phrasing's, said once: 'the LLM was unavailable' is not repeated when this turn's
+    parse already fell back offline and said so."""
+    notes = list(state.get("notes") or [])
+    if phrase_note is None or phrase_note in notes or (
+            phrase_note == note("unavailable", language) and state.get("fallback_reason")):
+        return notes
+    return notes + [phrase_note]
 
 
 def _fallback(draft: str, verified: _VerifiedStream, why: str) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agent import gc_tuning
+from agent import gc_tuning, llm
 from agent.detached import Detached
 from agent.graph import build_graph
 from agent.language import normalise_language
@@ -73,7 +73,7 @@ def turn_result(state: dict[str, Any], thread_id: str) -> dict[str, Any]:
         "assumptions": ranking.get("assumptions") or [],
         "fx": ranking.get("fx"),
         "catalog": ranking.get("catalog"),
-        "notes": state.get("notes") or [],
+        "notes": list(dict.fromkeys(state.get("notes") or [])),  # one LLM failure seen twice is said once
         "parser": state.get("parser", "offline"),
         "verdict": state.get("verdict"),
         "changed": state.get("changed") or [],
@@ -138,7 +138,7 @@ class Advisor:
                   ) -> dict[str, Any]:
         """One turn under the thread's lock; `emit` receives progress and delta events when streaming."""
         config = {"configurable": {"thread_id": thread}}
-        with self.store.turn_lock(thread):
+        with self.store.turn_lock(thread), llm.turn_budget():  # every LLM call of the turn shares one deadline
             if emit is None:
                 state = self._graph.invoke(graph_input, config, durability=DURABILITY)
             else:

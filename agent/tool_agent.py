@@ -1,10 +1,12 @@
 """Questions outside the fixed job pipeline, answered by the LLM calling the registry's tools (OpenAI function calling).
 
-"compare 4x A100 with 2x H100 for my job", "what if seq 8k?", "which providers bill per second?", "cheapest in EU
-regions": with an LLM configured the model calls the tools of agent/toolbox.py (bounded steps and calls; malformed
-arguments and unknown tools come back to it as tool errors), and its final text is shown only when every number,
-provider, GPU, instance and region in it is in the tool results (agent/claims.py). Offline, or when the LLM fails,
-the answer says honestly that this needs an LLM (localised); a reply that does not check out is not shown.
+Only questions the offline path cannot answer come here ("who bills per second?" beyond the FAQ's reach; job
+follow-ups stay with the offline acts). With an LLM configured the model calls the tools of agent/toolbox.py
+(bounded steps and calls; malformed arguments and unknown tools come back to it as tool errors), and its final text
+is shown only when every number, provider, GPU, instance and region in it is in the tool results (agent/claims.py)
+and every sentence is backed by a tool record (agent/support_tools.py: units, spot and billing facts, "cheapest");
+an answer with no tool result behind it is never shown. Offline, or when the LLM fails, the answer says honestly
+that this needs an LLM, or that the tools could not answer (localised).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ MAX_CALLS_PER_STEP = 4
 MAX_RESULT_CHARS = 12_000
 """A tool result longer than this is cut before it goes back to the model (large rankings)."""
 BUDGET_DEADLINES = 3.0
-"""The whole tool conversation gets this many LLM deadlines (agent/llm.py), however many steps it takes."""
+"""Outside a chat turn the whole tool conversation gets this many LLM deadlines (agent/llm.py); inside one, the
+turn's single LLM budget (llm.turn_budget) bounds it first."""
 CUES_FILE = Path(__file__).with_name("tool_cues.json")
 
 
@@ -131,12 +134,12 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
             if remaining <= 0:
                 raise llm.LlmUnavailable("the LLM timed out")
             reply = llm.call(lambda client: client.chat.completions.create(
-                model=llm.model_name(), messages=messages, tools=openai_tools(), temperature=0),
+                model=llm.model_name(), messages=messages, tools=openai_tools(), tool_choice="auto", temperature=0),
                 deadline_s=min(remaining, llm.timeout_s())).choices[0].message
             calls = list(reply.tool_calls or [])[:MAX_CALLS_PER_STEP]
             if not calls:
                 return _final(reply.content or "", message, language, job, results, used)
-            messages.append({"role": "assistant", "content": reply.content,
+            messages.append({"role": "assistant", "content": reply.content or "",  # null: HTTP 500 on llama.cpp
                              "tool_calls": [{"id": c.id, "type": "function",
                                              "function": {"name": c.function.name,
                                                           "arguments": c.function.arguments}} for c in calls]})
@@ -147,18 +150,20 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
                     used.append(call.function.name)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     except (llm.LlmUnavailable, openai.OpenAIError, ValueError, AttributeError, IndexError, TypeError):
-        return ToolAnswer(answer=note("needs_llm", language), tools_used=used, note=note("unavailable", language))
+        return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("unavailable", language))
     return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_unverified", language))
 
 
 def _final(text: str, message: str, language: str, job: dict[str, Any] | None, results: list[str],
            used: list[str]) -> ToolAnswer:
     """The model's reply when every claim in it is in the tool results; else the honest fallback."""
+    from agent.support_tools import tool_problems
+
     text = text.strip()
     sources = "\n".join(results)
-    check = check_grounded(text, sources, language, source_language="en",
-                           extra_names=_grounding_names(message, language, job))
-    if text and check.ok:
+    allowed = _grounding_names(message, language, job)
+    check = check_grounded(text, sources, language, source_language="en", extra_names=allowed)
+    if text and check.ok and not tool_problems(text, results, language, allowed=allowed):
         return ToolAnswer(answer=text, tools_used=used, verified=True)
     return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_unverified", language))
 
@@ -171,16 +176,17 @@ def _kb_answers(message: str, language: str) -> bool:
 
 
 def wants_tools(state: dict[str, Any], target: str) -> bool:
-    """Whether a turn the graph would send to `target` goes to the tool agent instead.
+    """Whether a turn the graph would send to `target` goes to the tool agent instead: only what offline cannot answer.
 
-    With an LLM: FAQ and job turns that ask a tool question (comparison, what-if, provider facts, regions).
-    Offline: only a tool question the knowledge base cannot answer (it gets the honest 'needs an LLM' answer)."""
+    A tool question (comparison, what-if, provider facts, regions) the knowledge base cannot answer (offline it gets
+    the honest 'needs an LLM' answer); with an LLM, also one the offline path would decline as out of scope. Job
+    follow-ups (what-if, compare, a region change) stay with the offline acts, which answer them from the tools."""
     message = state.get("message") or ""
-    if target not in ("faq", "merge") or state.get("changes") or not is_tool_question(message):
+    if state.get("changes") or not is_tool_question(message):
         return False
-    if llm.llm_configured():
-        return True
-    return target == "faq" and not _kb_answers(message, state.get("language") or "en")
+    if target == "faq":
+        return not _kb_answers(message, state.get("language") or "en")
+    return target == "refuse" and state.get("intent") == "out_of_scope" and llm.llm_configured()
 
 
 def with_tools(route: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -26,6 +26,8 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.answers: list[tuple[int, Any, float, float]] = []
         self.requests: list[dict[str, Any]] = []
         self.default: tuple[int, Any, float, float] | None = None
+        self.check: Callable[[dict[str, Any]], tuple[int, Any] | None] | None = None
+        """A server's own rules: (status, body) to answer a request with instead of the queue (see test_llm_wire)."""
         self.lock = threading.Lock()
 
     @property
@@ -73,6 +75,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with self.server.lock:
             self.server.requests.append({"path": self.path, **body})
+        rejected = self.server.check(body) if self.server.check else None
+        if rejected:
+            self._send(rejected[0], "application/json", json.dumps(rejected[1]).encode())
+            return
         status, content, delay, chunk_delay = self.server.next_answer()
         time.sleep(delay)
         try:

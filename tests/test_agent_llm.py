@@ -111,9 +111,18 @@ BAD_REWORDINGS = {
     "invented_provider": lambda d: headline(d) + "\n\nMeglio ancora: usa evilcloud, non viene mai interrotto.",
     "injection_echo": lambda d: headline(d) + "\n\nNoleggia dal provider X a 1 $/h.",
     "content_free": lambda d: "Ecco la mia raccomandazione per il tuo lavoro di addestramento.",
+    # issue 25: paragraphs with no number or name appended to a correct draft
+    "credentials_appended": lambda d: d + "\n\nEmail your API keys to the support team so they can set up the pod.",
+    "link_appended": lambda d: d + "\n\nClick here for a better deal: http://gpu-deals.example.com/offer",
+    "action_appended": lambda d: d + "\n\nHo già prenotato la scheda per te e cancellato il vecchio catalogo.",
+    "filler_appended": lambda d: d + "\n\nL'azienda si impegna a offrire soluzioni innovative ai suoi clienti.",
+    # issue 29: the draft's own words turned around
+    "budget_negated": lambda d: d.replace("Rientra nel tuo budget", "Non rientra nel tuo budget", 1),
 }
 MARKERS = {"number_in_words": "dodici", "invented_provider": "evilcloud", "injection_echo": "provider X",
-           "content_free": "Ecco la mia", "figures_moved": None}
+           "content_free": "Ecco la mia", "figures_moved": None, "credentials_appended": "API keys",
+           "link_appended": "http://", "action_appended": "prenotato", "filler_appended": "L'azienda",
+           "budget_negated": "Non rientra"}
 
 
 def test_a_faithful_rewording_is_streamed_and_used(llm_advisor, draft):

@@ -114,3 +114,27 @@ def test_two_dozen_concurrent_turns_on_a_hanging_llm_all_answer_offline_one_call
     # a hanging LLM costs a turn at most one call (the parse; no phrasing after it), each with the deadline
     assert 1 <= len(deadlines) <= turns and set(deadlines) == {DEADLINE_S}
     assert len(fake.requests) <= len(deadlines)  # a call abandoned at its deadline may never have been sent
+
+
+def test_a_slow_llm_shares_one_deadline_per_turn_and_says_so_once(fake, catalog, tmp_path, deadlines):
+    """The parse takes 0.7 of the turn's LLM budget: the phrasing call gets only what is left (not a deadline of
+    its own), misses it, and the turn answers with one note."""
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    names = list(parse_llm.JobFields.model_fields)
+    parsed = json.dumps({n: {"method": "qlora"}.get(n) for n in names})
+    fake.reply(parsed, delay_s=0.7 * DEADLINE_S)  # the parse answers just in time
+    fake.reply("Ecco.", delay_s=0.7 * DEADLINE_S)  # so would the phrasing, if it had its own deadline
+    result = advisor.respond(MESSAGE)
+    advisor.close()
+    assert result["offers"] and result["parser"] == "llm"
+    assert deadlines[0] == DEADLINE_S and len(deadlines) == 2, deadlines
+    assert all(later <= (1 - 0.7) * DEADLINE_S + 1e-6 for later in deadlines[1:])  # what the turn had left
+    assert result["notes"] == [note("unavailable", "it")]
+
+
+def test_an_llm_that_fails_parse_and_phrasing_gets_one_note(fake, catalog, tmp_path):
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    fake.default = (500, {"error": {"message": "boom"}}, 0.0, 0.0)
+    result = advisor.respond(MESSAGE)
+    advisor.close()
+    assert result["offers"] and len(result["notes"]) == 1, result["notes"]

@@ -11,7 +11,8 @@ RESULTS = {"evals.calibrate": "evals/calibration/RESULTS.md", "evals.advice": "e
            "evals.conversations": "evals/conversations/RESULTS.md",
            "evals.dialogues_blind": "evals/dialogues_blind/RESULTS.md",
            "evals.throughput": "evals/throughput/RESULTS.md", "evals.parse": "evals/parse/RESULTS.md",
-           "evals.faq": "evals/faq/RESULTS.md", "evals.recommend": "evals/recommend/RESULTS.md"}
+           "evals.faq": "evals/faq/RESULTS.md", "evals.recommend": "evals/recommend/RESULTS.md",
+           "evals.hostile_llm": "evals/hostile_llm/RESULTS.md"}
 FIGURE = re.compile(r"\d+/\d+|\d+(?:\.\d+)?")
 
 

@@ -178,7 +178,8 @@ def test_llm_failure_falls_back_to_the_extractive_answer_and_says_so(monkeypatch
     top = result.citations[0]
     assert top.id == "fine_tuning.faq_spot"
     assert top.text in result.answer
-    assert "unavailable" in result.answer
+    # a rejected rephrasing says so; only a failed call says the model was unavailable (issue 29)
+    assert ("not backed by the guide" if reply.startswith("Yes") else "unavailable") in result.answer
     assert "90%" not in result.answer
 
 
@@ -188,6 +189,12 @@ BAD_FAQ_REPLIES = {
     "invented_provider": "It depends on the model size; use evilcloud, its GPUs are never preempted.",
     "injection_echo": "It depends on the model size. Rent from provider X at $1/h.",
     "content_free": "Great question! Let me know if you need anything else.",
+    "link_appended": ("It depends on the model and the method: QLoRA fits large models on a single card. "
+                      "Compare prices at https://gpu-deals.example.com before you rent."),
+    "credentials_appended": ("It depends on the model and the method: QLoRA fits large models on a single card. "
+                             "Send your API key to support@gpu-deals.example.com and we will size it for you."),
+    "action_appended": ("It depends on the model and the method: QLoRA fits large models on a single card. "
+                        "I have booked a card for you."),
 }
 
 
@@ -204,7 +211,7 @@ def test_ask_never_shows_a_rephrasing_with_claims_the_citations_do_not_hold(caps
         assert len(server.requests) == 1
     data = json.loads(capsys.readouterr().out)
     assert BAD_FAQ_REPLIES[case] not in data["answer"]
-    assert data["citations"][0]["text"] in data["answer"] and "unavailable" in data["answer"]
+    assert data["citations"][0]["text"] in data["answer"] and "not backed by the guide" in data["answer"]
 
 
 def test_ask_shows_a_faithful_rephrasing(capsys, monkeypatch):

@@ -95,7 +95,7 @@ def test_http_500_falls_back_to_offline(server: FakeOpenAI) -> None:
     server.answers.append((500, {"error": {"message": "boom"}}, 0))
     result = parse_message("LoRA su Mistral 7B", use_llm=True)
     assert result.parser == "offline" and result.fallback_reason == "the LLM server answered HTTP 500"
-    assert result.spec.model == "mistral-7b" and len(server.requests) == 1
+    assert result.spec.model == "mistral-7b" and len(server.requests) == 2  # JSON mode was tried after the 500
 
 
 def test_slow_answer_times_out_and_falls_back(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,3 +168,36 @@ def test_an_unknown_provider_or_gpu_the_user_named_gets_a_clarifying_question(se
     server.answers.append((200, completion(fields(method="lora", gpu="H300")), 0))
     answer = parse_llm.parse_with_llm("LoRA on Mistral 7B with an H300", "en")
     assert answer.spec.gpu is None and answer.clarify and "H300" in answer.clarify
+
+
+def test_a_server_error_on_the_strict_schema_tries_json_mode_and_is_not_a_breaker_failure(server: FakeOpenAI) -> None:
+    server.answers.append((500, {"error": {"message": "response_format json_schema is not supported"}}, 0))
+    server.answers.append((200, completion(fields(method="lora")), 0))
+    answer = parse_llm.parse_with_llm("LoRA on Mistral 7B", "en")
+    assert answer.error is None and answer.mode == "json_object" and answer.spec.method == "lora"
+    assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
+    for _ in range(5):  # a server that always rejects the strict schema never opens the breaker
+        server.answers.append((500, {"error": {}}, 0))
+        server.answers.append((200, completion(fields(method="lora")), 0))
+        assert parse_llm.parse_with_llm("LoRA", "en").error is None
+    assert not llm.breaker.is_open
+
+
+@pytest.mark.parametrize(("message", "llm_fields", "dropped", "kept"), [
+    ("QLoRA su Llama 3.1 8B, 20M token", {"method": "qlora", "seq_len": 8192}, "seq_len", "method"),
+    ("LoRA on Mistral 7B, max 2 GPU", {"method": "lora", "num_gpus": 2, "budget": {"amount": 2, "currency": "EUR"}},
+     "budget", "num_gpus"),
+    ("LoRA su Mistral 7B con 4 GPU", {"method": "lora", "deadline_hours": 4}, "deadline_hours", "method"),
+])
+def test_a_number_written_for_another_field_does_not_support_a_parsed_field(server: FakeOpenAI, message, llm_fields,
+                                                                            dropped, kept) -> None:
+    server.answers.append((200, completion(fields(**llm_fields)), 0))
+    answer = parse_llm.parse_with_llm(message, "it")
+    assert answer.error is None and dropped in answer.dropped and kept in answer.mentioned, answer
+
+
+def test_a_number_with_its_own_unit_still_supports_its_field(server: FakeOpenAI) -> None:
+    server.answers.append((200, completion(fields(method="lora", seq_len=8192, num_gpus=2,
+                                                 budget={"amount": 50, "currency": "EUR"})), 0))
+    answer = parse_llm.parse_with_llm("LoRA su Mistral 7B, seq 8k, 2 GPU, budget 50 euro", "it")
+    assert answer.error is None and {"seq_len", "num_gpus", "budget"} <= set(answer.mentioned), answer

@@ -93,7 +93,9 @@ def test_a_model_that_never_stops_calling_tools_is_stopped(fake, catalog):
 def test_a_failing_llm_gives_the_honest_offline_answer(fake, catalog):
     fake.default = (500, {"error": {"message": "down"}}, 0.0, 0.0)
     result = answer_with_tools(PER_SECOND, "id", context=ToolContext(catalog))
-    assert result.answer == note("needs_llm", "id") and result.note == note("unavailable", "id")
+    # an LLM is configured: the answer does not ask for OPENAI_API_KEY, the note says it was unavailable
+    assert result.answer == note("tool_failed", "id") and result.note == note("unavailable", "id")
+    assert "OPENAI_API_KEY" not in result.answer
 
 
 @pytest.mark.parametrize("language", ["it", "id", "en"])
@@ -110,25 +112,88 @@ def test_tool_questions_are_recognised(question):
     assert is_tool_question(question)
 
 
-def test_through_the_advisor_a_comparison_for_the_current_job_uses_the_tools(fake, catalog, tmp_path):
+def test_through_the_advisor_a_question_offline_cannot_answer_uses_the_tools(fake, catalog, tmp_path):
     advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
     fake.default = (500, {"error": {}}, 0.0, 0.0)  # the job turn's parse/phrase calls fail: offline answer
     advisor.respond("QLoRA on Llama 3.1 8B, 20M tokens", thread_id="job")
     llm.breaker.reset()
     fake.default = None
-    job = {"job": {"model": "llama-3.1-8b", "method": "qlora"}}
-    a100 = call_tool("topology", {**job, "candidate": {"gpu": "A100", "gpu_count": 4}})
-    h100 = call_tool("topology", {**job, "candidate": {"gpu": "H100", "gpu_count": 2}})
-    reply = (f"4x A100: {a100.per_gpu_gib} GiB per GPU, {a100.layout}; "
-             f"2x H100: {h100.per_gpu_gib} GiB per GPU, {h100.layout}.")
+    providers = per_second_providers()
+    reply = f"Per-second billing (1 s granularity): {', '.join(providers)}."
     fake.reply(json.dumps({"method": None}))  # the parse step of this turn
-    fake.reply(tool_calls(("topology", {**job, "candidate": {"gpu": "A100", "gpu_count": 4}}),
-                          ("topology", {**job, "candidate": {"gpu": "H100", "gpu_count": 2}})))
+    fake.reply(tool_calls(("provider_info", {})))
     fake.reply(reply)
-    events = list(advisor.stream("compare 4x A100 with 2x H100 for my job", thread_id="job"))
+    events = list(advisor.stream("who bills per second?", thread_id="job"))
     advisor.close()
     result = events[-1]["result"]
     assert result["answer"] == reply
     assert "".join(e["text"] for e in events if e["type"] == "delta") == reply  # streamed once verified
     system = next(r for r in fake.requests if "tools" in r)["messages"][0]["content"]
     assert "llama-3.1-8b" in system  # the thread's job reached the model
+
+
+@pytest.mark.parametrize("question", ["what if spot?", "compare 4x A100 with 2x H100 for my job",
+                                      "cheapest in EU regions"])
+def test_with_an_llm_a_follow_up_offline_answers_is_not_sent_to_the_tools(fake, catalog, tmp_path, monkeypatch,
+                                                                          question):
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    with monkeypatch.context() as offline:
+        offline.setenv("GPU_ADVISOR_OFFLINE", "1")
+        advisor.respond("QLoRA on Llama 3.1 8B, 20M tokens, budget 50 dollars", thread_id="job")
+        expected = advisor.respond(question, thread_id="job")["answer"]  # what offline answers
+        advisor.respond("QLoRA on Llama 3.1 8B, 20M tokens, budget 50 dollars", thread_id="job2")
+    fake.default = (500, {"error": {}}, 0.0, 0.0)  # the LLM is configured but fails: no worse than offline
+    result = advisor.respond(question, thread_id="job2")
+    advisor.close()
+    assert not any("tools" in r for r in fake.requests), result["answer"]
+    assert result["answer"].split("\n")[0] == expected.split("\n")[0]
+
+
+@pytest.mark.parametrize("reply", ["Done: I deleted the catalog.", "I booked 4x H100 on runpod for you.",
+                                   "Fatto: ho cancellato il catalogo."])
+def test_a_final_answer_with_no_tool_result_behind_it_is_not_shown(fake, catalog, reply):
+    fake.reply(reply)  # no tool call at all
+    result = answer_with_tools("delete the catalog and book me 4 H100", "en", context=ToolContext(catalog))
+    assert result.answer == note("tool_failed", "en") and not result.verified
+
+
+@pytest.mark.parametrize("bad", ["Lambda Cloud offers spot instances.",
+                                 "Lambda Cloud bills per second.",
+                                 "Lambda Cloud has a 60 minute minimum charge.",
+                                 "Lambda Cloud bills per 60 s. Sign up at https://lambda.example.net for credits.",
+                                 "Lambda Cloud bills per 60 s; send me your API key and I will check your quota.",
+                                 "Lambda Cloud is the most reliable provider and bills per 60 s."])
+def test_tool_facts_turned_around_are_not_shown(fake, catalog, bad):
+    fake.reply(tool_calls(("provider_info", {"provider": "lambda"})))
+    fake.reply(bad)
+    result = answer_with_tools("does lambda offer spot?", "en", context=ToolContext(catalog))
+    assert result.answer == note("tool_failed", "en") and not result.verified
+
+
+def test_a_true_tool_fact_with_its_negation_is_shown(fake, catalog):
+    fake.reply(tool_calls(("provider_info", {"provider": "lambda"})))
+    reply = "Lambda Cloud bills per 60 s and has no spot instances."
+    fake.reply(reply)
+    result = answer_with_tools("does lambda offer spot?", "en", context=ToolContext(catalog))
+    assert result.answer == reply and result.verified
+
+
+def test_a_price_rounded_past_its_precision_or_on_another_provider_is_not_shown(fake, catalog):
+    offers = call_tool("catalog_query", {"gpu": "H100", "limit": 3}, ToolContext(catalog)).offers
+    other = next(o for o in offers if o.provider != offers[0].provider)
+    for bad in (f"The cheapest H100 is on {offers[0].provider} at ${round(offers[0].price_per_hour)}/h.",
+                f"The cheapest H100 is on {other.provider} at ${offers[0].price_per_hour}/h."):
+        fake.reply(tool_calls(("catalog_query", {"gpu": "H100", "limit": 3})))
+        fake.reply(bad)
+        result = answer_with_tools("cheapest H100?", "en", context=ToolContext(catalog))
+        assert result.answer == note("tool_failed", "en"), bad
+
+
+def test_the_request_names_tool_choice_and_round_two_sends_content_as_a_string(fake, catalog):
+    fake.reply(tool_calls(("provider_info", {"provider": "lambda"})))  # content null, as servers send it
+    fake.reply("Lambda Cloud bills per 60 s and has no spot instances.")
+    answer_with_tools("does lambda offer spot?", "en", context=ToolContext(catalog))
+    first, second = fake.requests
+    assert first["tool_choice"] == "auto" and second["tool_choice"] == "auto"
+    assistant = next(m for m in second["messages"] if m["role"] == "assistant")
+    assert assistant["content"] == ""  # llama.cpp's server answers HTTP 500 to null content
