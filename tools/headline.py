@@ -1,10 +1,10 @@
-"""Which ranked offer leads, and how the list reads: an unverified outlier price never leads silently, nor a layout
-the topology check advises against (a slow inter-node network, or several nodes on a network the catalog does not
-state) and, under a deadline, spot on several nodes (it waits for capacity for all of them after each interruption)
-while another plan qualifies; among offers within a
-few percent of the cheapest the simplest leads (fewer nodes, fewer GPUs, not interruptible) unless another near-tie,
-at least as safe, is both cheaper and faster; and the same instance in several zones of one region is listed once (the cheapest, with
-a count of the others)."""
+"""Which ranked offer leads, and how the list reads. While another plan qualifies, none of these leads: an
+unverified outlier price, a layout the topology check advises against (a slow inter-node network, or several nodes
+on a network the catalog does not state), a plan without deadline margin, and, under a deadline, spot on several
+nodes (it waits for capacity for all of them after each interruption) when certainty costs at most 25 % more. Among
+offers within a few percent of the cheapest the simplest leads (fewer nodes, fewer GPUs, not interruptible) unless
+another near-tie, at least as safe, is both cheaper and faster. The same instance in several zones of one region is
+listed once (the cheapest, with a count of the others)."""
 
 from __future__ import annotations
 
