@@ -224,15 +224,15 @@ class SpotRiskRequest(BaseModel):
                                                                "planning figure when omitted.")
     provider: str | None = Field(default=None, max_length=64,
                                  description="Provider id (its notice time, billing and preemption figures).")
-    spot_price_per_hour: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False,
+    spot_price_per_hour: float | None = Field(default=None, gt=0, allow_inf_nan=False,
                                               description="Spot USD per hour.")
-    on_demand_price_per_hour: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False,
+    on_demand_price_per_hour: float | None = Field(default=None, gt=0, allow_inf_nan=False,
                                                    description="On-demand USD per hour.")
-    billing_granularity_s: float = Field(default=1.0, ge=0.001, le=86400, allow_inf_nan=False,
+    billing_granularity_s: float = Field(default=1.0, gt=0, le=86400, allow_inf_nan=False,
                                          description="Billing increment in seconds (1 = per second).")
     billing_minimum_s: float = Field(default=0.0, ge=0, le=86400 * 31, allow_inf_nan=False,
                                      description="Minimum billed seconds per run.")
-    deadline_hours: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False,
+    deadline_hours: float | None = Field(default=None, gt=0, allow_inf_nan=False,
                                          description="Hours the job must finish within.")
     deadline_confidence: float = Field(default=DEFAULT_DEADLINE_CONFIDENCE, gt=0, lt=1,
                                        description="Probability spot must meet the deadline with (default 0.9).")
