@@ -26,7 +26,7 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
 import prompts
-from agent import writing, writing_job, writing_questions
+from agent import writing, writing_job, writing_notes, writing_questions
 from agent.acts import nodes as acts
 from agent.faq_answer import answer_question
 from agent.graph_questions import (
@@ -103,6 +103,7 @@ def parse_node(state: AgentState) -> dict[str, Any]:
     result = parse_message(state.get("message") or "", lang=language)
     parsed = {name: getattr(result.spec, name) for name in result.mentioned}
     notes = [writing.fixed_text("llm_fallback_note", language)] if result.fallback_reason else []
+    notes += writing_notes.refused_values(result.refused, language)
     return {"parsed": JobSpec.model_validate({"language": language, **parsed}).model_dump(mode="json",
                                                                                          include=set(parsed)),
             "mentioned": result.mentioned, "parser": result.parser, "fallback_reason": result.fallback_reason,

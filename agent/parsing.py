@@ -49,6 +49,9 @@ class ParseResult(BaseModel):
                                                               "mean ...?'.")
     clarify: str | None = Field(default=None, description="The LLM parser's question about a provider or GPU it "
                                                           "does not know, in the user's language; asked back.")
+    refused: list[dict[str, str]] = Field(default_factory=list, description="Values read for a field but not used "
+                                                                            "({field, value, reason}): said in the "
+                                                                            "answer, never applied.")
 
 
 def _ordered(names: set[str]) -> list[str]:
@@ -79,11 +82,22 @@ def _offline(text: str, language: str) -> tuple[JobSpec, list[str], list[str], d
         try:
             JobSpec.model_validate({"language": language, name: value})
         except ValidationError:
-            assumptions.append(f"ignored {name}={value!r}: out of range")
+            scan.refuse(name, _written_value(value), "out_of_range")
             continue
         kept[name] = value
-    notes = {key: _as_written(value, text) or value for key, value in scan.notes.items()}
+    notes: dict[str, Any] = {key: _as_written(value, text) or value for key, value in scan.notes.items()}
+    notes["refused"] = [{"field": f, "value": v, "reason": r} for f, v, r in scan.refused]
     return JobSpec.model_validate({"language": language, **kept}), _ordered(set(kept)), assumptions, notes
+
+
+def _written_value(value: Any) -> str:
+    """A refused value as the note shows it (a budget by its amount and currency)."""
+    if isinstance(value, dict) and "amount" in value:
+        return f"{value['amount']:g} {value.get('currency') or ''}".strip()
+    amount = getattr(value, "amount", None)
+    if amount is not None:
+        return f"{amount:g} {getattr(value, 'currency', '') or ''}".strip()
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def parse_message(text: str, *, lang: str | None = None, previous_language: str | None = None,
@@ -103,15 +117,17 @@ def parse_message(text: str, *, lang: str | None = None, previous_language: str 
         use_llm = parse_llm.llm_configured()
     if not use_llm:
         return ParseResult(spec=spec, mentioned=mentioned, parser="offline", language=guess, assumptions=assumptions,
-                           unknown_model=unknown, model_guess=guess_name)
+                           unknown_model=unknown, model_guess=guess_name, refused=notes["refused"])
     answer = parse_llm.parse_with_llm(text, guess.language)
     if answer.spec is None:
         return ParseResult(spec=spec, mentioned=mentioned, parser="offline", fallback_reason=answer.error,
-                           language=guess, assumptions=assumptions, unknown_model=unknown, model_guess=guess_name)
+                           language=guess, assumptions=assumptions, unknown_model=unknown, model_guess=guess_name,
+                           refused=notes["refused"])
     combined, combined_mentioned = combine(spec, set(mentioned), answer.spec, set(answer.mentioned))
     return ParseResult(spec=combined, mentioned=combined_mentioned, parser="llm", language=guess,
                        assumptions=assumptions, unknown_model=unknown if combined.model is None else None,
-                       model_guess=guess_name if combined.model == spec.model else None, clarify=answer.clarify)
+                       model_guess=guess_name if combined.model == spec.model else None, clarify=answer.clarify,
+                       refused=[r for r in notes["refused"] if r["field"] not in combined_mentioned])
 
 
 def combine(offline: JobSpec, offline_fields: set[str], llm: JobSpec, llm_fields: set[str]) -> tuple[JobSpec, list[str]]:

@@ -69,6 +69,13 @@ def long_spot_risk(offer: dict[str, Any], language: str) -> str | None:
         lost=number(lost, language, 1 if lost < 10 else 0))
 
 
+def refused_values(refused: list[dict[str, str]], language: str) -> list[str]:
+    """'I left out the deadline -5 hours: a negative value cannot be one.' for each value the parser could not use."""
+    t = templates(language)
+    return [t["refused_value"].format(field=t["field_labels"].get(r["field"], r["field"]), value=r["value"],
+                                      reason=t["refused_reasons"].get(r["reason"], r["reason"])) for r in refused]
+
+
 def price_notes(offer: dict[str, Any], language: str) -> list[str]:
     """A price to check (outlier against other providers) or a market price that can be outbid."""
     t = templates(language)

@@ -37,7 +37,7 @@ def read_budget(scan: Scan) -> None:
             continue
         scan.claim(q.start, end)
         if negative(scan, q):
-            scan.assumptions.append(f"-{scan.text[q.start:end]} is negative: not read as a budget")
+            scan.refuse("budget", f"-{scan.text[q.start:end]}", "negative")
             continue
         if after(scan, end, per_time, gap=r"\s*") or rx(r"(?:per|/)\s*$").search(scan.text[:q.start]):
             scan.assumptions.append(f"{scan.text[q.start:end]} read as a price per hour, not a budget for the job")
@@ -108,7 +108,7 @@ def read_bare_budget(scan: Scan) -> None:
             continue  # a price per hour, not a budget for the job
         if negative(scan, q):
             scan.claim(q.start, q.end)
-            scan.assumptions.append(f"-{scan.text[q.start:q.end]} is negative: not read as a budget")
+            scan.refuse("budget", f"-{scan.text[q.start:q.end]}", "negative")
             return
         value = _money_value(scan, q)
         currency = "IDR" if _rupiah_scale(scan, q) else \

@@ -25,6 +25,8 @@ class Scan:
     assumptions: list[str] = field(default_factory=list)
     notes: dict[str, str] = field(default_factory=dict)
     """Readings that are not JobSpec fields: 'model_guess' (a fuzzily matched model name), 'unknown_model'."""
+    refused: list[tuple[str, str, str]] = field(default_factory=list)
+    """(field, value as written, reason) for numbers read for a field but not usable ('negative', 'out_of_range')."""
 
     def free(self) -> list[Quantity]:
         """Numbers no field has claimed yet."""
@@ -37,6 +39,11 @@ class Scan:
     def claim(self, start: int, end: int) -> None:
         """Mark [start, end) as used."""
         self.claimed.append((start, end))
+
+    def refuse(self, name: str, written: str, reason: str) -> None:
+        """Record a value read for `name` that the job cannot use (said in the answer, never applied)."""
+        self.refused.append((name, written, reason))
+        self.assumptions.append(f"{name} {written} not used: {reason}")
 
     def set(self, name: str, value: Any) -> None:
         """Set a field once: the first reading wins."""

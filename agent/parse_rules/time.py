@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent.parse_rules.scan import Scan, after, alt, before, rx, vocabulary, word
+from agent.parse_rules.scan import Scan, after, alt, before, negative, rx, vocabulary, word
 from agent.parse_rules.scan import words as word_list
 
 _HOURS = {"minutes": 1 / 60, "hours": 1, "days": 24, "weeks": 168, "months": 720}
@@ -19,6 +19,10 @@ def read_deadline(scan: Scan) -> None:
     for q in scan.free():
         for kind, words in durations.items():
             unit = after(scan, q.end, words, gap=r"\s*-?\s*")
+            if unit and negative(scan, q):  # "deadline -5 hours": no deadline, said so (never read as +5 h)
+                scan.claim(q.start, unit.end())
+                scan.refuse("deadline_hours", f"-{scan.text[q.start:unit.end()]}", "negative")
+                break
             if unit and q.value > 0:
                 if before(scan, q.start, [r"every", r"ogni", r"setiap", r"tiap", r"per"], window=8):
                     break

@@ -1,0 +1,33 @@
+"""A number the parser reads but cannot use (a negative deadline or budget, a value outside what the job spec
+accepts) is never dropped or flipped in silence: the job leaves it out and the answer says which value, in the
+user's language."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.service import Advisor
+
+
+@pytest.fixture(scope="module")
+def advisor(tmp_path_factory):
+    home = tmp_path_factory.mktemp("refused")
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+    yield advisor
+    advisor.close()
+
+
+@pytest.mark.parametrize(("language", "message", "field", "written", "word"), [
+    ("en", "QLoRA on Llama 3 8B, 1M tokens, deadline -5 hours", "deadline_hours", "-5", "deadline"),
+    ("it", "QLoRA su Llama 3 8B, 1M di token, scadenza -5 ore", "deadline_hours", "-5", "scadenza"),
+    ("id", "QLoRA Llama 3 8B, 1 juta token, tenggat -5 jam", "deadline_hours", "-5", "tenggat"),
+    ("en", "QLoRA on Llama 3 8B, 1M tokens, budget -500 dollars", "budget", "-500", "budget"),
+    ("it", "QLoRA su Llama 3 8B, 1M di token, budget -500 euro", "budget", "-500", "budget"),
+    ("en", "QLoRA on Llama 3 8B, 1M tokens, budget 1e308 usd", "budget", "e+308", "budget"),
+])
+def test_an_unusable_value_is_left_out_and_said(advisor, language, message, field, written, word):
+    result = advisor.respond(message, language=language)
+    assert result["spec"][field] is None, result["spec"][field]  # not flipped to +5 h, not kept
+    said = [n for n in result["notes"] if written in n.replace("\u202f", "")]
+    assert said and word in said[0].lower(), result["notes"]
+    assert result["offers"]  # the rest of the job is still answered
