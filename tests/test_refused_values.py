@@ -24,6 +24,7 @@ def advisor(tmp_path_factory):
     ("en", "QLoRA on Llama 3 8B, 1M tokens, budget -500 dollars", "budget", "-500", "budget"),
     ("it", "QLoRA su Llama 3 8B, 1M di token, budget -500 euro", "budget", "-500", "budget"),
     ("en", "QLoRA on Llama 3 8B, 1M tokens, budget 1e308 usd", "budget", "e+308", "budget"),
+    ("en", "QLoRA on Llama 3 8B, 1M tokens, sequence length 1000000000 tokens", "seq_len", "1000000000", "sequence"),
 ])
 def test_an_unusable_value_is_left_out_and_said(advisor, language, message, field, written, word):
     result = advisor.respond(message, language=language)
@@ -31,3 +32,5 @@ def test_an_unusable_value_is_left_out_and_said(advisor, language, message, fiel
     said = [n for n in result["notes"] if written in n.replace("\u202f", "")]
     assert said and word in said[0].lower(), result["notes"]
     assert result["offers"]  # the rest of the job is still answered
+    if field == "seq_len":
+        assert result["spec"]["dataset_tokens"] == 1_000_000  # the impossible length is not the data set's size

@@ -91,6 +91,10 @@ def read_sizes_and_data(scan: Scan) -> None:
             scan.set("seq_len", _seq_value(q))
             scan.claim(q.start, unit.end() if unit else q.end)
             continue
+        if _is_seq_context(scan, q) and q.value > 10_000_000:  # a sequence length, if an impossible one: said so,
+            scan.claim(q.start, q.end)                          # never read as the data set's size
+            scan.refuse("seq_len", scan.text[q.start:q.end], "out_of_range")
+            continue
         token = after(scan, q.end, lex["token_units"])
         if token:
             scan.set("dataset_tokens", int(round(q.value)))
