@@ -79,10 +79,17 @@ class JobSpec(BaseModel):
         return cleaned or None
 
 
+def _excerpt(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters with an ellipsis (errors never echo a whole input back)."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def describe_validation_error(error: ValidationError) -> str:
-    """Turn a pydantic error into one readable line naming each bad field."""
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "input"
-        parts.append(f"{where}: {item['msg']}")
+    """Turn a pydantic error into one readable line naming each bad field (names and messages cut short, at most
+    five fields: a huge or hostile input is never echoed back whole)."""
+    items = error.errors()
+    parts = [f"{_excerpt('.'.join(str(p) for p in item['loc']) or 'input', 60)}: {_excerpt(str(item['msg']), 160)}"
+             for item in items[:5]]
+    if len(items) > 5:
+        parts.append(f"and {len(items) - 5} more")
     return "; ".join(parts)

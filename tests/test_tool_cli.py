@@ -69,3 +69,13 @@ def test_an_unknown_gpu_in_a_catalog_query_is_an_error_with_the_closest_names(ca
     with pytest.raises(ToolInputError, match=rf"unknown GPU '{gpu}'.*{closest}"):
         call_tool("catalog_query", {"gpu": gpu}, ToolContext(catalog))
     assert call_tool("catalog_query", {"gpu": "H100", "limit": 3}, ToolContext(catalog)).offers
+
+
+def test_an_error_never_echoes_a_huge_input(catalog):
+    """A 100 KB argument name or value comes back as a short excerpt, not the whole input."""
+    from agent.toolbox import ToolInputError
+    huge = "x" * 100_000
+    for arguments in ({huge: 1, "model": "llama-3.1-8b"}, {"model": "llama-3.1-8b", "method": huge}):
+        with pytest.raises(ToolInputError) as raised:
+            call_tool("estimate", arguments, ToolContext(catalog))
+        assert len(str(raised.value)) < 600, len(str(raised.value))
