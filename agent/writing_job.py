@@ -142,11 +142,7 @@ def layout_line(offer: dict[str, Any], language: str) -> str | None:
 def missed_limits(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str:
     """' (misses the 48 h deadline)' for an alternative that misses one of the user's limits, '' otherwise."""
     t = templates(language)
-    budget, deadline = spec.get("budget") or {}, spec.get("deadline_hours")
-    values = {"deadline": {"deadline": number(deadline or 0, language, 0)},
-              "budget": {"budget": money(budget.get("amount") or 0, budget.get("currency") or "USD", language)}}
-    missed = [t["alt_miss_items"][name].format(**values[name]) for name in offer.get("misses") or []
-              if name in values]
+    missed = writing_notes.limit_misses(offer, spec, language, t["alt_miss_items"])
     return t["alt_misses"].format(misses=t["limits_join"].join(missed)) if missed else ""
 
 

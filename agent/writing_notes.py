@@ -69,6 +69,18 @@ def long_spot_risk(offer: dict[str, Any], language: str) -> str | None:
         lost=number(lost, language, 1 if lost < 10 else 0))
 
 
+def limit_misses(offer: dict[str, Any], spec: dict[str, Any], language: str, wording: dict[str, str]) -> list[str]:
+    """The user's limits the offer misses, in `wording` ('misses_deadline' with {deadline}, 'over_budget' with
+    {budget}): the act answers and the recommendation's alternatives word them their own way."""
+    missed = []
+    if spec.get("deadline_hours") and offer.get("meets_deadline") is False:
+        missed.append(wording["misses_deadline"].format(deadline=number(spec["deadline_hours"], language, 0)))
+    budget = spec.get("budget")
+    if budget and offer.get("meets_budget") is False:
+        missed.append(wording["over_budget"].format(budget=money(budget["amount"], budget["currency"], language)))
+    return missed
+
+
 def refused_values(refused: list[dict[str, str]], language: str) -> list[str]:
     """'I left out the deadline -5 hours: a negative value cannot be one.' for each value the parser could not use."""
     t = templates(language)

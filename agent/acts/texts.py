@@ -8,6 +8,7 @@ from typing import Any
 
 import prompts
 from agent.writing import hours, money, number, templates
+from agent.writing_notes import limit_misses
 
 
 @cache
@@ -40,14 +41,7 @@ def rental(offer: dict[str, Any], spec: dict[str, Any], language: str, currency:
 
 def limits(offer: dict[str, Any], spec: dict[str, Any], language: str) -> list[str]:
     """Which of the user's limits the offer misses ('misses your 48 h deadline', 'over your budget of $300')."""
-    t = act_templates(language)
-    missed = []
-    if spec.get("deadline_hours") and offer.get("meets_deadline") is False:
-        missed.append(t["misses_deadline"].format(deadline=number(spec["deadline_hours"], language, 0)))
-    budget = spec.get("budget")
-    if budget and offer.get("meets_budget") is False:
-        missed.append(t["over_budget"].format(budget=money(budget["amount"], budget["currency"], language)))
-    return missed
+    return limit_misses(offer, spec, language, act_templates(language))
 
 
 def with_limits(offer: dict[str, Any], spec: dict[str, Any], language: str, currency: str | None = None) -> str:
