@@ -98,11 +98,16 @@ def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, 
     return None
 
 
+def sentences(text: str, *, colon: bool = False) -> list[str]:
+    """The message's sentences (split after . ? ! ; and, with `colon`, after ':' as well), blank ones dropped."""
+    marks = ".?!;:" if colon else ".?!;"
+    return [c for c in re.split(rf"(?<=[{marks}])\s+|\n+", text) if c.strip()]
+
+
 def inverse_clause(text: str, language: str) -> str:
     """The sentence that asks the inverse question ("...on 20M tokens. What's the smallest setup?": the last one),
     so the job stated around it does not decide what is asked."""
-    clauses = [c for c in re.split(r"(?<=[.?!;:])\s+|\n+", text) if c.strip()]
-    return next((c for c in clauses if has("inverse", c, language)), text)
+    return next((c for c in sentences(text, colon=True) if has("inverse", c, language)), text)
 
 
 def inverse_topic(text: str, language: str) -> str:

@@ -3,12 +3,11 @@ inverse answers (agent/graph.py wires them; recommendations are still written by
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from agent.acts import history, inverse, questions, what_if
-from agent.acts.classify import HARDWARE, has, named_gpus, question_topic, read_act
+from agent.acts.classify import HARDWARE, has, named_gpus, question_topic, read_act, sentences
 from agent.acts.texts import act_templates, rental
 from agent.writing_verdict import rental_summary, verdict
 
@@ -90,8 +89,7 @@ def states_limit(state: dict[str, Any]) -> bool:
     text, language = state.get("message") or "", state["language"]
     if has("own_hardware", text, language):  # "my two 4090s": the user's own cards are what the question is about
         return True
-    sentences = re.split(r"(?<=[.!?;])\s+|\n+", text)
-    return any(has("hard_limit", s, language) for s in sentences if "?" not in s)
+    return any(has("hard_limit", s, language) for s in sentences(text) if "?" not in s)
 
 
 def ranking_spec(state: dict[str, Any], spec: JobSpec) -> JobSpec:
