@@ -20,12 +20,13 @@ import os
 import shutil
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from tools.catalog_db import CatalogError, build_db, check_replaceable, inspect_catalog
+from tools.catalog_db import CatalogCheck, CatalogError, build_db, check_replaceable, inspect_catalog
 from tools.catalog_download import DownloadError, download
 from tools.catalog_import import (
     REQUIRED_COLUMNS,
@@ -106,12 +107,16 @@ def fetch_catalog(base_url: str, dest: Path, clouds: tuple[str, ...] | list[str]
     return fetched
 
 
-def _current_counts(target: Path) -> dict[str, int]:
-    """Offers per cloud in the catalog about to be replaced, else in the shipped snapshot (the reference)."""
+def _current_check(target: Path) -> CatalogCheck | None:
+    """The quick check of the catalog about to be replaced (None when there is none we can read)."""
     try:
-        check = inspect_catalog(target, deep=False)
+        return inspect_catalog(target, deep=False)
     except CatalogError:
-        check = None
+        return None
+
+
+def _current_counts(check: CatalogCheck | None) -> dict[str, int]:
+    """Offers per cloud in the catalog about to be replaced, else in the shipped snapshot (the reference)."""
     counts = check.meta.get("counts") if check and check.state in ("ok", "outdated") else None
     if not isinstance(counts, dict):
         try:
@@ -121,14 +126,10 @@ def _current_counts(target: Path) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items() if isinstance(v, int)}
 
 
-def _kept_offers(target: Path, refreshed: set[str]) -> list[Any]:
+def _kept_offers(target: Path, check: CatalogCheck | None, refreshed: set[str]) -> list[Any]:
     """The offers of every cloud not refreshed: from the catalog being replaced, else from the shipped snapshot."""
     from tools.catalog import query_offers
 
-    try:
-        check = inspect_catalog(target, deep=False)
-    except CatalogError:
-        check = None
     if check is not None and check.state == "ok":
         providers = [p for p in (check.meta.get("counts") or {}) if p not in refreshed]
         return query_offers(target, providers=providers) if providers else []
@@ -162,7 +163,8 @@ def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = 
     clouds = tuple(c.lower() for c in (clouds or DEFAULT_CLOUDS))
     snapshot_date = date.today().isoformat()
     report = UpdateReport(db_path=str(target), base_url=base, snapshot_date=snapshot_date)
-    current = _current_counts(target)
+    check = _current_check(target)
+    current = _current_counts(check)
     tmp = Path(tempfile.mkdtemp(prefix="gpu-advisor-catalog-"))
     try:
         fetched = fetch_catalog(base, tmp, clouds, timeout)
@@ -183,9 +185,8 @@ def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = 
             report.issues.extend(f"{p.offer.source}: {p.message}; row skipped" for p in bad)
             combined.counts[cloud] = len(offers)
             report.files[cloud] = url
-        kept = _kept_offers(target, set(fetched))
-        for offer in kept:
-            report.kept[offer.provider] = report.kept.get(offer.provider, 0) + 1
+        kept = _kept_offers(target, check, set(fetched))
+        report.kept = dict(Counter(offer.provider for offer in kept))
         meta = {"source": combined.source, "snapshot_date": snapshot_date, "built_from": base,
                 "counts": {**report.kept, **combined.counts}, "issues": len(combined.issues) + len(report.issues)}
         combined.offers.extend(kept)
