@@ -92,11 +92,8 @@ def _offline(text: str, language: str) -> tuple[JobSpec, list[str], list[str], d
 
 def _written_value(value: Any) -> str:
     """A refused value as the note shows it (a budget by its amount and currency)."""
-    if isinstance(value, dict) and "amount" in value:
+    if isinstance(value, dict) and "amount" in value:  # the parser reads a budget as {amount, currency}
         return f"{value['amount']:g} {value.get('currency') or ''}".strip()
-    amount = getattr(value, "amount", None)
-    if amount is not None:
-        return f"{amount:g} {getattr(value, 'currency', '') or ''}".strip()
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
