@@ -14,21 +14,21 @@ def headline_reason(ranking: dict[str, Any], language: str) -> str | None:
     reason = ranking.get("headline_reason") or {}
     params = reason.get("params") or {}
     t = templates(language)
+    cheapest = money(params.get("cheapest_usd") or 0, "USD", language)
+    nodes = number(params.get("cheapest_nodes") or 2, language, 0)
     if reason.get("code") == "cheaper_price_unverified":
         return t["why_headline_unverified"].format(cheapest_provider=params.get("cheapest_provider", "?"),
-                                                   cheapest=money(params.get("cheapest_usd") or 0, "USD", language))
-    cheapest = money(params.get("cheapest_usd") or 0, "USD", language)
+                                                   cheapest=cheapest)
     if reason.get("code") == "deadline_margin":
         return t["why_headline_margin"].format(cheapest=cheapest, cheapest_hours=hours(params.get("cheapest_hours")
                                                                                         or 0, language),
                                                deadline=number(params.get("deadline_hours") or 0, language, 0))
     if reason.get("code") == "spot_nodes_under_deadline":
         return t["why_headline_spot_nodes"].format(
-            cheapest=cheapest, cheapest_nodes=number(params.get("cheapest_nodes") or 2, language, 0),
-            deadline=number(params.get("deadline_hours") or 0, language, 0))
+            cheapest=cheapest, cheapest_nodes=nodes, deadline=number(params.get("deadline_hours") or 0, language, 0))
     if reason.get("code") == "cheaper_layout_not_advised":
         key = "why_headline_layout_assumed" if params.get("cheapest_fabric_assumed") else "why_headline_layout"
-        return t[key].format(cheapest=cheapest, cheapest_nodes=number(params.get("cheapest_nodes") or 2, language, 0))
+        return t[key].format(cheapest=cheapest, cheapest_nodes=nodes)
     if reason.get("code") == "only_plans_not_advised":
         return t["why_headline_only_assumed" if params.get("fabric_assumed") else "why_headline_only_slow"]
     if reason.get("code") != "simpler_near_tie":
