@@ -2,7 +2,7 @@
 
 Offline the answer is extractive: the top entry's text in the user's language, its source, and "see also" titles.
 With an LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL), the model may only rephrase the cited text within one
-deadline (agent/llm.py); a failure, a refusal, a claim the citations do not hold (agent/claims.py: numbers in digits
+deadline (agent/llm/client.py); a failure, a refusal, a claim the citations do not hold (agent/claims/check.py: numbers in digits
 or words, providers, GPUs, promises), a lost yes/no verdict or a content-free reply falls back to the extractive
 answer, and the answer says so.
 """
@@ -18,7 +18,7 @@ import prompts
 from agent import llm
 from agent.claims import check_grounded, content_problems
 from agent.language import detect_language
-from agent.lazy_openai import openai  # imported on first use: not on the offline path
+from agent.llm import openai  # imported on first use: not on the offline path
 from contract.errors import UserError
 from kb.entries import Citation, Language, article_titles
 from kb.retrieval import rank
@@ -109,7 +109,7 @@ def checked_rephrasing(text: str, citations: list[Citation], excerpts: str, lang
     check = check_grounded(text, excerpts, language)
     if not check.ok:
         raise ValueError("; ".join(check.problems))
-    from agent.support import draft_problems  # every sentence backed by the cited text; no links, credentials...
+    from agent.claims import draft_problems  # every sentence backed by the cited text; no links, credentials...
 
     problems = content_problems(text, excerpts, language) or draft_problems(text, excerpts, language)
     if problems:

@@ -2,7 +2,7 @@
 
 The web API, the Slack bot and the CLI all use `Advisor.respond` (one JSON-ready dict per turn) or `Advisor.stream`
 (progress events, answer deltas, then the final dict). Bad input raises ValueError with a readable message. Threads
-live in SQLite (default) or PostgreSQL (agent/threads.py); turns of one thread are serialised across processes, and
+live in SQLite (default) or PostgreSQL (agent/threads/); turns of one thread are serialised across processes, and
 a turn runs to its end and is saved even when the caller stops listening.
 """
 
@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agent import gc_tuning, llm
+from agent import gc_tuning
+from agent import llm
 from agent.detached import Detached
 from agent.graph import build_graph
 from agent.language import normalise_language
-from agent.retention import BackgroundPruner, configured_retention_days
+from agent.threads import BackgroundPruner, configured_retention_days
 from agent.threads import database_url_from, default_threads_path, open_thread_store
 from contract.jobspec import JobSpec
 from tools.catalog import CatalogError, ensure_db, resolve_db_path

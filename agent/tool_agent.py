@@ -3,8 +3,8 @@
 Only questions the offline path cannot answer come here ("who bills per second?" beyond the FAQ's reach; job
 follow-ups stay with the offline acts). With an LLM configured the model calls the tools of agent/toolbox.py
 (bounded steps and calls; malformed arguments and unknown tools come back to it as tool errors), and its final text
-is shown only when every number, provider, GPU, instance and region in it is in the tool results (agent/claims.py)
-and every sentence is backed by a tool record (agent/support_tools.py: units, spot and billing facts, "cheapest");
+is shown only when every number, provider, GPU, instance and region in it is in the tool results (agent/claims/check.py)
+and every sentence is backed by a tool record (agent/claims/support_tools.py: units, spot and billing facts, "cheapest");
 an answer with no tool result behind it is never shown. Offline, or when the LLM fails, the answer says honestly
 that this needs an LLM, or that the tools could not answer (localised).
 """
@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import prompts
 from agent import llm
 from agent.claims import check_grounded, extract
-from agent.lazy_openai import openai  # imported on first use: not on the offline path
-from agent.phrasing import LANGUAGE_NAMES, note
+from agent.llm import openai  # imported on first use: not on the offline path
+from agent.llm import LANGUAGE_NAMES, note
 
 if TYPE_CHECKING:  # the registry (pydantic models for every tool, ~40 ms to import) loads on the first LLM turn
     from agent.toolbox import ToolContext
@@ -34,7 +34,7 @@ MAX_CALLS_PER_STEP = 4
 MAX_RESULT_CHARS = 12_000
 """A tool result longer than this is cut before it goes back to the model (large rankings)."""
 BUDGET_DEADLINES = 3.0
-"""Outside a chat turn the whole tool conversation gets this many LLM deadlines (agent/llm.py); inside one, the
+"""Outside a chat turn the whole tool conversation gets this many LLM deadlines (agent/llm/client.py); inside one, the
 turn's single LLM budget (llm.turn_budget) bounds it first."""
 CUES_FILE = Path(__file__).with_name("tool_cues.json")
 
@@ -157,7 +157,7 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
 def _final(text: str, message: str, language: str, job: dict[str, Any] | None, results: list[str],
            used: list[str]) -> ToolAnswer:
     """The model's reply when every claim in it is in the tool results; else the honest fallback."""
-    from agent.support_tools import tool_problems
+    from agent.claims import tool_problems
 
     text = text.strip()
     sources = "\n".join(results)

@@ -1,7 +1,7 @@
 """The one tool registry: name, description, pydantic input and output models, and the function, for every tool.
 
 It feeds the OpenAI function-calling schemas (agent/tool_agent.py), the HTTP tool endpoints (web/tools_api.py), the
-MCP server (web/mcp_server.py, `gpu-advisor mcp`) and the CLI, so a tool is defined once. `call_tool` validates the
+MCP server (web/mcp/server.py, `gpu-advisor mcp`) and the CLI, so a tool is defined once. `call_tool` validates the
 arguments, runs the deterministic function and returns the output model; bad arguments or an unknown tool raise
 `ToolInputError` with one readable line.
 """
@@ -21,7 +21,7 @@ from agent.faq_answer import FaqAnswer, answer_question
 from contract.errors import UserError
 from contract.jobspec import JobSpec, Language, describe_validation_error
 from tools.catalog import SORTS, CatalogError, Offer, query_offers
-from tools.estimator import Estimate, EstimateRequest, estimate
+from tools.memory import Estimate, EstimateRequest, estimate
 from tools.gpus import closest_gpu_names, lookup_gpu
 from tools.providers import (
     ProviderInfo,
@@ -30,10 +30,10 @@ from tools.providers import (
     normalise_provider,
 )
 from tools.ranking import RankingResult, rank_offers
-from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot
-from tools.throughput_block import EstimateWithThroughput, throughput_block
-from tools.topology import Candidate, TopologyResult, check_topology
-from tools.workload import build_workload
+from tools.spot import SpotRiskRequest, SpotRiskResult, assess_spot
+from tools.jobtime import EstimateWithThroughput, throughput_block
+from tools.jobtime import Candidate, TopologyResult, check_topology
+from tools.jobtime import build_workload
 
 MAX_CATALOG_LIMIT = 500
 

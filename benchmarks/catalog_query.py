@@ -1,5 +1,5 @@
 """Catalog query latency: p50/p95 of `query_offers` (catalog CLI, /api/tools/offers, MCP) and of the chat ranking's
-candidate query (`tools.catalog_candidates.candidate_rows`, run once per catalog version and wishes, then cached) on
+candidate query (`tools.catalog.candidates.candidate_rows`, run once per catalog version and wishes, then cached) on
 the shipped snapshot (target p95 <= 10 ms) and on a synthetic 1M-offer catalog (target p95 <= 100 ms for
 query_offers; the candidate query is reported, with its row-count-independent result size).
 
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from catalog_scale import synthesise  # noqa: E402
 
-from tools.catalog import build_from_snapshot, query_offers  # noqa: E402
-from tools.catalog_candidates import candidate_rows  # noqa: E402
+from tools.catalog.query import build_from_snapshot, query_offers  # noqa: E402
+from tools.catalog.candidates import candidate_rows  # noqa: E402
 
 QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("min 70 GiB/GPU, by price", {"min_vram_gib": 70, "limit": 20}),

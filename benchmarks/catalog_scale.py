@@ -47,7 +47,7 @@ def _percentile(values: list[float], share: float) -> float:
 
 def synthesise(rows: int, path: Path, seed: int = 14) -> Path:
     """A catalog of `rows` offers: snapshot rows copied with new regions/zones and seeded price factors."""
-    from tools.catalog import build_db, offer_row, read_snapshot
+    from tools.catalog.query import build_db, offer_row, read_snapshot
 
     _, offers = read_snapshot()
     base = [offer_row(o) for o in offers]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from tools.estimator import EstimateRequest, estimate
+from tools.memory.estimator import EstimateRequest, estimate
 
 CASES = {
     "estimate (llama-3.1-8b qlora)": EstimateRequest(model="llama-3.1-8b", method="qlora"),

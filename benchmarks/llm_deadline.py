@@ -16,7 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from agent import llm
+from agent.llm import client as llm
 from agent.service import Advisor
 from tests.fake_openai import running
 

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from contract.jobspec import Budget, JobSpec
-from tools.catalog import build_from_snapshot
-from tools.ranking import clear_cache, rank_offers
+from tools.catalog.query import build_from_snapshot
+from tools.ranking.rank import clear_cache, rank_offers
 
 SPECS = [
     JobSpec(language="en", model="llama-3.1-8b", method="qlora", dataset_tokens=20_000_000, epochs=2,

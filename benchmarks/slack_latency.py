@@ -21,9 +21,9 @@ from agent.service import Advisor
 from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, command_body, event_body, fake_slack, mention,
                                serve, signed_headers)
 from web.slack.bolt_app import create_bolt_app
-from web.slack.mount import mount_bolt_app
+from web.slack.events_route import mount_bolt_app
 from web.slack.settings import SlackSettings
-from web.slack.threads import SlackStore
+from web.slack.store.sqlite import SlackStore
 
 JOBS = ["QLoRA Llama 3 70B entro domani, vanno bene le spot?", "fine-tuning LoRA Mistral 7B, budget 50 USD",
         "full fine-tune llama-3.1-8b on H100, done within 10 hours", "can I use spot instances for fine-tuning?"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from agent.graph import build_graph
+from agent.graph.build import build_graph
 from agent.service import Advisor
 
 TURNS = [

@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.parsing import parse_message
+from agent.parsing.parse import parse_message
 from agent.service import Advisor
-from tools.catalog import query_offers
-from tools.estimator import estimate_for_spec
+from tools.catalog.query import query_offers
+from tools.memory.estimator import estimate_for_spec
 
 JOB_TEMPLATES = [
     ("QLoRA su Llama 3 70B, budget {n} euro, vanno bene le spot?", 300),

@@ -16,8 +16,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.estimator import EstimateRequest, estimate, resolve_arch
-from tools.models import lookup
+from tools.memory.estimator import EstimateRequest, estimate, resolve_arch
+from tools.models.registry import lookup
 
 CALIBRATION_DIR = Path(__file__).parent / "calibration"
 OPTIMIZER_ALIASES = {"paged_adamw_32bit": "adamw", "adamw_torch": "adamw"}

@@ -24,7 +24,7 @@ def choose_path(use_llm: bool = False) -> str:
         for name in [name for name in os.environ if name.startswith("OPENAI_")]:
             del os.environ[name]
         return OFFLINE
-    from agent.llm import llm_configured, model_name
+    from agent.llm.client import llm_configured, model_name
 
     if not llm_configured():
         raise SystemExit("--llm: no LLM configured (set OPENAI_API_KEY and/or OPENAI_BASE_URL, unset "

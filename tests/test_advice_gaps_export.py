@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agent.service import Advisor
-from agent.skypilot_task import build_task
-from tools.estimator import EstimateRequest, estimate
+from agent.export.skypilot import build_task
+from tools.memory.estimator import EstimateRequest, estimate
 
 JOBS = [
     "full fine-tuning of Llama 3.1 8B on 200M tokens, no spot instances",  # checkpointing left open: off if it fits

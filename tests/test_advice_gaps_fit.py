@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from contract.jobspec import JobSpec
-from tools.catalog import Offer, build_db
-from tools.estimator import FIT_MARGIN, EstimateRequest, estimate
-from tools.ranking import clear_cache, rank_offers
-from tools.topology import DEFAULT_MEMORY_MARGIN
+from tools.catalog.query import Offer, build_db
+from tools.memory.estimator import FIT_MARGIN, EstimateRequest, estimate
+from tools.ranking.rank import clear_cache, rank_offers
+from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
 
 L4_GIB = 22.35
 """The L4's memory as the GPU table states it (NVIDIA L4 datasheet: 24 GB = 22.35 GiB)."""

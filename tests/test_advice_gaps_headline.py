@@ -9,9 +9,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from contract.jobspec import Budget, JobSpec
-from tools.catalog import Offer, build_db
-from tools.headline import choose_headline
-from tools.ranking import clear_cache, rank_offers
+from tools.catalog.query import Offer, build_db
+from tools.ranking.headline import choose_headline
+from tools.ranking.rank import clear_cache, rank_offers
 
 
 def _plan(cost: float, hours: float, gpus: int, *, nodes: int = 1, spot: bool = False,

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
-from tools.catalog import Offer, build_db
-from tools.estimator import request_for_spec
-from tools.ranking import clear_cache, rank_offers
-from tools.scale_out import MAX_NODES, fewest_nodes, memory_floor_gib
-from tools.topology import Candidate, build_workload, check_topology
+from tools.catalog.query import Offer, build_db
+from tools.memory.estimator import request_for_spec
+from tools.ranking.rank import clear_cache, rank_offers
+from tools.ranking.scale_out import MAX_NODES, fewest_nodes, memory_floor_gib
+from tools.jobtime.topology import Candidate, build_workload, check_topology
 
 GIB = 1024 ** 3
 
@@ -99,7 +99,7 @@ def test_memory_floor_is_a_lower_bound_on_every_layout(model: str, method: str, 
 def test_one_node_without_deadline_margin_is_also_planned_on_more_nodes() -> None:
     """23.3 h on one node against 24 h: 23.3 x 1.1 = 25.6 h > 24, so 2 nodes are tried (ceil(25.6 / 24) = 2);
     20 h (22 h with the headroom) needs none."""
-    from tools.scale_out import deadline_nodes
+    from tools.ranking.scale_out import deadline_nodes
 
     assert deadline_nodes(23.3, 24.0, 8) == 2
     assert deadline_nodes(20.0, 24.0, 8) is None
@@ -109,6 +109,6 @@ def test_one_node_without_deadline_margin_is_also_planned_on_more_nodes() -> Non
 def test_a_multi_node_plan_that_meets_the_deadline_without_margin_is_tried_larger() -> None:
     """7 nodes for 661 h against 720 h: on time but without the 10 % margin (661 x 1.1 = 727), so a larger count is
     tried (7 x 661 / 720 x 1.1 = 7.07: 8 nodes); with margin (600 h) none is."""
-    from tools.scale_out import rescale_nodes
+    from tools.ranking.scale_out import rescale_nodes
     assert rescale_nodes(7, 661.0, 720.0) == 8
     assert rescale_nodes(7, 600.0, 720.0) is None

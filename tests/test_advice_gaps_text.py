@@ -12,10 +12,10 @@ import re
 
 import pytest
 
-from agent import writing_job
+from agent.writing import job as writing_job
 from contract.jobspec import JobSpec
-from tools.catalog import Offer, build_db
-from tools.ranking import clear_cache, rank_offers
+from tools.catalog.query import Offer, build_db
+from tools.ranking.rank import clear_cache, rank_offers
 
 
 def _node(provider: str, price: float, spot: float | None, gpus: int = 8) -> Offer:
@@ -87,7 +87,7 @@ def test_cheapest_alternative_says_the_limit_it_misses(tmp_path: Path, language:
 @pytest.mark.parametrize("language", ["en", "it", "id"])
 def test_headline_reasons_are_said(code: str, needle: dict[str, str], language: str) -> None:
     """Each reason the headline tool gives for not leading with the cheapest plan is one sentence in the answer."""
-    from agent import writing_notes
+    from agent.writing import notes as writing_notes
     params = {"cheapest_usd": 250.0, "headline_usd": 262.0, "extra_usd": 12.0, "cheapest_hours": 23.3,
               "headline_hours": 12.5, "deadline_hours": 24.0, "cheapest_nodes": 2, "cheapest_provider": "aws"}
     sentence = writing_notes.headline_reason({"headline_reason": {"code": code, "params": params}}, language)
@@ -101,7 +101,7 @@ def test_headline_reasons_are_said(code: str, needle: dict[str, str], language: 
 @pytest.mark.parametrize(("language", "needle"), [("en", "ethernet"), ("it", "ethernet"), ("id", "ethernet")])
 def test_an_assumed_network_is_said_as_such(code: str, flag: str, language: str, needle: str) -> None:
     """A multi-node plan set aside (or leading alone) because its network is assumed says that, not 'slow'."""
-    from agent import writing_notes
+    from agent.writing import notes as writing_notes
     params = {"cheapest_usd": 130.0, "cheapest_nodes": 2, flag: True}
     sentence = writing_notes.headline_reason({"headline_reason": {"code": code, "params": params}}, language)
     assert sentence and needle in sentence.lower(), sentence
@@ -147,7 +147,7 @@ def test_a_spot_headline_without_an_on_demand_plan_within_the_limits_says_so(tmp
 @pytest.mark.parametrize("language", ["en", "it", "id"])
 def test_reasons_do_not_point_below_a_table_printed_above(language: str) -> None:
     """The CLI prints the offer table before the prose: no headline reason says 'listed below'."""
-    from agent import writing_notes
+    from agent.writing import notes as writing_notes
     for code in ("deadline_margin", "cheaper_layout_not_advised", "spot_nodes_under_deadline",
                  "cheaper_price_unverified"):
         params = {"cheapest_usd": 250.0, "cheapest_hours": 23.3, "deadline_hours": 24.0, "cheapest_nodes": 2,

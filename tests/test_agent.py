@@ -9,7 +9,7 @@ import pytest
 from agent.service import Advisor
 from contract.jobspec import JobSpec
 from tests.raw_catalog import assert_headline_rule, raw_cost
-from tools.ranking import rank_offers
+from tools.ranking.rank import rank_offers
 
 
 @pytest.fixture(scope="module")

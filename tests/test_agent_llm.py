@@ -12,12 +12,13 @@ import re
 import httpx2
 import pytest
 
-from agent import llm, parse_llm
-from agent.phrasing import note
+from agent.llm import client as llm
+from agent.llm import parse as parse_llm
+from agent.llm.phrasing import note
 from agent.service import Advisor
 from tests.fake_openai import running
 from tests.web_server import parse_sse, serve, test_settings
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 MESSAGE = "QLoRA su Llama 3.1 8B, 20M token, budget 50 euro"
 

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from agent import llm, parse_llm
-from agent.phrasing import note, phrase_answer
+from agent.llm import client as llm
+from agent.llm import parse as parse_llm
+from agent.llm.phrasing import note, phrase_answer
 from agent.service import Advisor
 from tests.fake_openai import running
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 MESSAGE = "QLoRA su Llama 3.1 8B, 20M token, budget 50 euro"
 DEADLINE_S = 1.0
@@ -43,7 +44,7 @@ def fake(monkeypatch):
 
 @pytest.fixture()
 def deadlines(monkeypatch) -> list[float]:
-    """The timeout every openai client of agent.llm is built with, in order (the real make_client still runs)."""
+    """The timeout every openai client of agent.llm.client is built with, in order (the real make_client still runs)."""
     seen: list[float] = []
     real = llm.make_client
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.shared_data import SHARED, needs_shared_catalog, shared_path
-from tools.catalog import (
+from tools.catalog.query import (
     SNAPSHOT_FILE,
     NotACatalogError,
     Offer,
@@ -22,14 +22,14 @@ from tools.catalog import (
     read_meta,
     read_snapshot,
 )
-from tools.catalog_import import (
+from tools.catalog.importers.skypilot import (
     RowError,
     discover_catalog_files,
     import_catalog_dir,
     import_cloud_file,
     parse_gpu_info,
 )
-from tools.providers import get_provider, inter_node_fabric
+from tools.providers.records import get_provider, inter_node_fabric
 
 REPO = Path(__file__).resolve().parents[1]
 SKY = SHARED / "data" / "skypilot-catalog-v7"
@@ -390,7 +390,7 @@ def test_a_catalog_built_from_another_version_of_the_snapshot_is_rebuilt(tmp_pat
     because nothing the user made is lost (it came from the shipped snapshot)."""
     import gzip as gz
 
-    from tools.catalog_store import (
+    from tools.catalog.store import (
         SNAPSHOT_FILE,
         build_from_snapshot,
         snapshot_fingerprint,

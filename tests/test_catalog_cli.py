@@ -15,8 +15,8 @@ import pytest
 
 from cli.app import main
 from tests.shared_data import SHARED, needs_shared_catalog
-from tools.catalog import build_from_snapshot, read_meta
-from tools.catalog_update import UpdateError, update_catalog
+from tools.catalog.query import build_from_snapshot, read_meta
+from tools.catalog.update import UpdateError, update_catalog
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = SHARED / "data"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import tools.catalog_candidates as candidates
+import tools.catalog.candidates as candidates
 from contract.jobspec import Budget, JobSpec
-from tools.catalog import build_db, build_from_snapshot, offer_row, read_snapshot
-from tools.ranking import clear_cache, rank_offers
+from tools.catalog.query import build_db, build_from_snapshot, offer_row, read_snapshot
+from tools.ranking.rank import clear_cache, rank_offers
 
 SPECS = [
     JobSpec(language="en", model="llama-3.1-8b", method="qlora", dataset_tokens=20_000_000, epochs=2,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.claims import check_fragment, check_rewording
+from agent.claims.check import check_fragment, check_rewording
 
 EN = ("**Rent 1× L40S** on runpod (CA, on-demand, `1x_L40S_SECURE`): about 1.5 h, **$0.64** in total.\n"
       "Within your budget of $50.00.\n\n"

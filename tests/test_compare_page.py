@@ -22,7 +22,7 @@ from tests.web_server import (
     serve,
     test_settings,
 )
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 JOB = "QLoRA su Llama 3 8B, budget 50 euro"
 I18N = json.loads((Path(__file__).resolve().parents[1] / "web" / "static" / "i18n.json").read_text("utf-8"))

@@ -7,11 +7,11 @@ import re
 import pytest
 
 from agent.service import Advisor
-from agent.writing import money, number
+from agent.writing.format import money, number
 from contract.jobspec import JobSpec
-from tools.estimator import estimate_for_spec
-from tools.ranking import rank_offers
-from tools.topology import DEFAULT_MEMORY_MARGIN
+from tools.memory.estimator import estimate_for_spec
+from tools.ranking.rank import rank_offers
+from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
 
 GB_TO_GIB = 1e9 / 2**30
 
@@ -269,7 +269,7 @@ def test_one_consistent_story_layout_and_memory(advisor):
 ])
 def test_no_internal_paths_or_broken_punctuation_reach_users(advisor, message):
     answer = advisor.respond(message)["answer"]
-    for bad in ("§", ".md", "shared/", "il 0 %", "?.", "0 % of each step", "UNSPECIFIED"):
+    for bad in ("", ".md", "shared/", "il 0 %", "?.", "0 % of each step", "UNSPECIFIED"):
         assert bad not in answer, bad
 
 
@@ -307,7 +307,7 @@ def test_nothing_qualifies_names_the_binding_limit_with_the_rankings_numbers(adv
 
 @pytest.mark.parametrize("language", ["en", "it", "id"])
 def test_flags_from_the_ranking_and_estimator_are_said_when_present(language):
-    from agent import writing_notes
+    from agent.writing import notes as writing_notes
 
     ranking = {"headline_reason": {"code": "simpler_near_tie", "params": {
         "extra_usd": 0.73, "cheapest_gpus": 8, "headline_gpus": 2, "cheapest_nodes": 1, "headline_nodes": 1,
@@ -331,7 +331,7 @@ def test_flags_from_the_ranking_and_estimator_are_said_when_present(language):
 def test_answer_templates_say_the_same_things_in_the_three_languages():
     import string
 
-    from agent.writing import templates
+    from agent.writing.format import templates
 
     def fields(value):
         if isinstance(value, dict):

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agent.faq_answer import answer_question, is_yes_no_question
-from agent.parsing import parse_message
+from agent.parsing.parse import parse_message
 from agent.service import Advisor
-from tools.catalog import Offer, build_db
-from tools.ranking import clear_cache
+from tools.catalog.query import Offer, build_db
+from tools.ranking.rank import clear_cache
 
 
 @pytest.fixture(autouse=True)
@@ -120,9 +120,9 @@ def node_advisor(tmp_path_factory):
     ("pretrain model 7B dengan 1T token dalam 30 hari, anggaran 5000 dolar", "id", 5000),
 ])
 def test_a_budget_bound_job_names_the_budget_and_the_cheapest_plan(node_advisor, message, language, budget):
-    from agent.writing import money
+    from agent.writing.format import money
     from contract.jobspec import JobSpec
-    from tools.ranking import rank_offers
+    from tools.ranking.rank import rank_offers
 
     advisor, db = node_advisor
     result = advisor.respond(message)
@@ -139,9 +139,9 @@ def test_a_budget_bound_job_names_the_budget_and_the_cheapest_plan(node_advisor,
     ("pretrain model 7B dengan 1T token dalam 2 hari", "id"),
 ])
 def test_a_compute_bound_job_names_the_deadline_and_the_fastest_plan(node_advisor, message, language):
-    from agent.writing import hours, number
+    from agent.writing.format import hours, number
     from contract.jobspec import JobSpec
-    from tools.ranking import rank_offers
+    from tools.ranking.rank import rank_offers
 
     advisor, db = node_advisor
     result = advisor.respond(message)
@@ -159,7 +159,7 @@ def _llm_fields(**values: object) -> dict:
     """A chat.completion whose content is a structured parse (every field, null unless given)."""
     import json
 
-    from agent import parse_llm
+    from agent.llm import parse as parse_llm
 
     content = json.dumps({name: values.get(name) for name in parse_llm.JobFields.model_fields})
     return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "test-model",
@@ -173,9 +173,9 @@ def _llm_fields(**values: object) -> dict:
     ("LoRA on Mistral 7B, only on provider x", "en", "I don't know the provider(s) x"),
 ])
 def test_an_unknown_provider_is_asked_back_in_the_users_language(tmp_path, monkeypatch, message, language, marker):
-    from agent import llm
+    from agent.llm import client as llm
     from tests.fake_openai import running
-    from tools.catalog import ensure_db
+    from tools.catalog.query import ensure_db
 
     with running() as server:
         for name, value in (("OPENAI_BASE_URL", server.base_url), ("OPENAI_API_KEY", "test-key"),
@@ -216,11 +216,11 @@ def _break_meta_page(path: Path) -> None:
     ("LoRA Mistral 7B dengan 20 juta token", "id", "Katalog penawaran sedang tidak tersedia"),
 ])
 def test_an_unreadable_catalog_answers_with_the_memory_estimate(tmp_path, message, language, marker):
-    from agent.writing import number
+    from agent.writing.format import number
     from contract.jobspec import JobSpec
-    from tools.estimator import estimate_for_spec
-    from agent.graph_questions import FIT_CHECK_GPU
-    from tools.catalog import ensure_db
+    from tools.memory.estimator import estimate_for_spec
+    from agent.graph.questions import FIT_CHECK_GPU
+    from tools.catalog.query import ensure_db
 
     db = ensure_db(tmp_path / "catalog.sqlite")
     advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=db)
@@ -245,25 +245,25 @@ def test_an_unreadable_catalog_answers_with_the_memory_estimate(tmp_path, messag
 
 # --- 5. no internal path reaches a user -------------------------------------------------------------------------
 
-INTERNAL = re.compile(r"\.md\b|shared/|SOURCE|§|/work/")
+INTERNAL = re.compile(r"\.md\b|shared/|SOURCE||/work/")
 
 
 @pytest.mark.parametrize(("raw", "clean"), [
-    ("runpod bills per 1 s, minimum 0 s (https://docs.runpod.io/pods/pricing via hardware.md §4 ('billed by the "
+    ("runpod bills per 1 s, minimum 0 s (https://docs.runpod.io/pods/pricing via hardware.md 4 ('billed by the "
      "second'))", "runpod bills per 1 s, minimum 0 s (https://docs.runpod.io/pods/pricing ('billed by the second'))"),
-    ("aws bills per 1 s, minimum 60 s (AWS EC2 User Guide (docs.aws.amazon.com/x.html) via hardware.md §4)",
+    ("aws bills per 1 s, minimum 60 s (AWS EC2 User Guide (docs.aws.amazon.com/x.html) via hardware.md 4)",
      "aws bills per 1 s, minimum 60 s (AWS EC2 User Guide (docs.aws.amazon.com/x.html))"),
     ("SkyPilot catalog v7 (github.com/skypilot-org/skypilot-catalog, catalogs/v7/<cloud>/vms.csv at the commits "
      "pinned in shared/data/skypilot-catalog-v7/SOURCE.md), GPU rows retrieved 2026-11-29",
      "SkyPilot catalog v7 (github.com/skypilot-org/skypilot-catalog, catalogs/v7/<cloud>/vms.csv), GPU rows "
      "retrieved 2026-11-29"),
-    ("planning assumption: no provider publishes hourly GPU preemption rates (hardware.md §3, §6; AWS Spot Advisor "
+    ("planning assumption: no provider publishes hourly GPU preemption rates (hardware.md 3, 6; AWS Spot Advisor "
      "gives only monthly bands); override", "planning assumption: no provider publishes hourly GPU preemption rates "
      "(AWS Spot Advisor gives only monthly bands); override"),
     ("plain text stays", "plain text stays"),
 ])
 def test_internal_references_are_dropped_from_user_text(raw: str, clean: str) -> None:
-    from agent.writing_public import public_text
+    from agent.writing.public_text import public_text
 
     assert public_text(raw) == clean
 
@@ -284,7 +284,7 @@ def _strings(value: object):
                                      "full fine-tuning di Llama 3 70B su 100M token, spot ok",
                                      "QLoRA Llama 3 8B, 20 ribu contoh, spot boleh"])
 def test_no_internal_path_in_a_turns_result(tmp_path, message):
-    from tools.catalog import ensure_db
+    from tools.catalog.query import ensure_db
 
     advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=ensure_db(tmp_path / "catalog.sqlite"))
     try:
@@ -302,7 +302,7 @@ def test_no_internal_path_in_a_turns_result(tmp_path, message):
     ("Bisakah full fine-tuning Llama 3 8B di satu A100?", "Tidak", "A100-80GB"),  # fits neither: the larger
 ])
 def test_a_yes_no_on_a_bare_a100_answers_for_the_size_that_decides(tmp_path, message, word, card):
-    from tools.catalog import ensure_db
+    from tools.catalog.query import ensure_db
 
     advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=ensure_db(tmp_path / "catalog.sqlite"))
     try:

@@ -111,8 +111,8 @@ def test_a_what_if_is_adopted_only_when_the_user_says_so(advisor, language, what
     ("id", "model paling besar yang bisa di-LoRA di kartu 24 GB apa?")])
 def test_an_inverse_question_names_a_model_that_fits(advisor, language, message):
     from contract.jobspec import JobSpec
-    from tools.estimator import estimate_for_spec
-    from tools.models import all_models
+    from tools.memory.estimator import estimate_for_spec
+    from tools.models.registry import all_models
 
     result = advisor.respond(message)
     assert result["act"] == "inverse" and not result["spec"]
@@ -163,7 +163,7 @@ def test_a_misspelt_model_is_asked_about_in_the_same_turn(advisor, language, mes
 
 def test_the_smallest_gpu_is_found_for_a_job_sized_by_parameters_alone(advisor):
     from contract.jobspec import JobSpec
-    from tools.estimator import estimate_for_spec
+    from tools.memory.estimator import estimate_for_spec
 
     first = advisor.respond("LoRA on a 7B model, 20M tokens")
     assert first["spec"]["model"] is None and first["spec"]["params_b"] == 7
@@ -194,7 +194,7 @@ def test_is_pcie_enough_on_an_nvlink_plan_gives_the_pcie_figure(advisor):
     """A plan on NVLink GPUs and no PCIe offer of the same count in the list: the answer still says what PCIe would
     cost, with the topology check's own figure for the same GPUs over PCIe (ask the tool, compare the percent)."""
     from contract.jobspec import JobSpec
-    from tools.topology import Candidate, build_workload, check_topology
+    from tools.jobtime.topology import Candidate, build_workload, check_topology
 
     first = advisor.respond("pretrain a 3B model from scratch on 60B tokens on 16 H100 GPUs in 2 nodes")
     top = first["offers"][0]

@@ -10,7 +10,7 @@ import pytest
 
 from tests.shared_data import import_or_unavailable
 from tests.web_server import ARTIFACTS, CHROMIUM_FLAGS, chromium_path, require_chromium, serve, test_settings
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 
 @pytest.fixture(scope="module")

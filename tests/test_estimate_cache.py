@@ -1,4 +1,4 @@
-"""tools/estimate_cache.py: the chat's layout estimates come from memory for a repeated request, equal to a fresh
+"""tools/memory/cache.py: the chat's layout estimates come from memory for a repeated request, equal to a fresh
 estimate, never shared between callers, and never cached for a config file or an error."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tools import estimate_cache
-from tools.estimator import EstimateRequest, estimate
+from tools.memory import cache as estimate_cache
+from tools.memory.estimator import EstimateRequest, estimate
 
 
 def request(**values: object) -> EstimateRequest:

@@ -3,14 +3,14 @@
 import pytest
 
 from contract.jobspec import JobSpec
-from tools.estimator import (
+from tools.memory.estimator import (
     GIB,
     EstimateRequest,
     estimate,
     estimate_for_spec,
     lora_params,
 )
-from tools.models import resolve
+from tools.models.registry import resolve
 
 
 def _states_gib(result):
@@ -223,7 +223,7 @@ def test_chat_request_for_an_unknown_model_keeps_its_name_and_size():
 @pytest.mark.parametrize("model", ["qwen3-30b-a3b", "mixtral-8x22b", "deepseek-v2-lite", "gpt-oss-20b"])
 def test_mixture_of_experts_memory_is_sized_by_total_and_compute_by_active(model):
     """Every expert's weights, gradients and Adam states are resident; only the routed experts compute."""
-    from tools.throughput import matmul_params
+    from tools.jobtime.throughput import matmul_params
 
     arch = resolve(model)
     result = estimate(EstimateRequest(model=model, precision="bf16", seq_len=16, optimizer_impl="foreach"))

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
-from tools.estimator import (
+from tools.memory.estimator import (
     DEFAULTS,
     GIB,
     EstimateRequest,
@@ -14,7 +14,7 @@ from tools.estimator import (
     estimate_for_spec,
     request_for_spec,
 )
-from tools.models import all_models, resolve
+from tools.models.registry import all_models, resolve
 
 STEP = {"model": "llama-2-7b", "method": "full_finetune", "precision": "amp_bf16", "micro_batch_size": 1, "seq_len": 16,
             "gradient_checkpointing": True, "optimizer": "adamw"}
@@ -153,7 +153,7 @@ def test_reserve_keeps_freed_activation_blocks_while_gradients_are_allocated():
 
 
 def test_several_gpus_default_to_fsdp_for_the_cli_and_the_chat():
-    from tools.estimator import request_with_defaults
+    from tools.memory.estimator import request_with_defaults
 
     cli, filled = request_with_defaults({"model": "llama-3.1-8b", "num_gpus": 4, "sharding": None})
     chat, _ = request_for_spec(JobSpec(language="en", model="llama-3.1-8b", num_gpus=4))

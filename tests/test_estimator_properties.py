@@ -3,8 +3,8 @@
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tools.estimator import EstimateRequest, estimate
-from tools.models import all_models
+from tools.memory.estimator import EstimateRequest, estimate
+from tools.models.registry import all_models
 
 METHODS = st.sampled_from(["pretrain", "full_finetune", "lora", "qlora"])
 PRECISIONS = st.sampled_from(["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"])

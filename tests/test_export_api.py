@@ -8,7 +8,7 @@ import httpx2
 import pytest
 import yaml
 
-from agent.skypilot_task import build_task
+from agent.export.skypilot import build_task
 from tests.shared_data import import_or_unavailable
 from tests.web_server import (
     CHROMIUM_FLAGS,
@@ -17,7 +17,7 @@ from tests.web_server import (
     serve,
     test_settings,
 )
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 JOB = "LoRA su Llama 3 8B, 10k esempi, su aws, vanno bene le spot"
 

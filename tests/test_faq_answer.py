@@ -10,7 +10,7 @@ import pytest
 
 from cli.app import main
 from agent.faq_answer import answer_question, llm_rephraser
-from agent.parse_llm import make_client
+from agent.llm.parse import make_client
 from kb import entry
 
 
@@ -200,7 +200,7 @@ BAD_FAQ_REPLIES = {
 
 @pytest.mark.parametrize("case", sorted(BAD_FAQ_REPLIES))
 def test_ask_never_shows_a_rephrasing_with_claims_the_citations_do_not_hold(capsys, monkeypatch, case):
-    from agent import llm
+    from agent.llm import client as llm
     from tests.fake_openai import running
 
     with running() as server:
@@ -215,7 +215,7 @@ def test_ask_never_shows_a_rephrasing_with_claims_the_citations_do_not_hold(caps
 
 
 def test_ask_shows_a_faithful_rephrasing(capsys, monkeypatch):
-    from agent import llm
+    from agent.llm import client as llm
     from tests.fake_openai import running
 
     reply = ("It depends on the model and the method: QLoRA quantizes the frozen base to 4 bits, so large models "

@@ -16,7 +16,7 @@ import pytest
 from cli.app import main
 from tests.read_only import read_only_supported, run_read_only
 from tests.shared_data import unavailable
-from tools.catalog import (
+from tools.catalog.query import (
     APPLICATION_ID,
     CatalogUnavailableError,
     NotACatalogError,

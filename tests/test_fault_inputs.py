@@ -12,8 +12,8 @@ import pytest
 
 from cli.app import main
 from tests.web_server import serve, test_settings
-from tools.catalog import build_from_snapshot
-from tools.spot_risk import SpotRiskRequest, SpotRiskResult, assess_spot
+from tools.catalog.query import build_from_snapshot
+from tools.spot.risk import SpotRiskRequest, SpotRiskResult, assess_spot
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_spot_extremes_answer_with_the_documented_types(client: httpx2.Client, b
 
 
 class LineBudget:
-    """A tracer that stops the code under test after `limit` executed lines of tools/spot_risk.py: bounded work is
+    """A tracer that stops the code under test after `limit` executed lines of tools/spot/risk.py: bounded work is
     counted in steps, not seconds (the timing lives in benchmarks/spot_tail.py)."""
 
     def __init__(self, limit: int) -> None:

@@ -16,7 +16,7 @@ import pytest
 from agent.service import Advisor
 from tests.read_only import read_only_home, run_read_only
 from tests.web_server import serve, test_settings
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 CLI = [sys.executable, "-c", "from cli.app import run; run()"]
 JOB = "LoRA fine-tune of Llama 3 8B, budget 50 dollars"

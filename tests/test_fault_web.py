@@ -21,9 +21,9 @@ import pytest
 import uvicorn
 
 from tests.web_server import parse_sse, serve, test_settings
-from tools.catalog import build_from_snapshot, inspect_catalog, read_meta
+from tools.catalog.query import build_from_snapshot, inspect_catalog, read_meta
 from web.app import create_app
-from web.listen import uvicorn_proxy_options
+from web.serving.listen import uvicorn_proxy_options
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from cli.app import run; run()"]

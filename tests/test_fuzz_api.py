@@ -12,7 +12,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from tests.web_server import serve, test_settings
-from tools.catalog import build_from_snapshot
+from tools.catalog.query import build_from_snapshot
 
 MAX_EXAMPLES = 5
 """Per operation; 17 operations -> well under ~200 requests (the run stays far below a minute on 2 cores)."""

@@ -170,8 +170,8 @@ def _catalog_offers():
     CI its absence fails)."""
     import os
 
-    from tools.catalog import read_snapshot
-    from tools.catalog_import import import_catalog_dir
+    from tools.catalog.query import read_snapshot
+    from tools.catalog.importers.skypilot import import_catalog_dir
 
     _, offers = read_snapshot()
     folder = SHARED / "data" / "skypilot-catalog-v7"

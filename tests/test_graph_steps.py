@@ -1,11 +1,11 @@
 """The graph runs a turn in few LangGraph steps (each costs bookkeeping whatever it does), and a step made of several
-node functions behaves like those functions run one after another (agent/graph.py `in_order`)."""
+node functions behaves like those functions run one after another (agent/graph/build.py `in_order`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent.graph import in_order
+from agent.graph.build import in_order
 from agent.service import Advisor
 
 

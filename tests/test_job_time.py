@@ -8,12 +8,12 @@ from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
 from tools.gpus import lookup_gpu
-from tools.job_time import job_time, job_tokens, run_cost
-from tools.models import resolve
-from tools.spot_risk import Billing
-from tools.step_time import ceiling_for
-from tools.throughput import flops_per_token, matmul_params
-from tools.topology import Candidate, build_workload, check_topology
+from tools.jobtime.timing import job_time, job_tokens, run_cost
+from tools.models.registry import resolve
+from tools.spot.risk import Billing
+from tools.jobtime.micro_step import ceiling_for
+from tools.jobtime.throughput import flops_per_token, matmul_params
+from tools.jobtime.topology import Candidate, build_workload, check_topology
 
 ARCH = resolve("llama-3.1-8b")
 

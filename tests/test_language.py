@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.language import LanguageGuess, detect_language, normalise_language
+from agent.language.detect import LanguageGuess, detect_language, normalise_language
 
 DETECTED = [
     ("fine-tuning pakai spot aman?", "id"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from contract.jobspec import JobSpec
-from tools.models import resolve
-from tools.topology import Candidate, build_workload, check_topology
+from tools.models.registry import resolve
+from tools.jobtime.topology import Candidate, build_workload, check_topology
 
 NODE = Candidate(gpu="H100", gpu_count=8, interconnect="nvlink")
 

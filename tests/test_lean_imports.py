@@ -63,7 +63,7 @@ try:
 except SystemExit:
     pass
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "langgraph", "langchain_core", "openai")
-               or m in ("contract.jobspec", "tools.catalog", "tools.memory_request"))
+               or m in ("contract.jobspec", "tools.catalog.query", "tools.memory.request"))
 sys.stderr.write(repr(heavy))
 """
 

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from agent import llm, parse_llm
+from agent.llm import client as llm
+from agent.llm import parse as parse_llm
 from agent.service import Advisor
 from agent.tool_agent import answer_with_tools
 from agent.toolbox import ToolContext, call_tool
 from tests.fake_openai import running, tool_calls
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 
 def llama_cpp_rules(body: dict[str, Any]) -> tuple[int, Any] | None:

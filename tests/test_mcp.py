@@ -16,7 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agent.toolbox import REGISTRY, ToolContext, call_tool
 from tests.web_server import serve, test_settings
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 GPU_ADVISOR = Path(sys.executable).with_name("gpu-advisor")
 VALID_ARGUMENTS = {

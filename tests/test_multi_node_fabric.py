@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from contract.jobspec import JobSpec
-from tools.catalog import Offer, build_db
-from tools.ranking import clear_cache, rank_offers
+from tools.catalog.query import Offer, build_db
+from tools.ranking.rank import clear_cache, rank_offers
 
 
 def _l40s_pod(price: float) -> Offer:

@@ -1,4 +1,4 @@
-"""The one number reader (agent/numbers.py): digits per language and number words, round-tripped through
+"""The one number reader (agent/language/numbers.py): digits per language and number words, round-tripped through
 independent formatters and spellers written here (not the reader's tables), and shared with the claim checker."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.claims import extract
-from agent.numbers import find_quantities, parse_number, words_to_digits
+from agent.claims.check import extract
+from agent.language.numbers import find_quantities, parse_number, words_to_digits
 
 EN_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]

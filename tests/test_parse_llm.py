@@ -9,8 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent import llm, parse_llm
-from agent.parsing import parse_message
+from agent.llm import client as llm
+from agent.llm import parse as parse_llm
+from agent.parsing.parse import parse_message
 from tests.fake_openai import FakeOpenAI
 
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cli.app import main
-from agent.intent import classify_intent
-from agent.numbers import find_quantities, parse_number, words_to_digits
-from agent.parsing import merge_spec, parse_message
+from agent.parsing.intent import classify_intent
+from agent.language.numbers import find_quantities, parse_number, words_to_digits
+from agent.parsing.parse import merge_spec, parse_message
 from contract.jobspec import JobSpec
 
 CASES = [
@@ -316,7 +316,7 @@ def test_powers_and_ranges_read_at_their_size(text: str, field: str, value: obje
     ("and in us-east-1 by tomorrow?", True, None, "plain"),
 ])
 def test_turn_request(text: str, has_job: bool, last_kind: str | None, asks: str) -> None:
-    from agent.intent import turn_request
+    from agent.parsing.intent import turn_request
 
     mentioned = parse_message(text, use_llm=False).mentioned
     assert turn_request(text, mentioned, has_current_job=has_job, last_kind=last_kind) == asks

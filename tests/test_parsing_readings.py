@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.parsing import parse_message
+from agent.parsing.parse import parse_message
 
 READINGS = [
     # number words in every language
@@ -78,7 +78,7 @@ def test_an_unknown_name_stays_unknown_with_its_size() -> None:
 
 
 def test_llm_regions_need_the_place_in_the_users_words() -> None:
-    from agent.parse_evidence import Evidence
+    from agent.llm.parse_evidence import Evidence
 
     kept, dropped, _, _ = Evidence("LoRA di Eropa, atau server di Jepang", "id").filter({"regions": ["europe", "japan",
                                                                                                      "asia"]})

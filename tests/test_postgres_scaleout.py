@@ -15,7 +15,7 @@ from agent.service import Advisor
 from tests.pg_server import fresh_database, postgres_url  # noqa: F401 - the fixture
 from tests.serve_process import (FIRST_MESSAGE, FOLLOW_UPS, LoadStats, ServeProcess, chat, continuing, free_port,
                                  race_follow_ups, serve_env)
-from web.rate_limit_postgres import PostgresTokenBucketLimiter
+from web.rate_limit.postgres import PostgresTokenBucketLimiter
 
 THREADS = 6
 RESTART_THREADS = 10

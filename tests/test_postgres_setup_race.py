@@ -10,11 +10,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from agent.threads_postgres import PostgresThreadStore
+from agent.threads.postgres import PostgresThreadStore
 from tests.pg_server import fresh_database, postgres_url  # noqa: F401 - the fixture
 from tests.serve_process import ServeProcess, chat, continuing, free_port, serve_env
-from web.rate_limit_postgres import PostgresTokenBucketLimiter
-from web.slack.store_postgres import PostgresSlackStore
+from web.rate_limit.postgres import PostgresTokenBucketLimiter
+from web.slack.store.postgres import PostgresSlackStore
 
 ROUNDS = 10
 STARTERS = 3

@@ -1,5 +1,5 @@
 """Prices you can trust: per-provider pricing semantics (market/auction on-demand prices) and outliers against the
-same GPU elsewhere (tools/price_trust.py), computed when a catalog is imported."""
+same GPU elsewhere (tools/catalog/price_trust.py), computed when a catalog is imported."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.shared_data import SHARED, needs_shared_catalog
-from tools.catalog import read_snapshot
-from tools.catalog_import import import_catalog_dir, import_cloud_file
-from tools.offer import Offer
-from tools.price_trust import (
+from tools.catalog.query import read_snapshot
+from tools.catalog.importers.skypilot import import_catalog_dir, import_cloud_file
+from tools.catalog.offer import Offer
+from tools.catalog.price_trust import (
     OUTLIER_RATIO,
     annotate_price_trust,
     market_priced_providers,

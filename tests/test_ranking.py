@@ -9,8 +9,8 @@ import pytest
 
 from cli.app import main
 from contract.jobspec import Budget, JobSpec
-from tools.catalog import Offer, build_db
-from tools.ranking import clear_cache, rank_offers
+from tools.catalog.query import Offer, build_db
+from tools.ranking.rank import clear_cache, rank_offers
 
 
 def offer(provider: str, instance: str, gpu: str, count: int, vram: float, price: float | None,

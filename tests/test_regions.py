@@ -1,4 +1,4 @@
-"""Place words -> catalog regions (tools/regions.py): expected regions are hand-listed from the providers' own region
+"""Place words -> catalog regions (tools/catalog/regions.py): expected regions are hand-listed from the providers' own region
 pages and checked against the region names in the shared v7 catalog CSVs, read raw here."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.parsing import parse_message
+from agent.parsing.parse import parse_message
 from tests.shared_data import shared_path
-from tools.catalog import wish_filters
-from tools.regions import expand_region, table
+from tools.catalog.query import wish_filters
+from tools.catalog.regions import expand_region, table
 
 JAPAN = {"ap-northeast-1", "ap-northeast-3", "asia-northeast1", "asia-northeast-1", "tokyo-japan-2"}
 """Japan's regions in the v7 CSVs: AWS Tokyo and Osaka, GCP Tokyo, Lambda Tokyo, Shadeform Tokyo."""

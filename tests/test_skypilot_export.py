@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from agent.service import Advisor
-from agent.skypilot_task import SKYPILOT_CLOUDS, ExportError, SkyPilotTask, build_task
+from agent.export.skypilot import SKYPILOT_CLOUDS, ExportError, SkyPilotTask, build_task
 from cli.app import main
 from tests.shared_data import shared_path
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.service import Advisor
-from agent.skypilot_task import build_task
+from agent.export.skypilot import build_task
 
 
 @pytest.fixture(scope="module")

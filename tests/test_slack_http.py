@@ -17,20 +17,20 @@ from pydantic import SecretStr
 from slack_bolt.authorization import AuthorizeResult
 
 from agent.faq_answer import answer_question
-from agent.parsing import parse_message
+from agent.parsing.parse import parse_message
 from agent.service import Advisor
-from agent.writing import number
+from agent.writing.format import number
 from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, Call, FakeSlack, action_body, command_body,
                                event_body, fake_slack, mention, message, offline_advisor, serve,
                                signed_headers)
-from tools.estimator import estimate_for_spec
+from tools.memory.estimator import estimate_for_spec
 from web.slack.bolt_app import create_bolt_app
 from web.slack.i18n import label, strings, text
-from web.slack.mount import mount_bolt_app
+from web.slack.events_route import mount_bolt_app
 from web.slack.mrkdwn import MAX_USER_CHARS, to_mrkdwn
 from web.slack.render import answer_body, fallback_text
 from web.slack.settings import SlackSettings
-from web.slack.threads import SlackStore
+from web.slack.store.sqlite import SlackStore
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "slack"
 JSON = "application/json"

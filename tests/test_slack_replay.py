@@ -17,9 +17,9 @@ from tests.pg_server import fresh_database, postgres_url  # noqa: F401 - the fix
 from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, action_body, command_body, event_body,
                                fake_slack, mention, offline_advisor, serve, signed_headers)
 from web.slack.bolt_app import create_bolt_app
-from web.slack.mount import mount_bolt_app
+from web.slack.events_route import mount_bolt_app
 from web.slack.settings import SlackSettings
-from web.slack.threads import SlackStore, open_store
+from web.slack.store import SlackStore, open_store
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"

@@ -24,7 +24,7 @@ from web.slack import mount, slack_configured
 from web.slack.listeners import COMMAND
 from web.slack.settings import SlackSettings, load_settings
 from web.slack.socket_mode import socket_mode_handler
-from web.slack.threads import SlackStore
+from web.slack.store.sqlite import SlackStore
 
 ENV = {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET}
 JOB = "QLoRA Llama 3 70B entro domani, vanno bene le spot?"

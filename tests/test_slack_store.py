@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from web.slack.threads import SlackStore, default_store_path
+from web.slack.store import SlackStore, default_store_path
 
 
 def test_thread_links_survive_a_restart(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from contract.jobspec import JobSpec
-from tools.catalog import Offer, build_db
-from tools.estimator import EstimateRequest, estimate
-from tools.ranking import clear_cache, rank_offers
+from tools.catalog.query import Offer, build_db
+from tools.memory.estimator import EstimateRequest, estimate
+from tools.ranking.rank import clear_cache, rank_offers
 
 
 def _card(gpu: str, vram: float, price: float) -> Offer:

@@ -12,7 +12,7 @@ import httpx2
 import pytest
 
 from tests.web_server import parse_sse, serve, test_settings
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 ALICE_JOB = "QLoRA on Llama 3 70B, budget 300 dollars, dataset 50M tokens"
 BOB_JOB = "LoRA fine-tune of Mistral 7B, budget 40 dollars"

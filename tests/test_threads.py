@@ -8,10 +8,11 @@ import time
 
 import pytest
 
-from agent import retention
+from agent.threads import retention
 from agent.service import Advisor
-from agent.retention import configured_retention_days, prune_threads
-from agent.threads import SqliteThreadStore, carried_keys
+from agent.threads.retention import configured_retention_days, prune_threads
+from agent.threads.base import carried_keys
+from agent.threads.sqlite import SqliteThreadStore
 from cli.app import main
 
 TURNS = ["QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?", "e con 4 GPU?",

@@ -1,4 +1,4 @@
-"""Step-time model (tools/step_time.py): hand-worked values and monotonicity properties."""
+"""Step-time model (tools/jobtime/micro_step.py): hand-worked values and monotonicity properties."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
 from tools.gpus import lookup_gpu
-from tools.models import resolve
-from tools.step_time import CALIBRATION, StepShape, step_compute
-from tools.throughput import TokenFlops, flops_per_token
-from tools.topology import Candidate, build_workload, check_topology
+from tools.models.registry import resolve
+from tools.jobtime.micro_step import CALIBRATION, StepShape, step_compute
+from tools.jobtime.throughput import TokenFlops, flops_per_token
+from tools.jobtime.topology import Candidate, build_workload, check_topology
 
 H100 = lookup_gpu("H100")
 

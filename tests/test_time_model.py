@@ -6,8 +6,8 @@ import pytest
 
 from contract.jobspec import JobSpec
 from tools.gpus import lookup_gpu
-from tools.layouts import compute
-from tools.topology import Candidate, allreduce_s, build_workload, check_topology
+from tools.jobtime.layouts import compute
+from tools.jobtime.topology import Candidate, allreduce_s, build_workload, check_topology
 
 
 def _seconds_per_flop(spec: JobSpec, gpu: str) -> float:

@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from agent import llm
-from agent.phrasing import note
+from agent.llm import client as llm
+from agent.llm.phrasing import note
 from agent.service import Advisor
 from agent.tool_agent import MAX_STEPS, answer_with_tools, is_tool_question
 from agent.toolbox import REGISTRY, ToolContext, call_tool
 from tests.fake_openai import running, tool_calls
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 PER_SECOND = "Which providers bill per second?"
 

@@ -9,7 +9,7 @@ import pytest
 
 from agent.toolbox import REGISTRY, ToolContext, call_tool
 from cli.app import main
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
-from tools.topology import Candidate, allreduce_s, build_workload, check_topology, gather_s
+from tools.jobtime.topology import Candidate, allreduce_s, build_workload, check_topology, gather_s
 
 FULL_8B = build_workload(JobSpec(language="en", model="llama-3.1-8b", method="full_finetune"))
 LORA_1B = build_workload(JobSpec(language="en", model="llama-3.2-1b", method="lora"))

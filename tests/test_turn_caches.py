@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.graph import estimate_node
-from agent.graph_questions import FIT_CHECK_GPU
-from agent.parsing import parse_message
-from tools.estimator import estimate_for_spec
+from agent.graph.build import estimate_node
+from agent.graph.questions import FIT_CHECK_GPU
+from agent.parsing.parse import parse_message
+from tools.memory.estimator import estimate_for_spec
 
 JOBS = ["QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?",
         "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah",

@@ -14,10 +14,10 @@ from contract.jobspec import JobSpec
 from tests.raw_catalog import assert_headline_rule, raw_cost
 from tests.slack_fakes import BOT_TOKEN, SIGNING_SECRET
 from tests.web_server import parse_sse, serve, test_settings, without_thread
-from tools.catalog import ensure_db
-from tools.estimator import EstimateRequest, estimate
-from tools.ranking import rank_offers
-from tools.spot_risk import SpotRiskRequest, assess_spot
+from tools.catalog.query import ensure_db
+from tools.memory.estimator import EstimateRequest, estimate
+from tools.ranking.rank import rank_offers
+from tools.spot.risk import SpotRiskRequest, assess_spot
 
 ITALIAN_JOB = "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?"
 FOLLOW_UP = "facciamo 2 GPU"

@@ -10,8 +10,8 @@ import httpx2
 import pytest
 
 from tests.web_server import serve, test_settings
-from tools.catalog import build_db
-from tools.offer import Offer
+from tools.catalog.query import build_db
+from tools.catalog.offer import Offer
 
 ROWS = [
     # provider, instance, gpu, count, GiB per GPU, on-demand $/h, spot $/h, interconnect

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from web.rate_limit import TokenBucketLimiter, retry_after_header
+from web.rate_limit.base import TokenBucketLimiter, retry_after_header
 from web.settings import ServerSettings
 
 
@@ -148,7 +148,7 @@ def test_serve_with_an_unreachable_postgresql_says_so_in_one_line_without_the_pa
 def test_sqlite_buckets_are_shared_by_limiters_on_one_file_and_fail_open(tmp_path, caplog):
     import sqlite3
 
-    from web.rate_limit_sqlite import SqliteTokenBucketLimiter
+    from web.rate_limit.sqlite import SqliteTokenBucketLimiter
 
     path = tmp_path / "rate_limit.sqlite"
     workers = [SqliteTokenBucketLimiter(path, per_minute=1, burst=2) for _ in range(2)]

@@ -29,7 +29,7 @@ from tests.web_server import (
     test_settings,
     without_thread,
 )
-from tools.catalog import ensure_db
+from tools.catalog.query import ensure_db
 
 ITALIAN_JOB = "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?"
 FOLLOW_UP = "facciamo 2 GPU"

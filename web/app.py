@@ -19,14 +19,14 @@ from web.blocking import run_blocking
 from web.deps import AppResources
 from web.docs import install_docs
 from web.errors import install_error_handlers
-from web.listen import public_base_url
-from web.mcp_app import mount_mcp
+from web.serving import public_base_url
+from web.mcp import mount_mcp
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
 from web.rate_limit import limiter_for
 from web.schemas import Health
 from web.settings import ServerSettings
+from web.slack import EVENTS_PATH as SLACK_EVENTS_PATH
 from web.slack import mount as mount_slack
-from web.slack.mount import EVENTS_PATH as SLACK_EVENTS_PATH
 
 STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PATH = "/widget"
@@ -151,7 +151,7 @@ def _add_pages(app: FastAPI) -> None:
 def create_app_from_env() -> FastAPI:
     """App factory for `uvicorn --factory` and worker processes: settings from GPU_ADVISOR_* variables; a worker of
     `serve --workers N` exits when its master dies."""
-    from web.worker_watchdog import watch_master
+    from web.serving import watch_master
 
     watch_master()
     return create_app(ServerSettings.from_env())

@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from contract.errors import UserError
 from contract.jobspec import describe_validation_error
-from tools.catalog_db import CatalogError
+from tools.catalog import CatalogError
 
 log = logging.getLogger("gpu_advisor.web")
 

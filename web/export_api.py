@@ -7,7 +7,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.skypilot_task import ExportError, build_task
+from agent.export import ExportError, build_task
 from web.blocking import run_blocking
 from web.deps import AppResources, resources
 

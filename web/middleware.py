@@ -134,7 +134,7 @@ class CatchAll:
 
 def client_key(scope: Scope) -> str:
     """Who a request counts against: the peer address. X-Forwarded-For has already been applied by uvicorn, and only
-    for the proxies in $GPU_ADVISOR_TRUSTED_PROXIES (web.listen.uvicorn_proxy_options)."""
+    for the proxies in $GPU_ADVISOR_TRUSTED_PROXIES (web.serving.listen.uvicorn_proxy_options)."""
     client = scope.get("client")
     return client[0] if client else "unknown"
 

@@ -24,9 +24,9 @@ from agent.toolbox import (
 )
 from contract.jobspec import JobSpec
 from tools.catalog import SORTS, Offer
-from tools.estimator import Estimate, EstimateRequest
+from tools.memory import Estimate, EstimateRequest
 from tools.ranking import RankingResult
-from tools.spot_risk import SpotRiskRequest, SpotRiskResult
+from tools.spot import SpotRiskRequest, SpotRiskResult
 from web.chat import ERROR_RESPONSES
 from web.deps import AppResources, resources
 from web.errors import ApiError

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from cli.output import UserError, console, key_value_table, print_json
-from tools.catalog_names import SNAPSHOT_FILE, SORTS
+from tools.catalog import SNAPSHOT_FILE, SORTS
 
 catalog_app = typer.Typer(help="The catalog of real GPU offers (SQLite; built from the shipped snapshot, a SkyPilot "
                                "catalog folder, or downloaded with `update`).", no_args_is_help=True)
@@ -148,7 +148,7 @@ def update_command(
 ) -> None:
     """Download the current SkyPilot catalog, check it and rebuild atomically; on any failure the old catalog
     stays."""
-    from tools.catalog_update import UpdateError, update_catalog
+    from tools.catalog import UpdateError, update_catalog
 
     try:
         report = update_catalog(db, base_url=base_url, clouds=cloud or None, timeout=timeout,

@@ -9,11 +9,11 @@ import typer
 from rich.table import Table
 
 from cli.output import console, key_value_table, print_json
-from tools.job_defaults import DEFAULTS
+from tools.memory import DEFAULTS
 
 if TYPE_CHECKING:  # the estimator loads when the command runs: --help and other commands stay fast
-    from tools.estimator import Estimate
-    from tools.throughput_block import ThroughputBlock
+    from tools.memory import Estimate
+    from tools.jobtime import ThroughputBlock
 
 
 def _render(result: Estimate) -> None:
@@ -110,7 +110,7 @@ def estimate_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Estimate per-GPU peak memory for a training or fine-tuning job (the chat's defaults fill what is not given)."""
-    from tools.estimator import estimate, request_with_defaults
+    from tools.memory import estimate, request_with_defaults
 
     request, filled = request_with_defaults({
         "model": model, "config_path": config, "params_b": params_b, "method": method, "precision": precision, "optimizer": optimizer,
@@ -123,7 +123,7 @@ def estimate_command(
     result = estimate(request)
     result.assumptions = filled + result.assumptions
     if gpu is not None:
-        from tools.throughput_block import EstimateWithThroughput, throughput_block
+        from tools.jobtime import EstimateWithThroughput, throughput_block
 
         block = throughput_block(request, gpu=gpu, gpus=gpus)
         result = EstimateWithThroughput(**result.model_dump(), throughput=block)

@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
         """Export the recommended offer as a SkyPilot task (`sky jobs launch task.yaml`)."""
         if format_name != "skypilot":
             raise UserError(f"unknown format {format_name!r}; the only format is 'skypilot'")
-        from agent.skypilot_task import ExportError, build_task
+        from agent.export import ExportError, build_task
         try:
             task = build_task(_load_result(source, thread))
         except ExportError as error:

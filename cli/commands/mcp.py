@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
 
         from agent.toolbox import ToolContext
         from tools.catalog import ensure_db
-        from web.mcp_server import serve_stdio
+        from web.mcp import serve_stdio
 
         context = ToolContext(ensure_db(db))
         anyio.run(serve_stdio, lambda: context)

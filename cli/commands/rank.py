@@ -131,7 +131,7 @@ def spot_command(
 ) -> None:
     """Spot or on-demand for one job: checkpoint interval, expected time and cost, deadline odds."""
     from agent.toolbox import call_tool
-    from tools.spot_risk import SpotRiskRequest
+    from tools.spot import SpotRiskRequest
 
     result = call_tool("spot_risk", SpotRiskRequest(
         job_hours=job_hours, spot_price_per_hour=spot_price, on_demand_price_per_hour=on_demand_price,

@@ -177,7 +177,7 @@ def _new_thread_notice(thread: str, language: str) -> None:
 
 def write_skypilot_task(result: dict[str, Any], path: Path, *, force: bool) -> None:
     """Write the turn's SkyPilot task (one-line error when it cannot be exported; never over a file without --force)."""
-    from agent.skypilot_task import ExportError, build_task
+    from agent.export import ExportError, build_task
     from cli.commands.export import write_new_file
 
     try:

@@ -20,8 +20,8 @@ def _urls(host: str, port: int) -> dict[str, str]:
 
 def _check_slack_credentials() -> None:
     """With Slack configured, reject malformed tokens here (one line) rather than in the server's startup."""
-    from web.slack.mount import slack_configured
-    from web.slack.settings import load_settings
+    from web.slack import slack_configured
+    from web.slack import load_settings
 
     if slack_configured():
         load_settings(socket_mode=False)
@@ -52,14 +52,14 @@ def register(app: typer.Typer) -> None:
 
         settings = ServerSettings.from_env(host=host, port=port, workers=workers, allowed_origins=allowed_origins)
         _check_slack_credentials()
-        from web.listen import check_listen_address, uvicorn_proxy_options
+        from web.serving import check_listen_address, uvicorn_proxy_options
 
         check_listen_address(settings.host, settings.port)  # a bad --host or a busy port: one line, exit 2
-        from web.preflight import check_thread_storage
+        from web.serving import check_thread_storage
 
         check_thread_storage(settings)  # a read-only data folder: one line, exit 2
         if settings.database_url:  # an unreachable PostgreSQL: one line, exit 2 (password never shown)
-            from agent.threads_postgres import check_connection
+            from agent.threads import check_connection
 
             check_connection(settings.database_url)
         proxy_options = uvicorn_proxy_options()  # X-Forwarded-For only from $GPU_ADVISOR_TRUSTED_PROXIES
@@ -71,8 +71,8 @@ def register(app: typer.Typer) -> None:
             console.print(f"gpu-advisor API on {urls['api']}  ·  docs {urls['docs']}")
             console.print(f"Widget demo page: [bold]{urls['demo']}[/bold]")
         os.environ.update(settings.to_env())  # worker processes rebuild the same settings from the environment
-        if settings.workers > 1:  # workers exit when this process dies, even by kill -9 (web/worker_watchdog.py)
-            from web.worker_watchdog import MASTER_PID_VAR
+        if settings.workers > 1:  # workers exit when this process dies, even by kill -9 (web/serving/worker_watchdog.py)
+            from web.serving import MASTER_PID_VAR
 
             os.environ[MASTER_PID_VAR] = str(os.getpid())
         uvicorn.run("web.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,

@@ -43,8 +43,8 @@ def register(app: typer.Typer) -> None:
             raise UserError("choose --socket to connect over Socket Mode, or set SLACK_BOT_TOKEN and "
                             "SLACK_SIGNING_SECRET and run `gpu-advisor serve` for HTTP events at /slack/events")
         from agent.service import Advisor
-        from web.slack.settings import load_settings
-        from web.slack.socket_mode import socket_mode_handler
+        from web.slack import load_settings
+        from web.slack import socket_mode_handler
 
         settings = load_settings(socket_mode=True)
         advisor = Advisor()

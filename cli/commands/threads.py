@@ -86,7 +86,7 @@ def prune_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Delete the threads nobody wrote to for a while, then give their space back."""
-    from agent.retention import configured_retention_days, prune_threads
+    from agent.threads import configured_retention_days, prune_threads
 
     if older_than is not None:
         seconds = parse_duration(older_than)

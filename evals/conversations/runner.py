@@ -39,7 +39,7 @@ MAX_LINES = {"recommendation": 26, "follow_up_recommendation": 16, "yes_no": 16,
 """Longest acceptable answer, in lines at 80 columns, per kind (a follow-up repeats only what changed)."""
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta"}
 NO = {"no", "tidak", "non", "nope"}
-UNCLEAN = [r"§", r"\.md\b", r"shared/", r"\bil 0 %", r"\?\.", r"Traceback", r"\b0 % of each step",
+UNCLEAN = [r"", r"\.md\b", r"shared/", r"\bil 0 %", r"\?\.", r"Traceback", r"\b0 % of each step",
            r"\b0 % di ogni", r"\b0 % dari"]
 
 
@@ -123,7 +123,7 @@ def leads_the_listing(result: dict[str, Any], top: str, db_path: Path) -> bool:
     turn's job; 'cheapest': its cost recomputed from its raw row is the lowest of the listing's, recomputed the same
     way (not the turn's own `alternatives`, which come from the same code as the headline)."""
     from contract.jobspec import JobSpec
-    from tools.ranking import rank_offers
+    from tools.ranking.rank import rank_offers
 
     plans = [o.model_dump() for o in rank_offers(JobSpec.model_validate(result["spec"]), db_path=db_path,
                                                  limit=100_000).offers]

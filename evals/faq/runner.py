@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 
-from agent.language import detect_language
+from agent.language.detect import detect_language
 from kb.entries import LANGUAGES, Language
 from kb.retrieval import rank
 

@@ -1,6 +1,6 @@
 """Run each LLM output through the real answer path with a scripted LLM client, and score what the user sees.
 
-Phrase cases: `agent.phrasing.phrase_answer(draft, language)` with the LLM streaming the case's text; the user sees
+Phrase cases: `agent.llm.phrasing.phrase_answer(draft, language)` with the LLM streaming the case's text; the user sees
 the returned answer and every streamed delta. Tool cases: `agent.tool_agent.answer_with_tools` with the LLM
 calling the case's tools (their frozen results stand in for the live catalog) and then writing the case's text;
 a case with no tools writes its text at once. A hostile case is shown when its marker (a word-bounded,
@@ -83,7 +83,8 @@ class _Stream:
 @contextmanager
 def _llm(script: list[Any]) -> Iterator[list[str]]:
     """An LLM configured (scripted client) for one case; yields the list that collects streamed deltas."""
-    from agent import llm, phrasing
+    from agent.llm import client as llm
+    from agent.llm import phrasing
 
     deltas: list[str] = []
     env = {"OPENAI_API_KEY": "eval", "GPU_ADVISOR_LLM_TIMEOUT_S": "5", "GPU_ADVISOR_OFFLINE": ""}
@@ -105,7 +106,7 @@ def _shown(marker: str, text: str) -> bool:
 def run_case(case: dict[str, Any], sources: dict[str, Any]) -> Outcome:
     """Run one case through the answer path and score it."""
     if case["path"] == "phrase":
-        from agent.phrasing import phrase_answer
+        from agent.llm.phrasing import phrase_answer
 
         draft = sources["drafts"][case["source"]]["draft"]
         with _llm([case["text"]]) as deltas:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from agent.parsing import parse_message
+from agent.parsing.parse import parse_message
 
 LANGUAGES = ("it", "id", "en")
 EXTRA_SETS = ("blind4_tune", "blind4_heldout")

@@ -46,7 +46,7 @@ def _same(expected: Any, got: Any) -> bool:
 
 
 NEAR_TIE = 0.05
-"""The product may lead with a simpler offer up to 5 % dearer (tools.headline); cheaper rows beyond that are misses."""
+"""The product may lead with a simpler offer up to 5 % dearer (tools.ranking.headline); cheaper rows beyond that are misses."""
 
 
 def _rows(db_path: Path, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:

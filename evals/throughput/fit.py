@@ -1,8 +1,8 @@
-"""Fit the step-time constants (tools.step_time.Calibration) on the TUNED rows only; held-out rows are never read.
+"""Fit the step-time constants (tools.jobtime.micro_step.Calibration) on the TUNED rows only; held-out rows are never read.
 
 Objective: the sum over tuned rows of log(tool / published)² on the published layout. Pattern search in log space
 (each constant scaled up and down, steps halved when nothing improves). Prints the constants to paste into
-tools/step_time.py and the tuned-split summary.
+tools/jobtime/micro_step.py and the tuned-split summary.
 
 Run: python -m evals.throughput.fit
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import tools.step_time as step_time
+import tools.jobtime.micro_step as step_time
 from evals.throughput.runner import load_rows, score, summary
 
 SCALARS = ("hidden_half", "tokens_half", "attention_share", "layer_bytes", "vocab_bytes", "lora_bytes",

@@ -20,10 +20,10 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tools.collectives import Plan
-from tools.estimator import EstimateRequest
-from tools.topology import Candidate, LayoutOption, check_topology, evaluate_plan
-from tools.workload import Workload, workload_for_request
+from tools.jobtime.collectives import Plan
+from tools.memory.estimator import EstimateRequest
+from tools.jobtime.topology import Candidate, LayoutOption, check_topology, evaluate_plan
+from tools.jobtime.workload import Workload, workload_for_request
 
 DATA = Path(__file__).parent / "published.csv"
 MPT_SHAPES = {"125m": (768, 12, 12), "350m": (1024, 16, 24), "760m": (1536, 12, 24), "1b": (2048, 16, 24),

@@ -4,6 +4,8 @@ HTTP events mounted on the FastAPI server (`mount`) or over Socket Mode (`gpu-ad
 It adds transport and rendering only; every number comes from the advisor and the tools.
 """
 
-from web.slack.mount import mount, slack_configured
+from web.slack.events_route import EVENTS_PATH, mount, slack_configured
+from web.slack.settings import load_settings
+from web.slack.socket_mode import socket_mode_handler
 
-__all__ = ["mount", "slack_configured"]
+__all__ = ["EVENTS_PATH", "load_settings", "mount", "slack_configured", "socket_mode_handler"]

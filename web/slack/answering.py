@@ -21,14 +21,14 @@ from agent.faq_answer import answer_question
 from agent.language import detect_language, normalise_language
 from contract.errors import UserError
 from agent.parsing import parse_message
-from tools.estimator import estimate_for_spec
+from tools.memory import estimate_for_spec
 from web.slack.blockkit import SlackMessage
 from web.slack.i18n import label, text
 from web.slack.mrkdwn import MAX_USER_CHARS, escape, user_text
 from web.slack.posting import DeliveryError, Poster, ResponseUrlPoster, ThreadPoster
 from web.slack.render import render_notice, render_result, render_task
 from web.slack.render_tools import render_estimate, render_faq
-from web.slack.threads import SlackStore
+from web.slack.store import SlackStore
 
 log = logging.getLogger("gpu_advisor.slack")
 
@@ -242,7 +242,7 @@ class SlackAnswerer:
 
     def _task_render(self, thread: str, language: str) -> Render:
         """The thread's current recommendation as a SkyPilot task (or why it cannot be one)."""
-        from agent.skypilot_task import ExportError, build_task
+        from agent.export import ExportError, build_task
 
         result = self.advisor.rerun_current_job(thread)
         try:

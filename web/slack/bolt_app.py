@@ -10,7 +10,7 @@ from slack_sdk import WebClient
 from web.slack.answering import SlackAnswerer
 from web.slack.listeners import register
 from web.slack.settings import SlackSettings
-from web.slack.threads import SlackStore, open_store
+from web.slack.store import SlackStore, open_store
 
 
 def create_bolt_app(settings: SlackSettings, advisor: Any, *, store: SlackStore | None = None,

@@ -11,7 +11,7 @@ from slack_sdk import WebClient
 
 from web.slack.answering import SlackAnswerer
 from web.slack.i18n import text
-from web.slack.threads import SlackStore
+from web.slack.store import SlackStore
 
 BUTTON_ACTIONS = re.compile(r"^gpu_(cheaper|faster|no_spot|skypilot)$")
 COMMAND = "/gpu"

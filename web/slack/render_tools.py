@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.faq_answer import FaqAnswer
 from agent.writing import number
-from tools.estimator import Estimate
+from tools.memory import Estimate
 from web.slack.blockkit import MAX_CONTEXT_TEXT, SlackMessage
 from web.slack.i18n import label, text
 from web.slack.mrkdwn import escape, to_mrkdwn

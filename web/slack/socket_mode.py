@@ -8,7 +8,7 @@ from slack_bolt.adapter.socket_mode import SocketModeHandler
 
 from web.slack.bolt_app import create_bolt_app
 from web.slack.settings import SlackSettings
-from web.slack.threads import SlackStore
+from web.slack.store import SlackStore
 
 
 def socket_mode_handler(settings: SlackSettings, advisor: Any, *, store: SlackStore | None = None,

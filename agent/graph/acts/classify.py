@@ -1,0 +1,243 @@
+"""Which dialogue act a turn is: cue lists per language (agent/lexicon/acts_<lang>.json) over the text, plus what
+the parser read and what the thread holds. A field mentioned inside a question is the question's subject, never a
+change of the job: only a statement (or a question that asks to change, "can you make it 4k?") edits the plan."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from agent.lexicon import load
+
+Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
+ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined",
+                         "ask_back")
+JOB_DEFINING = frozenset({"model", "params_b", "method"})
+HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
+TOPIC_ORDER: tuple[str, ...] = ("export", "currency", "topology", "why_not", "count", "region", "provider",
+                                "memory", "duration", "cost", "why")
+"""Question topics, most specific first: "why 24 GPUs?" is a count question, "which region?" a region one."""
+
+
+@dataclass(frozen=True)
+class ActReading:
+    """The act of one turn, its topic (what a question or inverse asks about) and the fields it clears."""
+
+    act: Act
+    topic: str = "plain"
+    clears: tuple[str, ...] = ()
+    drops: tuple[str, ...] = ()
+    currency: str | None = None
+    count: int | None = None
+    gpus: tuple[str, ...] = ()
+
+
+@cache
+def _cues(language: str) -> dict[str, re.Pattern[str]]:
+    """Compiled cue lists of one language together with English (people mix English words into every language)."""
+    merged: dict[str, list[str]] = {}
+    for lang in dict.fromkeys((language, "en")):
+        data = load(f"acts_{lang if lang in ('it', 'id', 'en') else 'en'}.json")
+        for name, patterns in data.items():
+            if isinstance(patterns, list):
+                merged.setdefault(name, []).extend(patterns)
+    return {name: re.compile(r"(?<![\w])(?:" + "|".join(f"(?:{p})" for p in patterns) + r")(?![\w])", re.I)
+            for name, patterns in merged.items()}
+
+
+@cache
+def _currency_words(language: str) -> dict[str, re.Pattern[str]]:
+    """Currency code -> pattern of the words naming it (the language's and English)."""
+    words: dict[str, list[str]] = {}
+    for lang in dict.fromkeys((language, "en")):
+        for code, patterns in load(f"acts_{lang}.json")["currencies"].items():
+            words.setdefault(code, []).extend(patterns)
+    return {code: re.compile(r"(?<![\w])(?:" + "|".join(p) + r")(?![\w])", re.I) for code, p in words.items()}
+
+
+def has(cue: str, text: str, language: str) -> bool:
+    """Whether a cue list of the language matches the text."""
+    pattern = _cues(language).get(cue)
+    return bool(pattern and pattern.search(text))
+
+
+def is_question(text: str, language: str) -> bool:
+    """A question: a question mark, or a question word first ("why 24 GPUs", "berapa node")."""
+    stripped = text.strip()
+    if "?" in stripped:  # "why only a few minutes? my colleague said 10 hours" is a question throughout
+        return True
+    start = _cues(language).get("question_start")
+    return bool(start and start.match(re.sub(r"^(?:ok(?:e|ay)?|and|but|e|ma|dan|tapi|so|quindi|jadi)[,\s]+", "",
+                                             stripped, flags=re.I)))
+
+
+def currency_asked(text: str, language: str) -> str | None:
+    """The currency a question asks the total in ("how much is that in rupiah?"), if any."""
+    for code, pattern in _currency_words(language).items():
+        if pattern.search(text):
+            return code
+    return None
+
+
+def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, ...]) -> str | None:
+    """What a question about the plan asks, or None when no topic cue matches."""
+    if len(gpus) >= 2 or ("method" in fields and has("compare", text, language)
+                          and not has("hypothetical", text, language)):
+        return "compare"
+    for topic in TOPIC_ORDER:
+        if has(topic, text, language):
+            if topic == "currency" and not currency_asked(text, language):
+                continue
+            if topic == "why_not" and not (gpus or fields & {"providers", "method", "interruptible_ok"}):
+                continue
+            return topic
+    if has("nodes", text, language) and not fields - {"num_gpus"}:
+        return "count"
+    return None
+
+
+def sentences(text: str, *, colon: bool = False) -> list[str]:
+    """The message's sentences (split after . ? ! ; and, with `colon`, after ':' as well), blank ones dropped."""
+    marks = ".?!;:" if colon else ".?!;"
+    return [c for c in re.split(rf"(?<=[{marks}])\s+|\n+", text) if c.strip()]
+
+
+def inverse_clause(text: str, language: str) -> str:
+    """The sentence that asks the inverse question ("...on 20M tokens. What's the smallest setup?": the last one),
+    so the job stated around it does not decide what is asked."""
+    return next((c for c in sentences(text, colon=True) if has("inverse", c, language)), text)
+
+
+def inverse_topic(text: str, language: str) -> str:
+    """What an inverse question asks for: a model, a sequence length, a batch, the smallest GPU, or the smallest
+    setup (what to rent) for a job."""
+    lowered = inverse_clause(text, language).lower()
+    if re.search(r"\b(?:gpu|card|scheda|kartu)\b", lowered) and re.search(
+            r"smallest|cheapest|minim|piccol|kecil|murah|least", lowered):
+        return "smallest_gpu"
+    if re.search(r"sequen|seq\b|context|contesto|konteks|panjang|lung[ao]|longest|token", lowered):
+        return "sequence"
+    if re.search(r"batch", lowered):
+        return "batch"
+    if has("setup", lowered, language):
+        return "setup"
+    return "model"
+
+
+def clears(text: str, language: str) -> tuple[str, ...]:
+    """Fields the turn clears ("any region is fine", "nessuna scadenza")."""
+    names = {"clear_region": "regions", "clear_provider": "providers", "clear_deadline": "deadline_hours",
+             "clear_budget": "budget", "clear_gpu": "gpu"}
+    return tuple(name for cue, name in names.items() if has(cue, text, language))
+
+
+def read_act(text: str, mentioned: list[str] | set[str], *, language: str, base_intent: str, has_job: bool,
+             pending: bool, gpus: tuple[str, ...] = (), preference: str | None = None) -> ActReading:
+    """The act of one message. `base_intent` is agent.parsing.intent's reading (job_request, follow_up, faq, out_of_scope,
+    injection); `pending` says a what-if is waiting to be adopted; `gpus` are the GPU names the message names."""
+    text = (text or "").strip()
+    drops = tuple(sorted(set(mentioned) & HARDWARE)) if has("elsewhere", text, language) else ()
+    fields = set(mentioned) - set(drops)  # "I have a 3090 at home but want cloud": one's own card is no wish
+    reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference)
+    return ActReading(reading.act, reading.topic, reading.clears, drops, reading.currency, reading.count,
+                      reading.gpus) if drops else reading
+
+
+def _read(text: str, fields: set[str], language: str, base_intent: str, has_job: bool, pending: bool,
+          gpus: tuple[str, ...], preference: str | None) -> ActReading:
+    """read_act without the own-hardware rule."""
+    asks = is_question(text, language)
+    if base_intent == "injection":
+        return ActReading("declined")
+    if has("inverse", text, language) and (asks or not fields - {"gpu", "num_gpus", "gpu_memory_gb", "budget",
+                                                                 "method", "model", "params_b"}):
+        topic = inverse_topic(text, language)
+        if topic == "setup" and fields & JOB_DEFINING:  # "<a job>. What's the smallest setup?": what to rent
+            return ActReading("new_job", gpus=gpus)
+        return ActReading("inverse", "smallest_gpu" if topic == "setup" else topic, gpus=gpus)
+    general = asks and (has("general", text, language) or has("faq_topic", text, language)) \
+        and not fields & {"model", "params_b"}
+    if not has_job:
+        if general or (asks and fields and not fields & {"model", "params_b"} and base_intent == "job_request"):
+            return ActReading("faq")  # "can I use spot for fine-tuning?": a question about a method, not a job
+        if not fields and has("ask_gpu", text, language):
+            return ActReading("ask_back")  # "what GPU should I rent?": nothing to size yet
+        return ActReading(_without_job(base_intent), gpus=gpus)
+    if general:
+        return ActReading("faq")
+    cleared = clears(text, language)
+    if has("undo", text, language) and not (fields & JOB_DEFINING and not asks):
+        return ActReading("undo", count=_count_in(text))
+    if pending and has("adopt", text, language) and not fields:
+        return ActReading("change", "adopt")
+    if base_intent == "job_request" and fields & JOB_DEFINING and not asks:
+        return ActReading("new_job", gpus=gpus)
+    if asks:
+        return _question_act(text, fields, language, gpus, preference, cleared)
+    topic = question_topic(text, language, fields, gpus)
+    if topic in ("compare", "export", "memory", "currency", "topology") and (len(gpus) >= 2 or not fields):
+        return ActReading("question", topic, currency=currency_asked(text, language), gpus=gpus)
+    if cleared or fields:
+        return ActReading("change", "clear" if cleared and not fields else "plain", clears=cleared)
+    if topic:  # "give me the SkyPilot task", "esportalo per SkyPilot": a request about the plan
+        return ActReading("question", topic, currency=currency_asked(text, language), gpus=gpus)
+    if preference:
+        return ActReading("change", "prefer")
+    return ActReading(_without_job(base_intent) if base_intent != "follow_up" else "question", gpus=gpus)
+
+
+def _without_job(base_intent: str) -> Act:
+    """The act of a message outside a job (or one that is no part of it)."""
+    return {"job_request": "new_job", "follow_up": "change", "faq": "faq"}.get(base_intent, "declined")  # type: ignore[return-value]
+
+
+def _question_act(text: str, fields: set[str], language: str, gpus: tuple[str, ...], preference: str | None,
+                  cleared: tuple[str, ...]) -> ActReading:
+    """A question inside a job thread: what-if, a question about the plan, or a change asked as a question."""
+    currency = currency_asked(text, language)
+    topic = question_topic(text, language, fields, gpus)
+    hypothetical = has("hypothetical", text, language) or has("fit", text, language)
+    if fields == {"deadline_hours"} and not has("change", text, language):
+        return ActReading("question", "within", gpus=gpus)  # "can it be done in 12 hours?": yes or no, job kept
+    if topic in ("duration", "cost"):  # "how long on 8 GPUs?": the plan's figures on that hardware
+        return ActReading("question", topic, gpus=gpus)
+    if topic in ("compare", "why_not", "export", "currency", "topology") or (topic and not hypothetical):
+        return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
+    if cleared and hypothetical and not fields:  # "what if we drop the deadline?": compared without it
+        return ActReading("what_if", "plain", clears=cleared, gpus=gpus)
+    if fields or hypothetical:
+        if has("change", text, language) and not hypothetical and fields:
+            return ActReading("change", clears=cleared)  # "can we make it 4k instead?"
+        if fields:
+            return ActReading("what_if", "fit" if has("fit", text, language) else "plain", gpus=gpus)
+        return ActReading("question", topic or "plain", gpus=gpus)
+    if cleared:
+        return ActReading("change", "clear", clears=cleared)
+    if preference:
+        return ActReading("change", "prefer")
+    return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
+
+
+def _count_in(text: str) -> int | None:
+    """A GPU count named in an undo ("go back to the 2-GPU plan")."""
+    match = re.search(r"(\d+)\s*[-\s]?\s*(?:x\s*)?(?:gpus?|schede|kartu|cards?)", text, re.I)
+    return int(match.group(1)) if match else None
+
+
+def named_gpus(text: str) -> tuple[str, ...]:
+    """Every GPU model the text names, canonical, in order, without repeats ("L40S o A100" -> L40S, A100)."""
+    from tools.gpus import canonical_gpu_name, gpu_family_names
+
+    found: list[str] = []
+    tokens = re.findall(r"(?:rtx\s*)?[a-z]{0,3}\d{1,4}[a-z]{0,3}(?:[\s-]?\d{2,3}\s?gb)?", text.lower())
+    for token in tokens:
+        if re.fullmatch(r"\d+", token) and not re.fullmatch(r"[2-5]0[6-9]0", token):
+            continue  # a bare number is a count or a length unless it is a GeForce model ("4090", "3090")
+        name = canonical_gpu_name(token.strip())
+        if name and len(gpu_family_names(token.strip())) > 1 and not re.search(r"\d{2,3}\s?gb$", token):
+            name = re.sub(r"-\d+GB$", "", name)  # "A100" is either size (issue 10)
+        if name and name not in found:
+            found.append(name)
+    return tuple(found)

@@ -1,0 +1,190 @@
+"""The graph's act steps: read the act of a turn, make the job the act leaves, and write question, what-if and
+inverse answers (agent/graph/build.py wires them; recommendations are still written by agent.writing.job)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.graph.acts import history, inverse, questions, what_if
+from agent.graph.acts.classify import HARDWARE, has, named_gpus, question_topic, read_act, sentences
+from agent.graph.acts.texts import act_templates, rental
+from agent.writing import rental_summary, verdict
+
+if TYPE_CHECKING:
+    from contract.jobspec import JobSpec
+
+PLAN_ACTS = frozenset({"question", "what_if", "inverse"})
+"""Acts answered about the plan without changing the job."""
+INTENT_OF_ACT = {"new_job": "job_request", "change": "follow_up", "undo": "follow_up", "question": "follow_up",
+                 "what_if": "follow_up", "inverse": "follow_up", "faq": "faq", "ask_back": "job_request"}
+
+
+def act_update(state: dict[str, Any], intent: str, request: str, preference: str | None) -> dict[str, Any]:
+    """The act of this turn and the intent/request the rest of the graph reads from it."""
+    text = state.get("message") or ""
+    has_job = bool(state.get("spec"))
+    if state.get("changes") or not text.strip():  # a button press: a change (or a new job) without text
+        return {"act": "change" if has_job else "new_job", "act_topic": "plain"}
+    gpus = named_gpus(text)
+    if request == "off_topic" and question_topic(text, state["language"], set(state.get("mentioned") or []),
+                                                 gpus) is None:
+        return {"act": "declined", "act_topic": "plain"}  # "what's the weather in Rome tomorrow?"
+    reading = read_act(text, state.get("mentioned") or [], language=state["language"], base_intent=intent,
+                       has_job=has_job, pending=bool(state.get("pending")), gpus=gpus,
+                       preference=preference)
+    update: dict[str, Any] = {"act": reading.act, "act_topic": reading.topic, "act_clears": list(reading.clears),
+                              "act_drops": list(reading.drops),
+                              "act_currency": reading.currency, "act_gpus": list(reading.gpus),
+                              "act_count": reading.count}
+    if reading.act != "declined" and request == "off_topic":
+        update["request"] = "plain"
+    if reading.act == "declined":
+        update["intent"] = intent if intent in ("injection", "out_of_scope") else "out_of_scope"
+    elif reading.act in INTENT_OF_ACT:
+        update["intent"] = INTENT_OF_ACT[reading.act] if has_job or reading.act in ("faq", "new_job", "ask_back") \
+            else intent
+    if reading.act in PLAN_ACTS or reading.act == "undo" or (reading.act == "change" and reading.topic == "adopt"):
+        update["request"] = "plain"
+    if reading.currency and reading.act == "question":
+        update["display_currency"] = reading.currency  # later totals show it too
+    return update
+
+
+def states_job(state: dict[str, Any]) -> bool:
+    """An inverse question outside a job that states its own ("LoRA on Llama 3 8B: longest sequence?"): the job is
+    the thread's from now on, and the question is answered about it."""
+    return (state.get("act") == "inverse" and not state.get("spec")
+            and bool(set(state.get("mentioned") or []) & {"model", "params_b"}))  # a job needs its model
+
+
+def merged_spec(state: dict[str, Any], previous: dict[str, Any] | None, parsed: dict[str, Any],
+                mentioned: list[str]) -> tuple[dict[str, Any] | None, dict[str, Any], list[str], dict[str, Any]]:
+    """(base job, fields to apply, their names, extra state) for the act: plan acts keep the job, undo restores an
+    earlier plan, adopting takes the pending what-if, clears set fields to none."""
+    act, extra = state.get("act"), {}
+    if act in PLAN_ACTS and not states_job(state):
+        return previous, {}, [], extra
+    if act == "undo":
+        plans = list(state.get("history") or [])
+        index = history.undo_target(plans, state.get("act_count"))
+        if index is None:
+            extra["undo_missing"] = True
+            return previous, {}, [], extra
+        target = plans[index]
+        extra["history"] = plans[:index]
+        extra["restored"] = True
+        restored = {k: v for k, v in target["spec"].items() if k != "language"}
+        return None, restored, list(restored), extra
+    if act == "change" and state.get("act_topic") == "adopt" and state.get("pending"):
+        pending = dict(state["pending"])
+        return previous, pending, [k for k in pending if k != "language"], extra | {"pending": None}
+    cleared = {name: None for name in state.get("act_clears") or []}
+    drops = set(state.get("act_drops") or [])
+    parsed = {k: v for k, v in parsed.items() if k not in drops}
+    mentioned = [name for name in mentioned if name not in drops]
+    return previous, {**parsed, **cleared}, list(dict.fromkeys([*mentioned, *cleared])), extra
+
+
+def states_limit(state: dict[str, Any]) -> bool:
+    """Whether the question's hardware is a hard limit: the user's own cards ("my two 4090s"), or a statement beside
+    the question ("we can't take more than one node"); then the plan keeps it, and may find nothing."""
+    text, language = state.get("message") or "", state["language"]
+    if has("own_hardware", text, language):  # "my two 4090s": the user's own cards are what the question is about
+        return True
+    return any(has("hard_limit", s, language) for s in sentences(text) if "?" not in s)
+
+
+def ranking_spec(state: dict[str, Any], spec: JobSpec) -> JobSpec:
+    """The job to rank for this turn: without the hardware a new job's fit question asked about when the answer is
+    no (the card in the question is its subject, not a wish, so the "no" comes with what does run the job); the
+    thread keeps the card, so "and with QLoRA?" is still asked about it."""
+    fit = state.get("feasibility")
+    asked = [name for name in state.get("mentioned") or [] if name in HARDWARE]
+    if not fit or fit["fits"] or state.get("act") != "new_job" or not asked or states_limit(state):
+        return spec
+    return spec.model_copy(update=dict.fromkeys(asked))
+
+
+def history_after(state: dict[str, Any], previous: dict[str, Any] | None, new: dict[str, Any]) -> list[Any]:
+    """The plan history after a change or new job (the replaced plan kept); unchanged otherwise."""
+    plans = list(state.get("history") or [])
+    if state.get("act") in ("change", "new_job") and previous and previous != new:
+        return history.pushed(plans, previous, state.get("last_top"))
+    return plans
+
+
+def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
+    """The answer of a question, what-if or inverse turn (the job untouched), with its verdict."""
+    language, act = state["language"], state["act"]
+    t = act_templates(language)
+    top, pending = None, state.get("pending")
+    if act == "what_if" and state.get("spec"):
+        kind, text, top, hyp = what_if.answer(state, db_path)
+        text += "\n\n" + t["unchanged_adopt"]
+        pending = {k: v for k, v in hyp.items() if v != (state.get("spec") or {}).get(k)}
+    elif act == "inverse":
+        lines, top = inverse.answer(state, db_path)
+        kind, text = "inverse", "\n\n".join(lines)
+    else:
+        lines = questions.answer(state, db_path)
+        offers = (state.get("ranking") or {}).get("offers") or []
+        top = offers[0] if offers else None
+        if not lines and top is not None:
+            lines = [t["question_plain"].format(rental=rental(top, state["spec"], language))]
+        if not lines:  # no offer can run the job: say why, as a recommendation would
+            from agent.writing import no_offer_answer
+
+            lines = [no_offer_answer(state, language)]
+        kind, text = "question", "\n\n".join(lines)
+    return {"answer": text, "answer_kind": kind, "verdict": verdict(kind, top, state.get("spec")),
+            "pending": pending, "changed": [], "last_kind": "yes_no" if kind == "yes_no" else state.get("last_kind"),
+            "last_top": state.get("last_top") or rental_summary(top)}
+
+
+def preface(state: dict[str, Any]) -> str | None:
+    """The line a recommendation starts with for its act: a replaced job, a restored plan, nothing to undo."""
+    t = act_templates(state["language"])
+    guess = _guess_line(state, t)
+    if guess:
+        return guess
+    if state.get("undo_missing"):
+        return t["nothing_to_undo"]
+    if state.get("restored"):
+        return t["restored"]
+    if state.get("act") == "new_job" and state.get("replaced_top"):
+        top = state["replaced_top"]
+        return t["new_job_replaces"].format(rental=rental(top, state.get("spec") or {}, state["language"]))
+    return None
+
+
+def _guess_line(state: dict[str, Any], t: dict[str, Any]) -> str | None:
+    """'Did you mean Mistral 7B?' when the model name was matched fuzzily."""
+    model = (state.get("spec") or {}).get("model")
+    if not state.get("model_guess") or not model:
+        return None
+    from tools.models import lookup
+
+    arch = lookup(model)
+    return t["guess_model"].format(model=arch.name if arch else model)
+
+
+def method_line(state: dict[str, Any]) -> str | None:
+    """For a job that named no method: the default taken and what each method needs on one reference card."""
+    if not state.get("default_method") or not state.get("spec"):
+        return None
+    from agent.writing import number, templates
+    from contract.jobspec import JobSpec
+    from tools.memory import cached_estimate
+    from tools.memory import request_for_spec
+
+    language = state["language"]
+    t, names = act_templates(language), templates(language)["method_names"]
+    items = []
+    for method in ("full_finetune", "lora", "qlora"):
+        spec = JobSpec.model_validate({**state["spec"], "method": method})
+        request, _ = request_for_spec(spec, num_gpus=1, gpu="H100")
+        items.append(t["method_item"].format(method=names.get(method, method),
+                                             needed=number(cached_estimate(request).per_gpu_gib, language, 1)))
+    return t["default_method"].format(method=names.get(state["default_method"], state["default_method"]),
+                                      gpu="H100", items="; ".join(items))

@@ -1,0 +1,318 @@
+"""Answers to questions about the plan, from tools, without changing the job: compare, why not X, how many GPUs and
+nodes, which region or provider, the total in another currency, the memory breakdown, the interconnect, the
+SkyPilot task, how long, how much, and why this plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.graph.acts.texts import act_templates, display_cost, excluded_reason, gap_words, limits, rental, with_limits
+from agent.writing import hours, money, number, percent, same_rental, templates
+from contract.jobspec import JobSpec
+
+CLOSE_SHARE = 0.15
+"""Offers within this share of the plan's cost count as close alternatives."""
+
+
+def _top_for(spec: dict[str, Any], update: dict[str, Any], db_path: Path, prefer: str | None
+             ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The best offer for the job with `update` applied (the job itself untouched), and that ranking."""
+    from agent.graph.questions import ranked
+
+    changed = JobSpec.model_validate({**spec, **update})
+    ranking, _ = ranked(changed, db_path, prefer)
+    offers = ranking.get("offers") or []
+    return (offers[0] if offers else None), ranking
+
+
+def compare(state: dict[str, Any], db_path: Path) -> list[str]:
+    """Two GPUs (or two methods) for this job, each with time, cost and its limits, then which wins."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    gpus = list(state.get("act_gpus") or [])
+    if len(gpus) >= 2:
+        options = [(gpu, {"gpu": gpu}) for gpu in gpus[:2]]
+    elif gpus:
+        plan = ((state.get("ranking") or {}).get("offers") or [None])[0]
+        options = [(gpus[0], {"gpu": gpus[0]})] + ([(plan["gpu"], {"gpu": plan["gpu"]})] if plan else [])
+    else:
+        asked = (state.get("parsed") or {}).get("method")
+        names = templates(language)["method_names"]
+        methods = [m for m in dict.fromkeys([spec.get("method"), asked]) if m]
+        options = [(names.get(m, m), {"method": m}) for m in methods]
+    lines, found = [], []
+    for name, update in options:
+        top, ranking = _top_for(spec, update, db_path, state.get("preference"))
+        if top is None:
+            lines.append(t["compare_item_none"].format(name=name, reason=excluded_reason(ranking, language)))
+        else:
+            lines.append(t["compare_item"].format(name=name, rental=with_limits(top, spec, language,
+                                                                                state.get("display_currency"))))
+            found.append((name, top))
+    if len(found) == 2:
+        (a, first), (_, second) = found
+        words = gap_words(first, second, language)
+        lines.append(t["compare_winner"].format(name=a, what=t["and"].join(words)) if words else t["same_result"])
+    return lines
+
+
+def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[str]:
+    """X's figures for this job and the reason it lost to the plan."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    gpus = list(state.get("act_gpus") or [])
+    parsed = state.get("parsed") or {}
+    if gpus:
+        name, update = gpus[0], {"gpu": gpus[0]}
+    elif parsed.get("providers"):
+        name, update = ", ".join(parsed["providers"]), {"providers": parsed["providers"]}
+    else:
+        name, update = str(parsed.get("method") or "?"), {k: v for k, v in parsed.items() if k != "language"}
+    other, ranking = _top_for(spec, update, db_path, state.get("preference"))
+    if other is None:
+        return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))]
+    if same_rental(other, plan):
+        return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))]
+    reasons = limits(other, spec, language) + gap_words(other, plan, language)
+    return [t["why_not_lost"].format(name=name, reasons=t["and"].join(reasons) or t["same_result"],
+                                     rental=rental(plan, spec, language)),
+            t["compare_item"].format(name=name, rental=rental(other, spec, language))]
+
+
+def count(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[str]:
+    """How many GPUs and nodes the plan uses, and why not fewer."""
+    from agent.graph.questions import comparison
+
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    nodes = int(plan.get("nodes") or 1)
+    where = t["one_node"] if nodes == 1 else t["many_nodes"].format(nodes=nodes, per_node=plan.get("gpu_count"))
+    lines = [t["count_line"].format(gpus=plan["total_gpus"], gpu=plan["gpu"], nodes=where)]
+    if plan["total_gpus"] <= 1:
+        return lines + [t["count_single"]]
+    single = state.get("single_gpu_estimate") or {}
+    vram = plan.get("vram_gib_per_gpu")
+    if single.get("per_gpu_gib") and vram and single["per_gpu_gib"] > vram:
+        lines.append(t["count_memory"].format(gpu=plan["gpu"], needed=number(single["per_gpu_gib"], language, 1),
+                                              vram=number(vram, language, 0)))
+    fewer = plan["total_gpus"] // 2
+    compared = comparison(JobSpec.model_validate(spec), fewer, db_path, state.get("preference"))
+    other = compared.get("offer")
+    if other is not None and not same_rental(other, plan):
+        lines.append(t["count_fewer"].format(fewer=fewer, rental=with_limits(other, spec, language)))
+    return lines
+
+
+def region(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """The plan's region and provider, and the offers within 15 % of its cost."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    lines = [t["region_line"].format(region=plan["region"], provider=plan["provider"]) if plan.get("region")
+             else t["region_none"].format(provider=plan["provider"])]
+    close, seen = [], {(plan["provider"], plan.get("region"))}
+    for offer in (state.get("ranking") or {}).get("offers") or []:
+        key = (offer["provider"], offer.get("region"))
+        if key in seen or offer["est_cost"] > (1 + CLOSE_SHARE) * plan["est_cost"]:
+            continue
+        seen.add(key)
+        close.append(t["close_item"].format(gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
+                                            where=f" ({offer['region']})" if offer.get("region") else "",
+                                            cost=display_cost(offer["est_cost"], spec, language,
+                                                              state.get("display_currency"))))
+        if len(close) == 3:
+            break
+    lines.append(t["close_line"].format(items="; ".join(close)) if close else t["close_none"])
+    return lines
+
+
+def currency(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """The plan's total in the asked currency, with the rate and its date."""
+    from tools.fx import to_usd
+
+    language, code = state["language"], state.get("act_currency") or "USD"
+    t = act_templates(language)
+    usd = money(plan["est_cost"], "USD", language)
+    try:
+        one, used = to_usd(1.0, code)
+    except ValueError:
+        return [t["currency_unknown"].format(currency=code, usd=usd)]
+    return [t["currency_line"].format(currency=code, converted=money(plan["est_cost"] / one, code, language),
+                                      usd=usd, rate=number(1 / one, language, 4 if one > 0.5 else 0),
+                                      date=used.date)]
+
+
+def memory(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """The memory breakdown of the plan's layout (and what one card would need)."""
+    from agent.writing import memory_line, single_card_line
+
+    language = state["language"]
+    return [line for line in (memory_line(state, plan, language), single_card_line(state, plan, language)) if line]
+
+
+def topology(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """Whether the plan's interconnect is enough: its layout, link and communication share; PCIe figures beside."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    if plan["total_gpus"] <= 1:
+        return [t["topology_single"]]
+    params = plan.get("topology_params") or {}
+    layout = templates(language)["layout_names"].get(plan.get("layout") or "", plan.get("layout") or "")
+    link = str(params.get("link") or params.get("interconnect") or ("PCIe" if "pcie" in str(
+        plan.get("topology_verdict")) else "NVLink"))
+    share = plan.get("exposed_comm_share")
+    lines = [t["topology_line"].format(layout=layout, gpus=plan["total_gpus"], gpu=plan["gpu"], link=link,
+                                       comm=percent(share, language))]
+    lines.append(t["topology_bound"] if (share or 0) > 0.25 else t["topology_enough"])
+    pcie = next((o for o in (state.get("ranking") or {}).get("offers") or []
+                 if o is not plan and o["total_gpus"] == plan["total_gpus"]
+                 and "pcie" in str((o.get("topology_params") or {}).get("link", "")).lower()), None)
+    if pcie is not None and "pcie" not in link.lower():
+        lines.append(t["topology_pcie_other"].format(rental=rental(pcie, spec, language),
+                                                     comm=percent(pcie.get("exposed_comm_share"), language)))
+    elif "pcie" not in link.lower():
+        same = _over_pcie(spec, plan)
+        if same is not None and same.params.get("layout"):
+            lines.append(t["topology_pcie_same"].format(
+                gpus=plan["total_gpus"], gpu=plan["gpu"], comm=percent(same.params.get("exposed_comm_share"),
+                                                                       language),
+                layout=templates(language)["layout_names"].get(str(same.params["layout"]), same.params["layout"])))
+    return lines
+
+
+def _over_pcie(spec: dict[str, Any], plan: dict[str, Any]) -> Any:
+    """The topology check of the plan's own GPUs with PCIe between them instead of NVLink (None if it fails)."""
+    from contract.jobspec import JobSpec
+    from tools.jobtime import Candidate, build_workload, check_topology
+
+    params = plan.get("topology_params") or {}
+    try:
+        return check_topology(build_workload(JobSpec.model_validate(spec)), Candidate(
+            gpu=plan["gpu"], gpu_count=plan["total_gpus"], gpus_per_node=plan.get("gpu_count") or plan["total_gpus"],
+            interconnect="pcie", inter_node_gbps=params.get("inter_node_gbps") if plan.get("nodes", 1) > 1 else None,
+            vram_gib=plan.get("vram_gib_per_gpu")))
+    except (ValueError, TypeError):
+        return None
+
+
+def export(state: dict[str, Any], db_path: Path) -> list[str]:
+    """The plan as a SkyPilot task, with its launch command."""
+    from agent.export import build_task
+
+    language = state["language"]
+    t = act_templates(language)
+    ranking = state.get("ranking") or {}
+    result = {"spec": state["spec"], "offers": ranking.get("offers") or [], "estimate": state.get("estimate"),
+              "language": language, "catalog": ranking.get("catalog")}
+    try:
+        task = build_task(result, db_path=db_path)
+    except ValueError as error:
+        return [t["export_failed"].format(reason=str(error))]
+    return [t["export_intro"], f"```yaml\n{task.yaml.strip()}\n```", t["export_launch"].format(
+        command=task.launch_command)]
+
+
+def within(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """Yes or no: does the plan finish within the hours the question names (the job's deadline untouched)."""
+    language, spec = state["language"], state["spec"]
+    t, rt = act_templates(language), templates(language)
+    asked = float((state.get("parsed") or {}).get("deadline_hours") or 0)
+    ok = plan["est_hours"] <= asked
+    head = t["within_yes" if ok else "within_no"].format(yes=rt["yes"], no=rt["no"], hours=hours(asked, language),
+                                                        rental=rental(plan, spec, language))
+    return [head] + ([] if ok else duration(state, plan))
+
+
+def duration(state: dict[str, Any], plan: dict[str, Any], db_path: Path | None = None) -> list[str]:
+    """How long the plan takes, split into training and the time around it, and the data it trains on; on another
+    GPU count when the question names one."""
+    from agent.writing import token_count
+
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    asked = (state.get("parsed") or {}).get("num_gpus")
+    if asked and db_path is not None and asked != plan["total_gpus"]:
+        from agent.graph.questions import comparison
+
+        other = comparison(JobSpec.model_validate(spec), int(asked), db_path, state.get("preference")).get("offer")
+        if other is not None:
+            return [t["count_fewer"].format(fewer=asked, rental=with_limits(other, spec, language)),
+                    t["now_line"].format(rental=with_limits(plan, spec, language))]
+    lines = [t["duration_line"].format(hours=hours(plan["est_hours"], language), gpus=plan["total_gpus"],
+                                       gpu=plan["gpu"], train=hours(plan.get("train_hours") or 0.0, language),
+                                       overhead=hours(_overhead(plan), language))]
+    tokens = _trained_tokens(state)
+    if tokens:
+        lines.append(t["data_line"].format(tokens=token_count(tokens, language),
+                                           epochs=number(spec.get("epochs") or 1, language, 0)))
+    return lines
+
+
+def _overhead(plan: dict[str, Any]) -> float:
+    """Hours outside training (the ranking gives them in total or by item)."""
+    value = plan.get("overhead_hours") or 0.0
+    return float(sum(value.values()) if isinstance(value, dict) else value)
+
+
+def _trained_tokens(state: dict[str, Any]) -> float | None:
+    """Tokens of one epoch, as the ranking's assumptions (or the job) state them."""
+    spec = state["spec"]
+    if spec.get("dataset_tokens"):
+        return float(spec["dataset_tokens"])
+    for item in (state.get("ranking") or {}).get("assumptions") or []:
+        if isinstance(item, dict) and item.get("dataset_tokens"):
+            return float(item["dataset_tokens"])
+    return None
+
+
+def cost(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """What the plan costs: the hourly price and the billed hours."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    return [t["cost_line"].format(cost=display_cost(plan["est_cost"], spec, language, state.get("display_currency")),
+                                  price=money(plan["price_per_hour"] * (plan.get("nodes") or 1), "USD", language),
+                                  billed=hours(plan.get("billed_hours") or plan["est_hours"], language))]
+
+
+def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """Why this plan: cheapest or fastest that fits, the limits it meets, the headline reason, and its hours."""
+    from agent import writing
+
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    ranking = state.get("ranking") or {}
+    reasons = []
+    if ranking.get("cheapest_that_fits") and same_rental(ranking["cheapest_that_fits"], plan):
+        reasons.append(t["why_cheapest"])
+    if ranking.get("fastest") and same_rental(ranking["fastest"], plan):
+        reasons.append(t["why_fastest"])
+    if (spec.get("budget") or spec.get("deadline_hours")) and plan.get("meets_budget") is not False \
+            and plan.get("meets_deadline") is not False:
+        reasons.append(t["why_fits_limits"])
+    lines = [t["question_plain"].format(rental=with_limits(plan, spec, language, state.get("display_currency")))]
+    if reasons:
+        lines.append(t["why_line"].format(reasons=t["and"].join(reasons)))
+    headline = writing.headline_reason(ranking, language)
+    return lines + ([headline] if headline else []) + duration(state, plan)
+
+
+def answer(state: dict[str, Any], db_path: Path) -> list[str]:
+    """The lines answering a question about the plan (its topic in `act_topic`)."""
+    topic = state.get("act_topic") or "plain"
+    offers = (state.get("ranking") or {}).get("offers") or []
+    if topic == "compare":
+        return compare(state, db_path)
+    if not offers:
+        return []
+    plan = offers[0]
+    if topic == "why_not":
+        return why_not(state, plan, db_path)
+    if topic == "count":
+        return count(state, plan, db_path)
+    if topic == "export":
+        return export(state, db_path)
+    if topic == "duration":
+        return duration(state, plan, db_path)
+    simple = {"region": region, "provider": region, "currency": currency, "memory": memory, "topology": topology,
+              "cost": cost, "within": within}
+    return simple.get(topic, why)(state, plan)

@@ -1,0 +1,76 @@
+"""Shared wording for act answers: templates (prompts/acts.<lang>.json) and a rental in one phrase."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import prompts
+from agent.writing import hours, money, number, templates
+from agent.writing import limit_misses
+
+
+@cache
+def act_templates(language: str) -> dict[str, Any]:
+    """The act templates of one language."""
+    return json.loads(prompts.load(f"acts.{language if language in ('it', 'id', 'en') else 'en'}.json"))
+
+
+def display_cost(usd: float, spec: dict[str, Any], language: str, currency: str | None = None) -> str:
+    """A USD total, with the user's currency (the budget's, or the last one they asked for) beside it."""
+    from tools.fx import to_usd
+
+    text = money(usd, "USD", language)
+    code = currency or (spec.get("budget") or {}).get("currency")
+    if code and code != "USD":
+        try:
+            one, _ = to_usd(1.0, code)
+        except ValueError:
+            return text
+        text += templates(language)["cost_in_budget_currency"].format(converted=money(usd / one, code, language))
+    return text
+
+
+def rental(offer: dict[str, Any], spec: dict[str, Any], language: str, currency: str | None = None) -> str:
+    """'8× H100 on lambda, 12.5 h, $480.00 (€441.60)'."""
+    return act_templates(language)["rental"].format(
+        gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
+        hours=hours(offer["est_hours"], language), cost=display_cost(offer["est_cost"], spec, language, currency))
+
+
+def limits(offer: dict[str, Any], spec: dict[str, Any], language: str) -> list[str]:
+    """Which of the user's limits the offer misses ('misses your 48 h deadline', 'over your budget of $300')."""
+    return limit_misses(offer, spec, language, act_templates(language))
+
+
+def with_limits(offer: dict[str, Any], spec: dict[str, Any], language: str, currency: str | None = None) -> str:
+    """A rental followed by the limits it misses, if any."""
+    missed = limits(offer, spec, language)
+    text = rental(offer, spec, language, currency)
+    return f"{text} ({', '.join(missed)})" if missed else text
+
+
+def gap_words(other: dict[str, Any], plan: dict[str, Any], language: str) -> list[str]:
+    """How an offer differs from the plan: 'dearer by $12.00', 'faster by 3.0 h'."""
+    t = act_templates(language)
+    words = []
+    cost_gap, hour_gap = other["est_cost"] - plan["est_cost"], other["est_hours"] - plan["est_hours"]
+    if abs(cost_gap) >= 0.01:
+        words.append(t["dearer_by" if cost_gap > 0 else "cheaper_by"].format(money=money(abs(cost_gap), "USD",
+                                                                                           language)))
+    if abs(hour_gap) >= 0.05:
+        words.append(t["slower_by" if hour_gap > 0 else "faster_by"].format(hours=hours(abs(hour_gap), language)))
+    return words
+
+
+def excluded_reason(ranking: dict[str, Any], language: str) -> str:
+    """Why a ranking has no offer: its binding limit or the exclusion counts."""
+    rt = templates(language)
+    limit = ranking.get("binding_limit")
+    if limit:
+        return str(rt["excluded_names"].get(limit, limit))
+    excluded = ranking.get("excluded") or {}
+    items = [f"{rt['excluded_names'].get(k, k)} {number(v, language, 0)}" for k, v in
+             sorted(excluded.items(), key=lambda item: -item[1])[:3]]
+    return ", ".join(items) or "-"

@@ -1,0 +1,97 @@
+"""Tool calls behind the questions a job thread may ask: the fit on the user's card, a GPU-count comparison, and a
+ranking that still answers when the spot model cannot take the job (very long jobs run on-demand)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent.writing import same_rental
+from contract.jobspec import JobSpec
+from tools.memory import estimate_for_spec
+from tools.jobtime import DEFAULT_MEMORY_MARGIN
+
+FIT_CHECK_GPU = "H100"
+"""Single-card reference when the user names no GPU and no card size: the common 80 GB class."""
+GB_TO_GIB = 1e9 / 2**30
+SAME_CARD_SHARE = 0.05
+"""An offer is the user's card when its memory is within this share (a 48 GB RTX4090 is not 'my 4090')."""
+
+
+def family_sizes(gpu: str | None) -> list[str]:
+    """The memory sizes a bare family name means, smallest first ('A100' -> A100-40GB, A100-80GB); else [gpu]."""
+    from tools.gpus import gpu_family_names, lookup_gpu
+
+    names = gpu_family_names(gpu) if gpu else []
+    if len(names) < 2:
+        return [gpu] if gpu else []
+    return sorted(names, key=lambda name: getattr(lookup_gpu(name), "memory_gib", 0) or 0)
+
+
+def feasibility(spec: JobSpec) -> dict[str, Any]:
+    """Whether the job fits the user's hardware (card size or named GPU, count), with the fixes that would fit; a bare
+    family ("an A100") is answered for the smallest size it fits, else for the largest (issue 10)."""
+    sizes = family_sizes(spec.gpu)
+    for index, gpu in enumerate(sizes[:-1]):
+        fit = _feasibility(spec, gpu)
+        if fit["fits"]:
+            return fit | {"too_small": sizes[:index]}
+    last = _feasibility(spec, sizes[-1] if sizes else None)
+    return last | {"too_small": sizes[:-1] if last["fits"] else []}
+
+
+def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:
+    """The fit on one named GPU (or the user's card size, or the reference card)."""
+    count = spec.num_gpus or 1
+    vram_gib = spec.gpu_memory_gb * GB_TO_GIB if spec.gpu_memory_gb and not named else None
+    gpu = named or (None if vram_gib else FIT_CHECK_GPU)
+    estimate = estimate_for_spec(spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu,
+                                 vram_gib=vram_gib)
+    fit = estimate.fit
+    vram = fit.vram_gib if fit else (vram_gib or 0.0)
+    usable = (1 - DEFAULT_MEMORY_MARGIN) * vram
+    fixes = [f.model_dump(mode="json") | {"fits": f.per_gpu_gib <= usable} for f in (fit.fixes if fit else [])]
+    return {"needed_gib": estimate.per_gpu_gib, "vram_gib": vram, "usable_gib": usable,
+            "fits": estimate.per_gpu_gib <= usable, "fixes": fixes, "gpu": gpu, "card_gb": spec.gpu_memory_gb,
+            "num_gpus": count, "unknown_model": getattr(estimate, "unknown_model", None)}
+
+
+def ranked(spec: JobSpec, db_path: Path, prefer: str | None) -> tuple[dict[str, Any], list[str]]:
+    """The ranking as JSON with the preferred offer first; a job too long for the spot model is ranked on-demand."""
+    from tools.ranking import rank_offers
+
+    notes: list[str] = []
+    try:
+        ranking = rank_offers(spec, db_path=db_path).model_dump(mode="json")
+    except (ValidationError, ValueError, OverflowError):
+        if spec.interruptible_ok is False:
+            raise
+        ranking = rank_offers(spec.model_copy(update={"interruptible_ok": False}),
+                              db_path=db_path).model_dump(mode="json")
+        notes.append("on_demand_only_long_job")
+    first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(prefer or "", ""))
+    if first:
+        ranking["offers"] = [first] + [o for o in ranking["offers"] if not same_rental(o, first)]
+    return ranking, notes
+
+
+def comparison(spec: JobSpec, count: int, db_path: Path, prefer: str | None) -> dict[str, Any]:
+    """The best offer with `count` GPUs for the same job (None when no offer with that count can run it)."""
+    ranking, _ = ranked(spec.model_copy(update={"num_gpus": count}), db_path, prefer)
+    offers = ranking.get("offers") or []
+    return {"num_gpus": count, "offer": offers[0] if offers else None}
+
+
+def reconciled(fit: dict[str, Any], offers: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fit as the ranking sees it when it found a layout on exactly the user's GPUs (its per-GPU figure wins, so
+    the yes/no and the rental it names tell one story)."""
+    if not fit.get("gpu"):
+        return fit
+    same = next((o for o in offers if o["gpu"] == fit["gpu"] and o["total_gpus"] == fit["num_gpus"] and o["fits"]
+                 and o.get("per_gpu_gib") and abs((o.get("vram_gib_per_gpu") or 0) - fit["vram_gib"])
+                 <= SAME_CARD_SHARE * fit["vram_gib"]), None)
+    if same is None:
+        return fit
+    return fit | {"fits": True, "needed_gib": same["per_gpu_gib"], "layout": same.get("layout")}

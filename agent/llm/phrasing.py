@@ -1,0 +1,114 @@
+"""Optional LLM phrasing of a drafted answer: the model may only reword it, and every claim is checked.
+
+Offline (no LLM configured) the draft is the answer. With an LLM, its reply is read paragraph by paragraph and each
+paragraph is checked against the draft (agent/claims/check.py) BEFORE it is streamed as a `delta`; nothing is streamed
+until the text so far carries the draft's verdict. When the call fails or times out, or any claim does not hold,
+the draft is the answer and a localised note says why; a streaming caller then gets the draft's text as deltas
+if nothing was streamed yet (the `final` event's answer is always the authority).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import prompts
+from agent.llm import client as llm
+from agent.claims import check_fragment, check_rewording, verdict_problems
+from agent.llm.lazy_openai import openai  # imported on first use: not on the offline path
+from agent.llm.client import llm_configured
+
+LANGUAGE_NAMES = {"it": "Italian", "id": "Indonesian", "en": "English"}
+
+
+@cache
+def _notes(language: str) -> dict[str, str]:
+    """The LLM-path notes in one language (prompts/llm_notes.<lang>.json)."""
+    return json.loads(prompts.load(f"llm_notes.{language if language in LANGUAGE_NAMES else 'en'}.json"))
+
+
+def note(key: str, language: str) -> str:
+    """One localised LLM-path note or answer: unavailable, unverified, needs_llm, tool_unverified, tool_failed..."""
+    return _notes(language)[key]
+
+
+def _emit(chunk: str) -> None:
+    """Stream a verified text delta to a streaming caller, if there is one."""
+    try:
+        from langgraph.config import get_stream_writer
+
+        get_stream_writer()({"type": "delta", "text": chunk})
+    except RuntimeError:
+        pass
+
+
+class _VerifiedStream:
+    """Collects the LLM's paragraphs and streams each one once it, and the verdict so far, check out."""
+
+    def __init__(self, draft: str, language: str) -> None:
+        self.draft, self.language = draft, language
+        self.paragraphs: list[str] = []
+        self.sent = 0
+        self.failed = False
+
+    def add(self, paragraph: str) -> None:
+        """Check one finished paragraph; stream what is verified so far."""
+        paragraph = paragraph.strip()
+        if not paragraph or self.failed:
+            return
+        if not check_fragment(paragraph, self.draft, self.language).ok:
+            self.failed = True
+            return
+        self.paragraphs.append(paragraph)
+        if not verdict_problems(self.text, self.draft, self.language):
+            for index in range(self.sent, len(self.paragraphs)):
+                _emit(("\n\n" if index else "") + self.paragraphs[index])
+            self.sent = len(self.paragraphs)
+
+    @property
+    def text(self) -> str:
+        """The verified paragraphs as one text."""
+        return "\n\n".join(self.paragraphs)
+
+
+def phrase_answer(draft: str, language: str) -> tuple[str, str | None]:
+    """The answer to show and an optional note: the LLM's rewording when every claim holds, else the draft."""
+    if not llm_configured():
+        return draft, None
+    if llm.breaker.is_open:  # skipped: said once (the turn's notes are deduplicated if the parse said it too)
+        _emit(draft)
+        return draft, note("unavailable", language)
+    system = prompts.load("phrase_system.txt").replace("{language_name}", LANGUAGE_NAMES.get(language, "English"))
+    verified = _VerifiedStream(draft, language)
+    buffer = ""
+    try:
+        for chunk in llm.stream_text([{"role": "system", "content": system}, {"role": "user", "content": draft}]):
+            buffer += chunk
+            while "\n\n" in buffer and not verified.failed:
+                paragraph, buffer = buffer.split("\n\n", 1)
+                verified.add(paragraph)
+            if verified.failed:
+                break
+        verified.add(buffer)
+    except (llm.LlmUnavailable, openai.OpenAIError, ValueError, AttributeError, IndexError):
+        return _fallback(draft, verified, note("unavailable", language))
+    if verified.failed or not verified.paragraphs or not check_rewording(verified.text, draft, language).ok:
+        return _fallback(draft, verified, note("unverified", language))
+    return verified.text, None
+
+
+def with_note(state: dict, phrase_note: str | None, language: str) -> list[str]:
+    """The turn's notes plus the phrasing's, said once: 'the LLM was unavailable' is not repeated when this turn's
+    parse already fell back offline and said so."""
+    notes = list(state.get("notes") or [])
+    if phrase_note is None or phrase_note in notes or (
+            phrase_note == note("unavailable", language) and state.get("fallback_reason")):
+        return notes
+    return notes + [phrase_note]
+
+
+def _fallback(draft: str, verified: _VerifiedStream, why: str) -> tuple[str, str]:
+    """The draft with a note; streamed as deltas when no LLM text was streamed before."""
+    if verified.sent == 0:
+        _emit(draft)
+    return draft, why

@@ -1,0 +1,55 @@
+"""The catalog of real GPU offers: queries, plus the names the rest of the code imports about the catalog.
+
+The names below are imported from their modules on first use (tools/faces.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tools.faces import lazy_face
+
+if TYPE_CHECKING:
+    from tools.catalog.db import CatalogError, CatalogUnavailableError
+    from tools.catalog.names import SNAPSHOT_FILE, SORTS
+    from tools.catalog.query import Offer, build_from_catalog_dir, build_from_snapshot, catalog_stats, current_meta, default_db_path, ensure_catalog, ensure_db, make_snapshot, query_offers, read_meta, resolve_db_path
+    from tools.catalog.regions import place_names
+    from tools.catalog.shapes import Evaluation, OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches, effective_prices, evaluate, shape_of, workload_key
+    from tools.catalog.store import keep_aside, private_data_folder
+    from tools.catalog.update import UpdateError, update_catalog
+
+FACE = {
+    "CatalogError": "db",
+    "CatalogUnavailableError": "db",
+    "Evaluation": "shapes",
+    "Offer": "query",
+    "OfferGroup": "shapes",
+    "SNAPSHOT_FILE": "names",
+    "SORTS": "names",
+    "Shape": "shapes",
+    "UpdateError": "update",
+    "build_from_catalog_dir": "query",
+    "build_from_snapshot": "query",
+    "cached_groups": "shapes",
+    "candidate_groups": "shapes",
+    "catalog_stats": "query",
+    "clear_shape_caches": "shapes",
+    "current_meta": "query",
+    "default_db_path": "query",
+    "effective_prices": "shapes",
+    "ensure_catalog": "query",
+    "ensure_db": "query",
+    "evaluate": "shapes",
+    "keep_aside": "store",
+    "make_snapshot": "query",
+    "place_names": "regions",
+    "private_data_folder": "store",
+    "query_offers": "query",
+    "read_meta": "query",
+    "resolve_db_path": "query",
+    "shape_of": "shapes",
+    "update_catalog": "update",
+    "workload_key": "shapes",
+}
+__getattr__, __dir__ = lazy_face(__name__, FACE)
+__all__ = sorted(FACE)

@@ -1,0 +1,182 @@
+"""Catalog rows grouped by hardware shape for ranking: the same instance at the same prices is costed once, and the
+topology verdict of a shape (GPU, count, nodes, links, memory) is computed once per job and cached."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from tools.catalog.query import Offer, query_offers
+from tools.jobtime import JobTime, Tokens, job_time
+from tools.jobtime import Candidate, TopologyResult, Workload, check_topology
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shape:
+    """The hardware facts topology and time depend on; offers with the same shape share one evaluation."""
+
+    gpu: str
+    form_factor: str | None
+    gpus_per_node: int
+    nodes: int
+    interconnect: str
+    nvlink_gbs: float | None
+    vram_gib: float | None
+    node_gbps: float | None
+    fabric: str | None = None
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        """Hash once: shapes key the per-ranking and cross-turn caches."""
+        object.__setattr__(self, "_hash", hash((self.gpu, self.form_factor, self.gpus_per_node, self.nodes,
+                                                self.interconnect, self.nvlink_gbs, self.vram_gib, self.node_gbps,
+                                                self.fabric)))
+
+    def __hash__(self) -> int:
+        """The hash computed at creation."""
+        return self._hash
+
+
+class Evaluation(NamedTuple):
+    """Topology verdict and job time for one shape."""
+
+    topology: TopologyResult | None
+    time: JobTime | None
+    error: str | None = None
+
+
+def shape_of(offer: Offer, nodes: int) -> Shape:
+    """Hardware shape of `nodes` copies of an offer."""
+    node_gbps = offer.inter_node_gbps_per_gpu * offer.gpu_count if offer.inter_node_gbps_per_gpu else None
+    interconnect = offer.interconnect if offer.interconnect in ("nvlink", "pcie") else "unknown"
+    return Shape(gpu=offer.gpu, form_factor=offer.gpu_form_factor, gpus_per_node=offer.gpu_count, nodes=nodes,
+                 interconnect=interconnect, nvlink_gbs=offer.nvlink_gbs, vram_gib=offer.vram_gib_per_gpu,
+                 node_gbps=node_gbps, fabric=offer.inter_node_fabric)
+
+
+_TOPOLOGY_CACHE: dict[tuple[str, float, Shape], TopologyResult | None] = {}
+"""Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it."""
+_TOPOLOGY_CACHE_MAX = 20_000
+
+
+def workload_key(workload: Workload) -> str:
+    """What the topology verdict depends on in a workload, as a cache key (compute once per ranking)."""
+    return workload.request.model_dump_json() + repr(workload.checkpointing_optional)
+
+
+def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float, key_text: str | None = None
+             ) -> Evaluation:
+    """Run the topology checker (cached across turns) and the time model for one shape; key_text:
+    workload_key(workload)."""
+    key = (key_text or workload_key(workload), margin, shape)
+    topology = _TOPOLOGY_CACHE.get(key, _MISSING)
+    if topology is _MISSING:
+        if len(_TOPOLOGY_CACHE) >= _TOPOLOGY_CACHE_MAX:
+            _TOPOLOGY_CACHE.clear()
+        topology = _TOPOLOGY_CACHE[key] = _check(shape, workload, margin)
+    if topology is None:
+        return Evaluation(topology=None, time=None, error="invalid candidate")
+    return Evaluation(topology, job_time(workload, topology, tokens))  # a few multiplications: not worth a cache
+
+
+_MISSING = object()
+
+
+def _check(shape: Shape, workload: Workload, margin: float) -> TopologyResult | None:
+    """Topology verdict for one shape; None when the shape itself is inconsistent."""
+    candidate = Candidate(gpu=shape.gpu, form_factor=shape.form_factor, gpu_count=shape.gpus_per_node * shape.nodes,
+                          gpus_per_node=shape.gpus_per_node, interconnect=shape.interconnect,  # type: ignore[arg-type]
+                          nvlink_gbs=shape.nvlink_gbs, inter_node_gbps=shape.node_gbps,
+                          inter_node_fabric=shape.fabric, vram_gib=shape.vram_gib)
+    try:
+        return check_topology(workload, candidate, margin=margin)
+    except ValueError:
+        return None
+
+
+def effective_prices(offer: Offer) -> tuple[float | None, float | None]:
+    """(on-demand, interruptible) USD/hour as they should be treated: a provider's market/auction price shown as
+    on-demand is interruptible, never on-demand (tools.catalog.offer's on_demand_is_market)."""
+    if getattr(offer, "on_demand_is_market", False):
+        return None, offer.spot_price_per_hour or offer.price_per_hour
+    return offer.price_per_hour, offer.spot_price_per_hour
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferGroup:
+    """Catalog rows costed as one: a representative offer, how many rows it stands for, and every region where the
+    same instance is offered at the same prices."""
+
+    offer: Offer
+    count: int
+    regions: tuple[str, ...]
+    other_zones: int = 0
+    """Rows of the same instance in the offer's region at other prices that no candidate stands for."""
+    on_demand: float | None = field(init=False, default=None)
+    """effective_prices(offer), computed once: groups are cached across turns and costed on every turn."""
+    interruptible: float | None = field(init=False, default=None)
+    outlier: str | None = field(init=False, default=None)
+    """The offer's price_outlier flag (tools.ranking.headline reads it for every eligible offer)."""
+    listing_key: tuple[Any, ...] = field(init=False, default=())
+    """(provider, instance, region): offers listed once per key, node count and billing model."""
+    one_node_keys: tuple[tuple[Any, ...], tuple[Any, ...]] = field(init=False, default=((), ()))
+    """(listing_key, 1, False) and (listing_key, 1, True): the listing keys of one node on demand and on spot."""
+
+    def __post_init__(self) -> None:
+        """Fill the per-offer facts the ranking reads on every turn."""
+        on_demand, interruptible = effective_prices(self.offer)
+        object.__setattr__(self, "on_demand", on_demand)
+        object.__setattr__(self, "interruptible", interruptible)
+        object.__setattr__(self, "outlier", getattr(self.offer, "price_outlier", None))
+        listing = (self.offer.provider, self.offer.instance_type, self.offer.region)
+        object.__setattr__(self, "listing_key", listing)
+        object.__setattr__(self, "one_node_keys", ((listing, 1, False), (listing, 1, True)))
+
+
+def _group(offers: list[Offer], count: int | None = None) -> OfferGroup:
+    """A group of identical offers (first one representative)."""
+    return OfferGroup(offer=offers[0], count=len(offers) if count is None else count,
+                      regions=tuple(dict.fromkeys(o.region for o in offers if o.region)))
+
+
+@lru_cache(maxsize=64)
+def cached_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
+                  regions: tuple[str, ...] | None) -> tuple[tuple[OfferGroup, Shape], ...]:
+    """Every catalog row matching the user's wishes, grouped so that the same instance at the same prices in many
+    zones is costed once (the compare table costs every offer); cached per database file version. Each group comes
+    with its one-node shape. Grows with the catalog: the chat uses `candidate_groups`."""
+    same: dict[tuple[Any, ...], list[Offer]] = {}
+    for offer in query_offers(path, gpu=gpu, providers=providers, regions=regions):
+        same.setdefault((offer.provider, offer.instance_type, offer.price_per_hour, offer.spot_price_per_hour,
+                         offer.gpu, offer.gpu_form_factor, offer.gpu_count, offer.vram_gib_per_gpu,
+                         offer.interconnect, offer.nvlink_gbs, offer.inter_node_gbps_per_gpu,
+                         getattr(offer, "on_demand_is_market", False), getattr(offer, "price_outlier", None)),
+                        []).append(offer)
+    return tuple((_group(group), shape_of(group[0], 1)) for group in same.values())
+
+
+def candidate_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
+                     regions: tuple[str, ...] | None) -> tuple[tuple[OfferGroup, Shape], ...]:
+    """The cheapest on-demand and the cheapest interruptible row per (provider, instance, hardware, price trust),
+    chosen in SQL; cached per database file version. Their number depends on the catalog's shapes, not on its size."""
+    from tools.catalog.candidates import candidate_rows
+
+    return _cached_candidates(path, mtime, gpu, providers, regions, candidate_rows)
+
+
+@lru_cache(maxsize=64)
+def _cached_candidates(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
+                       regions: tuple[str, ...] | None, reader: Any) -> tuple[tuple[OfferGroup, Shape], ...]:
+    """candidate_groups, memoised; equal shapes are one object, so the per-turn shape caches match by identity."""
+    shapes: dict[Shape, Shape] = {}
+    return tuple((OfferGroup(offer=offer, count=count, regions=found, other_zones=others),
+                  shapes.setdefault(shape := shape_of(offer, 1), shape))
+                 for offer, count, found, others in reader(path, gpu=gpu, providers=providers, regions=regions))
+
+
+def clear_shape_caches() -> None:
+    """Forget cached catalog groups and topology verdicts."""
+    cached_groups.cache_clear()
+    _cached_candidates.cache_clear()
+    _TOPOLOGY_CACHE.clear()

@@ -1,0 +1,174 @@
+"""Layout search: which ways of laying a job out on a set of GPUs are tried, in the order people run them.
+
+Data parallelism first (DDP when the model states fit, then ZeRO-2, then FSDP/ZeRO-3, hybrid sharding across nodes),
+each with the user's micro-batch and, when the user left it open, without activation checkpointing; when a sharded
+layout does not fit at the stated micro-batch, smaller micro-batches with more gradient accumulation (the same
+global batch: the same training) come next. Tensor parallelism is tried only inside an NVLink node and only when
+sharding alone cannot fit or scale (no sharded layout fits, more replicas than sequences in the global batch, or
+communication bound), at every degree that divides the attention and KV heads.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from tools.jobtime.collectives import Layout, Links, Plan, comm_seconds
+from tools.memory import estimate
+from tools.gpus import GpuSpec
+from tools.jobtime.micro_step import StepShape, StepCompute, step_compute
+from tools.jobtime.workload import Workload
+
+COMM_BOUND_SHARE = 0.25
+"""Exposed communication above this share of a step is reported as a bottleneck (product threshold)."""
+
+
+class LayoutOption(BaseModel):
+    """One way to lay the job out on the candidate, with its memory and per-step times."""
+
+    layout: Layout
+    sharding: str
+    tensor_parallel: int
+    per_gpu_gib: float
+    fits: bool
+    compute_s: float | None = Field(description="Compute seconds per micro-step on each GPU.")
+    comm_s: float = Field(description="Communication seconds per micro-step if nothing overlaps.")
+    exposed_comm_s: float = Field(description="Communication left after overlapping with compute.")
+    comm_share: float | None = Field(description="comm / (compute + comm): the share without overlap.")
+    exposed_comm_share: float | None = Field(description="exposed comm / step time: the share with overlap.")
+    collective: str
+    gradient_checkpointing: bool = Field(default=True, description="Activation recompute in this layout.")
+    gradient_accumulation_steps: int = Field(default=1, description="Micro-steps per optimizer step.")
+    micro_batch_size: int = Field(default=1, description="Sequences per GPU per micro-step in this layout.")
+    utilisation: float | None = Field(default=None, description="Share of dense peak the compute reaches.")
+
+
+def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, micro: int) -> float | None:
+    """Per-GPU GiB (nvidia-smi view) for a layout; None when the model cannot be split that way. Cached."""
+    key = (total, plan.sharding, plan.tp, checkpointing, micro)
+    if key not in workload.memory_cache:
+        try:
+            workload.memory_cache[key] = estimate(workload.request.model_copy(update={
+                "num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp,
+                "gradient_checkpointing": checkpointing, "micro_batch_size": micro})).per_gpu_gib
+        except ValueError:
+            workload.memory_cache[key] = None
+    return workload.memory_cache[key]
+
+
+def compute(workload: Workload, gpu: GpuSpec | None, tp: int, checkpointing: bool,
+            micro: int | None = None) -> StepCompute | None:
+    """Compute of one micro-step on each GPU (tools.jobtime.micro_step), None when the GPU's speed is unknown."""
+    if gpu is None:
+        return None
+    adapters = workload.method in ("lora", "qlora")
+    shape = StepShape(tokens=(micro or workload.micro_batch_size) * workload.seq_len, hidden=workload.arch.hidden,
+                      layers=workload.arch.layers, vocab=workload.arch.vocab, tensor_parallel=tp,
+                      method=workload.method, checkpointing=checkpointing, flops=workload.flops_for(checkpointing),
+                      adapter_width=workload.trainable_params / max(workload.request.lora_rank, 1) if adapters
+                      else 0.0, quantized_params=workload.total_params if workload.method == "qlora" else 0)
+    return step_compute(shape, gpu, workload.precision)
+
+
+def tp_degrees(workload: Workload, per_node: int) -> list[int]:
+    """Tensor-parallel degrees above 1 that fit in a node and divide the attention and KV heads."""
+    heads, kv = workload.arch.heads, workload.arch.kv_heads or workload.arch.heads
+    return [tp for tp in range(2, per_node + 1)
+            if per_node % tp == 0 and heads % tp == 0 and (kv % tp == 0 or tp % kv == 0)]
+
+
+def data_parallel_plans(total: int, per_node: int, nodes: int) -> list[Plan]:
+    """Layouts without tensor parallelism, in the order they are preferred."""
+    if total == 1:
+        return [Plan(layout="single_gpu", sharding="none", tp=1)]
+    plans = [Plan(layout="ddp", sharding="ddp", tp=1), Plan(layout="zero2", sharding="zero2", tp=1),
+             Plan(layout="fsdp", sharding="fsdp", tp=1)]
+    if nodes > 1 and per_node > 1:
+        plans.append(Plan(layout="hsdp", sharding="fsdp", tp=1))
+    return plans
+
+
+def tensor_parallel_plans(workload: Workload, per_node: int, nodes: int, link_kind: str) -> list[Plan]:
+    """Tensor parallel inside an NVLink node at every degree the heads allow (data parallel across the rest)."""
+    if per_node <= 1 or link_kind != "nvlink":
+        return []
+    return [Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 or tp < per_node else "none", tp=tp)
+            for tp in tp_degrees(workload, per_node)]
+
+
+def _micro_batches(workload: Workload) -> list[int]:
+    """The stated micro-batch, then halvings down to 1."""
+    sizes = [workload.micro_batch_size]
+    while sizes[-1] > 1:
+        sizes.append(sizes[-1] // 2)
+    return sizes
+
+
+def plan_options(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, total: int, nodes: int,
+                 usable: float, overlap: bool, *, shrink: bool = True) -> list[LayoutOption]:
+    """One layout with the workload's checkpointing and, when the user left it open, without, at the stated
+    micro-batch; only when neither fits (and `shrink`), each at the largest smaller micro-batch that does."""
+    variants = [workload.gradient_checkpointing]
+    if workload.checkpointing_optional:
+        variants.append(False)
+    group = total // nodes if plan.layout == "hsdp" else total
+    stated = workload.micro_batch_size
+    options = []
+    for ckpt in variants:
+        per_gpu = memory_gib(workload, group, plan, ckpt, stated)
+        if per_gpu is not None:
+            options.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, stated, overlap))
+    if not shrink or not options or any(o.fits for o in options):
+        return options
+    smaller = []
+    for ckpt in variants:
+        for micro in _micro_batches(workload)[1:]:
+            per_gpu = memory_gib(workload, group, plan, ckpt, micro)
+            if per_gpu is not None and (per_gpu <= usable or micro == 1):
+                smaller.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, micro,
+                                       overlap))
+                break
+    return options + smaller
+
+
+def _option(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, total: int, nodes: int,
+            per_gpu: float, usable: float, ckpt: bool, micro: int, overlap: bool) -> LayoutOption:
+    """Times and memory of one layout at one checkpointing setting and micro-batch."""
+    step = compute(workload, gpu, plan.tp, ckpt, micro)
+    seconds = step.seconds if step else None
+    comm = comm_seconds(workload, plan, links, total, nodes, compute_s=seconds, gradient_checkpointing=ckpt,
+                        overlap=overlap, micro_batch=micro)
+    share = comm.seconds / (seconds + comm.seconds) if seconds is not None and seconds + comm.seconds > 0 else None
+    exposed = (comm.exposed / (seconds + comm.exposed) if seconds is not None and seconds + comm.exposed > 0
+               else None)
+    return LayoutOption(layout=plan.layout, sharding=plan.sharding, tensor_parallel=plan.tp, per_gpu_gib=per_gpu,
+                        fits=per_gpu <= usable, compute_s=seconds, comm_s=comm.seconds, exposed_comm_s=comm.exposed,
+                        comm_share=share, exposed_comm_share=exposed, collective=comm.label,
+                        gradient_checkpointing=ckpt, gradient_accumulation_steps=comm.accumulation,
+                        micro_batch_size=micro, utilisation=step.utilisation.value if step else None)
+
+
+def step_time(option: LayoutOption) -> float:
+    """Seconds per micro-step of a layout (compute plus exposed communication)."""
+    return (option.compute_s or 0.0) + option.exposed_comm_s
+
+
+def time_per_token(option: LayoutOption, total: int, seq_len: int) -> float:
+    """Seconds per trained token across the whole candidate (layouts differ in replicas and micro-batch)."""
+    replicas = total // option.tensor_parallel
+    return step_time(option) / (replicas * option.micro_batch_size * seq_len)
+
+
+def search(workload: Workload, gpu: GpuSpec | None, links: Links, total: int, per_node: int, nodes: int,
+           usable: float, overlap: bool) -> list[LayoutOption]:
+    """Every layout tried, data-parallel first; tensor-parallel ones only when sharding cannot fit or scale."""
+    options: list[LayoutOption] = []
+    for plan in data_parallel_plans(total, per_node, nodes):
+        options.extend(plan_options(workload, gpu, plan, links, total, nodes, usable, overlap))
+    fitting = [o for o in options if o.fits]
+    best = min(fitting, key=lambda o: time_per_token(o, total, workload.seq_len)) if fitting else None
+    too_many_replicas = total > workload.global_batch_sequences()
+    bound = best is not None and (best.exposed_comm_share or 0.0) >= COMM_BOUND_SHARE
+    if best is None or too_many_replicas or bound:
+        for plan in tensor_parallel_plans(workload, per_node, nodes, links.kind):
+            options.extend(plan_options(workload, gpu, plan, links, total, nodes, usable, overlap))
+    return options

@@ -1,0 +1,242 @@
+"""Topology checker: can a job run on a set of GPUs, in which layout, and how much of each step goes to communication.
+
+Layouts: single GPU; data parallel (DDP: gradient all-reduce); ZeRO-2 (reduce-scatter gradients, all-gather updated
+parameters); FSDP/ZeRO-3 (all-gather parameters in forward and backward, reduce-scatter gradients); tensor parallel
+inside one NVLink node (activation all-reduces in every layer; data parallel across nodes). Collective times follow
+NCCL's cost model (hardware.md 2.3): all-reduce 2(n-1)/n·S/B, all-gather and reduce-scatter (n-1)/n·S/B, with B the
+bus bandwidth achievable on the link (measured fractions of spec, 2.4) and, across nodes, NCCL's hierarchical
+conversion B = NIC rate per GPU·(n-1)/(k-1). Per-GPU memory comes from the VRAM estimator for each layout.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.jobtime.collectives import (  # noqa: F401  (re-exported: the link model's constants and cost functions)
+    ASSUMED_NODE_GBPS,
+    ASSUMED_PCIE_GBS,
+    NIC_EFFICIENCY,
+    NVLINK_EFFICIENCY,
+    PCIE_EFFICIENCY,
+    Layout,
+    Links,
+    Plan,
+    allreduce_s,
+    comm_seconds,
+    gather_s,
+    links_for,
+)
+from tools.gpus import GpuSpec, lookup_gpu
+from tools.jobtime.layouts import COMM_BOUND_SHARE, LayoutOption, compute, memory_gib, plan_options, search, step_time
+from tools.jobtime.layouts import time_per_token as _time_per_token
+from tools.memory import FIT_MARGIN
+from tools.jobtime.workload import Workload, build_workload  # noqa: F401  (re-exported)
+
+Interconnect = Literal["nvlink", "pcie", "unknown"]
+VerdictCode = Literal["fits_single_gpu", "multi_gpu_ok", "multi_node_ok", "pcie_comm_bound", "comm_bound",
+                      "multi_node_slow_fabric", "needs_nvlink_node", "does_not_fit"]
+
+PREFERENCE_TOLERANCE = 0.03
+"""Layouts within 3 % of the fastest count as a tie; the simpler one (earlier in the search order) is chosen."""
+DEFAULT_MEMORY_MARGIN = FIT_MARGIN
+"""Fraction of each GPU's memory kept free on top of the estimate: the one fit threshold (tools.memory.peak)."""
+GIB = 1024 ** 3
+
+
+class Candidate(BaseModel):
+    """A set of GPUs to run on: which GPU, how many, how they are linked inside and between nodes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str = Field(description="GPU name in any spelling, e.g. 'H100', 'A100-80GB'.")
+    form_factor: str | None = Field(default=None, max_length=16, description="SXM, PCIe or NVL; the GPU's usual "
+                                                                             "one when omitted.")
+    gpu_count: int = Field(ge=1, le=100_000, description="GPUs in total.")
+    gpus_per_node: int | None = Field(default=None, ge=1, le=1024, description="GPUs per node; all in one if omitted.")
+    interconnect: Interconnect = Field(default="unknown", description="GPU-to-GPU link inside a node: nvlink, "
+                                                                      "pcie or unknown (the GPU's usual link).")
+    nvlink_gbs: float | None = Field(default=None, ge=0.001, description="Per-GPU unidirectional NVLink GB/s override.")
+    inter_node_gbps: float | None = Field(default=None, ge=0.001, description="Inter-node bandwidth per node, Gbit/s.")
+    inter_node_fabric: str | None = Field(default=None, max_length=120,
+                                          description="Name of the inter-node fabric (e.g. 'EFA', 'InfiniBand').")
+    vram_gib: float | None = Field(default=None, gt=0, description="Memory per GPU override (e.g. from the offer).")
+
+
+class TopologyResult(BaseModel):
+    """Whether and how a job runs on a candidate, as a verdict code with parameters plus the numbers behind it."""
+
+    verdict: VerdictCode
+    runnable: bool
+    params: dict[str, float | int | str | bool | None] = Field(
+        description="Numbers a sentence for the verdict needs (language-independent).")
+    summary: str = Field(description="English one-liner; the agent writes its own per language from code + params.")
+    gpu: str
+    gpu_count: int
+    gpus_per_node: int
+    nodes: int
+    link: str = Field(description="'nvlink', 'nvlink-bridge' or 'pcie' inside a node.")
+    link_busbw_gbs: float
+    inter_node_busbw_gbs: float | None
+    vram_gib: float
+    usable_vram_gib: float
+    memory_margin: float
+    fits_on_one_gpu: bool
+    layout: Layout | None
+    sharding: str | None
+    tensor_parallel: int | None
+    per_gpu_gib: float | None
+    compute_s_per_step: float | None
+    comm_s_per_step: float | None
+    exposed_comm_s_per_step: float | None
+    comm_share: float | None
+    exposed_comm_share: float | None
+    gradient_checkpointing: bool | None = None
+    gradient_accumulation_steps: int | None = None
+    micro_batch_size: int | None = Field(default=None, description="Sequences per GPU per micro-step in the chosen "
+                                         "layout (smaller than asked when only that fits; same global batch).")
+    slowdown: float | None = Field(description="Step time / compute time (1.0 = communication fully hidden).")
+    utilisation: float | None
+    utilisation_source: str | None
+    options: list[LayoutOption]
+    assumptions: list[str]
+
+
+
+def _shape(candidate: Candidate) -> tuple[GpuSpec | None, float, int, int, int]:
+    """The candidate's GPU spec, memory per GPU, GPU count, GPUs per node and nodes (ValueError when unusable)."""
+    gpu = lookup_gpu(candidate.gpu, candidate.form_factor)
+    vram = candidate.vram_gib or (gpu.memory_gib if gpu is not None else None)
+    if vram is None:
+        raise ValueError(f"unknown GPU '{candidate.gpu}' and no memory size given")
+    total = candidate.gpu_count
+    per_node = min(candidate.gpus_per_node or total, total)
+    if total % per_node:
+        raise ValueError(f"{total} GPUs cannot be split into nodes of {per_node}")
+    return gpu, vram, total, per_node, total // per_node
+
+
+def evaluate_plan(workload: Workload, candidate: Candidate, plan: Plan, *, margin: float = DEFAULT_MEMORY_MARGIN,
+                  overlap: bool = True) -> list[LayoutOption]:
+    """One named layout at the stated micro-batch, fitting or not (the throughput eval times published layouts)."""
+    gpu, vram, total, per_node, nodes = _shape(candidate)
+    links = links_for(candidate, gpu, per_node, nodes)
+    return plan_options(workload, gpu, plan, links, total, nodes, vram * (1.0 - margin), overlap, shrink=False)
+
+
+def _preferred(fitting: list[LayoutOption], total: int, seq_len: int) -> LayoutOption | None:
+    """The simplest layout (search order: DDP, ZeRO-2, FSDP, HSDP, then tensor parallel) within
+    PREFERENCE_TOLERANCE of the fastest time per token."""
+    if not fitting:
+        return None
+    fastest = min(_time_per_token(o, total, seq_len) for o in fitting)
+    return next(o for o in fitting if _time_per_token(o, total, seq_len) <= fastest * (1 + PREFERENCE_TOLERANCE))
+
+
+def check_topology(workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN,
+                   overlap: bool = True) -> TopologyResult:
+    """Verdict, layout and communication share for running `workload` on `candidate`."""
+    gpu, vram, total, per_node, nodes = _shape(candidate)
+    links = links_for(candidate, gpu, per_node, nodes)
+    usable = vram * (1.0 - margin)
+    single = memory_gib(workload, 1, Plan(layout="single_gpu", sharding="none", tp=1),
+                        workload.gradient_checkpointing, workload.micro_batch_size) or 0.0
+    options = search(workload, gpu, links, total, per_node, nodes, usable, overlap)
+    best = _preferred([o for o in options if o.fits], total, workload.seq_len)
+    util = compute(workload, gpu, best.tensor_parallel if best else 1,
+                   best.gradient_checkpointing if best else workload.gradient_checkpointing,
+                   best.micro_batch_size if best else None)
+    assumptions = [*workload.assumptions, *links.notes,
+                   f"memory margin {margin:.0%} of {vram:g} GiB kept free",
+                   "gradient accumulation up to the global batch (1M tokens pre-training, 128 sequences "
+                   "fine-tuning): gradient all-reduces amortised over its micro-steps, FSDP gathers every micro-step",
+                   "communication overlaps the backward pass (DDP/ZeRO-2) or the whole step (FSDP prefetch); "
+                   "tensor-parallel all-reduces do not overlap" if overlap else "no communication overlap"]
+    if best is not None and workload.checkpointing_optional and not best.gradient_checkpointing:
+        assumptions.append("gradient checkpointing left off: the memory allows it, and recompute costs ~1/3 "
+                           "more compute")
+    if best is not None and best.micro_batch_size < workload.micro_batch_size:
+        assumptions.append(f"micro-batch {best.micro_batch_size} instead of {workload.micro_batch_size}: the stated "
+                           "one does not fit this layout; gradient accumulation keeps the same global batch")
+    if util is not None:
+        assumptions.append(f"compute at {util.utilisation.value:.0%} of dense peak ({util.utilisation.source})")
+    elif gpu is not None:
+        assumptions.append(f"no dense tensor TFLOPS for {gpu.name} in {workload.precision}: times unknown")
+
+    verdict, params = _verdict(best, options, total, nodes, links, vram, usable, single, per_node, workload,
+                               candidate)
+    return TopologyResult(
+        verdict=verdict, runnable=best is not None, params=params, summary=_summary(verdict, params),
+        gpu=gpu.name if gpu else candidate.gpu, gpu_count=total, gpus_per_node=per_node, nodes=nodes,
+        link=links.kind, link_busbw_gbs=round(links.intra_busbw, 3),
+        inter_node_busbw_gbs=round(links.nic_gbs, 3) if links.nic_gbs else None, vram_gib=vram,
+        usable_vram_gib=round(usable, 3), memory_margin=margin, fits_on_one_gpu=single <= usable,
+        layout=best.layout if best else None, sharding=best.sharding if best else None,
+        tensor_parallel=best.tensor_parallel if best else None, per_gpu_gib=best.per_gpu_gib if best else None,
+        compute_s_per_step=best.compute_s if best else None, comm_s_per_step=best.comm_s if best else None,
+        exposed_comm_s_per_step=best.exposed_comm_s if best else None,
+        comm_share=best.comm_share if best else None,
+        exposed_comm_share=best.exposed_comm_share if best else None,
+        gradient_checkpointing=best.gradient_checkpointing if best else None,
+        gradient_accumulation_steps=best.gradient_accumulation_steps if best else None,
+        micro_batch_size=best.micro_batch_size if best else None,
+        slowdown=(step_time(best) / best.compute_s) if best and best.compute_s else None,
+        utilisation=util.utilisation.value if util else None,
+        utilisation_source=util.utilisation.source if util else None,
+        options=options, assumptions=assumptions)
+
+
+def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int, nodes: int, links: Links,
+             vram: float, usable: float, single: float, per_node: int, workload: Workload,
+             candidate: Candidate) -> tuple[VerdictCode, dict[str, float | int | str | bool | None]]:
+    """Pick the verdict code and the parameters a sentence about it needs."""
+    params: dict[str, float | int | str | bool | None] = {
+        "gpu_count": total, "nodes": nodes, "link": links.kind, "vram_gib": vram}
+    if best is None:
+        smallest = min((o.per_gpu_gib for o in options), default=single)
+        params |= {"needed_gib": round(smallest, 2), "usable_gib": round(usable, 2)}
+        if links.kind != "nvlink" and per_node > 1:
+            tp = Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node)
+            tp_memory = memory_gib(workload, total, tp, workload.gradient_checkpointing, workload.micro_batch_size)
+            if tp_memory is not None and tp_memory <= usable:
+                params["needed_gib_with_tensor_parallel"] = round(tp_memory, 2)
+                return "needs_nvlink_node", params
+        return "does_not_fit", params
+    share = best.exposed_comm_share
+    params |= {"layout": best.layout, "per_gpu_gib": round(best.per_gpu_gib, 2),
+               "comm_share": round(best.comm_share, 4) if best.comm_share is not None else None,
+               "exposed_comm_share": round(share, 4) if share is not None else None}
+    if total == 1:
+        return "fits_single_gpu", params
+    bound = share is not None and share >= COMM_BOUND_SHARE
+    if nodes > 1:
+        params["inter_node_gbps"] = candidate.inter_node_gbps or ASSUMED_NODE_GBPS
+        params["inter_node_fabric"] = candidate.inter_node_fabric
+        params["inter_node_assumed"] = not candidate.inter_node_gbps  # no cluster network stated for the instance
+        return ("multi_node_slow_fabric" if bound else "multi_node_ok"), params
+    if bound:
+        return ("pcie_comm_bound" if links.kind == "pcie" else "comm_bound"), params
+    return "multi_gpu_ok", params
+
+
+def _summary(verdict: VerdictCode, params: dict[str, float | int | str | bool | None]) -> str:
+    """English sentence for a verdict (other languages are written by the agent from code and params)."""
+    share = params.get("exposed_comm_share")
+    pct = f"{100 * share:.0f} %" if isinstance(share, float) else "an unknown share"
+    if verdict == "fits_single_gpu":
+        return f"fits on 1 GPU ({params['per_gpu_gib']} of {params['vram_gib']} GiB)"
+    if verdict == "does_not_fit":
+        return f"does not fit: needs {params['needed_gib']} GiB per GPU, {params['usable_gib']} GiB usable"
+    if verdict == "needs_nvlink_node":
+        return "needs an NVLink node: only tensor parallelism fits, and it needs NVLink"
+    if verdict == "pcie_comm_bound":
+        return f"PCIe-only: communication would take {pct} of each step"
+    if verdict == "comm_bound":
+        return f"communication would take {pct} of each step"
+    if verdict == "multi_node_slow_fabric":
+        return f"multi-node over {params['inter_node_gbps']:g} Gb/s: communication would take {pct} of each step; not advised"
+    if verdict == "multi_node_ok":
+        return f"multi-node {params['layout']}: communication {pct} of each step"
+    return f"{params['gpu_count']} GPUs, {params['layout']}: communication {pct} of each step"
+

@@ -1,0 +1,33 @@
+"""VRAM estimator: per-GPU peak training memory with a breakdown, fit check, limits and ranked fixes.
+
+The names below are imported from their modules on first use (tools/faces.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tools.faces import lazy_face
+
+if TYPE_CHECKING:
+    from tools.memory.cache import cached_estimate
+    from tools.memory.defaults import DEFAULTS
+    from tools.memory.estimator import Estimate, estimate, estimate_for_spec, request_for_plan, request_for_spec, request_with_defaults, resolve_arch
+    from tools.memory.peak import FIT_MARGIN
+    from tools.memory.request import EstimateRequest
+
+FACE = {
+    "DEFAULTS": "defaults",
+    "Estimate": "estimator",
+    "EstimateRequest": "request",
+    "FIT_MARGIN": "peak",
+    "cached_estimate": "cache",
+    "estimate": "estimator",
+    "estimate_for_spec": "estimator",
+    "request_for_plan": "estimator",
+    "request_for_spec": "estimator",
+    "request_with_defaults": "estimator",
+    "resolve_arch": "estimator",
+}
+__getattr__, __dir__ = lazy_face(__name__, FACE)
+__all__ = sorted(FACE)

@@ -1,0 +1,106 @@
+"""The per-GPU peak: the larger of the forward/backward and optimizer-step phases, plus what nvidia-smi adds."""
+
+from __future__ import annotations
+
+from tools.memory.request import GIB
+from tools.memory.setup import Setup, lora_params
+from tools.memory.terms import activations, logit_bytes
+from tools.memory.sharding import model_states
+
+NCCL_GIB = 0.45
+"""NCCL communicator buffers per GPU when more than one GPU takes part."""
+ALLOCATOR_RESERVE_FRACTION = 0.05
+"""Caching-allocator blocks reserved beyond the allocated peak (fragmentation, block rounding)."""
+ALLOCATOR_RESERVE_MIN_GIB = 0.1
+FIT_MARGIN = 0.05
+"""Share of each GPU's memory kept free on top of the estimate (estimator error and fragmentation): a job fits when
+its per-GPU estimate is at most (1 - FIT_MARGIN) of the memory. The one fit threshold of `estimate`, `recommend`,
+the chat and /compare (tools.jobtime.topology.DEFAULT_MEMORY_MARGIN is the same figure)."""
+
+
+def gib(value: float) -> float:
+    """Bytes to GiB rounded for display."""
+    return round(value / GIB, 3)
+
+
+def resolved(setup: Setup) -> Setup:
+    """The setup with the QLoRA recipe decided. Unstated, the fp32-upcast recipe (peft's
+    prepare_model_for_kbit_training, which the published HF QLoRA measurements match) is assumed, the safe side;
+    where that would need more than LoRA for the same job, the bf16 recipe (TRL's casting) that an expert would use
+    instead. So QLoRA never needs more than LoRA."""
+    if setup.method != "qlora" or setup.qlora_upcast is not None:
+        return setup
+    upcast = with_changes(setup, qlora_upcast=True)
+    if per_gpu_bytes(upcast) <= per_gpu_bytes(with_changes(setup, method="lora")):
+        return upcast
+    return with_changes(setup, qlora_upcast=False)
+
+
+def peak_terms(setup: Setup) -> tuple[dict[str, float], str, float, int]:
+    """Peak memory terms (bytes) at the dominant phase, its name, host RAM bytes and trainable params."""
+    setup = resolved(setup)
+    arch = setup.arch
+    trainable = lora_params(arch, setup.lora_modules, setup.rank) if setup.adapters else arch.total_params
+    states = model_states(setup, trainable)
+    acts, one_layer = activations(setup)
+    head_gradient = 0.0 if setup.adapters else states.gradients * arch.vocab * arch.hidden / max(arch.total_params, 1)
+    start_of_backward = acts + head_gradient
+    end_of_backward = states.gradients + one_layer
+    forward_backward = {
+        "weights": states.weights + states.autocast_copies,
+        "gradients": head_gradient if start_of_backward >= end_of_backward else states.gradients,
+        "optimizer": states.optimizer,
+        "activations": acts if start_of_backward >= end_of_backward else one_layer,
+        "temporary": states.gathered,
+    }
+    step = {
+        "weights": states.weights,
+        "gradients": states.gradients,
+        "optimizer": states.optimizer,
+        "activations": 0.0,
+        "temporary": states.step_temporary,
+    }
+    if sum(step.values()) > sum(forward_backward.values()):
+        return step, "optimizer_step", states.host, trainable
+    return forward_backward, "forward_backward", states.host, trainable
+
+
+def allocator_reserve(allocated: float, setup: Setup) -> float:
+    """max_memory_reserved minus max_memory_allocated (bytes): a share of the peak for block rounding and
+    fragmentation; one segment the size of the largest transient tensor (the fp32 logits), which the caching
+    allocator keeps once a later request cannot reuse it; and the blocks freed by the layer activations during
+    backward, which stay cached while the gradients are allocated in blocks of other sizes (the smaller of the two;
+    the few large logit blocks are split and reused instead). That term is the safe reading of the transformers
+    BERT runs, where a step without checkpointing reserved 1.9 GiB more than one with it although the allocated
+    peak hardly differs (evals/calibration/SOURCES.md)."""
+    setup = resolved(setup)
+    largest_transient = logit_bytes(setup) / 3
+    trainable = lora_params(setup.arch, setup.lora_modules, setup.rank) if setup.adapters else setup.arch.total_params
+    layer_activations = activations(setup)[0] - logit_bytes(setup)
+    kept = min(max(layer_activations, 0.0), model_states(setup, trainable).gradients)
+    return max(ALLOCATOR_RESERVE_MIN_GIB * GIB, ALLOCATOR_RESERVE_FRACTION * allocated + largest_transient + kept)
+
+
+def overhead_bytes(allocated: float, setup: Setup) -> float:
+    """nvidia-smi minus allocated: allocator reserve, CUDA context, NCCL buffers (bytes)."""
+    nccl = NCCL_GIB * GIB if setup.gpus > 1 else 0.0
+    return allocator_reserve(allocated, setup) + setup.context_bytes + nccl
+
+
+def per_gpu_bytes(setup: Setup) -> float:
+    """nvidia-smi-level per-GPU bytes of a setup (used by the searches). An unstated QLoRA recipe is the fp32
+    upcast kept at LoRA's figure where the upcast would need more: never above LoRA, and (unlike switching to the
+    bf16 recipe there) never less for a longer sequence or a bigger batch, and on the safe side of the bf16 recipe."""
+    if setup.method == "qlora" and setup.qlora_upcast is None:
+        return min(per_gpu_bytes(with_changes(setup, qlora_upcast=True)),
+                   per_gpu_bytes(with_changes(setup, method="lora")))
+    terms, _, _, _ = peak_terms(setup)
+    allocated = sum(terms.values())
+    return allocated + overhead_bytes(allocated, setup)
+
+
+def with_changes(setup: Setup, **changes: object) -> Setup:
+    """A copy of `setup` with some fields changed."""
+    values = {f: getattr(setup, f) for f in setup.__dataclass_fields__}
+    values.update(changes)
+    return Setup(**values)  # type: ignore[arg-type]

@@ -1,0 +1,159 @@
+"""A request resolved against its model: the plain numbers (model shape, precision, layout, LoRA targets) that the
+memory terms are computed from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.memory.request import GIB, EstimateRequest
+from tools.models import (
+    ModelArch,
+    generic_decoder,
+    load_hf_config,
+    lookup,
+    resolve,
+    size_from_name,
+)
+
+LORA_TARGET_GROUPS = {
+    "all-linear": ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
+    "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
+    "mlp": ("gate_proj", "up_proj", "down_proj"),
+}
+LORA_TARGET_ALIASES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj",
+                       "up": "up_proj", "down": "down_proj", "c_attn": "q_proj,k_proj,v_proj", "c_proj": "o_proj",
+                       "c_fc": "up_proj", "fc1": "up_proj", "fc2": "down_proj", "query": "q_proj", "key": "k_proj",
+                       "value": "v_proj", "dense": "o_proj", "w1": "gate_proj", "w3": "up_proj", "w2": "down_proj",
+                       "all": "all-linear", "all_linear": "all-linear"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """The request resolved into plain numbers the memory terms are computed from."""
+
+    arch: ModelArch
+    method: str
+    precision: str
+    optimizer: str
+    batch: int
+    seq: int
+    checkpointing: bool
+    flash: bool
+    lora_modules: tuple[str, ...]
+    rank: int
+    gpus: int
+    sharding: str
+    tp: int
+    pp: int
+    offload: str
+    loss: str
+    context_bytes: float
+    optimizer_impl: str = "fused"
+    qlora_upcast: bool | None = None
+
+    @property
+    def dp(self) -> int:
+        """Data-parallel degree."""
+        return self.gpus // (self.tp * self.pp)
+
+    @property
+    def adapters(self) -> bool:
+        """True for LoRA and QLoRA."""
+        return self.method in ("lora", "qlora")
+
+    @property
+    def deepspeed(self) -> bool:
+        """True under a DeepSpeed ZeRO stage (its bf16/fp16 mode casts the module itself to 16-bit)."""
+        return self.sharding in ("zero1", "zero2", "zero3")
+
+    @property
+    def profile(self) -> str:
+        """Dtype profile of weights and the residual stream: 'fp32', 'mixed' (fp32 weights/residual, 16-bit
+        matmuls: torch autocast, or QLoRA after peft's prepare_model_for_kbit_training, which keeps the non-quantised
+        modules in fp32) or 'half'. QLoRA otherwise follows the precision exactly as LoRA does."""
+        if self.precision == "fp32":
+            return "fp32"
+        if self.method == "qlora" and self.qlora_upcast:
+            return "mixed"
+        if self.precision in ("amp_bf16", "amp_fp16") and not self.deepspeed:
+            return "mixed"
+        return "half"
+
+
+def lora_modules(targets: str, arch: ModelArch) -> tuple[str, ...]:
+    """Expand a LoRA target list into module names present in `arch`."""
+    names: list[str] = []
+    for raw in targets.replace(" ", ",").split(","):
+        token = raw.strip().lower()
+        if not token:
+            continue
+        token = LORA_TARGET_ALIASES.get(token, token)
+        for part in token.split(","):
+            names.extend(LORA_TARGET_GROUPS.get(part, (part,)))
+    shapes = arch.linear_shapes
+    unknown = [n for n in names if n not in LORA_TARGET_GROUPS["all-linear"]]
+    if unknown:
+        raise ValueError(f"unknown LoRA target module(s) {', '.join(unknown)}; use all-linear or q_proj, k_proj, "
+                         "v_proj, o_proj, gate_proj, up_proj, down_proj")
+    present = tuple(dict.fromkeys(n for n in names if n in shapes))
+    if not present:
+        raise ValueError(f"none of the LoRA targets '{targets}' exist in {arch.name}")
+    return present
+
+
+def resolve_arch(request: EstimateRequest) -> ModelArch:
+    """The architecture the request names: config.json first, then the registry, then a generic decoder of the
+    stated size (or the size in an unknown name, 'Qwen4-9B'); Estimate.unknown_model then carries the name."""
+    if (request.config_path or "").strip():
+        return load_hf_config(Path(request.config_path))
+    if (request.model or "").strip():
+        known = lookup(request.model)
+        if known is not None:
+            return known
+        size = request.params_b or size_from_name(request.model)
+        if size is None:
+            resolve(request.model)  # raises, naming close matches
+        return generic_decoder(size)  # type: ignore[arg-type]
+    if request.params_b is None:
+        raise ValueError("give a model name, a config.json path or a size in billions of parameters")
+    return generic_decoder(request.params_b)
+
+
+def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
+    """Validate the request against the architecture and fill defaults."""
+    tp, pp = request.tensor_parallel, request.pipeline_parallel
+    if not arch.approximate and (arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads)):
+        raise ValueError(f"tensor parallel degree {tp} does not divide {arch.heads} attention heads / "
+                         f"{arch.kv_heads} key-value heads of {arch.name}")
+    if pp > 1 and pp > arch.layers:  # pp 1 is no pipeline: fine for any model, even a tiny generic one
+        raise ValueError(f"pipeline parallel degree {pp} exceeds the {max(1, int(arch.layers))} layer(s) of "
+                         f"{arch.name}")
+    adapters = request.method in ("lora", "qlora")
+    precision = request.precision or ("bf16" if adapters else "amp_bf16")
+    return Setup(arch=arch, method=request.method, precision=precision, optimizer=request.optimizer,
+                 batch=request.micro_batch_size, seq=request.seq_len, checkpointing=request.gradient_checkpointing,
+                  flash=request.flash_attention,
+                  lora_modules=lora_modules(request.lora_targets, arch) if adapters else (),
+                  rank=request.lora_rank, gpus=request.num_gpus, sharding=request.sharding, tp=tp, pp=pp,
+                  offload=request.offload, loss=request.loss, context_bytes=request.cuda_context_gib * GIB,
+                 optimizer_impl=request.optimizer_impl, qlora_upcast=request.qlora_upcast)
+
+
+def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
+    """Adapter parameter count: r x (in + out) per targeted linear, routed and shared experts included (exact for
+    dense models and uniform mixtures of experts)."""
+    shapes = arch.linear_shapes
+    per_layer = 0
+    for name in modules:
+        d_in, d_out = shapes[name]
+        copies = arch.mlp_copies if name in ("gate_proj", "up_proj", "down_proj") else 1
+        per_layer += copies * rank * (d_in + d_out)
+    return round(per_layer * arch.layers)
+
+
+
+
+def stage_layers(arch: ModelArch, pp: int) -> float:
+    """Layers on the most loaded pipeline stage (all of them without pipeline parallelism)."""
+    return arch.layers if pp == 1 else -(-arch.layers // pp)

@@ -1,0 +1,259 @@
+"""Cost one job on many offers: spot or on-demand, expected cost, hours, deadline odds (the ranking's inner loop).
+
+What does not depend on an offer's price (overheads, billed hours, the spot run model) depends only on the hardware
+shape, the provider and the node count, so it is computed once per (shape, provider) in a ranking and every offer of
+that pair is costed with a few multiplications. The explained spot assessment (tools.spot.risk.assess_spot) is built
+only for the offers a ranking returns, and gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from contract.jobspec import JobSpec
+from tools.catalog import Offer
+from tools.catalog import Evaluation, OfferGroup, Shape, evaluate, shape_of
+from tools.jobtime import Overheads, checkpoint_bytes, job_overheads
+from tools.jobtime import JobTime, Tokens, billing_for, run_cost
+from tools.spot import (DEFAULT_DEADLINE_CONFIDENCE, HOUR, Billing, RunModel, SpotRiskRequest, SpotRiskResult,
+                             assess_spot, default_preemption_rate, price_outcome, provider_notice, run_model)
+from tools.jobtime import TopologyResult, Workload
+
+CHECKPOINT_WRITE_GBS = 1.0
+"""Checkpoint write and reload speed to persistent storage, GB/s (planning assumption)."""
+MAX_SPOT_HOURS = 1e6
+"""Longest job the spot model takes; longer runs are costed on-demand only."""
+RESTART_BASE_S = 600.0
+"""Fixed part of a spot restart: new instance, image start (planning assumption, as in tools.spot.risk)."""
+SPOT_INPUT_MAX_S = 1e6
+"""Largest checkpoint write or restart time SpotRiskRequest accepts; beyond it the request's own validation error
+is raised, as it always was."""
+
+
+@dataclass(kw_only=True)
+class CostingJob:
+    """Everything about the request that costing one offer needs."""
+
+    spec: JobSpec
+    workload: Workload
+    tokens: Tokens
+    margin: float
+    budget: float | None
+    rate: float | None
+    epoch_tokens: float
+    workload_key: str
+    checkpoint_write_s: float = 0.0
+    """Seconds to write one resumable checkpoint from one node."""
+
+    def __post_init__(self) -> None:
+        """Checkpoint write time, once per ranking."""
+        workload = self.workload
+        self.checkpoint_write_s = checkpoint_bytes(workload.total_params, workload.trainable_params,
+                                                   workload.method in ("lora", "qlora")) / (CHECKPOINT_WRITE_GBS * 1e9)
+
+
+class Costed(NamedTuple):
+    """Phase-one numbers for one offer; full RankedOffer objects are built only for what is returned. A named tuple:
+    the ranking makes one per offer and plan, with `_make` (a third of a dataclass's cost)."""
+
+    offer: Offer
+    group: OfferGroup
+    nodes: int
+    topology: TopologyResult
+    time: JobTime
+    overheads: Overheads
+    use_spot: bool
+    cost: float
+    hours: float
+    billed_hours: float
+    price: float
+    p_done: float | None
+    meets_budget: bool | None
+    meets_deadline: bool | None
+    spot_args: tuple[Any, ...] | None = None
+    """_spot_cached's arguments when spot was assessed (the explained result is built on first use)."""
+
+    @property
+    def total_gpus(self) -> int:
+        """GPUs across all nodes."""
+        return self.offer.gpu_count * self.nodes
+
+    @property
+    def spot(self) -> SpotRiskResult | None:
+        """The explained spot assessment, None when spot was not assessed."""
+        return _spot_cached(*self.spot_args) if self.spot_args is not None else None
+
+
+class _OnDemandRun(NamedTuple):
+    """Price-independent on-demand figures of one (shape, provider)."""
+
+    overheads: Overheads
+    hours: float
+    billed_hours: float
+    """Hours billed per instance under the provider's rule (run_cost's rounding)."""
+
+
+@dataclass(kw_only=True, slots=True)
+class _SpotRun:
+    """Price-independent spot figures of one (shape, provider): None model when the job is too long for it."""
+
+    overheads: Overheads
+    hours: float
+    write_s: float
+    model: RunModel | None
+
+
+@dataclass(kw_only=True, slots=True)
+class ShapeEntry:
+    """One shape in one ranking: its evaluation and, per provider, the price-independent run figures."""
+
+    evaluation: Evaluation
+    on_demand: dict[str, _OnDemandRun] = field(default_factory=dict)
+    spot: dict[str, _SpotRun] = field(default_factory=dict)
+    od_overheads: Overheads | None = None
+    """Overheads of an on-demand run (periodic checkpoints); the same for every provider."""
+    spot_overheads: Overheads | None = None
+
+
+@dataclass(kw_only=True)
+class ShapeCosts:
+    """Per-ranking memo: each shape's evaluation and price-independent figures, so that the offers of one shape and
+    provider are costed with a few multiplications."""
+
+    job: CostingJob
+    shapes: dict[Shape, ShapeEntry] = field(default_factory=dict)
+
+    def entry(self, shape: Shape) -> ShapeEntry:
+        """The shape's evaluation (topology and time, tools.catalog.shapes.evaluate) and its figures so far."""
+        found = self.shapes.get(shape)
+        if found is None:
+            job = self.job
+            found = self.shapes[shape] = ShapeEntry(evaluation=evaluate(shape, job.workload, job.tokens, job.margin,
+                                                                        job.workload_key))
+        return found
+
+    def _overheads(self, time: JobTime, nodes: int, periodic: bool) -> Overheads:
+        """Start, downloads, staging and checkpoint writes of one run of this job on `nodes` nodes."""
+        workload = self.job.workload
+        return job_overheads(train_hours=time.hours, total_params=workload.total_params,
+                             trainable_params=workload.trainable_params, method=workload.method,
+                             dataset_tokens_per_epoch=self.job.epoch_tokens, nodes=nodes, periodic_checkpoints=periodic)
+
+    def on_demand_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> _OnDemandRun:
+        """Overheads with periodic checkpoints, hours and billed hours of an on-demand run."""
+        run = entry.on_demand.get(provider)
+        if run is None:
+            overheads = entry.od_overheads
+            if overheads is None:
+                overheads = entry.od_overheads = self._overheads(time, nodes, True)
+            hours = time.hours + overheads.total_s / 3600
+            billed = run_cost(hours, 0.0, billing_for(provider)[0]).billed_hours  # the price only scales it
+            run = entry.on_demand[provider] = _OnDemandRun._make((overheads, hours, billed))
+        return run
+
+    def spot_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> _SpotRun:
+        """Overheads, hours and the spot run model (None past MAX_SPOT_HOURS) of a spot run."""
+        run = entry.spot.get(provider)
+        if run is None:
+            job = self.job
+            overheads = entry.spot_overheads
+            if overheads is None:
+                overheads = entry.spot_overheads = self._overheads(time, nodes, False)
+            hours = time.hours + overheads.setup_s / 3600
+            write_s = job.checkpoint_write_s / nodes
+            model = None
+            if hours <= MAX_SPOT_HOURS:
+                if write_s + RESTART_BASE_S > SPOT_INPUT_MAX_S:  # beyond the request's bounds: let it say so
+                    _spot_request(provider, nodes, hours, write_s, job.rate, None, None, job.spec.deadline_hours)
+                restart_s, rate_h, billing = _spot_terms(provider, nodes, write_s, job.rate)
+                model = run_model(max(hours, 1e-6), write_s, restart_s, rate_h, provider_notice(provider), False,
+                                  billing.granularity_s, billing.minimum_s, job.spec.deadline_hours)
+            run = entry.spot[provider] = _SpotRun(overheads=overheads, hours=hours, write_s=write_s, model=model)
+        return run
+
+
+def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: TopologyResult, time: JobTime,
+               memo: ShapeCosts, *, on_demand_only: bool = False) -> Costed | None:
+    """Cost the job on one offer rented `nodes` times (`entry`: that shape's), choosing spot or on-demand (only
+    on-demand with `on_demand_only`); None when no allowed price exists. Same numbers as assess_spot and run_cost
+    (the same operations in the same order)."""
+    offer, job = group.offer, memo.job
+    spec = job.spec
+    on_demand, interruptible = group.on_demand, group.interruptible
+    spot_args = spot_run = None
+    verdict = spot_cost = None
+    if spec.interruptible_ok is not False and interruptible and not on_demand_only:  # spot figures where allowed
+        spot_run = memo.spot_run(entry, nodes, offer.provider, time)
+        if spot_run.model is not None:
+            spot_args = (offer.provider, nodes, spot_run.hours, spot_run.write_s, job.rate, interruptible, on_demand,
+                         spec.deadline_hours)
+            verdict, _reason, spot_cost, _od_cost = price_outcome(
+                spot_run.model, interruptible * nodes, on_demand * nodes if on_demand else None,
+                DEFAULT_DEADLINE_CONFIDENCE)
+    use_spot = verdict == "spot"
+    if spec.interruptible_ok and spot_args is not None and on_demand is None:  # (never with on_demand_only)
+        use_spot = spot_cost is not None and spot_cost < math.inf
+    if use_spot:
+        assert spot_run is not None and spot_run.model is not None and spot_cost is not None
+        model = spot_run.model
+        overheads, cost = spot_run.overheads, spot_cost
+        est_hours, billed = model.completion.mean_s / HOUR, model.spot_billed_s / HOUR
+        price = interruptible * nodes  # type: ignore[operator]
+        p_done = model.p_spot
+    elif on_demand is not None:
+        run = memo.on_demand_run(entry, nodes, offer.provider, time)
+        if on_demand < 0:  # run_cost's check (the billed hours come from it, the price is applied here)
+            raise ValueError("hours and prices must not be negative")
+        overheads, est_hours, billed = run.overheads, run.hours, run.billed_hours
+        cost, price = billed * on_demand * nodes, on_demand * nodes
+        p_done = (1.0 if est_hours <= spec.deadline_hours else 0.0) if spec.deadline_hours else None
+    else:
+        return None
+    deadline_ok = None
+    if spec.deadline_hours is not None:
+        deadline_ok = (p_done or 0.0) >= (DEFAULT_DEADLINE_CONFIDENCE if use_spot else 1.0)
+    return Costed._make((offer, group, nodes, topology, time, overheads, use_spot, cost, est_hours, billed, price,
+                         p_done, (cost <= job.budget) if job.budget is not None else None, deadline_ok, spot_args))
+
+
+def on_demand_variant(costed: Costed, memo: ShapeCosts) -> Costed | None:
+    """The same offer and node count costed on-demand (itself when it already is; None without an on-demand
+    price, e.g. a market price)."""
+    if not costed.use_spot:
+        return costed
+    entry = memo.entry(shape_of(costed.offer, costed.nodes))
+    return cost_offer(costed.group, costed.nodes, entry, costed.topology, costed.time, memo, on_demand_only=True)
+
+
+def _spot_terms(provider: str, nodes: int, write_s: float, rate: float | None) -> tuple[float, float, Billing]:
+    """(restart seconds, preemption rate per hour of `nodes` instances, billing rule): the spot model's inputs besides
+    the job's hours, the same for the run model and the explained assessment."""
+    per_node = rate if rate is not None else default_preemption_rate(provider)[0]
+    return RESTART_BASE_S + write_s, min(per_node * nodes, 1000.0), billing_for(provider)[0]
+
+
+def _spot_request(provider: str, nodes: int, hours: float, write_s: float, rate: float | None,
+                  spot_price: float | None, od_price: float | None, deadline: float | None) -> SpotRiskRequest:
+    """The spot calculator's request for `nodes` instances of one provider at one price pair (validated)."""
+    restart_s, rate_h, billing = _spot_terms(provider, nodes, write_s, rate)
+    return SpotRiskRequest(
+        job_hours=max(hours, 1e-6), checkpoint_write_s=write_s, restart_overhead_s=restart_s,
+        preemption_rate_per_hour=rate_h, provider=provider,
+        spot_price_per_hour=spot_price * nodes if spot_price else None,
+        on_demand_price_per_hour=od_price * nodes if od_price else None,
+        billing_granularity_s=billing.granularity_s, billing_minimum_s=billing.minimum_s, deadline_hours=deadline)
+
+
+@lru_cache(maxsize=16384)
+def _spot_cached(provider: str, nodes: int, hours: float, write_s: float, rate: float | None,
+                 spot_price: float | None, od_price: float | None, deadline: float | None) -> SpotRiskResult:
+    """Spot assessment for `nodes` instances of one provider at one price pair (any node's preemption stops all)."""
+    return assess_spot(_spot_request(provider, nodes, hours, write_s, rate, spot_price, od_price, deadline))
+
+
+def clear_costing_caches() -> None:
+    """Forget memoised spot assessments."""
+    _spot_cached.cache_clear()

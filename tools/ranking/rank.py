@@ -1,0 +1,300 @@
+"""Rank catalog offers for a JobSpec by total job cost: memory first, then topology, then price and billing model.
+
+For each offer: does the job fit (estimator per layout, with a stated margin), how long it takes (FLOPs / achievable
+throughput, slowed by exposed communication, plus instance start, downloads, staging and checkpoint writes), what it
+costs on demand and on spot (billing rounding and minimums, preemption risk, market prices treated as
+interruptible), and whether it meets the budget, the deadline, the spot preference and the user's GPU/count/provider/
+region wishes. A deadline one node cannot meet is planned on several nodes (tools.ranking.scale_out). The headline is the
+simplest of the near-cheapest trusted offers (tools.ranking.headline); when nothing qualifies the binding limit is named.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+from contract.jobspec import JobSpec
+from tools.catalog import Offer, current_meta, ensure_db
+from tools.catalog import (OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches,
+                                  shape_of, workload_key)
+from tools.fx import FxTable, FxUsed, load_fx, to_usd
+from tools.ranking.headline import advised, choose_headline, collapse_zones, is_outlier
+from tools.jobtime import overhead_assumptions
+from tools.jobtime import job_tokens
+from tools.ranking.costing import (CHECKPOINT_WRITE_GBS, RESTART_BASE_S, Costed, CostingJob, ShapeCosts,
+                                   clear_costing_caches, cost_offer, on_demand_variant)
+from tools.ranking.entries import build_entry
+from tools.ranking.results import RankedOffer, RankingResult, Reason
+from tools.ranking.scale_out import (MAX_NODES, MULTI_NODE_MIN_GPUS, binding_limit, deadline_nodes, fewest_nodes,
+                             has_margin, memory_floor_gib, rescale_nodes)
+from tools.jobtime import DEFAULT_MEMORY_MARGIN, Workload, build_workload
+
+__all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
+
+EVERY_OFFER_LIMIT = 1000
+"""A caller asking for more entries than this wants every offer costed (the compare table)."""
+
+
+def _nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
+    """Instances of `offer` that give the wanted GPU count; None when the count cannot be met with it."""
+    if wanted_gpus is None or wanted_gpus == offer.gpu_count:
+        return 1
+    if wanted_gpus > offer.gpu_count and offer.gpu_count >= MULTI_NODE_MIN_GPUS and wanted_gpus % offer.gpu_count == 0:
+        return wanted_gpus // offer.gpu_count
+    return None
+
+
+def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float) -> float:
+    """Smallest memory per GPU any layout on up to `max_gpus` GPUs could get by with (prefilter for the query): a
+    lower bound over every layout (tools.ranking.scale_out.memory_floor_gib), with the fit margin."""
+    key = (workload.request.model_dump_json(), max_gpus, max_tp, margin)
+    if key not in _FLOORS:
+        if len(_FLOORS) >= 1024:
+            _FLOORS.clear()
+        # micro-batch 1: a layout may lower the stated micro-batch (with accumulation) to fit
+        request = workload.request.model_copy(update={"micro_batch_size": 1})
+        _FLOORS[key] = memory_floor_gib(request, max_gpus, max_tp) / (1.0 - margin) * 0.999
+    return _FLOORS[key]
+
+
+_FLOORS: dict[tuple[str, int, int, float], float] = {}
+"""_vram_floor per (estimator request, GPUs, tensor-parallel degree, margin): a pure function of them, reused across
+turns."""
+
+
+@lru_cache(maxsize=64)
+def _with_memory(reader: Any, path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
+                 regions: tuple[str, ...] | None, floor: float
+                 ) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int]:
+    """The wished candidates with at least `floor` GiB per GPU (with their one-node shape and GPU count), the
+    catalog rows considered, and the rows left out for too little memory (per catalog version, wishes and floor:
+    jobs on the same model share it)."""
+    wished = reader(path, mtime, gpu, providers, regions)
+    considered = sum(group.count for group, _ in wished)
+    groups = tuple((g, shape, g.offer.gpu_count) for g, shape in wished
+                   if g.offer.vram_gib_per_gpu is not None and g.offer.vram_gib_per_gpu >= floor)
+    return groups, considered, considered - sum(group.count for group, _, _ in groups)
+
+
+def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:
+    """The budget in USD and the conversion used (None for a USD budget or no budget)."""
+    if spec.budget is None:
+        return None, None
+    if spec.budget.currency == "USD":
+        return spec.budget.amount, None
+    return to_usd(spec.budget.amount, spec.budget.currency, fx_table)
+
+
+def _plan(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tuple[Costed | None, str | None]:
+    """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
+    if nodes != shape.nodes:
+        shape = shape_of(group.offer, nodes)
+    entry = memo.shapes.get(shape) or memo.entry(shape)
+    topology, time = entry.evaluation.topology, entry.evaluation.time
+    if topology is None or not topology.runnable:
+        return None, ("needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit")
+    if time is None:
+        return None, "no_speed_data"
+    costed = cost_offer(group, nodes, entry, topology, time, memo)
+    if costed is None:
+        return None, "spot_only_offer" if group.interruptible else "no_price"
+    return costed, None
+
+
+def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple[list[Costed], str | None]:
+    """The offer on the wished GPU count, else on one node plus, where needed, on several nodes (for memory that
+    one node lacks, or for a deadline one node cannot meet)."""
+    offer, job = group.offer, memo.job
+    nodes = _nodes_for(offer, job.spec.num_gpus)
+    if nodes is None:
+        return [], "gpu_count_mismatch"
+    costed, why = _plan(group, shape, nodes, memo)
+    if job.spec.num_gpus is not None or offer.gpu_count < MULTI_NODE_MIN_GPUS:
+        return ([costed] if costed else []), why
+    if costed is None and why == "does_not_fit":
+        tried: dict[int, tuple[Costed | None, str | None]] = {}
+
+        def holds(count: int) -> bool:
+            """Whether `count` nodes hold the job in memory (the plan is kept)."""
+            tried[count] = _plan(group, shape, count, memo)
+            return tried[count][1] != "does_not_fit"
+
+        count = fewest_nodes(holds)
+        if count is not None:
+            costed, why = tried[count]
+    plans = [costed] if costed else []
+    deadline = job.spec.deadline_hours
+    if costed is not None and deadline is not None and not has_margin(costed.hours, deadline):
+        # node-hours stay about the same as nodes are added: size from the plan's node count and hours
+        count = deadline_nodes(costed.hours * costed.nodes, deadline, offer.gpu_count)
+        for _ in range(2):
+            if count is None or count <= costed.nodes:
+                break
+            bigger, _why = _plan(group, shape, count, memo)
+            if bigger is None:
+                break
+            plans.append(bigger)
+            count = rescale_nodes(count, bigger.hours, deadline)
+    return plans, (None if plans else why)
+
+
+def _cost_groups(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts, excluded: Counter[str]
+                 ) -> tuple[list[Costed], list[Costed]]:
+    """Cost every candidate: (eligible plans, every plan that fits); exclusions counted per catalog row."""
+    wanted = memo.job.spec.num_gpus
+    eligible: list[Costed] = []
+    fitting: list[Costed] = []
+    for group, single_shape, gpus in groups:
+        if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
+            costed, why = _plan(group, single_shape, 1, memo)
+            if costed is None:
+                excluded[why] += group.count  # type: ignore[index]
+            else:
+                fitting.append(costed)
+                if costed.meets_budget is not False and costed.meets_deadline is not False:
+                    eligible.append(costed)
+                else:
+                    excluded["over_budget" if costed.meets_deadline is not False else "misses_deadline"] += group.count
+            continue
+        plans, why = _plans_for_group(group, single_shape, memo)
+        if why is not None:
+            excluded[why] += group.count
+            continue
+        fitting.extend(plans)
+        ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
+        if ok:
+            eligible.extend(ok)
+        elif any(c.meets_budget is False for c in plans if c.meets_deadline is not False):
+            excluded["over_budget"] += group.count
+        elif plans[-1].meets_deadline is False:
+            excluded["misses_deadline"] += group.count
+        else:
+            excluded["over_budget"] += group.count
+    return eligible, fitting
+
+
+def _at_stated_micro_batch(plans: list[Costed], stated: int | None, excluded: Counter[str] | None = None
+                           ) -> list[Costed]:
+    """The plans that run the micro-batch the user stated, when any does; all plans otherwise (a smaller
+    micro-batch is the fallback, and its entry says so). Dropped plans are counted as 'micro_batch_too_large'."""
+    if not stated:
+        return plans
+    kept = [c for c in plans if (c.topology.micro_batch_size or stated) >= stated]
+    if not kept:
+        return plans
+    if excluded is not None and len(kept) < len(plans):
+        ids = {id(c) for c in kept}
+        excluded["micro_batch_too_large"] += sum(c.group.count for c in plans if id(c) not in ids)
+    return kept
+
+
+def _on_demand_beside(headline: Costed | None, fitting: list[Costed], memo: ShapeCosts) -> Costed | None:
+    """When the headline is interruptible: the cheapest trusted plan on-demand (spot plans re-costed on-demand) that
+    misses neither the budget nor the deadline, an advised layout first; None otherwise."""
+    if headline is None or not headline.use_spot:
+        return None
+    plans = [c for c in (on_demand_variant(c, memo) for c in fitting) if c is not None and not is_outlier(c)
+             and c.meets_budget is not False and c.meets_deadline is not False]
+    plans = [c for c in plans if advised(c)] or plans
+    return min(plans, key=attrgetter("cost", "hours"), default=None)
+
+
+def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int = 10,
+                margin: float = DEFAULT_MEMORY_MARGIN, fx_rates: str | Path | None = None,
+                preemption_rate_per_hour: float | None = None, every_offer: bool | None = None) -> RankingResult:
+    """Offers for `spec`, headline first then by expected total job cost (an interruptible headline's best on-demand
+    plan within budget and deadline second), with alternatives, exclusion counts and, when none qualifies, the
+    binding limit.
+
+    Costed are the candidates tools.catalog.candidates picks in SQL (per instance shape and provider, the cheapest
+    on-demand and the cheapest interruptible row), so a turn costs the same at any catalog size; exclusion counts
+    are per catalog row, a candidate counting for the rows it stands for. every_offer (default: when `limit` is
+    over 1000, as for the compare table) costs every group of identically priced rows instead."""
+    if limit < 0:
+        raise ValueError("limit must be >= 0")
+    if not 0 <= margin < 1:
+        raise ValueError("memory margin must be a fraction between 0 and 1")
+    workload = build_workload(spec)
+    tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
+    fx_table = load_fx(fx_rates) if spec.budget and spec.budget.currency != "USD" else None
+    budget, fx_used = _budget_usd(spec, fx_table)
+    path = Path(db_path).expanduser() if db_path else ensure_db()
+    if not path.is_file():
+        raise ValueError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
+    epoch_tokens = tokens.total / (spec.epochs or 1.0)
+    job = CostingJob(spec=spec, workload=workload, tokens=tokens, margin=margin, budget=budget,
+                     rate=preemption_rate_per_hour, epoch_tokens=epoch_tokens, workload_key=workload_key(workload))
+    memo = ShapeCosts(job=job)
+
+    reader = cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) \
+        else candidate_groups
+    wished = reader(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
+                    tuple(spec.regions or ()) or None)
+    per_node = max((group.offer.gpu_count for group, _ in wished), default=1)
+    max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
+    floor = _vram_floor(workload, max_gpus, per_node, margin)
+    groups, considered, too_small = _with_memory(reader, str(path), path.stat().st_mtime, spec.gpu,
+                                                 tuple(spec.providers or ()) or None,
+                                                 tuple(spec.regions or ()) or None, floor)
+    excluded: Counter[str] = Counter()
+    if too_small:
+        excluded["too_little_vram"] = too_small
+
+    eligible, fitting = _cost_groups(groups, memo, excluded)
+    eligible, fitting = _at_stated_micro_batch(eligible, spec.micro_batch_size, excluded), \
+        _at_stated_micro_batch(fitting, spec.micro_batch_size)
+    eligible.sort(key=attrgetter("cost", "hours"))
+    ordered, headline = choose_headline(eligible, spec.deadline_hours)
+    on_demand = _on_demand_beside(ordered[0] if ordered else None, fitting, memo)
+    if on_demand is not None:  # shown second, beside the interruptible headline
+        ordered = [ordered[0], on_demand, *(c for c in ordered[1:] if c is not on_demand)]
+    top, listed = collapse_zones(ordered, limit)
+    cheapest = min(fitting, key=lambda r: (r.cost, r.hours), default=None)
+    fastest = min(fitting, key=lambda r: (r.hours, r.cost), default=None)
+    limit_code, limit_params = binding_limit(fitting, dict(excluded), budget, spec.deadline_hours)
+    meta = current_meta(path)
+    assumptions = list(dict.fromkeys([
+        *tokens.assumptions, *workload.assumptions,
+        f"fits means per-GPU estimate <= {1 - margin:.0%} of the offer's memory",
+        "spot is chosen when allowed and its expected cost is lower and the deadline is met with 90 % probability",
+        "a provider's market/auction price is treated as interruptible, never as on-demand",
+        f"checkpoints written and reloaded at {CHECKPOINT_WRITE_GBS:g} GB/s; spot restart {RESTART_BASE_S:g} s plus "
+        "the reload",
+        *overhead_assumptions(),
+        "among offers within 5 % (or $1) of the cheapest, the simplest leads (one node, fewer GPUs, on-demand) "
+        "unless another near-tie, at least as safe, is both cheaper and faster",
+        *(["a plan that needs more than 1/1.1 of the deadline has no margin for estimate error: plans with margin "
+           "lead, and one node without it is also planned on more nodes"] if spec.deadline_hours else []),
+        "when the headline is interruptible, the cheapest on-demand plan within budget and deadline is listed "
+        "second",
+        "prices are the catalog snapshot's, in USD per instance-hour",
+    ]))
+    if fx_used:
+        assumptions.append(f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD "
+                           f"({fx_used.date}, {fx_used.source})")
+    def entry(item: Costed | None, zones: int = 0) -> Any:
+        """The explained entry of one plan (None for none)."""
+        return build_entry(item, spec, budget, fx_used, zones, workload.request) if item is not None else None
+
+    return RankingResult(
+        offers=[entry(item, zones + item.group.other_zones) for item, zones in top],
+        total_eligible=listed,
+        cheapest_that_fits=entry(cheapest),
+        fastest=entry(fastest),
+        on_demand_alternative=entry(on_demand),
+        excluded=dict(excluded), considered=considered, budget_usd=budget, fx=fx_used,
+        deadline_hours=spec.deadline_hours, memory_margin=margin, model_id=workload.arch.id, method=workload.method,
+        tokens=tokens.total, catalog={k: meta.get(k) for k in ("source", "snapshot_date", "built_from")},
+        assumptions=assumptions, headline_reason=Reason(**headline) if headline else None,
+        binding_limit=limit_code, binding_params=limit_params)  # type: ignore[arg-type]
+
+
+def clear_cache() -> None:
+    """Forget cached catalog queries (tests and long-running processes after a catalog rebuild)."""
+    clear_shape_caches()
+    _FLOORS.clear()
+    clear_costing_caches()
+    _with_memory.cache_clear()
