@@ -1,5 +1,7 @@
 """Garbage-collector settings for a long-running advisor: short pauses instead of ~160 ms full collections.
 
+Process-wide, so applied only by the entry points that run many turns (`for_long_running`).
+
 A warm advisor holds a large, long-lived heap (graph, pydantic schemas, lexicons, the knowledge base, catalog
 candidates, ranking caches) that every full collection walks again although none of it is garbage. Once that heap
 is built (after the advisor starts, and again after its first turns have filled the caches), it is collected once
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from typing import Any
 
 WARM_TURNS = 3
 """Turns after which the caches are warm and the heap is collected and frozen again."""
@@ -65,3 +68,11 @@ def after_turn() -> None:
     elif due:
         gc.collect(1)
         gc.freeze()
+
+
+def for_long_running(advisor: Any) -> Any:
+    """Tune the collector for a process that answers many turns with `advisor` (chat, serve, the Slack bot): called
+    by those entry points, never by the library itself, since the settings are process-wide."""
+    advisor.on_turn = after_turn
+    after_start()
+    return advisor

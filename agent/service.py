@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agent import gc_tuning
 from agent import llm
 from agent.detached import Detached
 from agent.graph import build_graph
@@ -88,9 +87,12 @@ class Advisor:
     """Runs chat turns; thread-safe; turns of one thread are serialised across threads and processes."""
 
     def __init__(self, *, checkpoint_path: str | Path | None = None, db_path: str | Path | None = None,
-                 database_url: str | None = None, retention_days: float | None = None) -> None:
+                 database_url: str | None = None, retention_days: float | None = None,
+                 on_turn: Callable[[], None] | None = None) -> None:
         """Threads in PostgreSQL when `database_url` (or $GPU_ADVISOR_DATABASE_URL) is set, else in the SQLite file
-        `checkpoint_path`; idle threads are deleted after `retention_days` ($GPU_ADVISOR_THREAD_RETENTION_DAYS)."""
+        `checkpoint_path`; idle threads are deleted after `retention_days` ($GPU_ADVISOR_THREAD_RETENTION_DAYS);
+        `on_turn` runs after every turn (a long-running process's GC tuning, agent/gc_tuning.py)."""
+        self.on_turn = on_turn
         try:
             self.db_path = ensure_db(db_path)
         except CatalogError as error:  # job turns then end in catalog_unavailable; FAQ turns still answer
@@ -103,7 +105,6 @@ class Advisor:
         self._running = 0
         self._idle = threading.Condition()
         self._pruner = BackgroundPruner(self.store, self.retention_days, self._track)
-        gc_tuning.after_start()  # short GC pauses: thresholds, long-lived heap frozen
 
     def _prepare(self, message: str, thread_id: str | None, language: str | None, prefer: str | None,
                  changes: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
@@ -151,7 +152,8 @@ class Advisor:
                     else:
                         state = chunk
         self._pruner.maybe_run()
-        gc_tuning.after_turn()
+        if self.on_turn is not None:
+            self.on_turn()
         return state
 
     def respond(self, message: str, *, thread_id: str | None = None, language: str | None = None,

@@ -1,7 +1,7 @@
 """Garbage-collector pauses of a warm advisor, tuned (agent/gc_tuning.py) beside an untuned baseline, in one run.
 
 Each side runs in a fresh interpreter (the collector's settings are global): the same conversation of new jobs and
-follow-ups, every collection timed by a gc callback. The baseline replaces gc_tuning's hooks with no-ops, so it runs
+follow-ups, every collection timed by a gc callback. The baseline is a plain Advisor (no for_long_running), so it runs
 CPython's default thresholds and no frozen heap. Printed per side: collections by generation, the longest pause,
 p99 and total pause time, and the tuned/baseline ratios.
 
@@ -21,12 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SIDE = """
 import gc, json, sys, time
 from pathlib import Path
-if sys.argv[2] == "baseline":
-    from agent import gc_tuning
-    gc_tuning.after_start = gc_tuning.after_turn = lambda: None
+from agent.gc_tuning import for_long_running
 from agent.service import Advisor
 home, turns = Path(sys.argv[1]), int(sys.argv[3])
 advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+if sys.argv[2] != "baseline":  # the baseline is a plain library Advisor: CPython's collector settings
+    advisor = for_long_running(advisor)
 jobs = ["LoRA on Llama 3.2 1B with {n}k examples", "QLoRA su Qwen2.5 14B, budget {n} euro",
         "Full fine-tune Llama 3.1 8B on {n}M tokens within 24 hours, no spot"]
 follow = ["and with 2 GPUs?", "cheaper?", "e con 4 GPU?", "yang lebih cepat?"]

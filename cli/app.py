@@ -92,5 +92,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: process-wide import settings first, then the command."""
+    from agent.lean_imports import defer_heavy_packages
+
+    defer_heavy_packages()  # before anything imports langgraph: skip package __init__s it does not need
     sys.exit(main())

@@ -269,7 +269,7 @@ def test_one_consistent_story_layout_and_memory(advisor):
 ])
 def test_no_internal_paths_or_broken_punctuation_reach_users(advisor, message):
     answer = advisor.respond(message)["answer"]
-    for bad in ("", ".md", "shared/", "il 0 %", "?.", "0 % of each step", "UNSPECIFIED"):
+    for bad in ("§", ".md", "shared/", "il 0 %", "?.", "0 % of each step", "UNSPECIFIED"):
         assert bad not in answer, bad
 
 

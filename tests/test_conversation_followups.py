@@ -245,19 +245,19 @@ def test_an_unreadable_catalog_answers_with_the_memory_estimate(tmp_path, messag
 
 # --- 5. no internal path reaches a user -------------------------------------------------------------------------
 
-INTERNAL = re.compile(r"\.md\b|shared/|SOURCE||/work/")
+INTERNAL = re.compile(r"\.md\b|shared/|SOURCE|§|/work/")
 
 
 @pytest.mark.parametrize(("raw", "clean"), [
-    ("runpod bills per 1 s, minimum 0 s (https://docs.runpod.io/pods/pricing via hardware.md 4 ('billed by the "
+    ("runpod bills per 1 s, minimum 0 s (https://docs.runpod.io/pods/pricing via hardware.md §4 ('billed by the "
      "second'))", "runpod bills per 1 s, minimum 0 s (https://docs.runpod.io/pods/pricing ('billed by the second'))"),
-    ("aws bills per 1 s, minimum 60 s (AWS EC2 User Guide (docs.aws.amazon.com/x.html) via hardware.md 4)",
+    ("aws bills per 1 s, minimum 60 s (AWS EC2 User Guide (docs.aws.amazon.com/x.html) via hardware.md §4)",
      "aws bills per 1 s, minimum 60 s (AWS EC2 User Guide (docs.aws.amazon.com/x.html))"),
     ("SkyPilot catalog v7 (github.com/skypilot-org/skypilot-catalog, catalogs/v7/<cloud>/vms.csv at the commits "
      "pinned in shared/data/skypilot-catalog-v7/SOURCE.md), GPU rows retrieved 2026-11-29",
      "SkyPilot catalog v7 (github.com/skypilot-org/skypilot-catalog, catalogs/v7/<cloud>/vms.csv), GPU rows "
      "retrieved 2026-11-29"),
-    ("planning assumption: no provider publishes hourly GPU preemption rates (hardware.md 3, 6; AWS Spot Advisor "
+    ("planning assumption: no provider publishes hourly GPU preemption rates (hardware.md §3, §6; AWS Spot Advisor "
      "gives only monthly bands); override", "planning assumption: no provider publishes hourly GPU preemption rates "
      "(AWS Spot Advisor gives only monthly bands); override"),
     ("plain text stays", "plain text stays"),

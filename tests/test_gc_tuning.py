@@ -1,5 +1,5 @@
 """A long-running advisor keeps garbage-collector pauses short: its warm heap is frozen and young collections are
-rarer (agent/gc_tuning.py, called by agent/service.Advisor). Runs in a fresh interpreter: the settings are global."""
+rarer (agent/gc_tuning.py, applied by the long-running entry points). Runs in a fresh interpreter: the settings are global."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from pathlib import Path
 SCRIPT = """
 import gc, json, sys
 from pathlib import Path
+from agent.gc_tuning import for_long_running
 from agent.service import Advisor
 home = Path(sys.argv[1])
 before = {"frozen": gc.get_freeze_count(), "threshold": gc.get_threshold()[0]}
-advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+advisor = for_long_running(Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite"))
 started = gc.get_freeze_count()
 generations = []
 def hook(phase, info):
@@ -45,3 +46,25 @@ def test_warm_advisor_heap_is_frozen_and_turns_still_answer(tmp_path: Path) -> N
     assert result["threshold"] >= 10_000 > result["before"]["threshold"]
     assert result["answer"]
     assert 2 not in result["generations"], result["generations"]
+
+
+PLAIN = """
+import gc, json, sys
+from pathlib import Path
+from agent.service import Advisor
+home = Path(sys.argv[1])
+before = (gc.get_freeze_count(), gc.get_threshold())
+advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+advisor.respond("LoRA on Llama 3.2 1B with 5k examples")
+advisor.close()
+print(json.dumps(before == (gc.get_freeze_count(), gc.get_threshold())))
+"""
+
+
+def test_a_plain_advisor_leaves_the_collector_alone(tmp_path: Path) -> None:
+    """Constructing an Advisor (a library use) neither freezes the heap nor changes thresholds: only the entry
+    points that answer many turns opt in (agent.gc_tuning.for_long_running)."""
+    out = subprocess.run([sys.executable, "-c", PLAIN, str(tmp_path)], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).resolve().parents[1], check=True)
+    assert json.loads(out.stdout) is True
+

@@ -7,6 +7,8 @@ import sys
 
 CHECK = """
 import sys
+from agent.lean_imports import defer_heavy_packages
+defer_heavy_packages()  # what the entry points do first
 import agent.service
 heavy = sorted(m for m in sys.modules if m.startswith(("langgraph_sdk.client", "langgraph_sdk._async", "websockets")))
 print(heavy)
@@ -25,6 +27,8 @@ def test_agent_import_leaves_the_platform_client_unloaded() -> None:
 
 def test_the_deferred_package_still_answers_every_attribute() -> None:
     code = """
+from agent.lean_imports import defer_heavy_packages
+defer_heavy_packages()  # what the entry points do first
 import agent.service
 import langgraph_sdk
 from agent.lean_imports import is_deferred
@@ -41,6 +45,8 @@ except AttributeError as error:
 
 def test_a_graph_turn_runs_with_the_package_deferred(tmp_path) -> None:
     code = f"""
+from agent.lean_imports import defer_heavy_packages
+defer_heavy_packages()
 from agent.service import Advisor
 advisor = Advisor(checkpoint_path={str(tmp_path / 'threads.sqlite')!r}, db_path={str(tmp_path / 'catalog.sqlite')!r})
 reply = advisor.respond("QLoRA on Llama 3 8B, 10k examples, budget $50")
@@ -79,6 +85,8 @@ def test_langsmith_generated_types_load_only_when_asked_for() -> None:
     """LangGraph's import needs one of langsmith's ~180 generated API types; the rest load on first use, intact."""
     code = """
 import sys
+from agent.lean_imports import defer_heavy_packages
+defer_heavy_packages()  # what the entry points do first
 import agent.service
 loaded = sorted(m for m in sys.modules if m.startswith("langsmith.types."))
 print(loaded)
@@ -90,3 +98,45 @@ print(Run.__name__, Session.__name__, is_deferred(langsmith.types), len([m for m
                                                                         if m.startswith("langsmith.types.")]) > 100)
 """
     assert _run(code).splitlines() == ["['langsmith.types.run_select_field']", "True", "Run Session False True"]
+
+
+def test_importing_the_library_changes_nothing_process_wide() -> None:
+    """`import agent.service` leaves sys.modules as Python would: the deferral is the entry points' choice."""
+    code = """
+import sys
+import agent.service
+import langgraph_sdk
+from agent.lean_imports import is_deferred
+print(is_deferred(langgraph_sdk), "langgraph_sdk.client" in sys.modules)
+"""
+    assert _run(code).splitlines() == ["False True"]
+
+
+def test_the_console_script_defers_before_the_command_runs() -> None:
+    """`gpu-advisor` (cli.app.run) registers the deferred packages before any command imports LangGraph."""
+    code = """
+import atexit, sys
+def report():
+    from agent.lean_imports import is_deferred
+    module = sys.modules.get("langgraph_sdk")
+    sys.stderr.write(repr(module is not None and is_deferred(module)))
+atexit.register(report)
+sys.argv = ["gpu-advisor", "--version"]
+from cli.app import run
+run()
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr.strip().endswith("True")
+
+
+def test_the_server_factory_defers_in_every_worker() -> None:
+    """The factory `serve` hands uvicorn is imported first in each worker and defers before the web app loads."""
+    code = """
+import sys
+import cli.worker_app
+import langgraph_sdk
+from agent.lean_imports import is_deferred
+print(is_deferred(langgraph_sdk), "web.app" in sys.modules)
+"""
+    assert _run(code).splitlines() == ["True False"]
+

@@ -7,7 +7,7 @@ import pytest
 from tools.models.registry import all_models, fuzzy_lookup, generic_decoder, load_hf_config, lookup, resolve
 
 PUBLISHED_TOTALS = {
-    # ../shared/reference/memory-formulas.md 4 (vendor totals / torchtune / llama-recipes prints), HF for GPT-2/BERT.
+    # ../shared/reference/memory-formulas.md §4 (vendor totals / torchtune / llama-recipes prints), HF for GPT-2/BERT.
     "llama-2-7b": 6_738_415_616, "llama-2-13b": 13_015_864_320, "llama-2-70b": 68_976_648_192,
     "llama-3.1-8b": 8_030_261_248, "llama-3.1-70b": 70_553_706_496, "llama-3.1-405b": 405_853_388_800,
     "llama-3.2-1b": 1_235_814_400, "llama-3.2-3b": 3_212_749_824, "mistral-7b": 7_241_732_096,

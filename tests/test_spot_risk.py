@@ -30,7 +30,7 @@ HOUR = 3600.0
 
 @pytest.mark.parametrize("mtbf_h, expected_min", [(24, 116.7), (6, 56.7), (0.25, 9.1)])
 def test_daly_interval_matches_the_papers_examples(mtbf_h: float, expected_min: float) -> None:
-    """Daly 2006 worked examples quoted in hardware.md 3.1 (δ = 5 min)."""
+    """Daly 2006 worked examples quoted in hardware.md §3.1 (δ = 5 min)."""
     assert daly_interval_s(5 * MIN, mtbf_h * HOUR) / MIN == pytest.approx(expected_min, abs=0.1)
 
 

@@ -1,7 +1,7 @@
 """GPU spec table: memory, bandwidth, dense TFLOPS, FP8, NVLink and PCIe per GPU, with forgiving name lookup.
 
 The data lives in ``tools/data/gpus.json`` (one row per GPU and form factor, each with its ``source``), compiled from
-``shared/reference/hardware.md`` 1 (spec table) and 2.1 (intra-node links). A figure that no source gives is
+``shared/reference/hardware.md`` §1 (spec table) and §2.1 (intra-node links). A figure that no source gives is
 ``None`` — never guessed.
 
 Naming scheme (``GpuSpec.name``)
@@ -83,7 +83,7 @@ class GpuSpec:
     pcie_gen: int | None
     """Host PCIe generation."""
     pcie_gbs: float | None
-    """Host PCIe x16 bandwidth, UNIDIRECTIONAL GB/s (Gen3 16, Gen4 31, Gen5 63; hardware.md 2.1)."""
+    """Host PCIe x16 bandwidth, UNIDIRECTIONAL GB/s (Gen3 16, Gen4 31, Gen5 63; hardware.md §2.1)."""
     source: str
     """Where the figures come from (hardware.md section and its source tags)."""
     vendor: str = "NVIDIA"

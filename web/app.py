@@ -148,10 +148,12 @@ def _add_pages(app: FastAPI) -> None:
         return RedirectResponse(DEMO_PATH)
 
 
-def create_app_from_env() -> FastAPI:
+def create_app_from_env(tune: Callable[[Any], Any] | None = None) -> FastAPI:
     """App factory for `uvicorn --factory` and worker processes: settings from GPU_ADVISOR_* variables; a worker of
-    `serve --workers N` exits when its master dies."""
+    `serve --workers N` exits when its master dies; `tune` (the entry point's process settings) gets the advisor."""
     from web.serving import watch_master
 
     watch_master()
-    return create_app(ServerSettings.from_env())
+    if tune is None:
+        return create_app(ServerSettings.from_env())
+    return create_app(ServerSettings.from_env(), advisor_factory=lambda settings: tune(default_advisor(settings)))

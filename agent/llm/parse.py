@@ -1,6 +1,6 @@
 """LLM parsing of a chat message into JobSpec fields through the openai client, for OpenAI and compatible servers.
 
-Order (servers differ, see shared/reference/agent-stack.md 2): strict JSON schema via `chat.completions.parse`; if
+Order (servers differ, see shared/reference/agent-stack.md §2): strict JSON schema via `chat.completions.parse`; if
 the server rejects it (any non-2xx but 429: llama.cpp's server answers 500) or the answer does not validate, JSON mode with the schema in the prompt; otherwise the
 caller falls back to the offline parser. Both tries share one deadline (agent/llm/client.py). The answer is validated by
 pydantic (ranges), and a field is kept only when the user's own words support it (agent/llm/parse_evidence.py): a number

@@ -1,5 +1,5 @@
 """Text users see carries no internal references: repository paths and reference-file sections ("via hardware.md
-4", "shared/data/…/SOURCE.md") are dropped from tool texts, keeping the public sources they point to."""
+§4", "shared/data/…/SOURCE.md") are dropped from tool texts, keeping the public sources they point to."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 _DROPS = (
     re.compile(r"\s*\bat the commits pinned in \S*?SOURCE\.md"),  # the catalog's source line
-    re.compile(r"\s*\bvia [\w-]+\.md(?:\s*\s*[\d.]*\d(?:\s*,\s*\s*[\d.]*\d)*)?"),  # "via hardware.md 4"
-    re.compile(r"\b[\w-]+\.md(?:\s*\s*[\d.]*\d(?:\s*,\s*\s*[\d.]*\d)*)?\s*;?\s*"),  # "(hardware.md 3, 6; AWS …"
+    re.compile(r"\s*\bvia [\w-]+\.md(?:\s*§\s*[\d.]*\d(?:\s*,\s*§\s*[\d.]*\d)*)?"),  # "via hardware.md §4"
+    re.compile(r"\b[\w-]+\.md(?:\s*§\s*[\d.]*\d(?:\s*,\s*§\s*[\d.]*\d)*)?\s*;?\s*"),  # "(hardware.md §3, §6; AWS …"
     re.compile(r"(?:/work/)?\bshared/[\w./<>-]+"),  # any other path into the shared reference folder
 )
 _TIDY = ((re.compile(r"\(\s*\)"), ""), (re.compile(r"\(\s*[;,]\s*"), "("), (re.compile(r"\s+([);,])"), r"\1"),

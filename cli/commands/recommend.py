@@ -257,7 +257,9 @@ def chat_command(
         Advisor,  # imported on use: keeps `gpu-advisor --help` fast
     )
 
-    advisor = Advisor()
+    from agent.gc_tuning import for_long_running
+
+    advisor = for_long_running(Advisor())
     interactive = sys.stdin.isatty() and not as_json
     unknown = None if _known_thread(advisor, thread) else thread
     if interactive:

@@ -75,5 +75,5 @@ def register(app: typer.Typer) -> None:
             from web.serving import MASTER_PID_VAR
 
             os.environ[MASTER_PID_VAR] = str(os.getpid())
-        uvicorn.run("web.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,
+        uvicorn.run("cli.worker_app:create_app", factory=True, host=settings.host, port=settings.port,
                     workers=settings.workers, log_level="warning" if json_output else "info", **proxy_options)

@@ -42,12 +42,12 @@ def register(app: typer.Typer) -> None:
         if not socket:
             raise UserError("choose --socket to connect over Socket Mode, or set SLACK_BOT_TOKEN and "
                             "SLACK_SIGNING_SECRET and run `gpu-advisor serve` for HTTP events at /slack/events")
+        from agent.gc_tuning import for_long_running
         from agent.service import Advisor
-        from web.slack import load_settings
-        from web.slack import socket_mode_handler
+        from web.slack import load_settings, socket_mode_handler
 
         settings = load_settings(socket_mode=True)
-        advisor = Advisor()
+        advisor = for_long_running(Advisor())
         try:
             if json_output:
                 print_json({"mode": "socket", "status": "connecting"})

@@ -39,7 +39,7 @@ MAX_LINES = {"recommendation": 26, "follow_up_recommendation": 16, "yes_no": 16,
 """Longest acceptable answer, in lines at 80 columns, per kind (a follow-up repeats only what changed)."""
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta"}
 NO = {"no", "tidak", "non", "nope"}
-UNCLEAN = [r"", r"\.md\b", r"shared/", r"\bil 0 %", r"\?\.", r"Traceback", r"\b0 % of each step",
+UNCLEAN = [r"§", r"\.md\b", r"shared/", r"\bil 0 %", r"\?\.", r"Traceback", r"\b0 % of each step",
            r"\b0 % di ogni", r"\b0 % dari"]
 
 

@@ -1,5 +1,5 @@
 """Collective communication on a set of GPUs: link bandwidths inside and between nodes, NCCL's cost model for
-all-reduce, all-gather and reduce-scatter (hardware.md 2.3), and the layouts worth trying with the traffic each
+all-reduce, all-gather and reduce-scatter (hardware.md §2.3), and the layouts worth trying with the traffic each
 implies per micro-step. Data-parallel gradient traffic happens once per optimizer step, so it is spread over the
 micro-steps of gradient accumulation; FSDP's parameter all-gathers happen every micro-step."""
 
@@ -15,15 +15,15 @@ from tools.jobtime.workload import Workload
 Layout = Literal["single_gpu", "ddp", "zero2", "fsdp", "hsdp", "tensor_parallel"]
 
 NVLINK_EFFICIENCY = 0.80
-"""All-reduce bus bandwidth / unidirectional NVLink spec: 78 % (8×A100 NVLink3), 82 % (8×H200 NVLink4 ring), 2.4."""
+"""All-reduce bus bandwidth / unidirectional NVLink spec: 78 % (8×A100 NVLink3), 82 % (8×H200 NVLink4 ring), §2.4."""
 PCIE_EFFICIENCY = 0.80
-"""Rule of thumb 80-90 % of unidirectional spec (measured PCIe5 H2D 88 %), hardware.md 2.1; lower end taken."""
+"""Rule of thumb 80-90 % of unidirectional spec (measured PCIe5 H2D 88 %), hardware.md §2.1; lower end taken."""
 NIC_EFFICIENCY = 0.74
-"""Measured per-GPU NIC rate on 4× p6-b200: 37 of 50 GB/s (74 %), hardware.md 2.4."""
+"""Measured per-GPU NIC rate on 4× p6-b200: 37 of 50 GB/s (74 %), hardware.md §2.4."""
 ASSUMED_PCIE_GBS = 31.0
-"""PCIe Gen4 x16 unidirectional (hardware.md 2.1), used when the GPU table has no PCIe figure."""
+"""PCIe Gen4 x16 unidirectional (hardware.md §2.1), used when the GPU table has no PCIe figure."""
 ASSUMED_NODE_GBPS = 100.0
-"""Unknown inter-node fabric: plain 100 Gb/s Ethernet per node (planning assumption; hardware.md 6: no sourced table)."""
+"""Unknown inter-node fabric: plain 100 Gb/s Ethernet per node (planning assumption; hardware.md §6: no sourced table)."""
 
 
 class LinkFacts(Protocol):
@@ -35,12 +35,12 @@ class LinkFacts(Protocol):
 
 
 def allreduce_s(size_bytes: float, ranks: int, busbw_gbs: float) -> float:
-    """Ring all-reduce lower bound 2(n-1)/n·S/B (hardware.md 2.3)."""
+    """Ring all-reduce lower bound 2(n-1)/n·S/B (hardware.md §2.3)."""
     return 0.0 if ranks <= 1 else 2.0 * (ranks - 1) / ranks * size_bytes / (busbw_gbs * 1e9)
 
 
 def gather_s(size_bytes: float, ranks: int, busbw_gbs: float) -> float:
-    """All-gather or reduce-scatter lower bound (n-1)/n·S/B (hardware.md 2.3)."""
+    """All-gather or reduce-scatter lower bound (n-1)/n·S/B (hardware.md §2.3)."""
     return 0.0 if ranks <= 1 else (ranks - 1) / ranks * size_bytes / (busbw_gbs * 1e9)
 
 
@@ -70,7 +70,7 @@ def links_for(candidate: LinkFacts, gpu: GpuSpec | None, per_node: int, nodes: i
             notes.append("NVLink bridges join pairs only: beyond 2 GPUs traffic crosses PCIe")
     if kind in ("nvlink", "nvlink-bridge") and nvlink_gbs:
         intra = nvlink_gbs * NVLINK_EFFICIENCY
-        notes.append(f"NVLink bus bandwidth {NVLINK_EFFICIENCY:.0%} of {nvlink_gbs:g} GB/s per direction (2.4)")
+        notes.append(f"NVLink bus bandwidth {NVLINK_EFFICIENCY:.0%} of {nvlink_gbs:g} GB/s per direction (§2.4)")
     else:
         kind = "pcie"
         pcie = gpu.pcie_gbs if gpu is not None and gpu.pcie_gbs else ASSUMED_PCIE_GBS
@@ -89,7 +89,7 @@ def links_for(candidate: LinkFacts, gpu: GpuSpec | None, per_node: int, nodes: i
     total = per_node * nodes
     hierarchical = nic * (total - 1) / (nodes - 1)
     notes.append(f"across nodes: {node_gbps:g} Gb/s per node, {NIC_EFFICIENCY:.0%} achievable, hierarchical "
-                 "all-reduce busbw = NIC rate per GPU·(n-1)/(k-1) (2.3)")
+                 "all-reduce busbw = NIC rate per GPU·(n-1)/(k-1) (§2.3)")
     return Links(kind=kind, intra_busbw=intra, dp_busbw=min(intra, hierarchical), nic_gbs=nic, notes=tuple(notes))
 
 

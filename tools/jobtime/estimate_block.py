@@ -54,7 +54,7 @@ def throughput_block(request: EstimateRequest, *, gpu: str, gpus: int,
     sources = {"layout": "tools/jobtime/layouts.py search: data parallel first (DDP, ZeRO-2, FSDP, HSDP), smaller "
                          "micro-batches before tensor parallelism, TP only inside NVLink when sharding cannot fit",
                "tokens_per_s_per_gpu": result.utilisation_source or "unknown: no tensor TFLOPS for this GPU",
-               "comm_share": "NCCL cost model, hardware.md 2.3-2.4 (tools/jobtime/collectives.py)",
+               "comm_share": "NCCL cost model, hardware.md §2.3-2.4 (tools/jobtime/collectives.py)",
                "mfu": FLOPS_SOURCE}
     empty = dict(layout=None, tensor_parallel=None, micro_batch_size=None, gradient_checkpointing=None,
                  gradient_accumulation_steps=None, per_gpu_gib=None, tokens_per_s_per_gpu=None, tokens_per_s=None, step_time_s=None,

@@ -89,7 +89,7 @@ def ceiling_for(gpu: GpuSpec, calibration: Calibration | None = None) -> tuple[f
     if gpu.name in MAMF_FRACTION and hopper:
         value = hopper * MAMF_FRACTION[gpu.name] / MAMF_FRACTION["H100"]
         return value, (f"H100's fitted ceiling scaled by measured max-achievable matmul ({MAMF_FRACTION[gpu.name]:.1%}"
-                       " of peak vs H100 80.3 %, hardware.md 1)")
+                       " of peak vs H100 80.3 %, hardware.md §1)")
     mean = sum(cal.ceiling.values()) / len(cal.ceiling)
     return mean * DEFAULT_CEILING_SHARE, (f"assumption: no published training run for {gpu.name}; "
                                          f"{DEFAULT_CEILING_SHARE:.0%} of the fitted A100/H100 ceiling")

@@ -17,7 +17,7 @@ from tools.models import ModelArch
 FLOPS_SOURCE = "PaLM (Chowdhery et al. 2022) appendix B: 6N + 12·L·H·T per token; llm-foundry benchmarking README"
 MAMF_FRACTION = {"B200": 0.776, "B300": 0.786, "GB200": 0.729, "MI300X": 0.514, "GH200": 0.838, "H100": 0.803,
                  "H200": 0.803}
-"""Measured max-achievable matmul as a fraction of dense peak (hardware.md 1 notes, [ME-acc])."""
+"""Measured max-achievable matmul as a fraction of dense peak (hardware.md §1 notes, [ME-acc])."""
 QLORA_DEQUANT_BYTES_PER_PARAM = 2.5
 """Read 0.5 byte of NF4 and write 2 bytes of BF16 for every base weight, each time a matmul needs it."""
 
@@ -73,7 +73,7 @@ def qlora_dequant_seconds(quantized_params: int, gpu: GpuSpec, *, gradient_check
     """Seconds per micro-step a QLoRA GPU spends dequantizing NF4 weights to BF16 (memory-bound, at spec bandwidth).
 
     Weights are dequantized for each matmul that needs them: forward, backward (input gradients) and the recompute
-    forward when checkpointing (Dettmers et al. 2023, QLoRA 3). Consistent with the QLoRA author's "roughly on par
+    forward when checkpointing (Dettmers et al. 2023, QLoRA §3). Consistent with the QLoRA author's "roughly on par
     with 16-bit LoRA" (artidoro/qlora#107) for typical batch sizes.
     """
     if not gpu.memory_bandwidth_tbs:

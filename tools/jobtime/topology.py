@@ -3,8 +3,8 @@
 Layouts: single GPU; data parallel (DDP: gradient all-reduce); ZeRO-2 (reduce-scatter gradients, all-gather updated
 parameters); FSDP/ZeRO-3 (all-gather parameters in forward and backward, reduce-scatter gradients); tensor parallel
 inside one NVLink node (activation all-reduces in every layer; data parallel across nodes). Collective times follow
-NCCL's cost model (hardware.md 2.3): all-reduce 2(n-1)/n·S/B, all-gather and reduce-scatter (n-1)/n·S/B, with B the
-bus bandwidth achievable on the link (measured fractions of spec, 2.4) and, across nodes, NCCL's hierarchical
+NCCL's cost model (hardware.md §2.3): all-reduce 2(n-1)/n·S/B, all-gather and reduce-scatter (n-1)/n·S/B, with B the
+bus bandwidth achievable on the link (measured fractions of spec, §2.4) and, across nodes, NCCL's hierarchical
 conversion B = NIC rate per GPU·(n-1)/(k-1). Per-GPU memory comes from the VRAM estimator for each layout.
 """
 

@@ -1,7 +1,7 @@
 """Provider attributes: billing granularity and minimum, spot notice and interruption behaviour, egress, storage when
 stopped, and the inter-node fabric of multi-node instance types.
 
-Data: ``tools/data/providers.json``, compiled from ``shared/reference/hardware.md`` 2.2, 3 and 4. A fact that no
+Data: ``tools/data/providers.json``, compiled from ``shared/reference/hardware.md`` §2.2, §3 and §4. A fact that no
 source gives is ``None`` — never guessed. ``ProviderInfo.sources[field]`` names the source of each fact and
 ``ProviderInfo.notes[field]`` its caveats. Provider ids are the SkyPilot cloud names (``aws``, ``gcp``, ``lambda``,
 ``runpod``, ``vast``, ...).

@@ -1,6 +1,6 @@
 """Spot-risk calculator: checkpoint interval, expected spot wall time and cost, deadline odds, spot-or-on-demand verdict.
 
-Model (hardware.md 3.1): preemptions arrive as a Poisson process with rate λ (MTBF M = 1/λ) while the job runs;
+Model (hardware.md §3.1): preemptions arrive as a Poisson process with rate λ (MTBF M = 1/λ) while the job runs;
 the job checkpoints every τ seconds of work (Daly's optimum), each checkpoint takes δ seconds, and each preemption
 costs the work since the last checkpoint plus a restart overhead R (new instance, image start, checkpoint reload),
 during which the job cannot be preempted. Expected values are closed forms of this model; the deadline probability
@@ -31,7 +31,7 @@ RATE_SOURCE = ("planning assumption: no provider publishes hourly GPU preemption
 HYPERSCALER_RATE_PER_HOUR = 0.05
 """One preemption per ~20 h of running: AWS, GCP, Azure and other reclaim-on-demand spot markets."""
 MARKETPLACE_RATE_PER_HOUR = 0.10
-"""One per ~10 h: bid-based marketplaces where 'someone bids higher or starts on-demand' (RunPod, Vast; 3)."""
+"""One per ~10 h: bid-based marketplaces where 'someone bids higher or starts on-demand' (RunPod, Vast; §3)."""
 MARKETPLACES = frozenset({"runpod", "vast", "vastai", "vast.ai"})
 DEFAULT_RESTART_S = 600.0
 """Restart overhead: new instance, container start and checkpoint reload (assumption, 10 min)."""
@@ -82,7 +82,7 @@ def young_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
 
 
 def daly_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
-    """Daly (2006) higher-order optimum checkpoint interval; M when δ ≥ 2M (hardware.md 3.1)."""
+    """Daly (2006) higher-order optimum checkpoint interval; M when δ ≥ 2M (hardware.md §3.1)."""
     if checkpoint_s >= 2.0 * mtbf_s:
         return mtbf_s
     ratio = checkpoint_s / (2.0 * mtbf_s)

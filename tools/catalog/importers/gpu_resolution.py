@@ -1,6 +1,6 @@
 """What GPU a catalog row rents: canonical name, form factor, usable memory per GPU, and the GPU-to-GPU path inside
 the instance (with whether that path was stated or assumed). Per-cloud quirks from ``shared/reference/hardware.md``
-5 and ``shared/data/skypilot-catalog-v7/SOURCE.md``."""
+§5 and ``shared/data/skypilot-catalog-v7/SOURCE.md``."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ FORM_FACTOR_RULES: list[tuple[str, str, str, str]] = [
     ("gcp", r"^a2-|^a3-", "SXM", ("GCP A2/A3 GPUs: 'NVLink Full Mesh' 600/900 GB/s per GCP's GPU table (as quoted in "
                                   "huggingface.co/spaces/Elfsong/gcp_allocator)")),
     ("runpod", r".", "PCIe", ("runpod names SXM and NVL variants explicitly (A100-80GB-SXM, H100-SXM, H100-NVL); a "
-                              "plain name is the PCIe card (hardware.md 5)")),
+                              "plain name is the PCIe card (hardware.md §5)")),
 ]
 
 CATALOG_MEMORY_TOLERANCE = 0.10
