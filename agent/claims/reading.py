@@ -133,10 +133,10 @@ def _gpu(text: str) -> str | None:
 @cache
 def provider_names() -> dict[str, str]:
     """Every provider id, alias and display name (lower case) -> provider id."""
-    from tools.providers import PROVIDER_ALIASES, all_providers
+    from tools.providers import all_providers, provider_aliases
 
     names = {p.id: p.id for p in all_providers()} | {p.display_name.lower(): p.id for p in all_providers()}
-    return names | {alias: target for alias, target in PROVIDER_ALIASES.items() if " " not in alias}
+    return names | {alias: target for alias, target in provider_aliases().items() if " " not in alias}
 
 
 def _facts(tokens: list[Token]) -> list[tuple[int, int, str]]:

@@ -12,12 +12,11 @@ from typing import Any
 
 import prompts
 from agent.export.yaml_text import Commented, render_yaml
+from tools.providers import all_records
 
-SKYPILOT_CLOUDS = frozenset({
-    "aws", "azure", "gcp", "ibm", "lambda", "scp", "oci", "runpod", "vast", "cudo", "fluidstack", "paperspace",
-    "primeintellect", "do", "nebius", "hyperbolic", "seeweb", "shadeform", "mithril", "verda", "yotta",
-})
-"""Catalog providers SkyPilot 0.14 can launch on (its `infra` cloud names; all equal ours)."""
+SKYPILOT_CLOUDS = frozenset(record.skypilot.cloud for record in all_records().values()
+                            if record.skypilot is not None and record.skypilot.launchable)
+"""Catalog providers SkyPilot 0.14 can launch on (each provider record's `skypilot`; its `infra` cloud names)."""
 
 SYSTEM_DISK_GB = 60
 """Image, Python packages and caches on the boot disk."""

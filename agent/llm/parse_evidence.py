@@ -184,13 +184,13 @@ class Evidence:
 
     def _providers(self, values: list[str]) -> tuple[list[str] | None, list[str]]:
         """(known providers the message names, unknown provider names the message holds)."""
-        from tools.providers import PROVIDER_ALIASES, all_providers, normalise_provider
+        from tools.providers import all_providers, normalise_provider, provider_aliases
 
         known = {p.id for p in all_providers()}
         kept, unknown = [], []
         for raw in values:
             provider = normalise_provider(raw)
-            spellings = {provider, raw.lower()} | {alias for alias, target in PROVIDER_ALIASES.items() if target == provider}
+            spellings = {provider, raw.lower()} | {alias for alias, target in provider_aliases().items() if target == provider}
             written = any(_squash(s) and (s in self.tokens or " " in s and s in self.lower) for s in spellings)
             if provider in known and written:
                 kept.append(provider)

@@ -1,8 +1,8 @@
 """Prices you can trust: per-provider pricing semantics and price outliers, computed when a catalog is imported.
 
 * ``on_demand_is_market``: the provider's "on-demand" price is a market/auction price and the instance can be
-  interrupted like spot (Mithril: its SpotPrice equals Price on every row). From ``tools/data/pricing.json`` (each
-  provider with its source), and also from the evidence itself: a provider whose every priced row has
+  interrupted like spot (Mithril: its SpotPrice equals Price on every row). From each provider's record
+  (``tools/providers/data/<id>.json``, ``pricing``, with its source), and also from the evidence itself: a provider whose every priced row has
   ``Price == SpotPrice`` is treated as market-priced (conservative) and the importer says so in a note.
 * ``price_outlier``: a price far below what the same GPU and count costs elsewhere, as an unverified outlier
   (e.g. one $3.01/h spot g6e.48xlarge zone where the other zones are $10.80-12.48). Peers, in this order:
@@ -17,17 +17,14 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from tools.catalog.offer import Offer
-
-DATA_FILE = Path(__file__).parents[1] / "data" / "pricing.json"
+from tools.providers import all_records
 
 OUTLIER_RATIO = 0.4
 """A price below this fraction of its peers' median is an outlier. AWS spot zones of one instance type commonly
@@ -56,8 +53,8 @@ class ProviderPricing:
 
 @lru_cache(maxsize=1)
 def _pricing() -> dict[str, ProviderPricing]:
-    data = json.loads(DATA_FILE.read_text(encoding="utf-8"))
-    return {row["id"]: ProviderPricing(**row) for row in data["providers"]}
+    return {pid: ProviderPricing(id=pid, **record.pricing.model_dump()) for pid, record in all_records().items()
+            if record.pricing is not None}
 
 
 def pricing_of(provider: str) -> ProviderPricing | None:

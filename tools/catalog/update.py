@@ -28,6 +28,7 @@ from typing import Any
 
 from tools.catalog.db import CatalogCheck, CatalogError, build_db, check_replaceable, inspect_catalog
 from tools.catalog.http_fetch import DownloadError, download
+from tools.providers import all_records
 from tools.catalog.importers import (
     REQUIRED_COLUMNS,
     ImportResult,
@@ -39,9 +40,10 @@ from tools.catalog.store import read_snapshot, resolve_db_path, snapshot_header
 
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v7"
 ENV_BASE_URL = "GPU_ADVISOR_CATALOG_URL"
-DEFAULT_CLOUDS = ("aws", "gcp", "lambda", "runpod", "vast", "cudo", "hyperbolic", "nebius", "seeweb", "shadeform",
-                  "primeintellect", "mithril", "simplepod")
-"""Clouds whose v7 vms.csv carries GPU offers (shared/data/skypilot-catalog-v7/SOURCE.md)."""
+DEFAULT_CLOUDS = tuple(pid for pid, record in all_records().items()
+                       if record.catalog is not None and record.catalog.refreshed_by_update)
+"""Clouds whose v7 vms.csv carries GPU offers (shared/data/skypilot-catalog-v7/SOURCE.md): the provider records
+with ``catalog.refreshed_by_update``."""
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 86_400.0
 """The longest overall download deadline accepted (a day)."""

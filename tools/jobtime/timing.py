@@ -77,7 +77,7 @@ def billing_for(provider: str) -> tuple[Billing, str]:
         return ASSUMED_BILLING, (f"billing rule of {provider} unknown: per minute with a 1-minute minimum "
                                  "assumed")
     billing = Billing(granularity_s=float(info.billing_granularity_s), minimum_s=float(info.billing_minimum_s or 0))
-    source = info.source_of("billing_granularity_s") or "tools/data/providers.json"
+    source = info.source_of("billing_granularity_s") or "tools/providers/data"
     return billing, f"{provider} bills per {billing.granularity_s:g} s, minimum {billing.minimum_s:g} s ({source})"
 
 

@@ -1,42 +1,27 @@
 """Provider attributes: billing granularity and minimum, spot notice and interruption behaviour, egress, storage when
 stopped, and the inter-node fabric of multi-node instance types.
 
-Data: ``tools/data/providers.json``, compiled from ``shared/reference/hardware.md`` §2.2, §3 and §4. A fact that no
-source gives is ``None`` — never guessed. ``ProviderInfo.sources[field]`` names the source of each fact and
+Data: one record per provider in ``tools/providers/data/<id>.json`` (schema: ``tools/providers/schema.py``), compiled
+from ``shared/reference/hardware.md`` §2.2, §3 and §4. A fact that no source gives is ``None`` — never guessed. ``ProviderInfo.sources[field]`` names the source of each fact and
 ``ProviderInfo.notes[field]`` its caveats. Provider ids are the SkyPilot cloud names (``aws``, ``gcp``, ``lambda``,
 ``runpod``, ``vast``, ...).
 """
 
 from __future__ import annotations
 
-import json
-import re
 from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DATA_FILE = Path(__file__).parents[1] / "data" / "providers.json"
+from tools.providers.schema import InterNodeFabric, ProviderRecord
 
-
-class InterNodeFabric(BaseModel):
-    """The network between nodes of a multi-node instance type."""
-
-    model_config = ConfigDict(frozen=True)
-
-    pattern: str = Field(description="Regular expression matched against the instance type.")
-    fabric: str = Field(description="What it is, e.g. 'EFA v2 32x100 Gb/s'.")
-    node_gbps: float = Field(description="Total inter-node bandwidth per node, Gbit/s, one direction.")
-    per_gpu_gbps: float = Field(description="Inter-node bandwidth per GPU, Gbit/s, one direction.")
-    source: str
-
-    @property
-    def per_gpu_gbs(self) -> float:
-        """Inter-node bandwidth per GPU in GB/s (bytes), what collective-cost formulas want."""
-        return self.per_gpu_gbps / 8
-
-    def matches(self, instance_type: str) -> bool:
-        return re.search(self.pattern, instance_type) is not None
+DATA_DIR = Path(__file__).with_name("data")
+"""One JSON file per provider, named by its id."""
+INFO_FIELDS = ("id", "display_name", "billing_granularity_s", "billing_minimum_s", "spot_available", "spot_notice_s",
+               "spot_max_runtime_s", "spot_interruption_behavior", "spot_interruption_data", "egress_usd_per_gb",
+               "can_stop", "storage_persists_when_stopped", "inter_node_fabric", "sources", "notes")
+"""The record's fields the `provider_info` tool shows."""
 
 
 class ProviderInfo(BaseModel):
@@ -79,22 +64,52 @@ class ProviderInfo(BaseModel):
         return float(-(-billed // step) * step)
 
 
-PROVIDER_ALIASES = {"amazon": "aws", "ec2": "aws", "google": "gcp", "gce": "gcp", "lambdalabs": "lambda",
-            "lambda-labs": "lambda", "lambda cloud": "lambda", "vastai": "vast", "vast.ai": "vast",
-            "microsoft": "azure", "thunder": "thundercompute", "prime intellect": "primeintellect"}
+def load_records(folder: Path) -> dict[str, ProviderRecord]:
+    """Every provider record in `folder` (one `<id>.json` each), validated; ValueError names a bad file."""
+    records = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            record = ProviderRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise ValueError(f"provider record {path.name}: {error}") from None
+        if record.id != path.stem:
+            raise ValueError(f"provider record {path.name} has id {record.id!r}")
+        records[record.id] = record
+    return records
+
+
+@lru_cache(maxsize=1)
+def all_records() -> dict[str, ProviderRecord]:
+    """The shipped provider records by id."""
+    return load_records(DATA_DIR)
+
+
+@lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    return {alias: record.id for record in all_records().values() for alias in record.aliases}
 
 
 @lru_cache(maxsize=1)
 def _providers() -> dict[str, ProviderInfo]:
-    data = json.loads(DATA_FILE.read_text(encoding="utf-8"))
-    return {row["id"]: ProviderInfo(**row) for row in data["providers"]}
+    return {pid: ProviderInfo(**record.model_dump(include=set(INFO_FIELDS))) for pid, record in all_records().items()}
+
+
+def provider_aliases() -> dict[str, str]:
+    """Other names people use for providers -> provider id ('amazon' -> 'aws')."""
+    return dict(_aliases())
+
+
+def record_of(name: str) -> ProviderRecord | None:
+    """The whole record of a provider by id or common name, or None."""
+    return all_records().get(normalise_provider(name))
 
 
 def normalise_provider(name: str) -> str:
     """Lower-case provider id ('Lambda Labs' -> 'lambda', 'AWS' -> 'aws'); unknown names are lower-cased as is."""
+    aliases = _aliases()
     key = name.strip().lower()
-    key = PROVIDER_ALIASES.get(key, key)
-    return PROVIDER_ALIASES.get(key.replace(" ", ""), key.replace(" ", ""))
+    key = aliases.get(key, key)
+    return aliases.get(key.replace(" ", ""), key.replace(" ", ""))
 
 
 def get_provider(name: str) -> ProviderInfo | None:
@@ -103,6 +118,7 @@ def get_provider(name: str) -> ProviderInfo | None:
 
 
 def all_providers() -> list[ProviderInfo]:
+    """Every provider's attributes."""
     return list(_providers().values())
 
 

@@ -17,6 +17,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from tools.providers import record_of
+
 UnboundedHours = Annotated[float, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]},
                                                  mode="serialization")]
 """A float that is infinite when spot never finishes (reason never_finishes); JSON has no infinity: null there."""
@@ -32,7 +34,6 @@ HYPERSCALER_RATE_PER_HOUR = 0.05
 """One preemption per ~20 h of running: AWS, GCP, Azure and other reclaim-on-demand spot markets."""
 MARKETPLACE_RATE_PER_HOUR = 0.10
 """One per ~10 h: bid-based marketplaces where 'someone bids higher or starts on-demand' (RunPod, Vast; §3)."""
-MARKETPLACES = frozenset({"runpod", "vast", "vastai", "vast.ai"})
 DEFAULT_RESTART_S = 600.0
 """Restart overhead: new instance, container start and checkpoint reload (assumption, 10 min)."""
 DEFAULT_DEADLINE_CONFIDENCE = 0.9
@@ -41,8 +42,8 @@ MAX_EXPONENT = 600.0
 
 def default_preemption_rate(provider: str | None) -> tuple[float, str]:
     """Default preemption rate per hour for a provider, with where the number comes from."""
-    name = (provider or "").strip().lower()
-    if name in MARKETPLACES:
+    record = record_of(provider or "")
+    if record is not None and record.spot_marketplace:  # the provider record's `spot_marketplace`
         return MARKETPLACE_RATE_PER_HOUR, f"{RATE_SOURCE}; marketplace default {MARKETPLACE_RATE_PER_HOUR}/h"
     return HYPERSCALER_RATE_PER_HOUR, f"{RATE_SOURCE}; default {HYPERSCALER_RATE_PER_HOUR}/h"
 
@@ -271,7 +272,7 @@ class SpotRiskResult(BaseModel):
 
 @lru_cache(maxsize=256)
 def provider_notice(provider: str | None) -> float | None:
-    """Documented spot notice of a provider in seconds (tools/data/providers.json), None when unknown."""
+    """Documented spot notice of a provider in seconds (tools/providers/data/<id>.json), None when unknown."""
     from tools.providers import get_provider
 
     info = get_provider(provider) if provider else None

@@ -8,31 +8,20 @@ import re
 from dataclasses import dataclass
 
 from tools.gpus import GpuSpec, gpu_variants, parse_gpu_name
+from tools.providers import all_records
 
-GPU_MEMORY_SEMANTICS: dict[str, str] = {
-    "aws": "per_gpu", "gcp": "per_gpu", "lambda": "per_gpu", "simplepod": "per_gpu", "hyperbolic": "per_gpu",
-    "cudo": "per_gpu", "mithril": "per_gpu", "seeweb": "per_gpu",
-    "vast": "summed", "primeintellect": "summed",
-    "nebius": "ignore", "runpod": "ignore", "shadeform": "ignore",
-}
-"""What GpuInfo's ``Gpus[0].MemoryInfo.SizeInMiB`` means per cloud (SOURCE.md 'Per-cloud caveats'). Other clouds:
-per GPU, as SkyPilot's own ``list_accelerators`` reads it."""
+GPU_MEMORY_SEMANTICS: dict[str, str] = {pid: r.catalog.gpu_memory_in_catalog for pid, r in all_records().items()
+                                        if r.catalog is not None}
+"""What GpuInfo's ``Gpus[0].MemoryInfo.SizeInMiB`` means per cloud (each record's ``catalog.gpu_memory_in_catalog``,
+from SOURCE.md 'Per-cloud caveats'). Other clouds: per GPU, as SkyPilot's own ``list_accelerators`` reads it."""
 
-AGGREGATORS = {"shadeform", "primeintellect"}
+AGGREGATORS = frozenset(pid for pid, r in all_records().items() if r.catalog is not None and r.catalog.aggregator)
 """Clouds whose instance-type prefix names the underlying provider (``<upstream>_...`` / ``<upstream>__...``)."""
 
 FORM_FACTOR_RULES: list[tuple[str, str, str, str]] = [
-    # (cloud, instance-type regex, form factor, source)
-    ("aws", r"^p4de?\.", "SXM", ("AWS p4d/p4de: A100 SXM with NVLink gen 3 600 GB/s (gist.github.com/shashankprasanna/"
-                                 "10ebe6dc1ba1d8d93db17da4e2cc890e, AWS staff; datareceipts hyperscalers.json)")),
-    ("aws", r"^p5\.", "SXM", "AWS p5: H100 SXM (datareceipts hyperscalers.json)"),
-    ("aws", r"^p3(dn)?\.", "SXM", ("AWS p3/p3dn: V100 with NVLink (gist.github.com/shashankprasanna/"
-                                   "10ebe6dc1ba1d8d93db17da4e2cc890e)")),
-    ("gcp", r"^a2-|^a3-", "SXM", ("GCP A2/A3 GPUs: 'NVLink Full Mesh' 600/900 GB/s per GCP's GPU table (as quoted in "
-                                  "huggingface.co/spaces/Elfsong/gcp_allocator)")),
-    ("runpod", r".", "PCIe", ("runpod names SXM and NVL variants explicitly (A100-80GB-SXM, H100-SXM, H100-NVL); a "
-                              "plain name is the PCIe card (hardware.md §5)")),
-]
+    (pid, rule.pattern, rule.form_factor, rule.source) for pid, r in all_records().items() if r.catalog is not None
+    for rule in r.catalog.form_factor_rules]
+"""(cloud, instance-type regex, form factor, source), from each record's ``catalog.form_factor_rules``."""
 
 CATALOG_MEMORY_TOLERANCE = 0.10
 """A per-GPU memory stated by the catalog that differs from the spec table's by more than this fraction is a
