@@ -60,7 +60,7 @@ class FaqAnswer(BaseModel):
 
 def _template(name: str, language: Language) -> str:
     """A per-language template from prompts/."""
-    return prompts.load(f"{name}.{language}.txt").strip()
+    return prompts.load_in(language, f"{name}.txt").strip()
 
 
 def is_yes_no_question(question: str) -> bool:
@@ -155,7 +155,7 @@ def answer_question(question: str, *, lang: str | None = None, previous: str | N
     guess = detect_language(question, explicit=lang, previous=previous)
     language: Language = guess.language
     if not guess.supported:
-        return FaqAnswer(language="en", answer=prompts.load("faq_unsupported_language.en.txt").strip())
+        return FaqAnswer(language="en", answer=prompts.load_in("en", "faq_unsupported_language.txt").strip())
     if not words(question):
         return FaqAnswer(language=language, answer=_template("faq_no_words", language))
     citations = _cited(question, language)

@@ -19,8 +19,13 @@ from agent import llm
 from agent.detached import Detached
 from agent.graph import build_graph
 from agent.language import normalise_language
-from agent.threads import BackgroundPruner, configured_retention_days
-from agent.threads import database_url_from, default_threads_path, open_thread_store
+from agent.threads import (
+    BackgroundPruner,
+    configured_retention_days,
+    database_url_from,
+    default_threads_path,
+    open_thread_store,
+)
 from contract.jobspec import JobSpec
 from tools.catalog import CatalogError, ensure_db, resolve_db_path
 

@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any, Callable
 import prompts
 from agent import llm
 from agent.claims import check_grounded, extract
-from agent.llm import openai  # imported on first use: not on the offline path
-from agent.llm import LANGUAGE_NAMES, note
+from agent.llm import (
+    LANGUAGE_NAMES,
+    note,
+    openai,  # imported on first use: not on the offline path
+)
 
 if TYPE_CHECKING:  # the registry (pydantic models for every tool, ~40 ms to import) loads on the first LLM turn
     from agent.toolbox import ToolContext

@@ -21,8 +21,16 @@ from agent.faq_answer import FaqAnswer, answer_question
 from contract.errors import UserError
 from contract.jobspec import JobSpec, Language, describe_validation_error
 from tools.catalog import SORTS, CatalogError, Offer, query_offers
-from tools.memory import Estimate, EstimateRequest, estimate
 from tools.gpus import closest_gpu_names, lookup_gpu
+from tools.jobtime import (
+    Candidate,
+    EstimateWithThroughput,
+    TopologyResult,
+    build_workload,
+    check_topology,
+    throughput_block,
+)
+from tools.memory import Estimate, EstimateRequest, estimate
 from tools.providers import (
     ProviderInfo,
     all_providers,
@@ -31,9 +39,6 @@ from tools.providers import (
 )
 from tools.ranking import RankingResult, rank_offers
 from tools.spot import SpotRiskRequest, SpotRiskResult, assess_spot
-from tools.jobtime import EstimateWithThroughput, throughput_block
-from tools.jobtime import Candidate, TopologyResult, check_topology
-from tools.jobtime import build_workload
 
 MAX_CATALOG_LIMIT = 500
 

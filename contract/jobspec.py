@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-Language = Literal["it", "id", "en"]
+from contract.languages import Language
+
 Method = Literal["pretrain", "full_finetune", "lora", "qlora"]
 Precision = Literal["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]
 Optimizer = Literal["adamw", "adamw_8bit", "paged_adamw_8bit", "sgd", "adafactor"]

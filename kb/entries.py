@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Language = Literal["it", "id", "en"]
-LANGUAGES: tuple[Language, ...] = ("it", "id", "en")
+from contract.languages import LANGUAGES, Language
+
 ARTICLES: tuple[str, ...] = ("training", "fine_tuning")
 Kind = Literal["section", "bullet", "faq"]
 

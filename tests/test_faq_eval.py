@@ -80,7 +80,7 @@ def test_the_copy_guard_reads_every_data_file_of_agent_and_kb():
     """The guard below is only as good as what it reads: the aliases, lexicons, cues and articles are all there."""
     files = _data_phrases()
     for expected in ("kb/data/aliases.en.json", "kb/data/fine_tuning.it.md", "kb/data/synonyms.json",
-                     "agent/lexicon/intent.json", "agent/tool_cues.json", "agent/claims_lexicon.json"):
+                     "agent/lexicon/intent.json", "agent/tool_cues.json", "agent/claims/claims_lexicon.json"):
         assert files.get(expected), expected
     assert len(files) >= 30
 

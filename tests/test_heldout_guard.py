@@ -35,7 +35,7 @@ def _normalised(text: str) -> str:
 def _product_text() -> str:
     """All shipped data and code of the product, normalised, in one string."""
     parts = []
-    for folder in ("agent", "prompts", "tools/data", "kb", "web/static"):
+    for folder in ("agent", "prompts", "tools/data", "tools/providers/data", "kb", "web/static"):
         for path in (ROOT / folder).rglob("*"):
             if path.is_file() and path.suffix in DATA_SUFFIXES | {".js"}:
                 parts.append(_normalised(path.read_text("utf-8", errors="replace")))

@@ -13,7 +13,8 @@ from tests.slack_fakes import offline_advisor
 from tests.slack_sdk_check import sdk_problems
 from web.slack.blockkit import (MAX_BLOCKS, MAX_SECTION_TEXT, BlockKitError, SlackMessage, problems, split_blocks,
                                 split_text, validate)
-from web.slack.i18n import LANGUAGES, strings
+from contract.languages import LANGUAGES
+from web.slack.i18n import strings
 from web.slack.mrkdwn import escape, to_mrkdwn, user_text
 from web.slack.render import render_result, section
 

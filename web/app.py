@@ -19,11 +19,11 @@ from web.blocking import run_blocking
 from web.deps import AppResources
 from web.docs import install_docs
 from web.errors import install_error_handlers
-from web.serving import public_base_url
 from web.mcp import mount_mcp
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
 from web.rate_limit import limiter_for
 from web.schemas import Health
+from web.serving import public_base_url
 from web.settings import ServerSettings
 from web.slack import EVENTS_PATH as SLACK_EVENTS_PATH
 from web.slack import mount as mount_slack

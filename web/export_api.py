@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.export import ExportError, build_task
+from contract.languages import Language
 from web.blocking import run_blocking
 from web.deps import AppResources, resources
 
@@ -19,7 +20,7 @@ class TurnForExport(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    language: Literal["it", "id", "en"] = "en"
+    language: Language = "en"
     spec: dict[str, Any] = Field(default_factory=dict, description="The turn's job spec.")
     estimate: dict[str, Any] | None = Field(default=None, description="The turn's memory estimate.")
     offers: list[dict[str, Any]] = Field(min_length=1, max_length=50,

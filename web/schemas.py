@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Language = Literal["it", "id", "en"]
+from contract.languages import Language
+
 THREAD_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
 THREAD_TOKEN_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 HARD_MAX_MESSAGE_CHARS = 100_000

@@ -8,7 +8,6 @@ rewording check also wants the draft's verdict (its first paragraph's claims) ba
 
 from __future__ import annotations
 
-
 from agent.claims.reading import (
     MIN_CONTENT_WORDS,
     MIN_OVERLAP,

@@ -14,21 +14,20 @@ the source's own sentences ("units"; a tool result's records, see agent/claims/s
 - a budget or deadline clause's stance (within / over, negated or not) must be one the source takes, and a clause
   keeps the negation of its closest source clause (by shared entities, numbers and content words).
 
-Word lists are per language in agent/lexicon/support_<lang>.json (English is always read too: models slip into it).
+Word lists are per language in prompts/<lang>/words/support.json (English is always read too: models slip into it).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from pathlib import Path
 from typing import Any
 
 from agent.claims.text import Token, phrase_at, tokenize
+from agent.lexicon import language_words
+from contract.languages import LANGUAGES
 
-LEXICON_DIR = Path(__file__).parents[1] / "lexicon"
 MIN_SUPPORTED_WORDS = 0.5
 """A sentence needs at least this share of its content words in the source."""
 MIN_WORD_CHARS = 4
@@ -48,8 +47,9 @@ VERDICT_START = re.compile(r"^[\W_]*([^\W\d_]+)[*_]*\s*[—–,.:;!-]", re.UNICO
 
 def _read(language: str) -> dict[str, Any]:
     """One language's word file (empty when there is none)."""
-    path = LEXICON_DIR / f"support_{language}.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if language not in LANGUAGES:
+        return {}
+    return dict(language_words(language, "support"))
 
 
 def _merge(a: Any, b: Any) -> Any:

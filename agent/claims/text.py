@@ -1,7 +1,7 @@
 """Reading text for the claim checker: tokens with clauses, digits in it/id/en style, number words, phrases.
 
 Digits and number words ("dodici", "ventiquattro", "dua puluh empat", "twenty-four", "mezzo") are read by the
-parser's own number reader (agent/language/numbers.py, word tables in agent/lexicon/numbers_<lang>.json), so the parser and
+parser's own number reader (agent/language/numbers.py, word tables in prompts/<lang>/words/numbers.json), so the parser and
 the checker agree on "1,500" in every language; the checker's other word lists live in agent/claims_lexicon.json.
 """
 

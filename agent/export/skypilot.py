@@ -12,6 +12,7 @@ from typing import Any
 
 import prompts
 from agent.export.yaml_text import Commented, render_yaml
+from contract.languages import supported_or_default
 from tools.providers import all_records
 
 SKYPILOT_CLOUDS = frozenset(record.skypilot.cloud for record in all_records().values()
@@ -55,7 +56,7 @@ class SkyPilotTask:
 @cache
 def _texts(language: str) -> dict[str, Any]:
     """The comment templates of one language."""
-    return json.loads(prompts.load(f"skypilot.{language if language in ('it', 'id', 'en') else 'en'}.json"))
+    return json.loads(prompts.load_in(supported_or_default(language), "skypilot.json"))
 
 
 def _reason_param(offer: dict[str, Any], name: str) -> float | None:

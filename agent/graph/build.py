@@ -27,9 +27,8 @@ from langgraph.graph import END, START, StateGraph
 
 import prompts
 from agent import writing
-from agent.writing import assumption_lines
-from agent.graph import acts
 from agent.faq_answer import answer_question
+from agent.graph import acts
 from agent.graph.questions import (
     FIT_CHECK_GPU,
     comparison,
@@ -37,21 +36,18 @@ from agent.graph.questions import (
     ranked,
     reconciled,
 )
-from agent.parsing import JOB_DEFINING, classify_intent, preference_of, turn_request
-from agent.language import detect_language
-from agent.parsing import merge_spec, parse_message
-from agent.llm import phrase_answer, with_note
 from agent.graph.state import AgentState
+from agent.language import detect_language
+from agent.llm import phrase_answer, with_note
+from agent.parsing import JOB_DEFINING, classify_intent, merge_spec, parse_message, preference_of, turn_request
 from agent.tool_agent import tools_node, with_tools
-from agent.writing import public
-from agent.writing import rental_summary, verdict
+from agent.writing import assumption_lines, public, rental_summary, verdict
 from contract.jobspec import JobSpec
+from contract.languages import supported_or_default
 from kb.entries import entry
 from kb.topics import topic_entry
-from tools.catalog import current_meta
-from tools.catalog import CatalogUnavailableError
-from tools.memory import cached_estimate
-from tools.memory import request_for_plan, request_for_spec
+from tools.catalog import CatalogUnavailableError, current_meta
+from tools.memory import cached_estimate, request_for_plan, request_for_spec
 
 PER_TURN_RESET: dict[str, Any] = {
     "intent": None, "parsed": {}, "mentioned": [], "missing": [], "estimate": None, "single_gpu_estimate": None,
@@ -70,8 +66,8 @@ DEFAULT_METHOD = "full_finetune"
 
 @cache
 def _progress_labels(language: str) -> dict[str, str]:
-    """Localised progress labels (prompts/progress.<lang>.json)."""
-    return json.loads(prompts.load(f"progress.{language}.json"))
+    """Localised progress labels (prompts/<lang>/progress.json)."""
+    return json.loads(prompts.load_in(language, "progress.json"))
 
 
 def _progress(node: str, language: str, **values: Any) -> None:
@@ -80,7 +76,7 @@ def _progress(node: str, language: str, **values: Any) -> None:
         write = get_stream_writer()
     except RuntimeError:
         return
-    label = _progress_labels(language if language in ("it", "id", "en") else "en").get(node, node)
+    label = _progress_labels(supported_or_default(language)).get(node, node)
     write({"type": "progress", "node": node, "label": label.format(**values)})
 
 

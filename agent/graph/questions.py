@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from agent.writing import same_rental
 from contract.jobspec import JobSpec
-from tools.memory import estimate_for_spec
 from tools.jobtime import DEFAULT_MEMORY_MARGIN
+from tools.memory import estimate_for_spec
 
 FIT_CHECK_GPU = "H100"
 """Single-card reference when the user names no GPU and no card size: the common 80 GB class."""

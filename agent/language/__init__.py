@@ -1,7 +1,15 @@
 """Which language a chat message is in (it, id or en), tuned for short, mixed, jargon-heavy messages.
 """
 
-from agent.language.detect import LanguageGuess, SUPPORTED, detect_language, normalise_language
-from agent.language.numbers import NUMBER, Quantity, combine, find_quantities, parse_number, word_pieces, words_to_digits
+from agent.language.detect import SUPPORTED, LanguageGuess, detect_language, normalise_language
+from agent.language.numbers import (
+    NUMBER,
+    Quantity,
+    combine,
+    find_quantities,
+    parse_number,
+    word_pieces,
+    words_to_digits,
+)
 
 __all__ = ['LanguageGuess', 'NUMBER', 'Quantity', 'SUPPORTED', 'combine', 'detect_language', 'find_quantities', 'normalise_language', 'parse_number', 'word_pieces', 'words_to_digits']

@@ -1,7 +1,7 @@
 """Which language a chat message is in (it, id or en), tuned for short, mixed, jargon-heavy messages.
 
 Rule: the user's explicit choice wins; else detection when the message carries enough signal; else the previous
-turn's language; else English. Detection counts cue words from `agent/lexicon/language_*.json` (function words and
+turn's language; else English. Detection counts cue words from `prompts/<lang>/words/language.json` (function words and
 everyday domain words). English technical loan words (GPU, spot, budget, fine-tuning) are in no list, so "fine-tuning
 pakai spot aman?" is Indonesian and "QLoRA su Llama 3 70B" Italian. A message clearly in another language (German,
 French, Spanish, Portuguese, Dutch) is flagged `supported=False` and answered in English.
@@ -15,10 +15,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.lexicon import load
+from agent.lexicon import language_words, load
+from contract.languages import LANGUAGES, Language
 
-Supported = Literal["it", "id", "en"]
-SUPPORTED: tuple[Supported, ...] = ("it", "id", "en")
+Supported = Language
+SUPPORTED: tuple[Supported, ...] = LANGUAGES
 STRONG, WEAK, AFFIX, OTHER_WORD, OTHER_CHAR = 2.0, 1.0, 0.5, 1.5, 1.0
 MIN_SIGNAL = 1.0
 """A language needs at least this score to be detected at all."""
@@ -65,7 +66,7 @@ def _lexicon() -> dict[str, dict[str, float]]:
     """Word -> weight for each supported language, from the data files."""
     table: dict[str, dict[str, float]] = {}
     for lang in SUPPORTED:
-        data = load(f"language_{lang}.json")
+        data = language_words(lang, "language")
         words = {w.lower(): WEAK for w in data.get("weak", [])}
         words.update({w.lower(): STRONG for w in data.get("strong", [])})
         table[lang] = words
@@ -75,8 +76,8 @@ def _lexicon() -> dict[str, dict[str, float]]:
 @cache
 def _affixes() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """(prefixes, suffixes) per supported language: weak morphology cues for words in no list."""
-    return {lang: (tuple(load(f"language_{lang}.json").get("prefixes", ())),
-                   tuple(load(f"language_{lang}.json").get("suffixes", ()))) for lang in SUPPORTED}
+    return {lang: (tuple(language_words(lang, "language").get("prefixes", ())),
+                   tuple(language_words(lang, "language").get("suffixes", ()))) for lang in SUPPORTED}
 
 
 @cache
@@ -89,7 +90,7 @@ def _other_lexicon() -> tuple[dict[str, frozenset[str]], dict[str, str]]:
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; Italian elisions ("dell'addestramento") split into article and word."""
-    elisions = set(load("language_it.json").get("elisions", ()))
+    elisions = set(language_words("it", "language").get("elisions", ()))
     out: list[str] = []
     for raw in _TOKEN.findall(text.lower().replace("\u2019", "'").replace("`", "'")):
         head, sep, rest = raw.partition("'")
@@ -119,7 +120,7 @@ def score_languages(text: str) -> tuple[dict[str, float], dict[str, float]]:
     supported = {lang: 0.0 for lang in SUPPORTED}
     other = {lang: 0.0 for lang in other_words}
     for word in tokens(text):
-        if word.endswith("'") and word in {e + "'" for e in load("language_it.json").get("elisions", ())}:
+        if word.endswith("'") and word in {e + "'" for e in language_words("it", "language").get("elisions", ())}:
             supported["it"] += STRONG
             continue
         known = False

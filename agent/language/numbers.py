@@ -2,7 +2,7 @@
 "1,500"), number words in it/id/en ("ventiquattro", "dua puluh empat", "twenty-four", "mezzo miliardo",
 "satu setengah") and magnitudes after digits ("20M", "100 miliardi", "2 juta", "2jt", "5 grand").
 
-Word tables live in agent/lexicon/numbers_<lang>.json (numbers.json holds the language-neutral letters); all three
+Word tables live in prompts/<lang>/words/numbers.json (numbers.json holds the language-neutral letters); all three
 languages are read together (people mix them), and the language only decides how an ambiguous digit group reads.
 """
 
@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from agent.lexicon import load
+from agent.lexicon import language_words, load
 
 NUMBER = r"(?<![\w.,])(?:\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
 """A number as typed, before deciding which separator is the decimal one."""
 ROLES = ("units", "tens", "times", "teen", "scales", "fractions")
 ROLE_OF = {"units": "unit", "tens": "unit", "times": "times", "teen": "teen", "scales": "scale",
            "fractions": "fraction"}
-"""Table name in a numbers_<lang>.json file -> the role its words play when a run of number words is added up."""
+"""Table name in a prompts/<lang>/words/numbers.json file -> the role its words play when a run of number words is added up."""
 Piece = tuple[str, float]
 """One number-word piece: (role, value); roles: unit, times, teen, scale, fraction."""
 
@@ -51,8 +51,8 @@ def _neutral() -> dict[str, Any]:
 
 @cache
 def tables(lang: str) -> dict[str, Any]:
-    """One language's number words (agent/lexicon/numbers_<lang>.json)."""
-    return load(f"numbers_{lang}.json")
+    """One language's number words (prompts/<lang>/words/numbers.json)."""
+    return language_words(lang, "numbers")
 
 
 def languages() -> tuple[str, ...]:

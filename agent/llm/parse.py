@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 import prompts
 from agent.llm import client as llm
-from agent.llm.lazy_openai import openai  # imported on first use: not on the offline path
 from agent.llm.client import llm_configured, model_name
+from agent.llm.lazy_openai import openai  # imported on first use: not on the offline path
 from agent.llm.parse_evidence import Evidence
 from contract.jobspec import JobSpec
 

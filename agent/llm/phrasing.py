@@ -13,18 +13,19 @@ import json
 from functools import cache
 
 import prompts
-from agent.llm import client as llm
 from agent.claims import check_fragment, check_rewording, verdict_problems
-from agent.llm.lazy_openai import openai  # imported on first use: not on the offline path
+from agent.llm import client as llm
 from agent.llm.client import llm_configured
+from agent.llm.lazy_openai import openai  # imported on first use: not on the offline path
+from contract.languages import NAMES
 
-LANGUAGE_NAMES = {"it": "Italian", "id": "Indonesian", "en": "English"}
+LANGUAGE_NAMES = NAMES
 
 
 @cache
 def _notes(language: str) -> dict[str, str]:
-    """The LLM-path notes in one language (prompts/llm_notes.<lang>.json)."""
-    return json.loads(prompts.load(f"llm_notes.{language if language in LANGUAGE_NAMES else 'en'}.json"))
+    """The LLM-path notes in one language (prompts/<lang>/llm_notes.json)."""
+    return json.loads(prompts.load_in(language if language in LANGUAGE_NAMES else 'en', "llm_notes.json"))
 
 
 def note(key: str, language: str) -> str:

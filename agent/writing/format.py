@@ -17,8 +17,8 @@ GIB_ROUND = 1
 
 @cache
 def templates(language: str) -> dict[str, Any]:
-    """The answer templates of one language (prompts/recommend.<lang>.json)."""
-    return json.loads(prompts.load(f"recommend.{language}.json"))
+    """The answer templates of one language (prompts/<lang>/recommend.json)."""
+    return json.loads(prompts.load_in(language, "recommend.json"))
 
 
 def number(value: float, language: str, decimals: int = 1) -> str:

@@ -2,7 +2,7 @@
 
 A first answer gives memory, layout, spot, alternatives, assumptions and sources, each in one short paragraph. A
 follow-up repeats the verdict, says what changed and what the offer was before, and only the details the change
-touches. Every number comes from the tool results in the state; the wording comes from prompts/recommend.<lang>.json.
+touches. Every number comes from the tool results in the state; the wording comes from prompts/<lang>/recommend.json.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from contract.languages import Language
 from tools.catalog import query_offers
 from tools.jobtime import ASSUMED_BILLING, billing_for
 
@@ -44,7 +45,7 @@ class CompareQuery(BaseModel):
     page_size: int = Field(50, ge=1, le=MAX_PAGE_SIZE)
     job: str | None = Field(None, max_length=4000, description="A job in words (it/id/en) or a JobSpec as JSON: "
                                                                "adds fit, memory, hours and job cost per offer.")
-    lang: Literal["it", "id", "en"] | None = Field(None, description="Language of a job given in words.")
+    lang: Language | None = Field(None, description="Language of a job given in words.")
     fits_only: bool = Field(True, description="With a job: only offers the job runs on.")
 
 

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
+from contract.languages import LANGUAGES
 from web.blocking import run_blocking
 from web.compare.data import CompareQuery, RowsCache, select_rows
 from web.compare.job import JobCache, with_job
@@ -95,5 +96,5 @@ def render_compare(api_base: str, lang: str) -> str:
 @router.get(PAGE_PATH, response_class=HTMLResponse, include_in_schema=False)
 async def compare_html(request: Request, lang: str | None = None) -> HTMLResponse:
     """The comparison page (the table is filled by /widget/compare/app.js from /api/compare)."""
-    chosen = lang if lang in ("it", "id", "en") else ""
+    chosen = lang if lang in LANGUAGES else ""
     return HTMLResponse(render_compare(public_base_url(request.scope), chosen))  # never the Host header

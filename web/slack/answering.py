@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from slack_sdk import WebClient
@@ -19,8 +19,9 @@ from slack_sdk.errors import SlackApiError
 
 from agent.faq_answer import answer_question
 from agent.language import detect_language, normalise_language
-from contract.errors import UserError
 from agent.parsing import parse_message
+from contract.errors import UserError
+from contract.languages import Language
 from tools.memory import estimate_for_spec
 from web.slack.blockkit import SlackMessage
 from web.slack.i18n import label, text
@@ -55,7 +56,7 @@ class ButtonValue(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     thread: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:-]+$")
-    lang: Literal["it", "id", "en"]
+    lang: Language
     method: str | None = Field(default=None, max_length=40)
 
 

@@ -9,15 +9,16 @@ plans undo returns to.
 """
 
 from agent.graph.acts.classify import ACTS, Act, ActReading, read_act
-
-from agent.graph.acts.nodes import PLAN_ACTS
-from agent.graph.acts.nodes import act_update
-from agent.graph.acts.nodes import history_after
-from agent.graph.acts.nodes import merged_spec
-from agent.graph.acts.nodes import method_line
-from agent.graph.acts.nodes import preface
-from agent.graph.acts.nodes import ranking_spec
-from agent.graph.acts.nodes import states_job
-from agent.graph.acts.nodes import write_act
+from agent.graph.acts.nodes import (
+    PLAN_ACTS,
+    act_update,
+    history_after,
+    merged_spec,
+    method_line,
+    preface,
+    ranking_spec,
+    states_job,
+    write_act,
+)
 
 __all__ = ['ACTS', 'Act', 'ActReading', 'PLAN_ACTS', 'act_update', 'history_after', 'merged_spec', 'method_line', 'preface', 'ranking_spec', 'read_act', 'states_job', 'write_act']

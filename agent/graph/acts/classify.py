@@ -1,4 +1,4 @@
-"""Which dialogue act a turn is: cue lists per language (agent/lexicon/acts_<lang>.json) over the text, plus what
+"""Which dialogue act a turn is: cue lists per language (prompts/<lang>/words/acts.json) over the text, plus what
 the parser read and what the thread holds. A field mentioned inside a question is the question's subject, never a
 change of the job: only a statement (or a question that asks to change, "can you make it 4k?") edits the plan."""
 
@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from agent.lexicon import load
+from agent.lexicon import language_words, load
+from contract.languages import supported_or_default
 
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
 ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined",
@@ -39,7 +40,7 @@ def _cues(language: str) -> dict[str, re.Pattern[str]]:
     """Compiled cue lists of one language together with English (people mix English words into every language)."""
     merged: dict[str, list[str]] = {}
     for lang in dict.fromkeys((language, "en")):
-        data = load(f"acts_{lang if lang in ('it', 'id', 'en') else 'en'}.json")
+        data = language_words(supported_or_default(lang), "acts")
         for name, patterns in data.items():
             if isinstance(patterns, list):
                 merged.setdefault(name, []).extend(patterns)
@@ -52,7 +53,7 @@ def _currency_words(language: str) -> dict[str, re.Pattern[str]]:
     """Currency code -> pattern of the words naming it (the language's and English)."""
     words: dict[str, list[str]] = {}
     for lang in dict.fromkeys((language, "en")):
-        for code, patterns in load(f"acts_{lang}.json")["currencies"].items():
+        for code, patterns in language_words(lang, "acts")["currencies"].items():
             words.setdefault(code, []).extend(patterns)
     return {code: re.compile(r"(?<![\w])(?:" + "|".join(p) + r")(?![\w])", re.I) for code, p in words.items()}
 

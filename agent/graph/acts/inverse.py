@@ -42,8 +42,8 @@ def _where(gpu: str | None, vram: float | None, count: int, job: dict[str, Any],
 def _fits(job: dict[str, Any], model: str | None, gpu: str | None, vram: float | None, count: int
           ) -> tuple[bool, float]:
     """Whether the job fits the hardware (with `model` in place of its own when given), and its per-GPU GiB."""
-    from tools.memory import estimate_for_spec
     from tools.jobtime import DEFAULT_MEMORY_MARGIN
+    from tools.memory import estimate_for_spec
 
     spec = JobSpec.model_validate({**job, "model": model, "params_b": None} if model else job)
     estimate = estimate_for_spec(spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu,

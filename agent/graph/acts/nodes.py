@@ -175,8 +175,7 @@ def method_line(state: dict[str, Any]) -> str | None:
         return None
     from agent.writing import number, templates
     from contract.jobspec import JobSpec
-    from tools.memory import cached_estimate
-    from tools.memory import request_for_spec
+    from tools.memory import cached_estimate, request_for_spec
 
     language = state["language"]
     t, names = act_templates(language), templates(language)["method_names"]

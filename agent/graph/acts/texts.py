@@ -1,4 +1,4 @@
-"""Shared wording for act answers: templates (prompts/acts.<lang>.json) and a rental in one phrase."""
+"""Shared wording for act answers: templates (prompts/<lang>/acts.json) and a rental in one phrase."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from functools import cache
 from typing import Any
 
 import prompts
-from agent.writing import hours, money, number, templates
-from agent.writing import limit_misses
+from agent.writing import hours, limit_misses, money, number, templates
+from contract.languages import supported_or_default
 
 
 @cache
 def act_templates(language: str) -> dict[str, Any]:
     """The act templates of one language."""
-    return json.loads(prompts.load(f"acts.{language if language in ('it', 'id', 'en') else 'en'}.json"))
+    return json.loads(prompts.load_in(supported_or_default(language), "acts.json"))
 
 
 def display_cost(usd: float, spec: dict[str, Any], language: str, currency: str | None = None) -> str:

@@ -27,8 +27,7 @@ def hypothesis(state: dict[str, Any]) -> dict[str, Any]:
 
 def _change_words(changed: dict[str, Any], language: str) -> str:
     """'sequence length 4,096, spot yes' for the fields the what-if sets."""
-    from agent.writing import templates
-    from agent.writing import field_value
+    from agent.writing import field_value, templates
 
     labels = templates(language)["field_labels"]
     return ", ".join(f"{labels.get(name, name)} {field_value(name, value, None, language)}"

@@ -9,8 +9,9 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
-from agent.lexicon import load
 from agent.language import Quantity, words_to_digits
+from agent.lexicon import load
+from contract.languages import LANGUAGES
 
 
 @dataclass
@@ -59,7 +60,7 @@ def vocabulary() -> dict[str, Any]:
 def words(key: str) -> list[str]:
     """A vocabulary list, flattened when it is kept per language ({"it": [...], "id": [...], "en": [...]})."""
     entry = vocabulary()[key]
-    return [w for lang in ("it", "id", "en") for w in entry.get(lang, [])] if isinstance(entry, dict) else list(entry)
+    return [w for lang in LANGUAGES for w in entry.get(lang, [])] if isinstance(entry, dict) else list(entry)
 
 
 def alt(words: list[str]) -> str:

@@ -1,4 +1,4 @@
-"""Slack interface strings in it/id/en, one JSON file per language next to this module, with a formatter.
+"""Slack interface strings in it/id/en, one JSON file per language (prompts/<code>/slack.json), with a formatter.
 
 Every key exists in every language (a test checks it); code never embeds user-facing text.
 """
@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
-LANGUAGES: tuple[str, ...] = ("it", "id", "en")
+import prompts
 
 
 @cache
 def strings(language: str) -> dict[str, Any]:
     """All strings of one language (English for anything unsupported)."""
-    name = language if language in LANGUAGES else "en"
-    return json.loads(resources.files(__package__).joinpath(f"{name}.json").read_text(encoding="utf-8"))
+    return json.loads(prompts.load_in(language, "slack.json"))
 
 
 def text(key: str, language: str, **params: Any) -> str:
