@@ -64,7 +64,8 @@ def test_the_chat_result_exports_as_the_same_task_the_cli_builds(server, chat_re
 
 @pytest.mark.parametrize(("change", "words"), [
     ({"offers": []}, "offers"),
-    ({"offers": [{"provider": "simplepod", "instance_type": "gpu_1x_rtx3090"}]}, "SkyPilot cannot launch on simplepod"),
+    ({"offers": [{"provider": "simplepod", "instance_type": "gpu_1x_rtx3090"}], "spec": {}},
+     "SkyPilot cannot launch on simplepod and no offer"),
     ({"offers": [{"provider": "aws"}]}, "missing or malformed"),
     ({"offers": [{"provider": "aws", "instance_type": "g5.xlarge", "gpu_count": "many"}]}, "missing or malformed"),
     ({"language": "fr"}, "language"),
@@ -76,6 +77,22 @@ def test_bad_results_get_a_one_line_422(server, chat_result, change, words):
     assert response.status_code == 422, response.text
     message = response.json()["error"]["message"]
     assert words in message and "\n" not in message
+
+
+def test_an_offer_skypilot_cannot_launch_comes_back_as_its_best_launchable_alternative(server):
+    """What the widget sends, with a first offer on simplepod: the task is the job's best offer on a cloud SkyPilot
+    launches, and `note` says which and why in the turn's language (200, not 422)."""
+    result = httpx2.post(server.url + "/api/chat", json={"message": "LoRA su Llama 3 8B, 10k esempi, su simplepod"},
+                         timeout=120).json()
+    assert result["offers"][0]["provider"] == "simplepod"
+    response = httpx2.post(server.url + "/api/export/skypilot", json=export_body(result), timeout=60)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    expected = build_task(result, db_path=server.app.state.resources.catalog_path)
+    assert body["yaml"] == expected.yaml and body["note"] == expected.note
+    assert body["offer"]["provider"] != "simplepod" and body["offer"]["provider"] == expected.offer["provider"]
+    assert yaml.safe_load(body["yaml"])["resources"]["instance_type"] == body["offer"]["instance_type"]
+    assert "non si può avviare con SkyPilot" in body["note"] and body["offer"]["provider"] in body["note"]
 
 
 def test_widget_button_downloads_the_task(server):
@@ -102,5 +119,19 @@ def test_widget_button_downloads_the_task(server):
             task = yaml.safe_load(Path(download.path()).read_text(encoding="utf-8"))
             assert task["resources"]["infra"].startswith("aws")
             sync_api.expect(page.locator(".export-status")).to_contain_text("sky ")
+
+            # A recommendation on a cloud SkyPilot cannot launch: the download is the alternative, and says so.
+            page.locator("#ga-input").fill("LoRA su Llama 3 8B, 10k esempi, su simplepod")
+            with page.expect_response("**/api/chat/stream"):
+                page.locator("#ga-input").press("Enter")
+            button = page.locator(".bubble.assistant").last.get_by_role("button", name="Avvia con SkyPilot (task.yaml)")
+            button.wait_for(timeout=60_000)
+            with page.expect_download() as download_info:
+                button.click()
+            task = yaml.safe_load(Path(download_info.value.path()).read_text(encoding="utf-8"))
+            assert not task["resources"]["infra"].startswith("simplepod")
+            status = page.locator(".bubble.assistant").last.locator(".export-status")
+            sync_api.expect(status).to_contain_text("non si può avviare con SkyPilot")
+            sync_api.expect(status).to_contain_text(task["resources"]["infra"].split("/")[0])
         finally:
             browser.close()

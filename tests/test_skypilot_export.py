@@ -86,9 +86,11 @@ def _validate_with_skypilot(tasks: list[SkyPilotTask], tmp_path: Path) -> list[d
 
 def test_every_exported_task_is_valid_skypilot_and_matches_the_offer(results, tmp_path):
     """Each provider family, spot and on-demand, single and multi-node: SkyPilot parses the task, knows the
-    instance, its GPUs and the region, and the task says what the recommendation says."""
-    exportable = [r for r in results if r["offers"][0]["provider"] in SKYPILOT_CLOUDS]
+    instance, its GPUs and the region, and the task says what the recommendation says (or, on a cloud SkyPilot
+    cannot launch, what its launchable alternative says)."""
+    exportable = results
     tasks = [build_task(r) for r in exportable]
+    assert any(t.note for t in tasks) and any(not t.note for t in tasks)
     for task in tasks:
         assert yaml.safe_load(task.yaml) == task.config
     checked = _validate_with_skypilot(tasks, tmp_path)
@@ -97,7 +99,9 @@ def test_every_exported_task_is_valid_skypilot_and_matches_the_offer(results, tm
     assert {c["use_spot"] for c in checked} == {True, False}
     assert max(c["num_nodes"] for c in checked) >= 1
     for result, task, seen in zip(exportable, tasks, checked):
-        offer = result["offers"][0]
+        offer = task.offer
+        assert (offer is result["offers"][0]) is (result["offers"][0]["provider"] in SKYPILOT_CLOUDS)
+        assert (task.note is None) is (offer is result["offers"][0])
         assert seen["exists"], seen
         assert seen["cloud"] == offer["provider"] and seen["instance_type"] == offer["instance_type"]
         assert seen["accelerators"] == seen["task_accelerators"], seen
@@ -145,12 +149,54 @@ def test_comments_follow_the_users_language(advisor):
     assert "# L'offerta consigliata" in italian.yaml and "# The recommended offer" in english.yaml
 
 
-def test_a_provider_skypilot_cannot_launch_gets_a_clear_error(advisor):
-    """An offer on a cloud outside SkyPilot gets a one-line explanation, not a broken file."""
-    result = advisor.respond("LoRA on Llama 3 8B, 10k examples, on simplepod")
-    assert result["offers"] and result["offers"][0]["provider"] == "simplepod"  # the shipped snapshot has them
-    with pytest.raises(ExportError, match="SkyPilot cannot launch on simplepod"):
-        build_task(result)
+def test_an_offer_skypilot_cannot_launch_is_exported_as_the_best_launchable_alternative(advisor):
+    """The recommended offer is on simplepod (the user asked for it; SkyPilot has no such cloud): the task launches
+    the job ranked again on SkyPilot's clouds, and its first comment says which offer and why, in Italian."""
+    from contract.jobspec import JobSpec
+    from tools.ranking import rank_offers
+
+    result = advisor.respond("LoRA su Llama 3 8B, 10k esempi, su simplepod")
+    assert result["offers"] and {o["provider"] for o in result["offers"]} == {"simplepod"}  # the shipped snapshot
+    task = build_task(result, db_path=advisor.db_path)
+    expected = rank_offers(JobSpec.model_validate({**result["spec"], "providers": sorted(SKYPILOT_CLOUDS)}),
+                           db_path=advisor.db_path, limit=1).offers[0]
+    assert (task.offer["provider"], task.offer["instance_type"]) == (expected.provider, expected.instance_type)
+    assert task.config["resources"]["instance_type"] == expected.instance_type
+    first = result["offers"][0]
+    assert task.note.startswith(f"L'offerta consigliata, {first['total_gpus']}× {first['gpu']} su simplepod")
+    assert "non si può avviare con SkyPilot" in task.note and f"{expected.gpu} su {expected.provider}" in task.note
+    assert task.yaml.startswith("# L'offerta consigliata, ")
+    assert "# L'alternativa avviabile all'offerta consigliata" in task.yaml
+
+    # Without a job to rank again, the first launchable offer of the turn's own list is the alternative.
+    listed = dict(result, spec={}, offers=[first, *expected_list(advisor)])
+    assert build_task(listed, db_path=advisor.db_path).offer is listed["offers"][1]
+
+    english = build_task(dict(result, language="en"), db_path=advisor.db_path)
+    assert english.note.startswith("The recommended offer, ") and "cannot be launched with SkyPilot" in english.note
+
+
+def expected_list(advisor) -> list[dict]:
+    """Offers of a job on aws (all launchable)."""
+    return advisor.respond("LoRA on Llama 3 8B, 10k examples, on aws")["offers"][:2]
+
+
+def test_nothing_launchable_for_the_job_is_a_clear_error():
+    """No offer on a cloud SkyPilot supports can run the job (here: no job to rank at all): one clear line."""
+    with pytest.raises(ExportError, match="SkyPilot cannot launch on simplepod and no offer on a cloud it supports"):
+        build_task({"offers": [{"provider": "simplepod", "instance_type": "x"}], "spec": {}, "language": "en"})
+
+
+def test_cli_export_says_which_alternative_it_exported(advisor, tmp_path, capsys):
+    """`export --from` on a simplepod recommendation writes the alternative's task and says so on stderr."""
+    saved = tmp_path / "turn.json"
+    saved.write_text(json.dumps(advisor.respond("LoRA on Llama 3 8B, 10k examples, on simplepod")))
+    assert main(["export", "--from", str(saved), "--json"]) == 0
+    captured = capsys.readouterr()
+    printed = json.loads(captured.out)
+    assert printed["note"] and printed["note"] in captured.err and "simplepod" in printed["note"]
+    assert printed["offer"]["provider"] in SKYPILOT_CLOUDS
+    assert printed["task"]["resources"]["instance_type"] == printed["offer"]["instance_type"]
 
 
 def test_a_turn_without_offer_cannot_be_exported():

@@ -324,7 +324,10 @@ def test_skypilot_button_posts_the_task_of_the_threads_recommendation(stack: Sta
 
 
 def test_skypilot_button_on_a_provider_skypilot_lacks_says_why(stack: Stack) -> None:
-    """An offer SkyPilot cannot launch gets a one-line reason in the thread, not an apology or silence."""
+    """An offer SkyPilot cannot launch: the thread gets the task of the best launchable alternative, under a line
+    saying which and why, not an apology or silence."""
+    import yaml
+
     channel, ts, first = _answered_job(stack, "LoRA llama 3 8B, 10k examples, on simplepod")
     rows = table_rows(first["blocks"])
     assert rows and "simplepod" in " ".join(rows[0])
@@ -333,7 +336,12 @@ def test_skypilot_button_on_a_provider_skypilot_lacks_says_why(stack: Stack) -> 
                            response_url=stack.slack.response_url("unused")), FORM)
     answer = [c for c in stack.answered(channel, updates=2) if c.method == "chat.update"][-1].body
     sections = [b["text"]["text"] for b in answer["blocks"] if b["type"] == "section"]
-    assert any("SkyPilot cannot launch on simplepod" in s for s in sections), sections
+    assert sections[0].startswith("The recommended offer, ") and "simplepod" in sections[0], sections
+    assert "cannot be launched with SkyPilot" in sections[0] and "sky launch" in sections[1]
+    task = yaml.safe_load("".join(s.strip("`") for s in sections[2:]).replace("&lt;", "<").replace("&gt;", ">")
+                          .replace("&amp;", "&"))
+    assert not task["resources"]["infra"].startswith("simplepod") and task["resources"]["infra"].split("/")[0] in \
+        sections[0]
 
 
 def test_button_on_an_ephemeral_answer_replies_through_the_response_url(stack: Stack) -> None:

@@ -98,6 +98,9 @@ def test_stream_sends_progress_then_one_final_event_equal_to_the_json_answer(cli
     plain = client.post("/api/chat", json={"message": ITALIAN_JOB}).json()
     assert without_thread(final) == without_thread(plain)
     assert final["thread_id"] != plain["thread_id"]
+    verdicts = [i for i, (name, _) in enumerate(events) if name == "verdict"]  # the card before the text is phrased
+    assert len(verdicts) == 1 and events[verdicts[0]][1]["verdict"] == final["verdict"]
+    assert events.index(("progress", progress[nodes.index("write")])) < verdicts[0] < len(events) - 1
 
 
 def test_follow_up_continues_the_thread(client):

@@ -179,7 +179,15 @@ def check_rendered(page, answer, result: dict, lang: str) -> None:
     sync_api.expect(answer.locator(".md p").first).to_contain_text(first_paragraph[:40])
     table_offers = distinct_offers(result["offers"])
     rows = answer.locator("table.offers tbody tr")
-    sync_api.expect(rows).to_have_count(min(8, len(table_offers)))
+    sync_api.expect(rows).to_have_count(len(table_offers))  # every offer received, and the title counts the rows
+    sync_api.expect(answer.locator("details.section.offers > summary .summary-extra")).to_have_text(
+        f" · {len(table_offers)}")
+    in_order = table_offers[:1] + sorted(table_offers[1:], key=lambda o: (o["est_cost"], o["est_hours"]))
+    separators = (".", ",") if lang in ("it", "id") else (",", ".")
+    shown_costs = [float(text.replace(separators[0], "").replace(separators[1], "."))
+                   for text in rows.locator("td.num:nth-child(4) > span").all_text_contents()]
+    assert shown_costs == [round(o["est_cost"], 2) for o in in_order]  # the caption's order: best, then by cost
+    sync_api.expect(answer.locator("table.offers caption")).to_have_text(strings["offers_caption"])
     best = result["offers"][0]
     sync_api.expect(rows.first).to_have_class("best")
     sync_api.expect(rows.first.locator("th")).to_contain_text(f"{best['total_gpus']}× {best['gpu']}")
@@ -374,6 +382,9 @@ def test_tick_labels_and_zone_duplicates_in_the_browser(page, server):
             ticks: charts.niceTicks(2.9, 3.6, 3), small: labels(charts.niceTicks(0.01, 0.05, 4)),
             merged: offers.collapseOffers([a, Object.assign({}, a, {region: 'us-west-2', regions: ['us-west-2']}),
                                           Object.assign({}, a, {spot: true})]).map(o => o.regions),
+            // the advisor's order: headline, the on-demand plan beside a spot headline, then by cost; 12 offers
+            order: offers.tableRows([48.78, 52.12, 45.53, 47.1, 60, 61, 62, 63, 64, 65, 66, 67].map(
+                (c, i) => Object.assign({}, a, {est_cost: c, est_hours: 1, instance_type: 'i' + i}))).map(o => o.est_cost),
         };
     }""")
     assert got["halves"] == ["0,0", "2,5", "5,0", "7,5"]  # was "3" for 2.5
@@ -382,6 +393,7 @@ def test_tick_labels_and_zone_duplicates_in_the_browser(page, server):
     assert got["ticks"] == [2.75, 3.0, 3.25, 3.5, 3.75]
     assert got["small"] == ["0,01", "0,02", "0,03", "0,04", "0,05"]
     assert got["merged"] == [["us-east-1", "us-west-2"], ["us-east-1"]]
+    assert got["order"] == [48.78, 45.53, 47.1, 52.12, 60, 61, 62, 63, 64, 65]  # best first, then by cost; 10 rows
 
 
 def test_phone_viewport_verdict_table_and_host_css_isolation(browser, server):

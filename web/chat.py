@@ -24,7 +24,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (429, "Rate limit reached (code rate_limited); see Retry-After."),
         (503, "The advisor is still loading (code not_ready)."))
 }
-STREAM_EVENT_TYPES = frozenset({"progress", "delta", "final", "error"})
+STREAM_EVENT_TYPES = frozenset({"progress", "verdict", "delta", "final", "error"})
 THREAD_ID_HEADER = "X-Thread-Id"
 THREAD_TOKEN_HEADER = "X-Thread-Token"
 
@@ -92,7 +92,8 @@ def error_event(code: str, message: str, error_id: str | None = None) -> ServerS
 async def chat_stream(request: Request, body: ChatRequest = Depends(checked_chat_request),
                       access: ThreadAccess = Depends(turn_thread), res: AppResources = Depends(resources)
                       ) -> AsyncIterator[ServerSentEvent]:
-    """Events `progress` ({node, label}) per step, `delta` ({text}) answer chunks, then one `final` ({result})
+    """Events `progress` ({node, label}) per step, `verdict` ({verdict}, the final result's verdict, sent as soon as
+    it is known), `delta` ({text}) answer chunks, then one `final` ({result})
     with the same JSON as POST /api/chat, or one `error` ({code, message, error_id?}) instead."""
     advisor = advisor_of(request)
     arguments = _advisor_arguments(body, access)

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.export import ExportError, build_task
+from agent.export import ExportError, build_task, exported_offer
 from contract.languages import Language
 from web.blocking import run_blocking
 from web.deps import AppResources, resources
@@ -24,7 +24,8 @@ class TurnForExport(BaseModel):
     spec: dict[str, Any] = Field(default_factory=dict, description="The turn's job spec.")
     estimate: dict[str, Any] | None = Field(default=None, description="The turn's memory estimate.")
     offers: list[dict[str, Any]] = Field(min_length=1, max_length=50,
-                                         description="Ranked offers; the first is exported.")
+                                         description="Ranked offers; the first is exported, or, when SkyPilot cannot "
+                                                     "launch its cloud, the best launchable one (see `note`).")
     catalog: dict[str, Any] | None = Field(default=None, description="Catalog snapshot information.")
 
 
@@ -35,6 +36,11 @@ class SkyPilotExport(BaseModel):
     yaml: str = Field(description="The SkyPilot task, commented in the conversation's language.")
     launch_command: str = Field(description="`sky jobs launch task.yaml` (spot) or `sky launch ...` (on-demand).")
     required_env: list[str] = Field(description="Variables to pass at launch with --env NAME=....")
+    offer: dict[str, Any] = Field(description="The offer the task launches (provider, instance type, region, GPUs, "
+                                              "spot, expected cost and hours).")
+    note: str | None = Field(default=None, description="When SkyPilot cannot launch the recommended offer's cloud: "
+                                                       "which offer the task uses instead and why, in the turn's "
+                                                       "language.")
 
 
 @router.post("/api/export/skypilot", response_model=SkyPilotExport)
@@ -53,4 +59,4 @@ def _export(turn: TurnForExport, catalog_path: object) -> SkyPilotExport:
         raise ExportError(f"the result cannot be exported: a field of its first offer is missing or malformed "
                           f"({type(error).__name__}: {error})") from error
     return SkyPilotExport(filename="task.yaml", yaml=task.yaml, launch_command=task.launch_command,
-                          required_env=task.required_env)
+                          required_env=task.required_env, offer=exported_offer(task.offer), note=task.note)

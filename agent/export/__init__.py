@@ -4,4 +4,6 @@ user's language. Built from one turn's result (what `recommend --json` prints); 
 
 from agent.export.skypilot import ExportError, build_task
 
-__all__ = ['ExportError', 'build_task']
+from agent.export.skypilot import exported_offer
+
+__all__ = ["exported_offer", 'ExportError', 'build_task']

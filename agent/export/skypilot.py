@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import textwrap
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -51,6 +52,11 @@ class SkyPilotTask:
     """`sky jobs launch task.yaml` (spot, with recovery) or `sky launch task.yaml` (on-demand)."""
     required_env: list[str] = field(default_factory=list)
     """Variables to give at launch (`--env NAME=...`): the dataset, and the model repo when the registry lacks it."""
+    offer: dict[str, Any] = field(default_factory=dict)
+    """The offer the task launches: the recommended one, or the best launchable alternative (see `note`)."""
+    note: str | None = None
+    """When the recommended offer is on a cloud SkyPilot cannot launch: which offer the task uses instead and why,
+    in the user's language (also the task's first comment); None otherwise."""
 
 
 @cache
@@ -182,18 +188,73 @@ def _price(offer: dict[str, Any]) -> str:
     return "?" if value is None else f"${value:,.2f}"
 
 
-def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
-    """The SkyPilot task for a turn's recommended offer (its first offer); ExportError when there is none."""
+def _ranked_on_skypilot_clouds(spec: dict[str, Any], db_path: Any) -> dict[str, Any] | None:
+    """The headline of the same job ranked on the clouds SkyPilot launches only (None when none runs it)."""
+    from contract.jobspec import JobSpec
+    from tools.ranking import rank_offers
+
+    try:
+        job = JobSpec.model_validate({**spec, "providers": sorted(SKYPILOT_CLOUDS)})
+        ranking = rank_offers(job, db_path=db_path, limit=1)
+    except (ValueError, TypeError, OverflowError):  # no job to rank (a bare result) or none that runs it
+        return None
+    return ranking.offers[0].model_dump(mode="json") if ranking.offers else None
+
+
+def launchable_offer(result: dict[str, Any], db_path: Any = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(offer to export, the recommended offer it replaces or None): the recommended offer when SkyPilot launches
+    its cloud, else the best launchable one: the turn's job ranked again on those clouds only (the same choice from
+    the widget's one offer as from a full result), else the first of the turn's own offers on such a cloud.
+    ExportError when there is nothing to export."""
     offers = result.get("offers") or []
     if not offers:
         raise ExportError("this conversation has no recommended offer yet: ask for a job first")
-    offer, spec, estimate = offers[0], result.get("spec") or {}, result.get("estimate") or {}
+    first = offers[0]
+    if str(first.get("provider")) in SKYPILOT_CLOUDS:
+        return first, None
+    alternative = _ranked_on_skypilot_clouds(result.get("spec") or {}, db_path) or next(
+        (o for o in offers[1:] if str(o.get("provider")) in SKYPILOT_CLOUDS and o.get("fits") is not False), None)
+    if alternative is None:
+        raise ExportError(f"SkyPilot cannot launch on {first.get('provider')} and no offer on a cloud it supports "
+                          f"runs this job; rent this offer from the provider directly")
+    return alternative, first
+
+
+def exported_offer(offer: dict[str, Any]) -> dict[str, Any]:
+    """The few fields that say which offer a task launches."""
+    keys = ("provider", "instance_type", "region", "gpu", "total_gpus", "spot", "est_cost", "est_hours")
+    return {key: offer.get(key) for key in keys}
+
+
+def _alternative_note(offer: dict[str, Any], replaced: dict[str, Any], language: str) -> str:
+    """Which launchable offer the task uses instead of the recommended one, and why, in the user's language."""
+    from agent.writing import hours, money
+
+    def rental(item: dict[str, Any]) -> str:
+        """'2× A100-80GB'."""
+        return f"{item.get('total_gpus') or item.get('gpu_count') or 1}× {item.get('gpu') or '?'}"
+
+    def cost(item: dict[str, Any]) -> str:
+        """The plan's total job cost, or '?' when the result does not carry it."""
+        value = item.get("est_cost")
+        return money(float(value), "USD", language) if isinstance(value, (int, float)) else "?"
+
+    region = offer.get("region")
+    return _texts(language)["alternative"].format(
+        before=rental(replaced), provider_before=replaced.get("provider") or "?", cost_before=cost(replaced),
+        after=rental(offer), provider=offer.get("provider"), where=f" ({region})" if region else "",
+        cost=cost(offer), hours=hours(float(offer.get("est_hours") or 0), language))
+
+
+def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
+    """The SkyPilot task for a turn's recommended offer (its first offer), or for the best launchable alternative when
+    SkyPilot cannot launch that one's cloud (said in `note`); ExportError when there is none."""
+    offer, replaced = launchable_offer(result, db_path)
+    spec, estimate = result.get("spec") or {}, result.get("estimate") or {}
     language = result.get("language") or "en"
     texts = _texts(language)
     provider = str(offer["provider"])
-    if provider not in SKYPILOT_CLOUDS:
-        raise ExportError(f"SkyPilot cannot launch on {provider}; rent this offer from the provider directly, "
-                          f"or ask for offers on a cloud SkyPilot supports")
+    note = _alternative_note(offer, replaced, language) if replaced is not None else None
     nodes = int(offer.get("nodes") or 1)
     per_node = int(offer.get("gpu_count") or 1)
     envs, env_comments = _envs(result, offer, texts)
@@ -218,7 +279,7 @@ def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
     launch = f"{'sky jobs launch' if spot else 'sky launch -c gpu-advisor'} task.yaml {required}".strip()
     body: dict[str, tuple[Any, str | None]] = {
         "name": (_task_name(spec), texts["name"]),
-        "resources": (resources, texts["resources"].format(
+        "resources": (resources, texts["resources_alternative" if note else "resources"].format(
             provider=provider, region=region or "-", price=_price(offer),
             snapshot=(result.get("catalog") or {}).get("snapshot_date") or "-")),
         "num_nodes": (nodes, texts["num_nodes" if nodes > 1 else "num_nodes_one"].format(
@@ -233,6 +294,7 @@ def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
     body["run"] = (_run_script(method, envs["LAYOUT"], envs["PRECISION"]), texts["run"])
     job = f"{estimate.get('model_name') or spec.get('model')}, {method}, {nodes * per_node}x {offer.get('gpu')}"
     document = Commented(body)
-    return SkyPilotTask(config=document.plain(), launch_command=launch,
+    header = texts["header"].format(job=job, launch=launch)
+    return SkyPilotTask(config=document.plain(), launch_command=launch, offer=offer, note=note,
                         required_env=[name for name, value in envs.items() if value is None],
-                        yaml=render_yaml(document, header=texts["header"].format(job=job, launch=launch)))
+                        yaml=render_yaml(document, header=f"{textwrap.fill(note, 116)}\n{header}" if note else header))

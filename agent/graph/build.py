@@ -15,17 +15,13 @@ next turn reads `spec`, `language`, `preference`, `last_top` and `last_kind`; th
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-import prompts
 from agent import writing
 from agent.faq_answer import answer_question
 from agent.graph import acts
@@ -40,6 +36,8 @@ from agent.graph.state import AgentState
 from agent.language import detect_language
 from agent.llm import phrase_answer, with_note
 from agent.parsing import JOB_DEFINING, classify_intent, merge_spec, parse_message, preference_of, turn_request
+from agent.stream_events import progress as _progress
+from agent.stream_events import verdict_known
 from agent.tool_agent import tools_node, with_tools
 from agent.writing import assumption_lines, public, rental_summary, verdict
 from contract.jobspec import JobSpec
@@ -62,22 +60,6 @@ log = logging.getLogger(__name__)
 SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
 DEFAULT_METHOD = "full_finetune"
 """The README's default method: a job that names none gets it, with the other methods compared in one line."""
-
-
-@cache
-def _progress_labels(language: str) -> dict[str, str]:
-    """Localised progress labels (prompts/<lang>/progress.json)."""
-    return json.loads(prompts.load_in(language, "progress.json"))
-
-
-def _progress(node: str, language: str, **values: Any) -> None:
-    """Tell a streaming caller which step runs now (no-op when nobody streams)."""
-    try:
-        write = get_stream_writer()
-    except RuntimeError:
-        return
-    label = _progress_labels(supported_or_default(language)).get(node, node)
-    write({"type": "progress", "node": node, "label": label.format(**values)})
 
 
 def language_node(state: AgentState) -> dict[str, Any]:
@@ -312,6 +294,7 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
     _progress("write", language)
     if state.get("act") in acts.PLAN_ACTS and db_path is not None:
         written = acts.write_act(dict(state), db_path)
+        verdict_known(written.get("verdict"))
         answer, note = phrase_answer(written["answer"], language)
         return written | {"answer": answer, "act": state.get("act"),
                           "notes": with_note(dict(state), note, language)}
@@ -334,10 +317,12 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
         follow = state["intent"] == "follow_up" and state.get("last_top")
         draft, citations = (writing.follow_up if follow else writing.recommendation)(full)
         draft = "\n\n".join(p for p in (acts.preface(dict(state)), draft, acts.method_line(dict(state))) if p)
+    found = verdict(kind, top, state["spec"], answer_word)
+    verdict_known(found)
     answer, note = phrase_answer(draft, language)
     notes = with_note(dict(state), note, language)
     return {"answer": answer, "assumption_lines": lines, "notes": notes, "citations": citations, "act": state.get("act"),
-            "answer_kind": kind, "verdict": verdict(kind, top, state["spec"], answer_word),
+            "answer_kind": kind, "verdict": found,
             "last_top": rental_summary(top) or state.get("last_top"), "last_kind": kind}
 
 

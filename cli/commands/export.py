@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import typer
@@ -61,17 +62,20 @@ def register(app: typer.Typer) -> None:
         """Export the recommended offer as a SkyPilot task (`sky jobs launch task.yaml`)."""
         if format_name != "skypilot":
             raise UserError(f"unknown format {format_name!r}; the only format is 'skypilot'")
-        from agent.export import ExportError, build_task
+        from agent.export import ExportError, build_task, exported_offer
         try:
             task = build_task(_load_result(source, thread))
         except ExportError as error:
             raise UserError(str(error)) from error
         if output is not None:
             write_new_file(output, task.yaml, force=force)
+        if task.note:  # the recommended offer's cloud cannot be launched: say which offer the task uses instead
+            sys.stderr.write(task.note + "\n")
         if json_output:
             print_json({"format": "skypilot", "task": task.config, "yaml": task.yaml,
                         "launch_command": task.launch_command, "required_env": task.required_env,
-                        "written_to": str(output) if output else None})
+                        "written_to": str(output) if output else None, "note": task.note,
+                        "offer": exported_offer(task.offer)})
         elif output is None:
             typer.echo(task.yaml, nl=False)
         else:

@@ -185,6 +185,8 @@ def write_skypilot_task(result: dict[str, Any], path: Path, *, force: bool) -> N
     except ExportError as error:
         raise UserError(str(error)) from error
     write_new_file(path, task.yaml, force=force)
+    if task.note:
+        sys.stderr.write(task.note + "\n")
     sys.stderr.write(f"SkyPilot task written to {path}; launch: {task.launch_command.replace('task.yaml', str(path))}\n")
 
 

@@ -253,7 +253,7 @@ class SlackAnswerer:
         except ExportError as error:
             notice = text("skypilot_error", language, reason=escape(str(error)))
             return lambda tables: render_notice(notice, language)
-        return lambda tables: render_task(task.yaml, task.launch_command, language)
+        return lambda tables: render_task(task.yaml, task.launch_command, language, task.note)
 
     def answer_button(self, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any) -> None:
         """Re-run the thread's job cheaper, faster or without spot; answer below the message with the buttons."""

@@ -249,8 +249,9 @@ def render_result(result: dict[str, Any], *, tables: bool = True, notes: tuple[s
     return as_messages(blocks, fallback_text(title, result.get("answer") or "", language), language)
 
 
-def render_task(yaml_text: str, launch_command: str, language: str) -> list[SlackMessage]:
-    """A SkyPilot task as code blocks (split to Slack's section limit) under a one-line introduction."""
+def render_task(yaml_text: str, launch_command: str, language: str, note: str | None = None) -> list[SlackMessage]:
+    """A SkyPilot task as code blocks (split to Slack's section limit) under a one-line introduction (after `note`:
+    which launchable offer replaces one SkyPilot cannot launch)."""
     chunks, current = [], ""
     for line in yaml_text.splitlines(keepends=True):
         if len(current) + len(line) > 2800:
@@ -259,7 +260,8 @@ def render_task(yaml_text: str, launch_command: str, language: str) -> list[Slac
         current += line
     chunks.append(current)
     intro = text("skypilot_intro", language, launch=escape(launch_command))
-    blocks = [section(intro)] + [section("```" + escape(chunk) + "```") for chunk in chunks if chunk]
+    blocks = ([section(escape(note))] if note else []) + [section(intro)] + [
+        section("```" + escape(chunk) + "```") for chunk in chunks if chunk]
     return as_messages(blocks, fallback_text("", intro, language), language)
 
 

@@ -208,8 +208,8 @@ def export(state: dict[str, Any], db_path: Path) -> list[str]:
         task = build_task(result, db_path=db_path)
     except ValueError as error:
         return [t["export_failed"].format(reason=str(error))]
-    return [t["export_intro"], f"```yaml\n{task.yaml.strip()}\n```", t["export_launch"].format(
-        command=task.launch_command)]
+    return [*([task.note] if task.note else []), t["export_intro"], f"```yaml\n{task.yaml.strip()}\n```",
+            t["export_launch"].format(command=task.launch_command)]
 
 
 def within(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:

@@ -6,7 +6,7 @@ import { el, section } from "./dom.js";
 import { t, number } from "./i18n.js";
 import { markdown, splitAnswer } from "./markdown.js";
 import { costTimeChart, memoryChart, memoryFacts } from "./charts.js";
-import { collapseOffers, offersTable } from "./offers.js";
+import { collapseOffers, offersTable, tableRows } from "./offers.js";
 import { changeBox, verdictCard, verdictOf } from "./verdict.js";
 import { skypilotButton } from "./export.js";
 
@@ -47,7 +47,7 @@ function sections(result, blocks, href) {
     const text = memoryBlock >= 0 ? markdown(blocks[memoryBlock].text, citations) : null;
     out.push(section("memory", memoryTitle(facts), [memoryChart(result), text]));
   }
-  const offers = collapseOffers(result.offers || []);
+  const offers = tableRows(collapseOffers(result.offers || []));  // the count, the table and the chart: the same rows
   if (offers.length) {
     out.push(section("offers", [t("offers_title"), el("span", { class: "summary-extra", text: " · " + offers.length })],
                      [offersTable(offers), costTimeChart(result, offers),

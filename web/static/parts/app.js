@@ -4,9 +4,11 @@ import { el, svg } from "./dom.js";
 import { LANGS, hasLang, knownError, langName, money, pickLang, setLang, setStrings, t } from "./i18n.js";
 import { chatStream } from "./stream.js";
 import { chips, renderResult } from "./answer.js";
-import { verdictOf } from "./verdict.js";
+import { verdictCard, verdictOf } from "./verdict.js";
 
 const MAX_TURNS = 24;
+/** Failures worth sending the same message again for (the message itself was fine). */
+const RETRYABLE = ["network", "not_ready", "rate_limited", "internal_error", "catalog_unavailable"];
 
 let config = null;
 let state = null;
@@ -57,6 +59,17 @@ function renderAssistant(node, result, index) {
   renderResult(node, result, { previous: previousResult(index), api: config.api });
 }
 
+function errorBubble(turn, index) {
+  const node = bubble("error", t("advisor"));
+  node.appendChild(el("p", { role: "alert", text: errorText(turn.error) }));
+  if (turn.retry && index === state.turns.length - 1) {
+    const button = el("button", { type: "button", class: "retry", text: t("retry") });
+    button.addEventListener("click", function () { retry(index); });
+    node.appendChild(el("p", { class: "retry-row" }, [button]));
+  }
+  return node;
+}
+
 function renderTurn(turn, index) {
   if (turn.role === "user") {
     bubble("user", t("you")).appendChild(el("p", { text: turn.text }));
@@ -67,10 +80,19 @@ function renderTurn(turn, index) {
     renderAssistant(node, turn.result || {}, index);
     return node;
   }
-  if (turn.role === "error") {
-    bubble("error", t("advisor")).appendChild(el("p", { role: "alert", text: errorText(turn.error) }));
-  }
+  if (turn.role === "error") { errorBubble(turn, index); }
   return null;
+}
+
+/** Send the message of a failed turn again: the failure and its message leave the log, the new try takes over. */
+function retry(index) {
+  const failed = state.turns[index];
+  if (busy || !failed || !failed.retry) { return; }
+  const asked = state.turns[index - 1];
+  state.turns.splice(asked && asked.role === "user" ? index - 1 : index);
+  saveState();
+  renderAll();
+  send(failed.retry.text, failed.retry.extra || undefined);
 }
 
 /** Quick replies under the latest answer only. */
@@ -100,25 +122,38 @@ function renderAll() {
   showStart(last && last.role === "assistant" ? lastAnswer : null);
 }
 
+/** What the reply bubble shows while it waits: the step running now (a live line under a spinner), the steps so far
+ * (collapsed), the verdict card as soon as the stream sends it, and the answer text as it streams. */
 function streamView(node) {
+  const now = el("span", { class: "wait-text", text: t("working") });
+  const wait = el("p", { class: "wait" }, [el("span", { class: "spinner", "aria-hidden": "true" }), now]);
   const steps = el("ol", { class: "steps" });
-  const details = el("details", { class: "steps-box" }, [el("summary", {}), steps]);
+  const summary = el("summary", {});
+  const details = el("details", { class: "steps-box", hidden: "" }, [summary, steps]);
+  const card = el("div", { class: "verdict-preview" });
   const draft = el("p", { class: "draft" });
-  node.appendChild(details);
-  node.appendChild(draft);
+  [wait, card, draft, details].forEach(function (part) { node.appendChild(part); });
   return {
     progress: function (event) {
       const last = steps.lastElementChild;
       if (last) { last.classList.remove("current"); }
-      steps.appendChild(el("li", { class: "current", "data-node": event.node || "", text: event.label || event.node || "" }));
-      details.querySelector("summary").textContent = t("steps", { n: steps.children.length });
+      const label = event.label || event.node || "";
+      steps.appendChild(el("li", { class: "current", "data-node": event.node || "", text: label }));
+      summary.textContent = t("steps", { n: steps.children.length });
+      details.hidden = false;
+      now.textContent = label.replace(/…$/, "") ? label : t("working");
       ui.status.textContent = event.label || "";
+    },
+    verdict: function (event) {
+      const v = verdictOf({ verdict: event.verdict });
+      card.textContent = "";
+      if (v) { card.appendChild(verdictCard(v, null)); }
     },
     delta: function (event) { draft.textContent += event.text || ""; },
     finish: function () {
       const last = steps.lastElementChild;
       if (last) { last.classList.remove("current"); }
-      draft.remove();
+      [wait, card, draft].forEach(function (part) { part.remove(); });
       if (!steps.children.length) { details.remove(); }
       ui.status.textContent = "";
     }
@@ -141,9 +176,10 @@ async function send(text, extra) {
   state.turns.push({ role: "user", text: text });
   saveState();
   renderTurn({ role: "user", text: text });
-  const node = bubble("assistant", t("advisor"));
+  let node = bubble("assistant", t("advisor"));
   const view = streamView(node);
   ui.status.textContent = t("working");
+  ui.status.classList.add("quiet");  // the bubble shows the step; the status line only announces it
   ui.log.scrollTop = ui.log.scrollHeight;
   const body = Object.assign({ message: text }, extra || {});
   if (state.threadId) { body.thread_id = state.threadId; }
@@ -151,6 +187,7 @@ async function send(text, extra) {
   if (state.langChosen) { body.language = state.lang; }  // the menu's choice is the answer's language too
   const outcome = await chatStream(config.api, body, view);
   view.finish();
+  ui.status.classList.remove("quiet");
   busy = false;
   ui.send.disabled = false;
   if (outcome.result) {
@@ -163,15 +200,22 @@ async function send(text, extra) {
     ui.thread.textContent = t("thread") + ": ";
     ui.thread.appendChild(el("code", { text: state.threadId || "" }));
     announce(result);
+    if (ui.input.value === text) { ui.input.value = ""; }  // a retried message kept in the box is sent now
   } else {
-    node.className = "bubble error";
-    node.appendChild(el("p", { role: "alert", text: errorText(outcome.error) }));
-    state.turns.push({ role: "error", error: outcome.error });
-    if (outcome.error && outcome.error.code === "thread_not_found") {  // gone (pruned) or never ours: start anew
+    const code = outcome.error && outcome.error.code;
+    const turn = { role: "error", error: outcome.error };
+    if (RETRYABLE.indexOf(code) >= 0) {  // the message was fine: keep it, in the box and behind a retry button
+      turn.retry = { text: text, extra: extra || null };
+      if (!extra && !ui.input.value.trim()) { ui.input.value = text; }  // a typed message, back in its box
+    }
+    state.turns.push(turn);
+    if (code === "thread_not_found") {  // gone (pruned) or never ours: start anew
       state.threadId = null;
       state.threadToken = null;
     }
     saveState();
+    node.remove();
+    node = errorBubble(turn, state.turns.length - 1);
   }
   ui.log.removeAttribute("aria-busy");
   showChips();

@@ -27,7 +27,7 @@ export function skypilotButton(api, result) {
       document.body.appendChild(link);
       link.click();
       link.remove();
-      status.textContent = t("skypilot_launch") + " " + body.launch_command;
+      status.textContent = (body.note ? body.note + " " : "") + t("skypilot_launch") + " " + body.launch_command;
     } catch (error) {
       status.textContent = t("skypilot_error") + " " + error.message;
     } finally {

@@ -1,10 +1,11 @@
 /* The offers table: one row per instance (the same instance at the same price in several zones/regions is one row),
- * GPU in a sticky first column, the recommended row marked, instance ids and regions breaking only at separators. */
+ * the recommended offer first and the others by expected total cost (what the caption says), GPU in a sticky first
+ * column, instance ids and regions breaking only at separators. */
 
 import { breakable, el } from "./dom.js";
 import { hours, number, t } from "./i18n.js";
 
-export const MAX_TABLE_ROWS = 8;
+export const MAX_TABLE_ROWS = 10;
 
 /** Offers with duplicates merged: same provider, instance, GPUs, pricing, price and cost -> one, regions joined. */
 export function collapseOffers(offers) {
@@ -24,6 +25,17 @@ export function collapseOffers(offers) {
   return out;
 }
 
+/** The rows the table shows, in its order: the recommended offer (the answer's first), then the others by expected
+ * total cost, then hours. The advisor lists more than cost order (its headline rules, an on-demand plan beside a spot
+ * headline, a "faster" preference): sorting here keeps the caption true whatever the list's order. */
+export function tableRows(offers) {
+  const list = offers || [];
+  const rest = list.slice(1).sort(function (a, b) {
+    return (Number(a.est_cost) - Number(b.est_cost)) || (Number(a.est_hours) - Number(b.est_hours));
+  });
+  return list.slice(0, 1).concat(rest).slice(0, MAX_TABLE_ROWS);
+}
+
 function regionCell(regions) {
   const first = regions[0] || "–";
   const cell = el("td", { class: "region", title: regions.join(", ") || null }, [el("span", {}, [breakable(first)])]);
@@ -33,14 +45,13 @@ function regionCell(regions) {
   return cell;
 }
 
-/** The table of the first offers, in a horizontally scrollable region (the GPU column stays in view). */
-export function offersTable(offers) {
-  const shown = offers.slice(0, MAX_TABLE_ROWS);
+/** The table of `shown` (tableRows' order), in a horizontally scrollable region (the GPU column stays in view). */
+export function offersTable(shown) {
   if (!shown.length) { return null; }
   const head = [["col_gpu", ""], ["col_provider", ""], ["col_region", "region"], ["col_cost", "num"], ["col_hours", "num"],
                 ["col_price", "num"]];
   const table = el("table", { class: "offers" }, [
-    el("caption", { class: "sr-only", text: t("offers_caption") }),
+    el("caption", { class: "table-note", text: t("offers_caption") }),
     el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", { scope: "col", class: h[1] || null, text: t(h[0]) }); }))])
   ]);
   const body = table.appendChild(el("tbody"));

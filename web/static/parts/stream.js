@@ -1,4 +1,4 @@
-/* POST /api/chat/stream and its Server-Sent Events: progress, delta, final, error. */
+/* POST /api/chat/stream and its Server-Sent Events: progress, verdict, delta, final, error. */
 
 /** One SSE block as {event, data} (data parsed as JSON), or null for a comment or a malformed block. */
 export function parseSse(block) {
@@ -15,7 +15,7 @@ export function parseSse(block) {
   try { return { event: event, data: JSON.parse(data.join("\n")) }; } catch (e) { return null; }
 }
 
-/** Send `body`, call handlers.progress/delta as events arrive; resolves to {result} or {error}. */
+/** Send `body`, call handlers.progress/verdict/delta as events arrive; resolves to {result} or {error}. */
 export async function chatStream(api, body, handlers) {
   let response;
   try {
@@ -45,6 +45,7 @@ export async function chatStream(api, body, handlers) {
         const message = parseSse(blocks[i]);
         if (!message) { continue; }
         if (message.event === "progress") { handlers.progress(message.data); }
+        else if (message.event === "verdict") { handlers.verdict(message.data); }
         else if (message.event === "delta") { handlers.delta(message.data); }
         else if (message.event === "final") { return { result: message.data.result || {} }; }
         else if (message.event === "error") { return { error: message.data }; }
