@@ -65,10 +65,12 @@ def is_tool_question(message: str) -> bool:
 
 
 def _system(language: str, job: dict[str, Any] | None) -> str:
-    """The system prompt with the reply language and the thread's current job."""
+    """The system prompt with the reply language, the registry's tools and the thread's current job."""
+    from agent.toolbox import tool_summaries
+
     job_json = json.dumps({k: v for k, v in (job or {}).items() if v is not None}, ensure_ascii=False)
     return (prompts.load("tool_agent_system.txt").replace("{language_name}", LANGUAGE_NAMES.get(language, "English"))
-            .replace("{job}", job_json))
+            .replace("{job}", job_json).replace("{tools}", tool_summaries()))
 
 
 VERBOSE_KEYS = frozenset({"sources", "notes", "assumptions", "options", "excluded_examples"})

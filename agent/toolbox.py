@@ -190,6 +190,8 @@ class Tool:
     input_model: type[BaseModel]
     output_model: type[BaseModel]
     function: Callable[[Any, ToolContext], BaseModel]
+    summary: str = ""
+    """A few words for the lists that name every tool (the MCP server's instructions, the tool agent's prompt)."""
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments."""
@@ -199,21 +201,27 @@ class Tool:
 TOOLS: tuple[Tool, ...] = (
     Tool("estimate", "Peak training memory (VRAM) per GPU for a model, method and setup, with its breakdown and the "
          "fit on a GPU when one is named; with a GPU, also the throughput on num_gpus of them (layout, tokens/s per "
-         "GPU, step time, MFU, communication share).", EstimateToolRequest, EstimateWithThroughput, _estimate),
+         "GPU, step time, MFU, communication share).", EstimateToolRequest, EstimateWithThroughput, _estimate, "a memory estimator"),
     Tool("catalog_query", "Filter and sort the catalog of rentable GPU offers (provider, instance, GPU, count, "
-         "region, on-demand and spot USD/hour).", CatalogQuery, CatalogResult, _catalog),
+         "region, on-demand and spot USD/hour).", CatalogQuery, CatalogResult, _catalog, "the offers catalog"),
     Tool("rank", "Rank catalog offers for a training job by expected total cost (memory fit, topology, time, spot "
-         "risk, budget, deadline), with the cheapest and fastest alternatives.", RankRequest, RankingResult, _rank),
+         "risk, budget, deadline), with the cheapest and fastest alternatives.", RankRequest, RankingResult, _rank, "a ranking of offers by total job cost"),
     Tool("topology", "Check whether and how a job runs on a given set of GPUs: layout, per-GPU memory and the share "
-         "of each step spent communicating.", TopologyRequest, TopologyResult, _topology),
+         "of each step spent communicating.", TopologyRequest, TopologyResult, _topology, "a topology checker"),
     Tool("spot_risk", "Spot versus on-demand for one job: expected preemptions, checkpoint interval, expected cost "
-         "and the chance to finish by a deadline.", SpotRiskRequest, SpotRiskResult, lambda b, c: assess_spot(b)),
+         "and the chance to finish by a deadline.", SpotRiskRequest, SpotRiskResult, lambda b, c: assess_spot(b), "spot-risk analysis"),
     Tool("faq_search", "Answer a why/how question about renting GPUs for training from the FAQ knowledge base, "
-         "with citations.", FaqSearch, FaqAnswer, _faq),
+         "with citations.", FaqSearch, FaqAnswer, _faq, "a cited FAQ"),
     Tool("provider_info", "What providers' docs say: billing granularity and minimum, spot availability and notice, "
-         "egress price, inter-node fabric.", ProviderQuery, ProvidersResult, _providers),
+         "egress price, inter-node fabric.", ProviderQuery, ProvidersResult, _providers, "provider facts (billing granularity, spot)"),
 )
 REGISTRY: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
+
+
+def tool_summaries() -> str:
+    """Every tool in a few words, one list ('a memory estimator, the offers catalog, ... and a cited FAQ')."""
+    names = [tool.summary or tool.name for tool in TOOLS]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def get_tool(name: str) -> Tool:

@@ -18,14 +18,14 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from agent.toolbox import TOOLS, ToolContext, ToolInputError, call_tool
+from agent.toolbox import TOOLS, ToolContext, ToolInputError, call_tool, tool_summaries
 from contract.errors import UserError
 
 log = logging.getLogger("gpu_advisor.mcp")
 SERVER_NAME = "gpu-advisor"
-INSTRUCTIONS = ("Deterministic tools for renting GPUs to train or fine-tune models: memory estimate, offers "
-                "catalog, ranking by total job cost, topology check, spot risk, provider facts and a cited FAQ. "
-                "Every number comes from these tools; quote them, do not invent prices.")
+INSTRUCTIONS = ("Deterministic tools for renting GPUs to train or fine-tune models: {tools}. Every number comes "
+                "from these tools; quote them, do not invent prices.")
+"""The server's instructions; `{tools}` is the registry's list, so a new tool is named without editing this."""
 
 
 def _version() -> str:
@@ -72,7 +72,7 @@ def build_server(context: Callable[[], ToolContext] = ToolContext) -> Server:
         return await anyio.to_thread.run_sync(run_tool, params.name, params.arguments, context())
 
     schemas = {tool.name: tool.input_schema() for tool in TOOLS}
-    return Server(SERVER_NAME, version=_version(), instructions=INSTRUCTIONS,
+    return Server(SERVER_NAME, version=_version(), instructions=INSTRUCTIONS.format(tools=tool_summaries()),
                   get_tool_input_schema=schemas.get, on_list_tools=list_tools, on_call_tool=call)
 
 
