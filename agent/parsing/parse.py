@@ -59,12 +59,6 @@ def _ordered(names: set[str]) -> list[str]:
     return [name for name in SPEC_FIELDS if name in names]
 
 
-def offline_spec(text: str, language: str) -> tuple[JobSpec, list[str], list[str]]:
-    """Offline parse into (JobSpec, mentioned fields, assumptions); values that fail validation are dropped."""
-    spec, mentioned, assumptions, _ = _offline(text, language)
-    return spec, mentioned, assumptions
-
-
 def _as_written(name: str | None, text: str) -> str | None:
     """A name found in the prepared (lower-cased) text, as the user wrote it in `text`."""
     if not name:

@@ -12,8 +12,6 @@ from typing import Any
 
 import prompts
 
-GIB_ROUND = 1
-
 
 @cache
 def templates(language: str) -> dict[str, Any]:

@@ -56,10 +56,6 @@ class Offer(BaseModel):
                                                               "on-demand) and GPU count.")
 
     @property
-    def total_vram_gib(self) -> float | None:
-        return None if self.vram_gib_per_gpu is None else self.vram_gib_per_gpu * self.gpu_count
-
-    @property
     def price_per_gpu_hour(self) -> float | None:
         return None if self.price_per_hour is None else self.price_per_hour / self.gpu_count
 
