@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from tools.faces import lazy_face
 
 if TYPE_CHECKING:
-    from tools.catalog.db import CatalogError, CatalogUnavailableError
-    from tools.catalog.names import SNAPSHOT_FILE, SORTS
-    from tools.catalog.query import Offer, build_from_catalog_dir, build_from_snapshot, catalog_stats, current_meta, default_db_path, ensure_catalog, ensure_db, make_snapshot, query_offers, read_meta, resolve_db_path
-    from tools.catalog.regions import place_names
-    from tools.catalog.shapes import Evaluation, OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches, effective_prices, evaluate, shape_of, workload_key
-    from tools.catalog.store import keep_aside, private_data_folder
-    from tools.catalog.update import UpdateError, update_catalog
+    from tools.catalog.db import CatalogError as CatalogError, CatalogUnavailableError as CatalogUnavailableError
+    from tools.catalog.names import SNAPSHOT_FILE as SNAPSHOT_FILE, SORTS as SORTS
+    from tools.catalog.query import Offer as Offer, build_from_catalog_dir as build_from_catalog_dir, build_from_snapshot as build_from_snapshot, catalog_stats as catalog_stats, current_meta as current_meta, default_db_path as default_db_path, ensure_catalog as ensure_catalog, ensure_db as ensure_db, make_snapshot as make_snapshot, query_offers as query_offers, read_meta as read_meta, resolve_db_path as resolve_db_path
+    from tools.catalog.regions import place_names as place_names
+    from tools.catalog.shapes import Evaluation as Evaluation, OfferGroup as OfferGroup, Shape as Shape, cached_groups as cached_groups, candidate_groups as candidate_groups, clear_shape_caches as clear_shape_caches, effective_prices as effective_prices, evaluate as evaluate, shape_of as shape_of, workload_key as workload_key
+    from tools.catalog.store import keep_aside as keep_aside, private_data_folder as private_data_folder
+    from tools.catalog.update import UpdateError as UpdateError, update_catalog as update_catalog
 
 FACE = {
     "CatalogError": "db",

@@ -13,7 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tools.catalog.query import MISSING, OFFER_FIELDS, Offer, connect, wish_filters
+from tools.catalog.db import MISSING, connect
+from tools.catalog.offer import Offer
+from tools.catalog.query import OFFER_FIELDS, wish_filters
 
 KEY_COLUMNS = ("provider", "instance_type", "price_outlier", "on_demand_is_market")
 """Rows that agree on these are one instance shape at one price trust: only region, zone and prices differ (the
@@ -121,7 +123,8 @@ class _Indexed(_Rows):
         then, column = ("spot_key", column) if column == "price_key" else ("price_key", "+spot_key")
         sql = (f"SELECT id, price_key, spot_key, region FROM offers"
                f"{_where(self.where, *_SAME_KEY, f'{column} = ?')} ORDER BY {then}, id LIMIT 1")
-        return self.conn.execute(sql, [*self.params, *group, value]).fetchone()
+        row: tuple[Any, ...] = self.conn.execute(sql, [*self.params, *group, value]).fetchone()
+        return row
 
     def same_prices(self, group: list[Any], row: tuple[Any, ...]) -> tuple[tuple[str, ...], int, dict[Any, int]]:
         """See _Rows."""
@@ -180,4 +183,5 @@ def _region_rows(conn: Any, where: list[str], params: list[Any], group: list[Any
     thousands: a 1M-offer catalog's cold candidate query took 8.5 s, 7.9 s of it here)."""
     region_test = "region_lc IS ?" if region else "+region_lc IS ?"
     sql = f"SELECT COUNT(*) FROM offers{_where(where, *_SAME_KEY, region_test, 'provider_lc = ?')}"
-    return conn.execute(sql, [*params, *group, region.lower() if region else None, group[0].lower()]).fetchone()[0]
+    count: int = conn.execute(sql, [*params, *group, region.lower() if region else None, group[0].lower()]).fetchone()[0]
+    return count

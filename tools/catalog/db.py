@@ -139,6 +139,7 @@ def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         table = db.table("offers")
+        assert isinstance(table, sqlite_utils.db.Table)
         table.create({"id": int, **_COLUMNS}, pk="id")
         count = 0
         columns = list(_COLUMNS)
@@ -165,11 +166,12 @@ def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta
         full_meta = {"kind": "gpu-advisor catalog", "schema_version": SCHEMA_VERSION,
                      "built_at": datetime.now(UTC).isoformat(timespec="seconds"), "offer_count": count,
                      **meta, "vram_sizes": sizes}
-        db.table("meta").insert_all(({"key": k, "value": json.dumps(v)} for k, v in full_meta.items()), pk="key",
+        db["meta"].insert_all(  # type: ignore[union-attr]
+            ({"key": k, "value": json.dumps(v)} for k, v in full_meta.items()), pk="key",
                                     replace=True)
         db.execute("ANALYZE")
         db.conn.commit()
-        db.close()
+        db.close()  # type: ignore[no-untyped-call]
         with open(tmp, "rb+") as handle:  # on disk before the rename: a crash never leaves a half-written catalog
             os.fsync(handle.fileno())
         check_replaceable(db_path)  # again, just before the swap: the path may have changed while we built

@@ -76,12 +76,12 @@ def _opener(watchdog: _Watchdog) -> urllib.request.OpenerDirector:
     http_class, https_class = watched(http.client.HTTPConnection), watched(http.client.HTTPSConnection)
 
     class Http(urllib.request.HTTPHandler):
-        def http_open(self, req):
+        def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
             return self.do_open(http_class, req)
 
     class Https(urllib.request.HTTPSHandler):
-        def https_open(self, req):
-            return self.do_open(https_class, req, context=self._context)
+        def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(https_class, req, context=self._context)  # type: ignore[attr-defined]
 
     return urllib.request.build_opener(Http, Https, SameHostRedirects)
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from tools.gpus import GpuSpec
 
 Interconnect = Literal["nvlink", "pcie", "infinity-fabric", "unknown", "none"]
 """GPU-to-GPU path inside one instance; 'unknown' only in rows written before the importer assumed PCIe."""
@@ -63,7 +66,7 @@ class Offer(BaseModel):
     def spot_price_per_gpu_hour(self) -> float | None:
         return None if self.spot_price_per_hour is None else self.spot_price_per_hour / self.gpu_count
 
-    def spec(self):  # -> GpuSpec | None
+    def spec(self) -> GpuSpec | None:
         """The GPU spec table row for this offer's GPU and form factor (default form when unknown)."""
         from tools.gpus import lookup_gpu
         return lookup_gpu(self.gpu, self.gpu_form_factor)

@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from tools.catalog.offer import Offer
 from tools.providers import all_records
@@ -82,7 +83,7 @@ def _is_market(offer: Offer, evidence: set[str]) -> bool:
 
 
 def _price(offer: Offer, kind: str, market: bool) -> float | None:
-    value = getattr(offer, kind)
+    value: float | None = getattr(offer, kind)
     if kind == "price_per_hour" and market:
         return None  # a market price is no reference for on-demand peers
     return value
@@ -93,12 +94,12 @@ def annotate_price_trust(offers: Iterable[Offer]) -> list[Offer]:
     offers = list(offers)
     evidence = market_price_evidence(offers)
     market = [_is_market(o, evidence) for o in offers]
-    same_type: dict[tuple, list[int]] = defaultdict(list)
-    same_gpu: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    same_type: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    same_gpu: dict[tuple[Any, ...], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for i, offer in enumerate(offers):
         same_type[(offer.provider, offer.instance_type, offer.gpu, offer.gpu_count)].append(i)
         same_gpu[(offer.gpu, offer.gpu_count)][offer.provider].append(i)
-    provider_medians: dict[tuple, dict[str, float]] = {}
+    provider_medians: dict[tuple[Any, ...], dict[str, float]] = {}
     for key, by_provider in same_gpu.items():
         for kind, _ in _KINDS:
             medians = {}
@@ -116,8 +117,8 @@ def annotate_price_trust(offers: Iterable[Offer]) -> list[Offer]:
     return annotated
 
 
-def _verdict(i: int, offers: list[Offer], market: list[bool], same_type: dict[tuple, list[int]],
-             provider_medians: dict[tuple, dict[str, float]]) -> tuple[str, float] | None:
+def _verdict(i: int, offers: list[Offer], market: list[bool], same_type: dict[tuple[Any, ...], list[int]],
+             provider_medians: dict[tuple[Any, ...], dict[str, float]]) -> tuple[str, float] | None:
     offer = offers[i]
     for kind, reason in _KINDS:
         own = getattr(offer, kind)

@@ -34,8 +34,6 @@ from tools.catalog.db import (
     read_meta,
 )
 from tools.catalog.store import (
-    DB_FILENAME,
-    SNAPSHOT_FILE,
     CatalogStatus,
     build_from_catalog_dir,
     build_from_snapshot,
@@ -47,7 +45,7 @@ from tools.catalog.store import (
     resolve_db_path,
     write_snapshot,
 )
-from tools.catalog.names import SORTS
+from tools.catalog.names import DB_FILENAME, SNAPSHOT_FILE, SORTS
 from tools.catalog.offer import Interconnect, Offer
 
 __all__ = [

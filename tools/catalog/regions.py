@@ -34,7 +34,8 @@ class RegionSet:
 @cache
 def table() -> dict[str, Any]:
     """The place table (tools/data/regions.json)."""
-    return json.loads(REGIONS_PATH.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(REGIONS_PATH.read_text(encoding="utf-8"))
+    return data
 
 
 def _like(pattern: str, text: str) -> bool:
@@ -92,7 +93,7 @@ def expand_region(wish: str) -> RegionSet:
         entry = table()["areas"][key]
         return _union([RegionSet(names=frozenset(), patterns=frozenset(entry["patterns"])),
                        *(_by_code(code) for code in entry["countries"])])
-    if key in table()["countries"]:
+    if key is not None and key in table()["countries"]:
         return _country(key)
     if key in table()["cities"]:
         entry = table()["cities"][key]

@@ -29,9 +29,12 @@ ASSUMED_NODE_GBPS = 100.0
 class LinkFacts(Protocol):
     """What the link model reads from a candidate (tools.jobtime.topology.Candidate)."""
 
-    interconnect: str
-    nvlink_gbs: float | None
-    inter_node_gbps: float | None
+    @property
+    def interconnect(self) -> str: ...
+    @property
+    def nvlink_gbs(self) -> float | None: ...
+    @property
+    def inter_node_gbps(self) -> float | None: ...
 
 
 def allreduce_s(size_bytes: float, ranks: int, busbw_gbs: float) -> float:
@@ -63,7 +66,7 @@ def links_for(candidate: LinkFacts, gpu: GpuSpec | None, per_node: int, nodes: i
     if kind == "unknown":
         kind = "nvlink" if gpu is not None and gpu.has_full_nvlink else "pcie"
         notes.append(f"interconnect not stated: {kind} assumed from the GPU's form factor")
-    nvlink_gbs = candidate.nvlink_gbs or (gpu.nvlink_gbs if has_nvlink else None)
+    nvlink_gbs = candidate.nvlink_gbs or (gpu.nvlink_gbs if has_nvlink and gpu is not None else None)
     if kind == "nvlink" and gpu is not None and gpu.gpu_link == "nvlink-bridge":
         kind = "nvlink-bridge" if per_node <= 2 else "pcie"
         if per_node > 2:

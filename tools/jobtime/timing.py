@@ -11,7 +11,8 @@ from typing import NamedTuple
 from contract.jobspec import JobSpec
 from tools.providers import get_provider
 from tools.spot import Billing, billed_seconds
-from tools.jobtime.topology import TopologyResult, Workload
+from tools.jobtime.topology import TopologyResult
+from tools.jobtime.workload import Workload
 
 CHINCHILLA_TOKENS_PER_PARAM = 20
 """Compute-optimal pre-training data (Hoffmann et al. 2022, 'Training Compute-Optimal LLMs')."""

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from tools.faces import lazy_face
 
 if TYPE_CHECKING:
-    from tools.memory.cache import cached_estimate
-    from tools.memory.defaults import DEFAULTS
-    from tools.memory.estimator import Estimate, estimate, estimate_for_spec, request_for_plan, request_for_spec, request_with_defaults, resolve_arch
-    from tools.memory.peak import FIT_MARGIN
-    from tools.memory.request import EstimateRequest
+    from tools.memory.cache import cached_estimate as cached_estimate
+    from tools.memory.defaults import DEFAULTS as DEFAULTS
+    from tools.memory.estimator import Estimate as Estimate, estimate as estimate, estimate_for_spec as estimate_for_spec, request_for_plan as request_for_plan, request_for_spec as request_for_spec, request_with_defaults as request_with_defaults, resolve_arch as resolve_arch
+    from tools.memory.peak import FIT_MARGIN as FIT_MARGIN
+    from tools.memory.request import EstimateRequest as EstimateRequest
 
 FACE = {
     "DEFAULTS": "defaults",

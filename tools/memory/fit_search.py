@@ -94,7 +94,7 @@ def _more_gpus_fix(setup: Setup, vram_bytes: float, cheap: _Candidate | None) ->
         while count <= 512:
             changes = extra | {"gpus": count, "sharding": sharding}
             if per_gpu_bytes(with_changes(setup, **changes)) <= vram_bytes:
-                request_changes = (cheap.changes if extra else {}) | {"num_gpus": count, "sharding": sharding}
+                request_changes = (cheap.changes if extra and cheap else {}) | {"num_gpus": count, "sharding": sharding}
                 also = f" plus {cheap.description.removeprefix('all of: ')}" if extra and cheap else ""
                 return _Candidate(code="more_gpus", description=f"{count} GPUs with ZeRO-3/FSDP sharding{also}",
                                   changes=request_changes, setup_changes=changes)

@@ -105,9 +105,9 @@ def lora_modules(targets: str, arch: ModelArch) -> tuple[str, ...]:
 def resolve_arch(request: EstimateRequest) -> ModelArch:
     """The architecture the request names: config.json first, then the registry, then a generic decoder of the
     stated size (or the size in an unknown name, 'Qwen4-9B'); Estimate.unknown_model then carries the name."""
-    if (request.config_path or "").strip():
+    if request.config_path and request.config_path.strip():
         return load_hf_config(Path(request.config_path))
-    if (request.model or "").strip():
+    if request.model and request.model.strip():
         known = lookup(request.model)
         if known is not None:
             return known
@@ -144,7 +144,7 @@ def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
     """Adapter parameter count: r x (in + out) per targeted linear, routed and shared experts included (exact for
     dense models and uniform mixtures of experts)."""
     shapes = arch.linear_shapes
-    per_layer = 0
+    per_layer = 0.0
     for name in modules:
         d_in, d_out = shapes[name]
         copies = arch.mlp_copies if name in ("gate_proj", "up_proj", "down_proj") else 1

@@ -127,7 +127,7 @@ def _decoder(config: dict[str, Any], name: str, family: str) -> ModelArch:
     hidden = _int(config, "hidden_size")
     layers = _int(config, "num_hidden_layers")
     heads = _int(config, "num_attention_heads")
-    latent = {}
+    latent: dict[str, Any] = {}
     if family.startswith("deepseek") and config.get("kv_lora_rank"):
         rope = _int(config, "qk_rope_head_dim")
         latent = {"kv_lora_rank": _int(config, "kv_lora_rank"), "rope_head_dim": rope,

@@ -150,7 +150,7 @@ def collapse_zones(ordered: list[Any], limit: int) -> tuple[list[tuple[Any, int]
             folded[key] = folded.get(key, 0) + 1
         else:
             kept[key] = item
-    top = []
+    top: list[tuple[Any, int]] = []
     for key, item in kept.items():
         if len(top) >= limit:
             break

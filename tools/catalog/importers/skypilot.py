@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from tools.catalog.importers.common import (
     MAX_GPUINFO_CHARS,
@@ -80,7 +81,7 @@ def import_cloud_file(path: Path, cloud: str, *, snapshot_date: str, label: str 
     return result
 
 
-def _market_notes(offers: list, label: str) -> list[str]:
+def _market_notes(offers: list[Any], label: str) -> list[str]:
     """A note for a provider that lists Price == SpotPrice everywhere but is not known as market-priced."""
     notes = []
     for provider in sorted(market_price_evidence(offers)):
