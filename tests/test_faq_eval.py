@@ -51,7 +51,7 @@ def _words(text: str) -> str:
 
 
 def _data_phrases() -> dict[str, list[str]]:
-    """Every text of every data file under agent/ and kb/ (JSON strings at any depth, lines of other text files),
+    """Every text of every data file under agent/, kb/ and prompts/ (JSON strings at any depth, lines of other text files),
     as normalised words, by file."""
     def strings(value: object) -> list[str]:
         if isinstance(value, dict):
@@ -61,7 +61,7 @@ def _data_phrases() -> dict[str, list[str]]:
         return [value] if isinstance(value, str) else []
 
     found: dict[str, list[str]] = {}
-    for folder in ("agent", "kb"):
+    for folder in ("agent", "kb", "prompts"):
         for path in sorted((ROOT / folder).rglob("*")):
             if not path.is_file() or path.suffix in (".py", ".pyc") or "__pycache__" in path.parts:
                 continue
@@ -76,11 +76,12 @@ def _data_phrases() -> dict[str, list[str]]:
     return found
 
 
-def test_the_copy_guard_reads_every_data_file_of_agent_and_kb():
+def test_the_copy_guard_reads_every_data_file_of_agent_kb_and_prompts():
     """The guard below is only as good as what it reads: the aliases, lexicons, cues and articles are all there."""
     files = _data_phrases()
     for expected in ("kb/data/aliases.en.json", "kb/data/fine_tuning.it.md", "kb/data/synonyms.json",
-                     "agent/lexicon/intent.json", "agent/tool_cues.json", "agent/claims/claims_lexicon.json"):
+                     "agent/lexicon/intent.json", "agent/tool_cues.json", "agent/claims/claims_lexicon.json",
+                     "prompts/it/words/acts.json", "prompts/en/recommend.json"):
         assert files.get(expected), expected
     assert len(files) >= 30
 

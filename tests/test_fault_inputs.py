@@ -5,6 +5,7 @@ through the real HTTP API (uvicorn on 127.0.0.1) and the CLI."""
 from __future__ import annotations
 
 import math
+import os
 import sys
 
 import httpx2
@@ -56,7 +57,7 @@ class LineBudget:
         self.limit, self.lines = limit, 0
 
     def __call__(self, frame, event, arg):
-        if not frame.f_code.co_filename.endswith("spot_risk.py"):
+        if not frame.f_code.co_filename.endswith(os.path.join("spot", "risk.py")):
             return None
         if event == "line":
             self.lines += 1
