@@ -70,7 +70,7 @@ def parse_article(source: str) -> tuple[dict[str, str], list[dict[str, str]]]:
 def display_rewrites(language: Language) -> tuple[tuple[str, str], ...]:
     """(published phrase, shown phrase) pairs for one language, e.g. 'the comparison above' -> 'the offers table'."""
     data = json.loads(resources.files(__package__).joinpath("data/display_rewrites.json").read_text(encoding="utf-8"))
-    return tuple((old, new) for old, new in data[language])
+    return tuple((old, new) for old, new in data.get(language, ()))  # a language may have none
 
 
 def for_display(text: str, language: Language) -> str:

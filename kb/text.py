@@ -11,9 +11,9 @@ from importlib import resources
 
 import Stemmer
 
+from contract.languages import REGISTRY
 from kb.entries import LANGUAGES, Language, aliases, entries
 
-STEMMER_NAMES: dict[str, str] = {"it": "italian", "id": "indonesian", "en": "english"}
 
 
 @cache
@@ -30,7 +30,8 @@ def base_stopwords() -> dict[str, tuple[str, ...]]:
         spec = importlib.util.spec_from_file_location("_bm25s_stopwords", Path(next(iter(locations))) / "stopwords.py")
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return {"it": tuple(module.STOPWORDS_ITALIAN), "id": (), "en": tuple(module.STOPWORDS_EN)}
+    return {code: tuple(getattr(module, info.bm25s_stopwords)) if info.bm25s_stopwords else ()
+            for code, info in REGISTRY.items()}
 
 
 MAX_QUERY_CHARS = 2000
@@ -96,7 +97,7 @@ def stopwords(language: Language) -> frozenset[str]:
 @cache
 def _stemmer(language: Language) -> Stemmer.Stemmer:
     """The Snowball stemmer of one language."""
-    return Stemmer.Stemmer(STEMMER_NAMES[language])
+    return Stemmer.Stemmer(REGISTRY[language].stemmer)
 
 
 def _stems(text: str, language: Language) -> list[str]:
@@ -110,7 +111,7 @@ def synonyms(language: Language) -> dict[str, tuple[str, ...]]:
     """Stem -> canonical stems, from the '*' and per-language tables of kb/data/synonyms.json."""
     table = json.loads(resources.files(__package__).joinpath("data", "synonyms.json").read_text(encoding="utf-8"))
     mapping: dict[str, tuple[str, ...]] = {}
-    for word, canonical in {**table["*"], **table[language]}.items():
+    for word, canonical in {**table["*"], **table.get(language, {})}.items():  # a language may add none
         keys = _stems(word, language)
         if len(keys) == 1:
             mapping[keys[0]] = tuple(_stems(canonical, language)) or (keys[0],)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from contract.languages import DEFAULT_LANGUAGE, LANGUAGES, NAMES, supported_or_default
+from contract.languages import DEFAULT_LANGUAGE, LANGUAGES, NAMES, REGISTRY, supported_or_default
 
 PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
 
@@ -18,7 +18,7 @@ def files_of(code: str) -> set[str]:
 
 def test_every_registered_language_has_a_folder_and_no_folder_is_unregistered() -> None:
     folders = {p.name for p in PROMPTS.iterdir() if p.is_dir() and not p.name.startswith("__")}
-    assert folders == set(LANGUAGES) and set(NAMES) == set(LANGUAGES) and DEFAULT_LANGUAGE in LANGUAGES
+    assert folders == set(LANGUAGES) and set(REGISTRY) == set(NAMES) == set(LANGUAGES) and DEFAULT_LANGUAGE in LANGUAGES
 
 
 def test_every_language_has_the_files_of_the_default_one() -> None:

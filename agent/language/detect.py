@@ -31,12 +31,6 @@ SWITCH_SIGNAL = 3.0
 MIN_OTHER = 3.0
 """Score a fourth language needs before a message is called unsupported."""
 
-_NAMES: dict[str, Supported] = {
-    "it": "it", "ita": "it", "italian": "it", "italiano": "it", "italia": "it",
-    "id": "id", "ind": "id", "in": "id", "indonesian": "id", "indonesia": "id", "bahasa": "id",
-    "bahasa indonesia": "id",
-    "en": "en", "eng": "en", "english": "en", "inglese": "en", "inggris": "en",
-}
 _TOKEN = re.compile(r"(?<!\w)[^\W\d_]+(?:[-'][^\W\d_]+)*'?(?![\w])", re.UNICODE)
 """Words made of letters only: 'A100', '8B' and '4x' are names and numbers, not language cues."""
 
@@ -56,9 +50,16 @@ class LanguageGuess(BaseModel):
 def normalise_language(value: str) -> Supported:
     """Map 'it'/'Italian'/'bahasa'/... to a supported code; ValueError naming the choices otherwise."""
     key = " ".join(str(value).strip().lower().replace("_", "-").split("-")[0].split())
-    if key in _NAMES:
-        return _NAMES[key]
-    raise ValueError(f"unsupported language '{value}'; choose it, id or en")
+    names = _language_names()
+    if key in names:
+        return names[key]
+    raise ValueError(f"unsupported language '{value}'; choose {', '.join(SUPPORTED[:-1])} or {SUPPORTED[-1]}")
+
+
+@cache
+def _language_names() -> dict[str, Supported]:
+    """What people call each language ('italiano', 'bahasa', 'inglese'): its code and its word list's `names`."""
+    return {name: code for code in SUPPORTED for name in (code, *language_words(code, "language").get("names", ()))}
 
 
 @cache
