@@ -74,9 +74,8 @@ def filters_sql(query: CompareQuery) -> tuple[list[str], list[Any]]:
         where.append("r.provider_lc = ?")
         params.append(query.provider.strip().lower())
     if query.region:
-        where.append("r.id IN (SELECT row_id FROM places WHERE region_lc LIKE ? ESCAPE '\\' "
-                     "OR zone_lc LIKE ? ESCAPE '\\')")
-        params += [_like(query.region)] * 2
+        where.append("r.places_lc LIKE ? ESCAPE '\\'")
+        params.append(_like(query.region))
     if query.interconnect:
         where.append("r.interconnect = ?")
         params.append(query.interconnect.strip().lower())
@@ -92,10 +91,8 @@ def filters_sql(query: CompareQuery) -> tuple[list[str], list[Any]]:
     if query.spot:
         where.append(f"r.spot_key < {MISSING}")
     for word in (query.q or "").lower().split():
-        where.append("(r.gpu_lc || ' ' || r.provider_lc || ' ' || lower(r.instance_type) LIKE ? ESCAPE '\\' "
-                     "OR r.id IN (SELECT row_id FROM places WHERE region_lc LIKE ? ESCAPE '\\' "
-                     "OR zone_lc LIKE ? ESCAPE '\\'))")
-        params += [_like(word)] * 3
+        where.append("r.words LIKE ? ESCAPE '\\'")
+        params.append(_like(word))
     return where, params
 
 
@@ -132,7 +129,8 @@ def select_page(conn: sqlite3.Connection, store_key: str, query: CompareQuery, j
         source = f"{job} j JOIN rows r ON r.id = j.id" if query.fits_only else f"rows r LEFT JOIN {job} j ON j.id = r.id"
     filters = " AND ".join(where) or "1"
     key = (store_key, job, query.fits_only, filters, tuple(params))
-    total = _count(conn, key, f"SELECT count(*) FROM {source} WHERE {filters}", params)
+    counted = f"{job} j" if job and query.fits_only and not where else source  # no filter: the job table alone
+    total = _count(conn, key, f"SELECT count(*) FROM {counted} WHERE {filters}", params)
     column, missing = _SORTS[sort]
     if job is None or (query.fits_only and missing == "j.id IS NULL"):
         missing = None if missing == "j.id IS NULL" else missing
@@ -147,9 +145,16 @@ def select_page(conn: sqlite3.Connection, store_key: str, query: CompareQuery, j
     found: list[tuple[Any, ...]] = []
     if start < present:
         cond = f" AND NOT ({missing})" if missing else ""
-        found = conn.execute(f"SELECT {picked} FROM {source} WHERE {filters}{cond} ORDER BY {column} {direction}, "
-                             f"r.price_key {direction}, r.id {direction} LIMIT ? OFFSET ?",
-                             [*params, query.page_size, start]).fetchall()
+        if column.startswith("j."):  # walk the job table's own index, then fetch the page
+            inner = f"{job} j" + (f" JOIN rows r ON r.id = j.id" if where else "")
+            order = f"{column} {direction}, j.id {direction}"
+            found = conn.execute(f"SELECT {picked} FROM (SELECT j.* FROM {inner} WHERE {filters} ORDER BY {order} "
+                                 f"LIMIT ? OFFSET ?) j JOIN rows r ON r.id = j.id ORDER BY {order}",
+                                 [*params, query.page_size, start]).fetchall()
+        else:
+            found = conn.execute(f"SELECT {picked} FROM {source} WHERE {filters}{cond} ORDER BY {column} "
+                                 f"{direction}, r.price_key {direction}, r.id {direction} LIMIT ? OFFSET ?",
+                                 [*params, query.page_size, start]).fetchall()
     if missing and len(found) < query.page_size and start + len(found) < total:
         found += conn.execute(f"SELECT {picked} FROM {source} WHERE {filters} AND {missing} ORDER BY r.price_key, "
                               f"r.id LIMIT ? OFFSET ?",

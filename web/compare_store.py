@@ -10,16 +10,18 @@ private temp folder, atomically, and shared by every worker of the machine."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from tools.catalog_store import private_data_folder
 from tools.job_time import ASSUMED_BILLING, billing_for
 
-STORE_VERSION = 1
+STORE_VERSION = 4
 SHAPE_COLUMNS = ("provider", "gpu", "gpu_form_factor", "gpu_count", "vram_gib_per_gpu", "interconnect",
                  "nvlink_gbs", "inter_node_gbps_per_gpu", "inter_node_fabric", "on_demand_is_market")
 """What costing a job on an offer depends on besides its prices (tools.catalog_shapes.shape_of, the provider's
@@ -56,7 +58,7 @@ def ensure_store(catalog: Path) -> Path:
     path = store_path(catalog)
     if path.exists():
         return path
-    with _build_lock:
+    with _build_lock, _file_lock(path):
         if path.exists():
             return path
         partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.part")
@@ -67,6 +69,36 @@ def ensure_store(catalog: Path) -> Path:
             partial.unlink(missing_ok=True)
         _remove_older(path)
     return path
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock beside the store while it is built, so that workers starting together build it once."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: builds stay atomic, maybe twice
+        yield
+        return
+    with open(path.with_name(f".{path.name}.lock"), "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def warm(catalog: Path) -> threading.Thread:
+    """Build the store in a background thread (at server start), so that the first page does not wait for it."""
+    def run() -> None:
+        """ensure_store, its failure only logged (the first request will say what is wrong)."""
+        try:
+            ensure_store(catalog)
+        except Exception as error:  # noqa: BLE001 - a warm-up never stops the server
+            logging.getLogger("gpu_advisor.web").warning("compare table not prepared: %s", error)
+
+    thread = threading.Thread(target=run, name="compare-warm", daemon=True)
+    thread.start()
+    return thread
 
 
 def _remove_older(current: Path) -> None:
@@ -103,17 +135,19 @@ def _build(catalog: Path, path: Path) -> None:
         conn.execute("CREATE INDEX shapes_key ON shapes (" + shape_cols + ")")
         conn.execute(
             "CREATE TEMP TABLE tagged AS SELECT o.id AS offer_id, s.id AS shape_id, o.provider, o.instance_type, "
-            "o.price_key, o.spot_key FROM cat.offers o JOIN shapes s ON " + same)
+            "o.price_key, o.spot_key, o.region_lc, o.zone_lc FROM cat.offers o JOIN shapes s ON " + same)
         conn.execute(
             "CREATE TABLE listings AS SELECT min(t.offer_id) AS rep_id, t.shape_id, t.provider, t.instance_type, "
-            "t.price_key, t.spot_key, count(*) AS offers FROM tagged t "
+            "t.price_key, t.spot_key, count(*) AS offers, coalesce(group_concat(DISTINCT t.region_lc), '') || ' ' || "
+            "coalesce(group_concat(DISTINCT t.zone_lc), '') AS places_lc FROM tagged t "
             "GROUP BY t.provider, t.instance_type, t.price_key, t.spot_key, t.shape_id ORDER BY min(t.offer_id)")
         conn.execute(
             "CREATE TABLE rows AS SELECT l.rowid AS id, l.shape_id, l.offers, o.provider, o.provider_lc, "
             "o.upstream_lc, o.instance_type, o.gpu, o.gpu_lc, o.gpu_form_factor, o.gpu_count, o.vram_gib_per_gpu, "
             "o.vram_key, o.interconnect, o.price_per_hour, o.spot_price_per_hour, o.price_per_hour * 1.0 / o.gpu_count AS price_per_gpu_hour, "
             "l.price_key, l.spot_key, o.ppg_key, o.snapshot_date, o.on_demand_is_market, b.billing_s, "
-            "b.billing_assumed, o.region AS region, o.region_lc AS region_lc "
+            "b.billing_assumed, o.region AS region, o.region_lc AS region_lc, l.places_lc, "
+            "o.gpu_lc || ' ' || o.provider_lc || ' ' || lower(o.instance_type) || ' ' || l.places_lc AS words "
             "FROM listings l JOIN cat.offers o ON o.id = l.rep_id JOIN billing b ON b.provider = o.provider")
         conn.execute("CREATE UNIQUE INDEX listing_key ON listings (provider, instance_type, price_key, spot_key, "
                      "shape_id)")
@@ -129,6 +163,7 @@ def _build(catalog: Path, path: Path) -> None:
         conn.execute("CREATE INDEX places_zone ON places (zone_lc, row_id)")
         for column in SORT_INDEXES:
             conn.execute(f"CREATE INDEX rows_{column} ON rows ({column}, price_key, id)")
+        conn.execute("CREATE UNIQUE INDEX rows_id ON rows (id)")
         conn.execute("CREATE INDEX rows_shape ON rows (shape_id)")
         conn.execute("ALTER TABLE shapes ADD COLUMN rows INTEGER")
         conn.execute("UPDATE shapes SET rows = (SELECT count(*) FROM rows r WHERE r.shape_id = shapes.id)")
