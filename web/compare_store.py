@@ -79,7 +79,7 @@ def _file_lock(path: Path) -> Iterator[None]:
     except ImportError:  # Windows: builds stay atomic, maybe twice
         yield
         return
-    with open(path.with_name(f".{path.name}.lock"), "a+b") as handle:
+    with open(path.with_name(".compare-build.lock"), "a+b") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield
