@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from contract.errors import UserError
 from web.blocking import run_blocking
 from web.compare_costs import ensure_job
-from web.compare_data import CompareQuery, select_page
+from web.compare_data import CompareQuery, chart_points, select_page
 from web.compare_job import add_job_marks, job_summary, parse_job
 from web.compare_store import connect, ensure_store
 from web.deps import AppResources, resources
@@ -51,7 +51,8 @@ class CompareResult(BaseModel):
     rows: list[dict[str, Any]]
     job: dict[str, Any] | None = Field(None, description="The job the job columns are for: spec, language, "
                                                          "how many rows it runs on (runs_on), the ranking's "
-                                                         "exclusions, budget in USD.")
+                                                         "exclusions, budget as given and in USD, and `chart`: "
+                                                         "the cheapest row at each duration, Pareto front marked.")
 
 
 def _catalog(res: AppResources) -> Path:
@@ -75,6 +76,8 @@ def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:
         job = job_summary(spec, language, table.runs_on, table.excluded)
     with closing(connect(store)) as conn:
         total, sort, rows = select_page(conn, store.name, query, table.name if table else None)
+        if job is not None and table is not None:
+            job["chart"] = chart_points(conn, store.name, query, table.name)
         offers, snapshot = conn.execute("SELECT offers, snapshot_date FROM meta").fetchone()
         facets: dict[str, list[str]] = {"gpus": [], "providers": [], "interconnects": []}
         for kind, value in conn.execute("SELECT kind, value FROM facets ORDER BY kind, value"):

@@ -170,6 +170,7 @@ def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str
                 f"WHERE spot OR od IS NOT NULL", params)
             for column in ("cost", "hours", "per_gpu"):
                 conn.execute(f"CREATE INDEX {name}_{column} ON {name} ({column}, id)")
+            conn.execute(f"CREATE INDEX {name}_chart ON {name} (hours, cost)")  # cheapest per duration
             conn.execute(f"CREATE UNIQUE INDEX {name}_id ON {name} (id)")
             runs_on = conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
             conn.execute(f"CREATE TABLE {name}_meta AS SELECT ? AS runs_on, ? AS excluded",

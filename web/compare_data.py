@@ -188,3 +188,33 @@ def _shaped(conn: sqlite3.Connection, found: list[tuple[Any, ...]], with_job: bo
                 "nodes": nodes, "total_gpus": row["gpu_count"] * nodes, "layout": layout}
         rows.append(row)
     return rows
+
+
+def chart_points(conn: sqlite3.Connection, store_key: str, query: CompareQuery, job: str) -> list[dict[str, Any]]:
+    """The cheapest listing at each job duration among the rows the filters keep (hours are a shape's, so there
+    are a few hundred), each marked when it is on the Pareto front (no listing both cheaper and faster)."""
+    where, params = filters_sql(query)
+    filters = " AND ".join(where) or "1"
+    key = ("chart", store_key, job, filters, tuple(params))
+    with _COUNTS_LOCK:
+        if key in _COUNTS:
+            return _COUNTS[key]  # type: ignore[return-value]
+    source = f"{job} j JOIN rows r ON r.id = j.id" if where else f"{job} j"
+    cheapest = conn.execute(f"SELECT j.hours, min(j.cost), j.id FROM {source} WHERE {filters} GROUP BY j.hours "
+                            f"ORDER BY j.hours", params).fetchall()
+    ids = [row[2] for row in cheapest]
+    facts: dict[int, tuple[Any, ...]] = {}
+    if ids:
+        marks = ", ".join("?" for _ in ids)
+        for row in conn.execute(f"SELECT r.id, r.gpu, r.gpu_count, r.provider, r.instance_type, j.spot, j.nodes "
+                                f"FROM {job} j JOIN rows r ON r.id = j.id WHERE r.id IN ({marks})", ids):
+            facts[row[0]] = row[1:]
+    points, best = [], float("inf")
+    for hours, cost, row_id in cheapest:
+        gpu, count, provider, instance, spot, nodes = facts[row_id]
+        points.append({"hours": hours, "cost": cost, "gpu": gpu, "gpu_count": count, "provider": provider,
+                       "instance_type": instance, "spot": bool(spot), "nodes": nodes, "pareto": cost < best})
+        best = min(best, cost)
+    with _COUNTS_LOCK:
+        _COUNTS[key] = points  # type: ignore[assignment]
+    return points
