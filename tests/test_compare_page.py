@@ -419,7 +419,9 @@ def test_columns_that_matter_in_view_grouped_regions_and_chart(browser, server, 
         assert page.locator("#c-chart svg circle.pareto").count() == sum(p["pareto"] for p in chart)
         assert page.locator("#c-chart svg line.budget").count() == 1
         assert page.locator("#c-chart").bounding_box()["width"] <= width
-        shot(page, f"compare-{width}-job-chart")
+        shot(page, f"compare-{width}-job-table")
+        page.locator("#c-chart").scroll_into_view_if_needed()
+        shot(page, f"compare-{width}-chart")
         # Grouped regions: a row with several regions says how many and opens the list.
         page.goto(server.url + "/compare?" + urlencode({"provider": "runpod", "gpu": "L40S"}))
         grouped = page.locator("td.grouped").first
