@@ -75,7 +75,7 @@ def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:
             raise UserError((str(error).strip().splitlines() or ["invalid job"])[0]) from error
         job = job_summary(spec, language, table.runs_on, table.excluded)
     with closing(connect(store)) as conn:
-        total, sort, rows = select_page(conn, store.name, query, table.name if table else None)
+        total, sort, rows = select_page(conn, store, query, table.name if table else None)
         if job is not None and table is not None:
             job["chart"] = chart_points(conn, store.name, query, table.name)
         offers, snapshot = conn.execute("SELECT offers, snapshot_date FROM meta").fetchone()

@@ -7,11 +7,13 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.catalog import MISSING
+from web.compare_store import sort_index
 
 SortKey = Literal["gpu", "vram", "count", "interconnect", "provider", "region", "price", "spot_price",
                   "price_per_gpu", "billing", "job_cost", "hours", "per_gpu_gib"]
@@ -116,7 +118,7 @@ def _count(conn: sqlite3.Connection, key: tuple[Any, ...], sql: str, params: lis
     return value
 
 
-def select_page(conn: sqlite3.Connection, store_key: str, query: CompareQuery, job: str | None
+def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job: str | None
                 ) -> tuple[int, str, list[dict[str, Any]]]:
     """(rows matching, the sort used, the requested page of rows): filtered, sorted and paged in SQL, values missing
     for the sort last in both orders."""
@@ -128,10 +130,12 @@ def select_page(conn: sqlite3.Connection, store_key: str, query: CompareQuery, j
     if job:
         source = f"{job} j JOIN rows r ON r.id = j.id" if query.fits_only else f"rows r LEFT JOIN {job} j ON j.id = r.id"
     filters = " AND ".join(where) or "1"
-    key = (store_key, job, query.fits_only, filters, tuple(params))
+    key = (store.name, job, query.fits_only, filters, tuple(params))
     counted = f"{job} j" if job and query.fits_only and not where else source  # no filter: the job table alone
     total = _count(conn, key, f"SELECT count(*) FROM {counted} WHERE {filters}", params)
     column, missing = _SORTS[sort]
+    if column.startswith("r."):
+        sort_index(conn, store, column[2:])
     if job is None or (query.fits_only and missing == "j.id IS NULL"):
         missing = None if missing == "j.id IS NULL" else missing
     descending = (query.order == "desc") != (sort in _REVERSED)
