@@ -140,7 +140,8 @@ def compare_sizes(sizes: list[int], keep: Path, code: Path) -> None:
         if not db.exists():
             synthesise(size, db)
 
-        def run(phase: str) -> dict[str, Any]:
+        def run(phase: str, db: Path = db) -> dict[str, Any]:
+            """One phase in a fresh process of `code`: its JSON line."""
             out = subprocess.run([sys.executable, "-c", COMPARE_CHILD, str(db), phase, COMPARE_JOB], capture_output=True, text=True,
                                  check=True, env=env, cwd=code)
             return json.loads(out.stdout.strip().splitlines()[-1])

@@ -10,6 +10,7 @@ ordered and paged like the listings, with no cap on the rows reachable."""
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import sqlite3
 import threading
@@ -23,14 +24,14 @@ from typing import Any
 from contract.jobspec import JobSpec
 from tools.catalog import wish_filters
 from tools.catalog_candidates import OFFER_FIELDS, _offer
-from tools.catalog_shapes import OfferGroup, shape_of
+from tools.catalog_shapes import OfferGroup, shape_of, workload_key
 from tools.job_time import job_tokens
 from tools.ranking import _nodes_for, _plan
 from tools.ranking_costing import CostingJob, ShapeCosts
 from tools.scale_out import MULTI_NODE_MIN_GPUS, fewest_nodes
 from tools.spot_risk import DEFAULT_DEADLINE_CONFIDENCE, HOUR
 from tools.topology import DEFAULT_MEMORY_MARGIN, build_workload
-from web.compare_store import SHAPE_COLUMNS, connect
+from web.compare_store import connect
 
 MAX_JOB_TABLES = 16
 _lock = threading.Lock()
@@ -87,8 +88,6 @@ def _memo(spec: JobSpec) -> ShapeCosts:
     """The ranking's per-job costing memo (as tools.ranking.rank_offers builds it, without budget and rate)."""
     workload = build_workload(spec)
     tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
-    from tools.catalog_shapes import workload_key
-
     job = CostingJob(spec=spec, workload=workload, tokens=tokens, margin=DEFAULT_MEMORY_MARGIN, budget=None,
                      rate=None, epoch_tokens=tokens.total / (spec.epochs or 1.0), workload_key=workload_key(workload))
     return ShapeCosts(job=job)
@@ -128,15 +127,11 @@ def ensure_job(store: Path, catalog: Path, spec: JobSpec) -> JobTable:
             _build_job(conn, catalog, spec, name)
         conn.execute("UPDATE jobs SET used = ? WHERE name = ?", (time.time(), name))
         runs_on, excluded = conn.execute(f"SELECT runs_on, excluded FROM {name}_meta").fetchone()
-    import json
-
     return JobTable(name=name, runs_on=runs_on, excluded=json.loads(excluded))
 
 
 def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str) -> None:
     """Cost every shape, price every listing, write the job table and its indexes, drop the oldest job tables."""
-    import json
-
     memo = _memo(spec)
     shape_rows = conn.execute("SELECT id, rep_id, rows FROM shapes").fetchall()
     with closing(sqlite3.connect(f"file:{catalog.resolve().as_posix()}?mode=ro", uri=True)) as cat:

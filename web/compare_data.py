@@ -150,7 +150,7 @@ def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job:
     if start < present:
         cond = f" AND NOT ({missing})" if missing else ""
         if column.startswith("j."):  # walk the job table's own index, then fetch the page
-            inner = f"{job} j" + (f" JOIN rows r ON r.id = j.id" if where else "")
+            inner = f"{job} j" + (" JOIN rows r ON r.id = j.id" if where else "")
             order = f"{column} {direction}, j.id {direction}"
             found = conn.execute(f"SELECT {picked} FROM (SELECT j.* FROM {inner} WHERE {filters} ORDER BY {order} "
                                  f"LIMIT ? OFFSET ?) j JOIN rows r ON r.id = j.id ORDER BY {order}",

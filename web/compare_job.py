@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from contract.errors import UserError
 from contract.jobspec import JobSpec
 
+
 def parse_job(text: str, lang: str | None) -> tuple[JobSpec, str]:
     """The job as a JobSpec and its language: JSON is validated as a JobSpec, words go through the offline parser."""
     text = text.strip()
