@@ -1,7 +1,7 @@
 /* The comparison page: filters, sortable headers and server-side pages over GET /api/compare; a job (typed here or
  * handed over in ?job=) adds fit, per-GPU memory, hours and job cost. The state lives in the URL (links can be shared). */
 
-import { el } from "../parts/dom.js";
+import { breakable, el } from "../parts/dom.js";
 import { LANGS, hasLang, langName, money, number, pickLang, setLang, setStrings, t } from "../parts/i18n.js";
 import { drawChart } from "./chart.js";
 import { downloadCsv } from "./csv.js";
@@ -195,9 +195,9 @@ function render() {
     const sorted = data.sort === col[2];
     const th = el("th", { scope: "col", class: col[0], "data-col": col[0],
                           "aria-sort": sorted ? (data.order === "desc" ? "descending" : "ascending") : null });
-    if (!col[2]) { th.textContent = c(col[1]); return th; }
+    if (!col[2]) { th.appendChild(breakable(c(col[1]))); return th; }
     const button = el("button", { type: "button", class: "sort", "aria-label": c("sort_by", { col: c(col[1]) }) },
-                      [c(col[1]), el("span", { "aria-hidden": "true", class: "arrow", text: sorted ? (data.order === "desc" ? " ▼" : " ▲") : "" })]);
+                      [breakable(c(col[1])), el("span", { "aria-hidden": "true", class: "arrow", text: sorted ? (data.order === "desc" ? " ▼" : " ▲") : "" })]);
     button.addEventListener("click", function () {
       state.order = data.sort === col[2] && data.order === "asc" ? "desc" : "asc";
       state.sort = col[2];
