@@ -143,3 +143,23 @@ def test_filters_and_sorts_on_the_large_catalog(catalogs):
         present = [v for v in values if v is not None]
         assert present == sorted(present, reverse=order == "desc")
         assert values[len(present):] == [None] * (len(values) - len(present))  # missing last both ways
+
+
+def test_small_views_kept_as_id_lists_page_like_the_index_walk(catalogs, monkeypatch):
+    """A filtered view ordered once and sliced gives the same pages as SQLite walking the sort index."""
+    import web.compare_data as data
+
+    db = catalogs["large"]
+    views = [dict(gpu="H100"), dict(q="a100", sort="spot_price", order="desc"), dict(region="-copy2", sort="vram"),
+             dict(job=JOBS[0], provider="aws"), dict(job=JOBS[0], gpu="L40S", sort="hours", order="desc"),
+             dict(job=JOBS[0], q="runpod", fits_only=False)]
+    for view in views:
+        kept = [every_row(db, **view)]
+        monkeypatch.setattr(data, "SMALL_VIEW", 0)
+        data._COUNTS.clear()
+        kept.append(every_row(db, **view))
+        monkeypatch.undo()
+        data._COUNTS.clear()
+        data._IDS.clear()
+        assert kept[0] == kept[1], view
+        assert kept[0], view

@@ -62,6 +62,12 @@ _SORTS: dict[str, tuple[str, str | None]] = {
 _REVERSED = frozenset({"vram"})
 """Sorts whose key runs the other way (vram_key is minus the memory)."""
 _COUNTS: OrderedDict[tuple[Any, ...], int] = OrderedDict()
+_IDS: OrderedDict[tuple[Any, ...], list[int]] = OrderedDict()
+SMALL_VIEW = 150_000
+"""Filtered views up to this many rows are ordered once by a scan and kept as id lists (pages are then slices)."""
+_FILTER_INDEXES = {"gpu": "gpu_lc", "provider": "provider_lc", "interconnect": "interconnect",
+                   "gpu_count": "gpu_count"}
+"""Equality filters and the listing column whose index (created on first use) serves them."""
 _COUNTS_LOCK = threading.Lock()
 
 
@@ -134,8 +140,10 @@ def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job:
     counted = f"{job} j" if job and query.fits_only and not where else source  # no filter: the job table alone
     total = _count(conn, key, f"SELECT count(*) FROM {counted} WHERE {filters}", params)
     column, missing = _SORTS[sort]
-    if column.startswith("r."):
-        sort_index(conn, store, column[2:])
+    for name in [column[2:] if column.startswith("r.") else None] + [_FILTER_INDEXES[f] for f in _FILTER_INDEXES
+                                                                      if getattr(query, f) not in (None, "")]:
+        if name:
+            sort_index(conn, store, name)
     if job is None or (query.fits_only and missing == "j.id IS NULL"):
         missing = None if missing == "j.id IS NULL" else missing
     descending = (query.order == "desc") != (sort in _REVERSED)
@@ -146,6 +154,15 @@ def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job:
         present = total - _count(conn, (*key, missing), f"SELECT count(*) FROM {source} WHERE {filters} AND "
                                                         f"{missing}", params)
     picked = ", ".join([f"r.{c}" for c in _ROW_COLUMNS] + [f"j.{c}" if job else f"NULL AS {c}" for c in _JOB_COLUMNS])
+    if where and total <= SMALL_VIEW:  # a selective filter: one scan and sort, kept, beats walking a sort index
+        ids = _ordered_ids(conn, (*key, column, direction), source, filters, params,
+                           f"+{column} {direction}, r.id {direction}" if column.startswith("j.") else
+                           f"+{column} {direction}, +r.price_key {direction}, r.id {direction}", missing)
+        chosen = ids[start:start + query.page_size]
+        marks = ", ".join("?" for _ in chosen)
+        by_id = {row[0]: row for row in conn.execute(f"SELECT {picked} FROM {source} WHERE r.id IN ({marks})",
+                                                      chosen)} if chosen else {}
+        return total, sort, _shaped(conn, [by_id[i] for i in chosen], job is not None)
     found: list[tuple[Any, ...]] = []
     if start < present:
         cond = f" AND NOT ({missing})" if missing else ""
@@ -164,6 +181,25 @@ def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job:
                               f"r.id LIMIT ? OFFSET ?",
                               [*params, query.page_size - len(found), max(0, start - present)]).fetchall()
     return total, sort, _shaped(conn, found, job is not None)
+
+
+def _ordered_ids(conn: sqlite3.Connection, key: tuple[Any, ...], source: str, filters: str, params: list[Any],
+                 order: str, missing: str | None) -> list[int]:
+    """Every matching row id in page order (values missing for the sort last), cached per view."""
+    with _COUNTS_LOCK:
+        if key in _IDS:
+            _IDS.move_to_end(key)
+            return _IDS[key]
+    cond = f" AND NOT ({missing})" if missing else ""
+    ids = [i for (i,) in conn.execute(f"SELECT r.id FROM {source} WHERE {filters}{cond} ORDER BY {order}", params)]
+    if missing:
+        ids += [i for (i,) in conn.execute(f"SELECT r.id FROM {source} WHERE {filters} AND {missing} ORDER BY "
+                                           f"+r.price_key, r.id", params)]
+    with _COUNTS_LOCK:
+        _IDS[key] = ids
+        while len(_IDS) > 8:
+            _IDS.popitem(last=False)
+    return ids
 
 
 def _shaped(conn: sqlite3.Connection, found: list[tuple[Any, ...]], with_job: bool) -> list[dict[str, Any]]:
