@@ -150,9 +150,9 @@ def test_small_views_kept_as_id_lists_page_like_the_index_walk(catalogs, monkeyp
     import web.compare_data as data
 
     db = catalogs["large"]
-    views = [dict(gpu="H100"), dict(q="a100", sort="spot_price", order="desc"), dict(region="-copy2", sort="vram"),
-             dict(job=JOBS[0], provider="aws"), dict(job=JOBS[0], gpu="L40S", sort="hours", order="desc"),
-             dict(job=JOBS[0], q="runpod", fits_only=False)]
+    views = [{"gpu": "H100"}, {"q": "a100", "sort": "spot_price", "order": "desc"}, {"region": "-copy2", "sort": "vram"},
+             {"job": JOBS[0], "provider": "aws"}, {"job": JOBS[0], "gpu": "L40S", "sort": "hours", "order": "desc"},
+             {"job": JOBS[0], "q": "runpod", "fits_only": False}]
     for view in views:
         kept = [every_row(db, **view)]
         monkeypatch.setattr(data, "SMALL_VIEW", 0)
