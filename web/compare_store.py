@@ -114,10 +114,14 @@ def sort_index(conn: sqlite3.Connection, path: Path, column: str) -> None:
 
 
 def _remove_older(current: Path) -> None:
-    """Delete the stores of catalog versions that are gone (their catalog file no longer has that signature)."""
+    """Delete stores built more than a week before this one (catalog versions long gone; a store still in use is
+    simply built again): two catalogs in use on one machine never delete each other's store."""
     for other in current.parent.glob("compare-*.sqlite"):
-        if other != current and other.stat().st_mtime < current.stat().st_mtime - 3600:
-            other.unlink(missing_ok=True)
+        try:
+            if other != current and other.stat().st_mtime < current.stat().st_mtime - 7 * 86400:
+                other.unlink(missing_ok=True)
+        except OSError:
+            continue
 
 
 def _billing_rows(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
