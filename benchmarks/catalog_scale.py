@@ -9,6 +9,13 @@ job (it/id/en) and a follow-up in its thread, as benchmarks/turn_overhead.py.
 
 Run: .venv/bin/python benchmarks/catalog_scale.py [--sizes 5000,50000,500000,1000000] [--turns 60]
 Targets: p95 at the largest size within 1.5x of the smallest; peak RSS <= 300 MB at every size.
+
+--compare (issue 27): the comparison table (web.compare.compare_page, the body of GET /api/compare) and start-up
+(ensure_catalog) per size, each in fresh processes: start-up of the first and of a second process, the first page
+(the derived store built when missing), a later page, a job's first and later page, peak RSS. Catalogs are kept in
+--keep (default /tmp) and reused. `--code DIR` runs another checkout (e.g. the main branch) in the same conditions:
+.venv/bin/python benchmarks/catalog_scale.py --compare --sizes 5000,100000,1000000 [--code ../main]
+Targets: first page <= 1 s, later pages <= 100 ms, RSS <= 300 MB, start-up <= 0.2 s after the first.
 """
 
 from __future__ import annotations
@@ -98,15 +105,75 @@ def child(db: Path, turns: int) -> None:
                       "headline": [headline.get("provider"), headline.get("instance_type")]}))
 
 
+COMPARE_JOB = "QLoRA su Llama 3 8B, budget 50 euro"
+COMPARE_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+db, phase, JOB = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+from tools.catalog.store import ensure_catalog
+start = time.perf_counter(); ensure_catalog(db); out = {"startup_s": time.perf_counter() - start}
+if phase == "pages":
+    from web.compare import compare_page
+    from web.compare.data import CompareQuery
+    def timed(**kw):
+        start = time.perf_counter(); result = compare_page(CompareQuery(**kw), db)
+        return time.perf_counter() - start, result
+    out["first_s"], first = timed()
+    out["later_s"] = min(timed(page=p)[0] for p in (2, 3, 4))
+    out["job_first_s"], job = timed(job=JOB)
+    out["job_later_s"] = min(timed(job=JOB, page=p)[0] for p in (2, 3, 4))
+    out["job_last_s"] = timed(job=JOB, page=job["pages"])[0]
+    out["total"], out["job_rows"] = first["total"], job["total"]
+out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(out))
+"""
+
+
+def compare_sizes(sizes: list[int], keep: Path, code: Path) -> None:
+    """Start-up and the comparison table per catalog size, each phase in a fresh process of `code`."""
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    print(f"code: {code}")
+    for size in sizes:
+        db = keep / f"gpu-advisor-scale-{size}.sqlite"
+        if not db.exists():
+            synthesise(size, db)
+
+        def run(phase: str, db: Path = db) -> dict[str, Any]:
+            """One phase in a fresh process of `code`: its JSON line."""
+            out = subprocess.run([sys.executable, "-c", COMPARE_CHILD, str(db), phase, COMPARE_JOB], capture_output=True, text=True,
+                                 check=True, env=env, cwd=code)
+            return json.loads(out.stdout.strip().splitlines()[-1])
+
+        os.utime(db)  # a new file version: the first start checks it in full, the first page builds the store
+        first, second, pages, again = run("startup"), run("startup"), run("pages"), run("pages")
+        print(f"{size:>9,} offers: start-up first {first['startup_s']:6.2f} s, next {second['startup_s']:6.3f} s | "
+              f"first page {pages['first_s']:7.3f} s (after a restart {again['first_s']:6.3f} s), later page "
+              f"{again['later_s'] * 1000:6.1f} ms | job first page {pages['job_first_s']:7.2f} s (after a restart "
+              f"{again['job_first_s']:6.3f} s), later {again['job_later_s'] * 1000:6.1f} ms, last "
+              f"{again['job_last_s'] * 1000:6.1f} ms, rows {again['job_rows']:,} of {again['total']:,} | peak RSS "
+              f"{max(pages['rss_mb'], again['rss_mb']):6.0f} MB", flush=True)
+    print(f"reproduce: .venv/bin/python benchmarks/catalog_scale.py --compare --sizes {','.join(map(str, sizes))} "
+          f"--code {code}")
+
+
 def main() -> None:
     """Build each catalog, measure it in a fresh process, print the table, the ratios and the command."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="5000,50000,500000,1000000", help="comma-separated offer counts")
     parser.add_argument("--turns", type=int, default=60, help="warm turns per size (half new jobs, half follow-ups)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--compare", action="store_true", help="time /compare and start-up instead of chat turns")
+    parser.add_argument("--keep", default=tempfile.gettempdir(), help="folder where --compare keeps its catalogs")
+    parser.add_argument("--code", default=str(Path(__file__).resolve().parents[1]),
+                        help="checkout whose code --compare runs (for before/after in the same conditions)")
     args = parser.parse_args()
     if args.child:
         child(Path(args.child), args.turns)
+        return
+    if args.compare:
+        compare_sizes([int(n) for n in args.sizes.split(",")], Path(args.keep), Path(args.code).resolve())
         return
     sizes = [int(n) for n in args.sizes.split(",")]
     results: dict[int, dict[str, Any]] = {}

@@ -14,7 +14,7 @@ from tools.ranking.headline import choose_headline
 from tools.ranking.rank import clear_cache, rank_offers
 
 
-def _plan(cost: float, hours: float, gpus: int, *, nodes: int = 1, spot: bool = False,
+def plan_shape(cost: float, hours: float, gpus: int, *, nodes: int = 1, spot: bool = False,
           verdict: str = "multi_gpu_ok") -> Any:
     """A costed plan as choose_headline reads it."""
     offer = SimpleNamespace(gpu_count=gpus, provider="p", on_demand_is_market=False, spot_price_per_hour=None,
@@ -25,7 +25,7 @@ def _plan(cost: float, hours: float, gpus: int, *, nodes: int = 1, spot: bool = 
 
 def test_a_simpler_plan_that_is_slower_and_dearer_never_leads() -> None:
     """8 GPUs $100 for 2.0 h; 4 GPUs $103 (3 % more, within the 5 % tie) for 4.8 h: the 8-GPU plan leads."""
-    eight, four = _plan(100.0, 2.0, 8), _plan(103.0, 4.8, 4)
+    eight, four = plan_shape(100.0, 2.0, 8), plan_shape(103.0, 4.8, 4)
     ordered, reason = choose_headline([eight, four])
     assert ordered[0] is eight and reason is None
 
@@ -33,7 +33,7 @@ def test_a_simpler_plan_that_is_slower_and_dearer_never_leads() -> None:
 def test_a_simpler_plan_that_is_faster_still_leads_with_its_reason() -> None:
     """Spot $100 for 2.3 h (interruptions included) vs on-demand $104 for 2.0 h: on-demand is simpler and not
     slower, so it leads, and the reason names the $4 and the hours."""
-    spot, on_demand = _plan(100.0, 2.3, 8, spot=True), _plan(104.0, 2.0, 8)
+    spot, on_demand = plan_shape(100.0, 2.3, 8, spot=True), plan_shape(104.0, 2.0, 8)
     ordered, reason = choose_headline([spot, on_demand])
     assert ordered[0] is on_demand and reason is not None and reason["code"] == "simpler_near_tie"
     assert reason["params"]["extra_usd"] == 4.0 and "on-demand" in reason["text"]
@@ -42,7 +42,7 @@ def test_a_simpler_plan_that_is_faster_still_leads_with_its_reason() -> None:
 def test_a_layout_advised_against_does_not_lead_while_another_qualifies() -> None:
     """A $90 plan over a slow inter-node network vs a $120 single node: the single node leads, with the reason;
     alone, the slow-fabric plan still leads (it is the only one) and the reason says that it is the only kind."""
-    slow, node = _plan(90.0, 5.0, 16, nodes=2, verdict="multi_node_slow_fabric"), _plan(120.0, 4.0, 8)
+    slow, node = plan_shape(90.0, 5.0, 16, nodes=2, verdict="multi_node_slow_fabric"), plan_shape(120.0, 4.0, 8)
     ordered, reason = choose_headline([slow, node])
     assert ordered[0] is node and reason is not None and reason["code"] == "cheaper_layout_not_advised"
     alone, why = choose_headline([slow])
@@ -113,7 +113,7 @@ def test_cheapest_alternative_says_it_misses_the_deadline(tmp_path: Path) -> Non
 def test_a_plan_without_deadline_margin_does_not_lead_when_one_with_margin_qualifies() -> None:
     """24 h deadline: one node $250 for 23.3 h (23.3 x 1.1 = 25.6 > 24: no margin for estimate error) vs two
     nodes $262 for 12.5 h: the two nodes lead, with the reason; alone, the tight plan still leads."""
-    tight, roomy = _plan(250.0, 23.3, 8), _plan(262.0, 12.5, 16, nodes=2, verdict="multi_node_ok")
+    tight, roomy = plan_shape(250.0, 23.3, 8), plan_shape(262.0, 12.5, 16, nodes=2, verdict="multi_node_ok")
     ordered, reason = choose_headline([tight, roomy], 24.0)
     assert ordered[0] is roomy and reason is not None and reason["code"] == "deadline_margin"
     assert choose_headline([tight], 24.0)[0][0] is tight
@@ -123,6 +123,6 @@ def test_a_plan_without_deadline_margin_does_not_lead_when_one_with_margin_quali
 def test_an_on_demand_plan_is_not_beaten_as_slower_and_dearer_by_a_spot_plan() -> None:
     """Spot 1 GPU $3.57 for 2.5 h (an expectation with interruptions) vs on-demand 1 GPU $3.70 for 3.5 h: the
     on-demand plan is not 'dominated' (it buys certainty) and leads as the simpler near-tie."""
-    spot, on_demand = _plan(3.57, 2.5, 1, spot=True), _plan(3.70, 3.5, 1)
+    spot, on_demand = plan_shape(3.57, 2.5, 1, spot=True), plan_shape(3.70, 3.5, 1)
     ordered, reason = choose_headline([spot, on_demand])
     assert ordered[0] is on_demand and reason is not None and reason["code"] == "simpler_near_tie"

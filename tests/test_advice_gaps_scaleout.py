@@ -19,7 +19,7 @@ from tools.jobtime.topology import Candidate, build_workload, check_topology
 GIB = 1024 ** 3
 
 
-def _offer(instance: str, gpu: str, count: int, vram: float, price: float, spot: float | None = None) -> Offer:
+def offer_from_row(instance: str, gpu: str, count: int, vram: float, price: float, spot: float | None = None) -> Offer:
     """One catalog row with an NVLink node and a 3.2 Tb/s fabric (400 Gb/s per GPU, as AWS p5)."""
     return Offer(provider="aws", instance_type=instance, region="us-east-1", gpu=gpu, gpu_count=count,
                  vram_gib_per_gpu=vram, price_per_hour=price, spot_price_per_hour=spot,
@@ -56,7 +56,7 @@ def test_405b_full_fine_tuning_gets_a_multi_node_plan(tmp_path: Path) -> None:
     assert round(state_gib) == 6048
     min_nodes = -(-state_gib // (8 * 140.4 * 0.95))
     assert min_nodes == 6
-    db = _catalog(tmp_path, [_offer("p5en.48xlarge", "H200", 8, 140.4, 8 * 5.0)])
+    db = _catalog(tmp_path, [offer_from_row("p5en.48xlarge", "H200", 8, 140.4, 8 * 5.0)])
     spec = JobSpec(language="en", model="llama-3.1-405b", method="full_finetune", dataset_tokens=100_000_000,
                    interruptible_ok=False)
     result = rank_offers(spec, db_path=db, limit=3)
@@ -73,7 +73,7 @@ def test_qwen7b_on_four_h100_is_not_dropped_by_the_prefilter(tmp_path: Path) -> 
     """Qwen2.5-7B has 28 attention heads and 4 key-value heads: tensor parallel 8 does not divide them, 4 does. A
     4x H100 node (raw row: 79.65 GiB per GPU) must be costed, not dropped as 'too little memory' (issue 24: the
     prefilter tried only the largest degree)."""
-    db = _catalog(tmp_path, [_offer("4xH100", "H100", 4, 79.65, 4 * 2.5)])
+    db = _catalog(tmp_path, [offer_from_row("4xH100", "H100", 4, 79.65, 4 * 2.5)])
     spec = JobSpec(language="en", model="qwen2.5-7b", method="full_finetune", micro_batch_size=8,
                    gradient_checkpointing=False, num_gpus=4, gpu="H100", dataset_tokens=20_000_000)
     result = rank_offers(spec, db_path=db, limit=1)

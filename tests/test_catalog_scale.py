@@ -55,13 +55,13 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def offers_built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the Offer objects the candidate query builds (one entry per build)."""
     built: list[int] = []
-    original = candidates._offer
+    original = candidates.offer_from_row
 
     def counting(row):
         built.append(1)
         return original(row)
 
-    monkeypatch.setattr(candidates, "_offer", counting)
+    monkeypatch.setattr(candidates, "offer_from_row", counting)
     clear_cache()
     return built
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import httpx2
 import pytest
@@ -97,7 +97,7 @@ def test_filters_combine(server):
                for r in result["rows"])
     aws = get(server, provider="aws", region="us-east", gpu_count=8, page_size=200).json()
     assert aws["total"] > 0 and all(r["provider"] == "aws" and r["gpu_count"] == 8 and
-                                    ("us-east" in r["region"] or any("us-east" in z for z in r["zones"]))
+                                    any("us-east" in p for p in r["regions"] + r["zones"])
                                     for r in aws["rows"])
     words = get(server, q="a100 nvlink", page_size=200).json()  # words over GPU, provider, instance, region
     assert words["total"] == 0 or all("a100" in (r["gpu"] + r["instance_type"]).lower() for r in words["rows"])
@@ -199,8 +199,8 @@ def test_sort_and_filter_the_full_catalog_in_the_browser(page, server):
     sync_api.expect(page.locator("h1")).to_have_text(strings["title"])
     sync_api.expect(page.locator("th[data-col=price]")).to_have_attribute("aria-sort", "ascending")
     assert [t.rstrip(" ▲▼") for t in page.locator("#c-table thead th").all_inner_texts()] == \
-        [strings[k] for k in ("col_gpu", "col_count", "col_vram", "col_interconnect", "col_provider", "col_region",
-                              "col_price", "col_spot", "col_billing", "col_snapshot")]
+        [strings[k] for k in ("col_gpu", "col_provider", "col_price", "col_spot", "col_region", "col_count",
+                              "col_vram", "col_interconnect", "col_billing")]
     total = get(server).json()["total"]
     sync_api.expect(page.locator("#c-count")).to_contain_text(re.compile(rf"^{total // 1000}\.?{total % 1000:03d} "))
     prices = [number(t) for t in column(page, "price")]
@@ -210,7 +210,7 @@ def test_sort_and_filter_the_full_catalog_in_the_browser(page, server):
     sync_api.expect(page.locator("th[data-col=price]")).to_have_attribute("aria-sort", "descending")
     sync_api.expect(page.locator("th[data-col=price] button")).to_be_focused()
     top = get(server, sort="price", order="desc", page_size=50).json()["rows"][0]
-    sync_api.expect(rows.first.locator("td").nth(5)).to_have_text(f"{top['price_per_hour']:,.2f}".replace(",", "X")
+    sync_api.expect(rows.first.locator("td[data-col=price]")).to_have_text(f"{top['price_per_hour']:,.2f}".replace(",", "X")
                                                                  .replace(".", ",").replace("X", "."))
     page.locator("th[data-col=vram] button").click()
     sync_api.expect(page.locator("th[data-col=vram]")).to_have_attribute("aria-sort", "ascending")
@@ -221,7 +221,7 @@ def test_sort_and_filter_the_full_catalog_in_the_browser(page, server):
     page.locator("#f-spot").check()
     expected = get(server, gpu="H100", spot="true", sort="vram").json()
     sync_api.expect(page.locator("#c-count")).to_contain_text(str(expected["total"]))
-    assert set(column(page, "gpu")) <= {"H100\nSXM", "H100\nPCIe", "H100\nNVL", "H100"}
+    assert {t.split("\n")[0] for t in column(page, "gpu")} == {"H100"}
     assert all(number(t) is not None for t in column(page, "spot_price"))
     assert "gpu=H100" in page.url and "spot=true" in page.url  # the view can be shared as a link
     page.locator("#f-region").fill("us-")
@@ -239,7 +239,7 @@ def test_sort_and_filter_the_full_catalog_in_the_browser(page, server):
     page.locator("#c-next").click()
     sync_api.expect(page.locator("#c-page")).to_have_text(strings["page"].format(page=2, pages=pages))
     second = get(server, sort="vram", page=2, page_size=50).json()["rows"]
-    sync_api.expect(rows.first.locator("td").nth(3)).to_contain_text(second[0]["provider"])
+    sync_api.expect(rows.first.locator("td[data-col=provider]")).to_contain_text(second[0]["provider"])
     assert "page=2" in page.url
 
 
@@ -306,3 +306,182 @@ def test_one_tag_embed_on_another_page(page, server):
     sync_api.expect(frame.locator("th[data-col=job_cost]")).to_have_attribute("aria-sort", "ascending")
     sync_api.expect(frame.locator("#c-table tbody tr")).to_have_count(50)
     assert page.locator("iframe.gpu-advisor-compare").bounding_box()["height"] == 600
+
+
+# ------------------------------------------------------------------------- a page people bookmark (issue 28)
+
+RAW_FX = json.loads((Path(__file__).resolve().parents[1] / "tools" / "data" / "fx_rates.json").read_text("utf-8"))
+
+
+def eur_in_usd() -> float:
+    """USD per EUR from the shipped rate table, read raw."""
+    rates = {RAW_FX["base"]: 1.0, **RAW_FX["rates"]}
+    return rates["USD"] / rates["EUR"]
+
+
+def it2(value: float) -> str:
+    """A number as the Italian page writes it with 2 decimals (Intl rounds the shortest decimal half away)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return str(Decimal(repr(value)).quantize(Decimal("0.01"), ROUND_HALF_UP)).replace(".", ",")
+
+
+def every_api_row(server, **params) -> list[dict]:
+    """Every row of a view, page after page, over HTTP."""
+    first = get(server, page_size=200, **params).json()
+    rows = list(first["rows"])
+    for page in range(2, first["pages"] + 1):
+        rows += get(server, page_size=200, page=page, **params).json()["rows"]
+    return rows
+
+
+def test_one_instance_at_one_price_is_one_row_with_its_regions(server):
+    """Rows group the regions (and zones) of one instance at one price pair, as the raw catalog lists them."""
+    import sqlite3
+
+    rows = every_api_row(server)
+    grouped = [r for r in rows if len(r["regions"]) > 1]
+    assert grouped, "the shipped catalog has instances offered in several regions at one price"
+    with sqlite3.connect(server.app.state.resources.catalog_path) as raw:
+        for row in grouped[:40]:
+            regions = {r for (r,) in raw.execute(
+                "SELECT DISTINCT region FROM offers WHERE provider = ? AND instance_type = ? AND price_per_hour IS ? "
+                "AND spot_price_per_hour IS ? AND vram_gib_per_gpu IS ?",
+                (row["provider"], row["instance_type"], row["price_per_hour"], row["spot_price_per_hour"],
+                 row["vram_gib_per_gpu"]))}
+            assert set(row["regions"]) == regions, row
+    runpod = [r for r in rows if r["provider"] == "runpod" and r["gpu"] == "L40S"]
+    keys = [(r["instance_type"], r["price_per_hour"], r["spot_price_per_hour"]) for r in runpod]
+    assert len(keys) == len(set(keys))  # no two identical runpod L40S rows any more
+
+
+def test_budget_in_the_users_currency_with_the_usd_figure(server):
+    result = get(server, job=JOB, page_size=20).json()
+    budget = result["job"]["budget"]
+    assert (budget["amount"], budget["currency"]) == (50, "EUR")
+    assert budget["usd"] == pytest.approx(50 * eur_in_usd())
+    for row in result["rows"]:
+        assert row["job"]["est_cost_budget_currency"] == pytest.approx(row["job"]["est_cost"] / eur_in_usd())
+
+
+def test_chart_points_are_the_cheapest_per_duration_with_the_pareto_front(server):
+    """Recomputed from every row the job runs on: the cheapest cost at each duration, and the front (no row both
+    cheaper and faster)."""
+    chart = get(server, job=JOB, page_size=1).json()["job"]["chart"]
+    cheapest: dict[float, float] = {}
+    for row in every_api_row(server, job=JOB):
+        hours, cost = row["job"]["est_hours"], row["job"]["est_cost"]
+        cheapest[hours] = min(cost, cheapest.get(hours, cost))
+    assert [(p["hours"], p["cost"]) for p in chart] == sorted(cheapest.items())
+    front = {h for h, c in cheapest.items() if not any(h2 <= h and c2 <= c and (h2, c2) != (h, c)
+                                                        for h2, c2 in cheapest.items())}
+    assert {p["hours"] for p in chart if p["pareto"]} == front
+    filtered = get(server, job=JOB, gpu="H100", page_size=1).json()["job"]["chart"]
+    assert filtered and all(p["gpu"] == "H100" for p in filtered)
+
+
+def _in_view(page, cols: list[str]) -> dict[str, bool]:
+    """Whether each column's header lies inside the visible part of the table box (no scrolling)."""
+    return page.evaluate("""cols => {
+        const wrap = document.querySelector('.table-wrap').getBoundingClientRect();
+        const out = {};
+        cols.forEach(c => { const th = document.querySelector('#c-table thead th[data-col=' + c + ']');
+          const r = th ? th.getBoundingClientRect() : null;
+          out[c] = Boolean(r && r.width > 0 && r.left >= wrap.left - 0.5 && r.right <= wrap.right + 0.5
+                           && r.right <= window.innerWidth + 0.5); });
+        return out; }""", cols)
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (375, 812)])
+def test_columns_that_matter_in_view_grouped_regions_and_chart(browser, server, width, height):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="it-IT",
+                                  is_mobile=width < 600)
+    page = context.new_page()
+    try:
+        page.goto(server.url + "/compare?" + urlencode({"job": JOB}))
+        sync_api.expect(page.locator("th[data-col=job_cost]")).to_have_attribute("aria-sort", "ascending")
+        matter = ["gpu", "job_cost", "hours", "provider", "price"]
+        if width >= 1280:
+            matter += ["fits", "per_gpu", "spot_price", "region", "count", "vram", "interconnect", "billing"]
+        assert _in_view(page, matter) == {c: True for c in matter}
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        # The budget in the user's currency with the USD figure beside it.
+        usd = 50 * eur_in_usd()
+        sync_api.expect(page.locator("#c-job-summary")).to_contain_text("50,00 EUR")
+        sync_api.expect(page.locator("#c-job-summary")).to_contain_text(it2(usd) + " USD")
+        first = get(server, job=JOB, page_size=1).json()["rows"][0]["job"]
+        eur = it2(first["est_cost"] / eur_in_usd())
+        sync_api.expect(page.locator("#c-table tbody tr").first.locator("td[data-col=job_cost] small.fx")
+                        ).to_have_text(f"≈ {eur} EUR")
+        # The chart: one dot per point, the front marked, the budget line drawn.
+        chart = get(server, job=JOB, page_size=1).json()["job"]["chart"]
+        sync_api.expect(page.locator("#c-chart svg circle")).to_have_count(len(chart))
+        assert page.locator("#c-chart svg circle.pareto").count() == sum(p["pareto"] for p in chart)
+        assert page.locator("#c-chart svg line.budget").count() == 1
+        assert page.locator("#c-chart").bounding_box()["width"] <= width
+        shot(page, f"compare-{width}-job-table")
+        page.locator("#c-chart").scroll_into_view_if_needed()
+        shot(page, f"compare-{width}-chart")
+        # Grouped regions: a row with several regions says how many and opens the list.
+        page.goto(server.url + "/compare?" + urlencode({"provider": "runpod", "gpu": "L40S"}))
+        grouped = page.locator("td.grouped").first
+        sync_api.expect(grouped).to_be_visible()
+        rows = get(server, provider="runpod", gpu="L40S", page_size=200).json()["rows"]
+        many = next(r for r in rows if len(r["regions"]) > 1)
+        sync_api.expect(grouped.locator("summary small")).to_have_text(
+            I18N["it"]["compare"]["regions"].format(n=len(many["regions"])))
+        grouped.locator("summary").click()
+        sync_api.expect(grouped.locator("ul.regions li")).to_have_count(len(many["regions"]))
+        assert _in_view(page, ["gpu", "provider", "price"]) == {"gpu": True, "provider": True, "price": True}
+        assert serious_axe_violations(page) == []
+        shot(page, f"compare-{width}-grouped-regions")
+    finally:
+        context.close()
+
+
+def test_filters_survive_reload_and_a_bookmark_and_csv_is_what_is_shown(browser, page, server):
+    page.goto(server.url + "/compare?" + urlencode({"job": JOB}))
+    sync_api.expect(page.locator("th[data-col=job_cost]")).to_have_attribute("aria-sort", "ascending")
+    page.locator("#f-gpu").select_option("H100")
+    page.locator("#f-max_price").fill("30")
+    page.locator("th[data-col=hours] button").click()
+    expected = get(server, job=JOB, gpu="H100", max_price=30, sort="hours", order="asc").json()
+    sync_api.expect(page.locator("#c-count")).to_contain_text(str(expected["total"]))
+    sync_api.expect(page.locator("th[data-col=hours]")).to_have_attribute("aria-sort", "ascending")
+    query = parse_qs(urlparse(page.url).query)
+    assert query["gpu"] == ["H100"] and query["max_price"] == ["30"] and query["sort"] == ["hours"]
+    shown = column(page, "provider")
+    for opened in (page, browser.new_page()):  # the same tab reloaded, and the URL opened as a bookmark
+        if opened is page:
+            opened.reload()
+        else:
+            opened.goto(page.url)
+        sync_api.expect(opened.locator("th[data-col=hours]")).to_have_attribute("aria-sort", "ascending")
+        sync_api.expect(opened.locator("#f-gpu")).to_have_value("H100")
+        sync_api.expect(opened.locator("#f-max_price")).to_have_value("30")
+        sync_api.expect(opened.locator("#c-job-text")).to_have_value(JOB)
+        sync_api.expect(opened.locator("#c-count")).to_contain_text(str(expected["total"]))
+        assert column(opened, "provider") == shown
+        if opened is not page:
+            opened.close()
+
+    with page.expect_download() as info:
+        page.locator("#c-csv").click()
+    download = info.value
+    assert download.suggested_filename.endswith(".csv")
+    import csv
+    import io
+
+    table = list(csv.reader(io.StringIO(Path(download.path()).read_text("utf-8"))))
+    header, body = table[0], table[1:]
+    assert len(body) == page.locator("#c-table tbody tr").count() == len(expected["rows"])
+    strings = I18N["it"]["compare"]
+    cost = header.index(strings["col_job_cost"])
+    hours = header.index(strings["col_hours"])
+    assert header[cost + 1] == strings["csv_cost_currency"].format(currency="EUR")
+    for line, row in zip(body, expected["rows"]):
+        assert float(line[cost]) == pytest.approx(row["job"]["est_cost"], rel=1e-9)
+        assert float(line[cost + 1]) == pytest.approx(row["job"]["est_cost"] / eur_in_usd(), rel=1e-9)
+        assert float(line[hours]) == pytest.approx(row["job"]["est_hours"], rel=1e-9)
+        assert line[header.index(strings["col_provider"])] == row["provider"]
+    shot(page, "compare-1280-filters-restored")

@@ -28,7 +28,7 @@ AWS_HEADER = ("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Gpu
 L40S_INFO = "\"{'Gpus': [{'Name': 'L40S', 'Count': 8, 'MemoryInfo': {'SizeInMiB': 45776}}]}\""
 
 
-def _offer(**fields) -> Offer:
+def offer_from_row(**fields) -> Offer:
     base = {"provider": "aws", "instance_type": "g6e.48xlarge", "gpu": "L40S", "gpu_count": 8, "interconnect": "pcie",
             "source": "x:1", "snapshot_date": "2026-11-29", "price_per_hour": 30.0}
     return Offer(**{**base, **fields})
@@ -66,9 +66,9 @@ def test_spot_far_below_other_zones_is_flagged(tmp_path: Path) -> None:
 
 def test_cross_provider_outlier_against_same_gpu_and_count() -> None:
     """An on-demand price far below what other providers ask for the same GPU and count is flagged."""
-    peers = [_offer(provider=p, instance_type=f"{p}-8xl40s", price_per_hour=price)
+    peers = [offer_from_row(provider=p, instance_type=f"{p}-8xl40s", price_per_hour=price)
              for p, price in [("runpod", 7.0), ("vast", 6.5), ("nebius", 8.0), ("shadeform", 7.5)]]
-    cheap = _offer(provider="seeweb", instance_type="seeweb-8xl40s", price_per_hour=1.2)
+    cheap = offer_from_row(provider="seeweb", instance_type="seeweb-8xl40s", price_per_hour=1.2)
     annotated = annotate_price_trust([*peers, cheap])
     flagged = [o for o in annotated if o.price_outlier]
     assert [o.provider for o in flagged] == ["seeweb"]
@@ -77,12 +77,12 @@ def test_cross_provider_outlier_against_same_gpu_and_count() -> None:
 
 
 def test_too_few_peers_flags_nothing() -> None:
-    offers = [_offer(zone="a", spot_price_per_hour=1.0), _offer(zone="b", spot_price_per_hour=12.0)]
+    offers = [offer_from_row(zone="a", spot_price_per_hour=1.0), offer_from_row(zone="b", spot_price_per_hour=12.0)]
     assert all(o.price_outlier is None for o in annotate_price_trust(offers))
 
 
 def test_annotation_is_idempotent_and_keeps_order() -> None:
-    offers = [_offer(zone=str(i), spot_price_per_hour=p) for i, p in enumerate([3.0, 11.0, 11.5, 12.0, 10.8])]
+    offers = [offer_from_row(zone=str(i), spot_price_per_hour=p) for i, p in enumerate([3.0, 11.0, 11.5, 12.0, 10.8])]
     once = annotate_price_trust(offers)
     assert annotate_price_trust(once) == once
     assert [o.zone for o in once] == [o.zone for o in offers]
@@ -93,7 +93,7 @@ def test_annotation_is_idempotent_and_keeps_order() -> None:
                           st.one_of(st.none(), st.floats(0.01, 500)), st.one_of(st.none(), st.floats(0.01, 500))),
                 min_size=0, max_size=30))
 def test_any_prices_no_crash_and_flags_only_cheap(rows) -> None:
-    offers = [_offer(provider=p, instance_type=f"{p}-{n}", gpu_count=n, zone=str(i), price_per_hour=od,
+    offers = [offer_from_row(provider=p, instance_type=f"{p}-{n}", gpu_count=n, zone=str(i), price_per_hour=od,
                      spot_price_per_hour=spot)
               for i, (p, n, od, spot) in enumerate(rows) if od is not None or spot is not None]
     for offer in annotate_price_trust(offers):

@@ -71,6 +71,10 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
         res = AppResources(settings=settings, executor=executor)
         app.state.resources = res
         res.catalog_path = await run_blocking(executor, _catalog_path, settings)
+        if res.catalog_path.is_file():
+            from web.compare import warm_store
+
+            warm_store(res.catalog_path)  # the /compare table's store, prepared in the background
         res.advisor = await run_blocking(executor, advisor_factory, settings)
         try:
             yield

@@ -41,7 +41,6 @@ from agent.stream_events import verdict_known
 from agent.tool_agent import tools_node, with_tools
 from agent.writing import assumption_lines, public, rental_summary, verdict
 from contract.jobspec import JobSpec
-from contract.languages import supported_or_default
 from kb.entries import entry
 from kb.topics import topic_entry
 from tools.catalog import CatalogUnavailableError, current_meta

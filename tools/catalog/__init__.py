@@ -10,6 +10,13 @@ from typing import TYPE_CHECKING
 from tools.faces import lazy_face
 
 if TYPE_CHECKING:
+    from tools.catalog.db import MISSING as MISSING
+    from tools.catalog.query import OFFER_FIELDS as OFFER_FIELDS
+    from tools.catalog.db import build_db as build_db
+    from tools.catalog.query import offer_from_row as offer_from_row
+    from tools.catalog.db import offer_row as offer_row
+    from tools.catalog.store import read_snapshot as read_snapshot
+    from tools.catalog.query import wish_filters as wish_filters
     from tools.catalog.db import CatalogError as CatalogError, CatalogUnavailableError as CatalogUnavailableError
     from tools.catalog.names import SNAPSHOT_FILE as SNAPSHOT_FILE, SORTS as SORTS
     from tools.catalog.query import Offer as Offer, build_from_catalog_dir as build_from_catalog_dir, build_from_snapshot as build_from_snapshot, catalog_stats as catalog_stats, current_meta as current_meta, default_db_path as default_db_path, ensure_catalog as ensure_catalog, ensure_db as ensure_db, make_snapshot as make_snapshot, query_offers as query_offers, read_meta as read_meta, resolve_db_path as resolve_db_path
@@ -19,6 +26,13 @@ if TYPE_CHECKING:
     from tools.catalog.update import UpdateError as UpdateError, update_catalog as update_catalog
 
 FACE = {
+    "MISSING": "db",
+    "OFFER_FIELDS": "query",
+    "build_db": "db",
+    "offer_from_row": "query",
+    "offer_row": "db",
+    "read_snapshot": "store",
+    "wish_filters": "query",
     "CatalogError": "db",
     "CatalogUnavailableError": "db",
     "Evaluation": "shapes",

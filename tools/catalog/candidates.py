@@ -15,7 +15,7 @@ from typing import Any
 
 from tools.catalog.db import MISSING, connect
 from tools.catalog.offer import Offer
-from tools.catalog.query import OFFER_FIELDS, wish_filters
+from tools.catalog.query import OFFER_FIELDS, offer_from_row, wish_filters
 
 KEY_COLUMNS = ("provider", "instance_type", "price_outlier", "on_demand_is_market")
 """Rows that agree on these are one instance shape at one price trust: only region, zone and prices differ (the
@@ -25,7 +25,6 @@ MAX_REGIONS = 64
 IN_MEMORY_ROWS = 20_000
 """Up to this many matching rows, prices and regions are read in one query and grouped here (fewer round trips);
 above it, each key is answered by index seeks."""
-_BOOL_FIELDS = [name for name, info in Offer.model_fields.items() if info.annotation is bool]
 
 
 def _where(where: list[str], *extra: str) -> str:
@@ -35,14 +34,6 @@ def _where(where: list[str], *extra: str) -> str:
 
 
 _SAME_KEY = ("provider = ?", "instance_type = ?", "price_outlier IS ?", "on_demand_is_market = ?")
-
-
-def _offer(row: tuple[Any, ...]) -> Offer:
-    """An Offer from the OFFER_FIELDS part of a row (validated when the catalog was built)."""
-    values = dict(zip(OFFER_FIELDS, row))
-    for name in _BOOL_FIELDS:
-        values[name] = bool(values[name])
-    return Offer.model_construct(**values)
 
 
 def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tuple[str, ...] | None = None,
@@ -76,7 +67,7 @@ def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tu
                 others = rows.in_region(group, row[3]) - in_region.get(row[3], 0)
                 chosen.append((row[0], count, regions_seen, max(0, others)))
         full = _full_rows(conn, [row_id for row_id, *_ in chosen])
-    return [(_offer(full[row_id]), count, regions_seen, others) for row_id, count, regions_seen, others in chosen]
+    return [(offer_from_row(full[row_id]), count, regions_seen, others) for row_id, count, regions_seen, others in chosen]
 
 
 FETCH_CHUNK = 500

@@ -167,10 +167,10 @@ def query_offers(
                 sql += " LIMIT ?"
                 values.append(int(limit))
             rows = conn.execute(sql, values).fetchall()
-    return [_offer(row) for row in rows]
+    return [offer_from_row(row) for row in rows]
 
 
-def _offer(row: tuple[Any, ...]) -> Offer:
+def offer_from_row(row: tuple[Any, ...]) -> Offer:
     """An Offer from a row of OFFER_FIELDS (already validated when the catalog was built)."""
     values = dict(zip(OFFER_FIELDS, row))
     for name in _BOOL_FIELDS:

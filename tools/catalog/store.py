@@ -7,6 +7,9 @@ damaged, outdated or foreign file at the catalog path.
   (``catalog.sqlite.damaged-<UTC time>``) and a fresh one built; a snapshot-built catalog older than the shipped
   snapshot -> rebuilt; a file that is not a gpu-advisor catalog -> NotACatalogError, the file untouched. An explicit
   path never gets its folder created. A folder that cannot be written -> CatalogUnavailableError (one line).
+  The deep check (``PRAGMA quick_check``) runs once per catalog file version: versions that passed it are recorded
+  (inode, size, mtime, shipped snapshot) in the private temp folder, and later starts only read header, meta and
+  schema.
 """
 
 from __future__ import annotations
@@ -284,16 +287,56 @@ def _ensure_at(path: Path, explicit: bool) -> CatalogStatus:
         if signature is not None and _verified.get(str(path)) == signature:
             return CatalogStatus(path)
     shipped = _shipped_date()
-    check = inspect_catalog(path, shipped_date=shipped, shipped_fingerprint=snapshot_fingerprint())
+    fingerprint = snapshot_fingerprint()
+    record = (*signature, fingerprint, shipped) if signature is not None else None
+    checked_before = record is not None and _recorded(path) == list(record)
+    check = inspect_catalog(path, deep=not checked_before, shipped_date=shipped, shipped_fingerprint=fingerprint)
     if check.state != "ok":
         check_status = _repair(path, explicit, check, shipped)
         if check_status is not None:
+            built = _signature(check_status.path)
+            if built is not None and built != signature:  # a new file, built just now from the snapshot
+                _record(check_status.path, [*built, fingerprint, shipped])
             return check_status
     with _verified_guard:
         signature = _signature(path)
         if signature is not None:
             _verified[str(path)] = signature
+            if not checked_before:
+                _record(path, [*signature, fingerprint, shipped])
     return CatalogStatus(path)
+
+
+def _records_file() -> Path | None:
+    """Where the catalog versions that passed the deep check are recorded (the private temp folder)."""
+    folder = private_data_folder()
+    return folder / "verified-catalogs.json" if folder else None
+
+
+def _recorded(path: Path) -> list[Any] | None:
+    """The (inode, size, mtime, snapshot fingerprint, snapshot date) recorded when `path` last passed the deep
+    check, or None."""
+    records = _records_file()
+    try:
+        return json.loads(records.read_text("utf-8")).get(str(path.resolve())) if records else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _record(path: Path, values: list[Any]) -> None:
+    """Record that this version of `path` passed the deep check (later starts skip PRAGMA quick_check)."""
+    records = _records_file()
+    if records is None:
+        return
+    try:
+        known = json.loads(records.read_text("utf-8")) if records.exists() else {}
+        known = {k: v for k, v in known.items() if os.path.exists(k)} if isinstance(known, dict) else {}
+        known[str(path.resolve())] = values
+        partial = records.with_name(f"{records.name}.{os.getpid()}")
+        partial.write_text(json.dumps(known), "utf-8")
+        os.replace(partial, records)
+    except (OSError, ValueError):
+        pass  # no record: the next start checks again
 
 
 def _repair(path: Path, explicit: bool, check: CatalogCheck, shipped: str | None) -> CatalogStatus | None:

@@ -38,7 +38,7 @@ EVERY_OFFER_LIMIT = 1000
 """A caller asking for more entries than this wants every offer costed (the compare table)."""
 
 
-def _nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
+def nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
     """Instances of `offer` that give the wanted GPU count; None when the count cannot be met with it."""
     if wanted_gpus is None or wanted_gpus == offer.gpu_count:
         return 1
@@ -88,7 +88,7 @@ def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, 
     return to_usd(spec.budget.amount, spec.budget.currency, fx_table)
 
 
-def _plan(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tuple[Costed | None, str | None]:
+def plan_shape(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tuple[Costed | None, str | None]:
     """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
     if nodes != shape.nodes:
         shape = shape_of(group.offer, nodes)
@@ -108,10 +108,10 @@ def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple
     """The offer on the wished GPU count, else on one node plus, where needed, on several nodes (for memory that
     one node lacks, or for a deadline one node cannot meet)."""
     offer, job = group.offer, memo.job
-    nodes = _nodes_for(offer, job.spec.num_gpus)
+    nodes = nodes_for(offer, job.spec.num_gpus)
     if nodes is None:
         return [], "gpu_count_mismatch"
-    costed, why = _plan(group, shape, nodes, memo)
+    costed, why = plan_shape(group, shape, nodes, memo)
     if job.spec.num_gpus is not None or offer.gpu_count < MULTI_NODE_MIN_GPUS:
         return ([costed] if costed else []), why
     if costed is None and why == "does_not_fit":
@@ -119,7 +119,7 @@ def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple
 
         def holds(count: int) -> bool:
             """Whether `count` nodes hold the job in memory (the plan is kept)."""
-            tried[count] = _plan(group, shape, count, memo)
+            tried[count] = plan_shape(group, shape, count, memo)
             return tried[count][1] != "does_not_fit"
 
         count = fewest_nodes(holds)
@@ -133,7 +133,7 @@ def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple
         for _ in range(2):
             if count is None or count <= costed.nodes:
                 break
-            bigger, _why = _plan(group, shape, count, memo)
+            bigger, _why = plan_shape(group, shape, count, memo)
             if bigger is None:
                 break
             plans.append(bigger)
@@ -149,7 +149,7 @@ def _cost_groups(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeC
     fitting: list[Costed] = []
     for group, single_shape, gpus in groups:
         if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
-            costed, why = _plan(group, single_shape, 1, memo)
+            costed, why = plan_shape(group, single_shape, 1, memo)
             if costed is None:
                 excluded[why] += group.count  # type: ignore[index]
             else:

@@ -1,7 +1,9 @@
 """The comparison page: GET /compare (the live table of catalog offers, optionally for one job) and its JSON,
-GET /api/compare (filtered, sorted, server-side paged).
+GET /api/compare (filtered, sorted, server-side paged). The rows come from a derived store per catalog version
+(`store`), a job's columns from the job priced per hardware shape (`costs`), filtering and paging in SQL (`data`).
 """
 
-from web.compare.page import router
+from web.compare.page import compare_page, router
+from web.compare.store import warm as warm_store
 
-__all__ = ['router']
+__all__ = ["compare_page", "router", "warm_store"]

@@ -1,22 +1,21 @@
-"""The comparison table's data: every catalog offer (zone duplicates collapsed), filtered, sorted and paged in memory.
-
-Offers are read once per catalog file version with tools.catalog.query.query_offers (read-only) and kept as plain rows;
-a request then filters/sorts/pages about 4k rows in a few milliseconds. With a job, tools.ranking.rank adds per-offer
-fit, per-GPU memory, hours and total job cost (see compare_job)."""
+"""The comparison table's data: every listing of the catalog (one instance at one price pair, its regions and zones
+grouped), filtered, sorted and paged by SQLite in the derived store (web.compare.store); with a job, joined with
+the job's priced table (web.compare.costs). Counts are cached per query, so later pages cost one index walk."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from contract.languages import Language
-from tools.catalog import query_offers
-from tools.jobtime import ASSUMED_BILLING, billing_for
+
+from tools.catalog import MISSING
+from web.compare.store import sort_index
 
 SortKey = Literal["gpu", "vram", "count", "interconnect", "provider", "region", "price", "spot_price",
                   "price_per_gpu", "billing", "job_cost", "hours", "per_gpu_gib"]
@@ -49,135 +48,215 @@ class CompareQuery(BaseModel):
     fits_only: bool = Field(True, description="With a job: only offers the job runs on.")
 
 
-@dataclass(frozen=True, kw_only=True)
-class CatalogRows:
-    """The catalog as table rows (one per provider, instance type, region and prices; zones merged)."""
-
-    rows: tuple[dict[str, Any], ...]
-    offers: int
-    snapshot_date: str | None
-    gpus: tuple[str, ...]
-    providers: tuple[str, ...]
-    interconnects: tuple[str, ...]
-
-
-def _billing(provider: str) -> dict[str, Any]:
-    """The provider's billing increment in seconds and whether it is an assumption."""
-    rule, _ = billing_for(provider)
-    return {"billing_s": rule.granularity_s, "billing_assumed": rule is ASSUMED_BILLING}
-
-
-def build_rows(db_path: Path) -> CatalogRows:
-    """Every offer of the catalog as a row; offers differing only by zone become one row listing the zones."""
-    offers = query_offers(db_path, sort="price")
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    billing: dict[str, dict[str, Any]] = {}
-    for offer in offers:
-        key = (offer.provider, offer.instance_type, offer.region, offer.price_per_hour, offer.spot_price_per_hour)
-        row = merged.get(key)
-        if row is None:
-            if offer.provider not in billing:
-                billing[offer.provider] = _billing(offer.provider)
-            row = merged[key] = {
-                "provider": offer.provider, "instance_type": offer.instance_type, "gpu": offer.gpu,
-                "gpu_form_factor": offer.gpu_form_factor, "gpu_count": offer.gpu_count,
-                "vram_gib_per_gpu": offer.vram_gib_per_gpu, "interconnect": offer.interconnect,
-                "region": offer.region, "zones": [], "price_per_hour": offer.price_per_hour,
-                "spot_price_per_hour": offer.spot_price_per_hour,
-                "price_per_gpu_hour": offer.price_per_gpu_hour, "snapshot_date": offer.snapshot_date,
-                **billing[offer.provider]}
-            row["_text"] = " ".join(str(v) for v in (offer.gpu, offer.provider, offer.instance_type, offer.region)
-                                    if v).lower()
-        if offer.zone and offer.zone not in row["zones"]:
-            row["zones"].append(offer.zone)
-            row["_text"] += " " + offer.zone.lower()
-    rows = tuple(merged.values())
-    dates = sorted({r["snapshot_date"] for r in rows if r["snapshot_date"]})
-    return CatalogRows(rows=rows, offers=len(offers), snapshot_date=dates[-1] if dates else None,
-                       gpus=tuple(sorted({r["gpu"] for r in rows})),
-                       providers=tuple(sorted({r["provider"] for r in rows})),
-                       interconnects=tuple(sorted({r["interconnect"] for r in rows})))
-
-
-@dataclass
-class RowsCache:
-    """CatalogRows per catalog file, rebuilt when the file changes (thread-safe)."""
-
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _key: tuple[str, float] | None = None
-    _value: CatalogRows | None = None
-
-    def get(self, db_path: Path) -> CatalogRows:
-        """The rows of `db_path`, read again only after the file was replaced."""
-        key = (str(db_path), db_path.stat().st_mtime)
-        with self._lock:
-            if self._key != key or self._value is None:
-                self._value, self._key = build_rows(db_path), key
-            return self._value
-
-
-def _matches(row: dict[str, Any], query: CompareQuery, words: list[str]) -> bool:
-    """Whether a catalog row passes every filter of the query."""
-    if query.gpu and row["gpu"].lower() != query.gpu.strip().lower():
-        return False
-    if query.provider and row["provider"] != query.provider.strip().lower():
-        return False
-    if query.region:
-        wanted = query.region.strip().lower()
-        if wanted not in (row["region"] or "").lower() and not any(wanted in z.lower() for z in row["zones"]):
-            return False
-    if query.interconnect and row["interconnect"] != query.interconnect.strip().lower():
-        return False
-    if query.gpu_count is not None and row["gpu_count"] != query.gpu_count:
-        return False
-    if query.min_vram is not None and (row["vram_gib_per_gpu"] or 0) < query.min_vram:
-        return False
-    if query.max_price is not None and (row["price_per_hour"] is None or row["price_per_hour"] > query.max_price):
-        return False
-    if query.spot and row["spot_price_per_hour"] is None:
-        return False
-    return all(word in row["_text"] for word in words)
-
-
-_SORT_VALUES: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "gpu": lambda r: r["gpu"].lower(),
-    "vram": lambda r: r["vram_gib_per_gpu"],
-    "count": lambda r: r["gpu_count"],
-    "interconnect": lambda r: r["interconnect"],
-    "provider": lambda r: r["provider"],
-    "region": lambda r: (r["region"] or "").lower() or None,
-    "price": lambda r: r["price_per_hour"],
-    "spot_price": lambda r: r["spot_price_per_hour"],
-    "price_per_gpu": lambda r: r["price_per_gpu_hour"],
-    "billing": lambda r: r["billing_s"],
-    "job_cost": lambda r: (r.get("job") or {}).get("est_cost"),
-    "hours": lambda r: (r.get("job") or {}).get("est_hours"),
-    "per_gpu_gib": lambda r: (r.get("job") or {}).get("per_gpu_gib"),
+_ROW_COLUMNS = ("id", "provider", "instance_type", "gpu", "gpu_form_factor", "gpu_count", "vram_gib_per_gpu",
+                "interconnect", "region", "price_per_hour", "spot_price_per_hour", "price_per_gpu_hour",
+                "snapshot_date", "billing_s", "billing_assumed", "offers")
+_JOB_COLUMNS = ("spot", "cost", "hours", "per_gpu", "nodes", "layout")
+_SORTS: dict[str, tuple[str, str | None]] = {
+    # column to order by, and the condition of a missing value (sorted last in both orders)
+    "gpu": ("r.gpu_lc", None), "vram": ("r.vram_key", f"r.vram_key >= {MISSING}"), "count": ("r.gpu_count", None),
+    "interconnect": ("r.interconnect", None), "provider": ("r.provider_lc", None),
+    "region": ("r.region_lc", "r.region_lc IS NULL"), "price": ("r.price_key", f"r.price_key >= {MISSING}"),
+    "spot_price": ("r.spot_key", f"r.spot_key >= {MISSING}"), "price_per_gpu": ("r.ppg_key", f"r.ppg_key >= {MISSING}"),
+    "billing": ("r.billing_s", None), "job_cost": ("j.cost", "j.id IS NULL"), "hours": ("j.hours", "j.id IS NULL"),
+    "per_gpu_gib": ("j.per_gpu", "j.id IS NULL"),
 }
+_REVERSED = frozenset({"vram"})
+"""Sorts whose key runs the other way (vram_key is minus the memory)."""
+_COUNTS: OrderedDict[tuple[Any, ...], int] = OrderedDict()
+_IDS: OrderedDict[tuple[Any, ...], list[int]] = OrderedDict()
+SMALL_VIEW = 150_000
+"""Filtered views up to this many rows are ordered once by a scan and kept as id lists (pages are then slices)."""
+_FILTER_INDEXES = {"gpu": "gpu_lc", "provider": "provider_lc", "interconnect": "interconnect",
+                   "gpu_count": "gpu_count"}
+"""Equality filters and the listing column whose index (created on first use) serves them."""
+_COUNTS_LOCK = threading.Lock()
 
 
-def sort_rows(rows: list[dict[str, Any]], sort: str, order: str) -> list[dict[str, Any]]:
-    """Rows sorted by one column (missing values last in both orders), ties by on-demand price, then name."""
-    value = _SORT_VALUES[sort]
-    tie = sorted(rows, key=lambda r: (r["price_per_hour"] is None, r["price_per_hour"] or 0, r["provider"],
-                                      r["instance_type"], r["region"] or ""))
-    present = [r for r in tie if value(r) is not None]
-    missing = [r for r in tie if value(r) is None]
-    present.sort(key=value, reverse=order == "desc")
-    return present + missing
+def filters_sql(query: CompareQuery) -> tuple[list[str], list[Any]]:
+    """WHERE clauses over the listings (alias r) for the query's filters."""
+    where: list[str] = []
+    params: list[Any] = []
+    if query.gpu:
+        where.append("r.gpu_lc = ?")
+        params.append(query.gpu.strip().lower())
+    if query.provider:
+        where.append("r.provider_lc = ?")
+        params.append(query.provider.strip().lower())
+    if query.region:
+        where.append("r.places_lc LIKE ? ESCAPE '\\'")
+        params.append(_like(query.region))
+    if query.interconnect:
+        where.append("r.interconnect = ?")
+        params.append(query.interconnect.strip().lower())
+    if query.gpu_count is not None:
+        where.append("r.gpu_count = ?")
+        params.append(query.gpu_count)
+    if query.min_vram is not None:
+        where.append("r.vram_gib_per_gpu >= ?")
+        params.append(query.min_vram)
+    if query.max_price is not None:
+        where.append("r.price_key <= ?")
+        params.append(query.max_price)
+    if query.spot:
+        where.append(f"r.spot_key < {MISSING}")
+    for word in (query.q or "").lower().split():
+        where.append("r.words LIKE ? ESCAPE '\\'")
+        params.append(_like(word))
+    return where, params
 
 
-def public_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A row as the API returns it (internal search text dropped)."""
-    return {k: v for k, v in row.items() if not k.startswith("_")}
+def _like(text: str) -> str:
+    """A LIKE pattern matching `text` anywhere (its own % and _ taken literally)."""
+    escaped = text.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
-def select_rows(rows: tuple[dict[str, Any], ...] | list[dict[str, Any]], query: CompareQuery
-                ) -> tuple[int, list[dict[str, Any]]]:
-    """(number of matching rows, the requested page of them), filtered and sorted as the query says."""
-    words = [w for w in (query.q or "").lower().split() if w]
-    matching = [r for r in rows if _matches(r, query, words)]
-    sort = query.sort or ("job_cost" if any("job" in r for r in matching) else "price")
-    ordered = sort_rows(matching, sort, query.order)
+def _count(conn: sqlite3.Connection, key: tuple[Any, ...], sql: str, params: list[Any]) -> int:
+    """A count, cached per store, job and filters (later pages of a view reuse it)."""
+    with _COUNTS_LOCK:
+        if key in _COUNTS:
+            _COUNTS.move_to_end(key)
+            return _COUNTS[key]
+    value = conn.execute(sql, params).fetchone()[0]
+    with _COUNTS_LOCK:
+        _COUNTS[key] = value
+        while len(_COUNTS) > 512:
+            _COUNTS.popitem(last=False)
+    return value
+
+
+def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job: str | None
+                ) -> tuple[int, str, list[dict[str, Any]]]:
+    """(rows matching, the sort used, the requested page of rows): filtered, sorted and paged in SQL, values missing
+    for the sort last in both orders."""
+    sort = query.sort or ("job_cost" if job else "price")
+    if sort in JOB_SORTS and not job:
+        sort = "price"
+    where, params = filters_sql(query)
+    source = "rows r"
+    if job:
+        source = f"{job} j JOIN rows r ON r.id = j.id" if query.fits_only else f"rows r LEFT JOIN {job} j ON j.id = r.id"
+    filters = " AND ".join(where) or "1"
+    key = (store.name, job, query.fits_only, filters, tuple(params))
+    counted = f"{job} j" if job and query.fits_only and not where else source  # no filter: the job table alone
+    total = _count(conn, key, f"SELECT count(*) FROM {counted} WHERE {filters}", params)
+    column, missing = _SORTS[sort]
+    for name in [column[2:] if column.startswith("r.") else None] + [_FILTER_INDEXES[f] for f in _FILTER_INDEXES
+                                                                      if getattr(query, f) not in (None, "")]:
+        if name:
+            sort_index(conn, store, name)
+    if job is None or (query.fits_only and missing == "j.id IS NULL"):
+        missing = None if missing == "j.id IS NULL" else missing
+    descending = (query.order == "desc") != (sort in _REVERSED)
+    direction = "DESC" if descending else "ASC"
     start = (query.page - 1) * query.page_size
-    return len(ordered), [public_row(r) for r in ordered[start:start + query.page_size]]
+    present = total
+    if missing:
+        present = total - _count(conn, (*key, missing), f"SELECT count(*) FROM {source} WHERE {filters} AND "
+                                                        f"{missing}", params)
+    picked = ", ".join([f"r.{c}" for c in _ROW_COLUMNS] + [f"j.{c}" if job else f"NULL AS {c}" for c in _JOB_COLUMNS])
+    if where and total <= SMALL_VIEW:  # a selective filter: one scan and sort, kept, beats walking a sort index
+        ids = _ordered_ids(conn, (*key, column, direction), source, filters, params,
+                           f"+{column} {direction}, r.id {direction}" if column.startswith("j.") else
+                           f"+{column} {direction}, +r.price_key {direction}, r.id {direction}", missing)
+        chosen = ids[start:start + query.page_size]
+        marks = ", ".join("?" for _ in chosen)
+        by_id = {row[0]: row for row in conn.execute(f"SELECT {picked} FROM {source} WHERE r.id IN ({marks})",
+                                                      chosen)} if chosen else {}
+        return total, sort, _shaped(conn, [by_id[i] for i in chosen], job is not None)
+    found: list[tuple[Any, ...]] = []
+    if start < present:
+        cond = f" AND NOT ({missing})" if missing else ""
+        if column.startswith("j."):  # walk the job table's own index, then fetch the page
+            inner = f"{job} j" + (" JOIN rows r ON r.id = j.id" if where else "")
+            order = f"{column} {direction}, j.id {direction}"
+            found = conn.execute(f"SELECT {picked} FROM (SELECT j.* FROM {inner} WHERE {filters} ORDER BY {order} "
+                                 f"LIMIT ? OFFSET ?) j JOIN rows r ON r.id = j.id ORDER BY {order}",
+                                 [*params, query.page_size, start]).fetchall()
+        else:
+            found = conn.execute(f"SELECT {picked} FROM {source} WHERE {filters}{cond} ORDER BY {column} "
+                                 f"{direction}, r.price_key {direction}, r.id {direction} LIMIT ? OFFSET ?",
+                                 [*params, query.page_size, start]).fetchall()
+    if missing and len(found) < query.page_size and start + len(found) < total:
+        found += conn.execute(f"SELECT {picked} FROM {source} WHERE {filters} AND {missing} ORDER BY r.price_key, "
+                              f"r.id LIMIT ? OFFSET ?",
+                              [*params, query.page_size - len(found), max(0, start - present)]).fetchall()
+    return total, sort, _shaped(conn, found, job is not None)
+
+
+def _ordered_ids(conn: sqlite3.Connection, key: tuple[Any, ...], source: str, filters: str, params: list[Any],
+                 order: str, missing: str | None) -> list[int]:
+    """Every matching row id in page order (values missing for the sort last), cached per view."""
+    with _COUNTS_LOCK:
+        if key in _IDS:
+            _IDS.move_to_end(key)
+            return _IDS[key]
+    cond = f" AND NOT ({missing})" if missing else ""
+    ids = [i for (i,) in conn.execute(f"SELECT r.id FROM {source} WHERE {filters}{cond} ORDER BY {order}", params)]
+    if missing:
+        ids += [i for (i,) in conn.execute(f"SELECT r.id FROM {source} WHERE {filters} AND {missing} ORDER BY "
+                                           f"+r.price_key, r.id", params)]
+    with _COUNTS_LOCK:
+        _IDS[key] = ids
+        while len(_IDS) > 8:
+            _IDS.popitem(last=False)
+    return ids
+
+
+def _shaped(conn: sqlite3.Connection, found: list[tuple[Any, ...]], with_job: bool) -> list[dict[str, Any]]:
+    """Rows as the API returns them, with their regions and zones."""
+    ids = [row[0] for row in found]
+    places: dict[int, tuple[list[str], list[str]]] = {i: ([], []) for i in ids}
+    if ids:
+        marks = ", ".join("?" for _ in ids)
+        for row_id, region, zone in conn.execute(f"SELECT row_id, region, zone FROM places WHERE row_id IN ({marks})"
+                                                 f" ORDER BY row_id, region, zone", ids):
+            regions, zones = places[row_id]
+            if region and region not in regions:
+                regions.append(region)
+            if zone and zone not in zones:
+                zones.append(zone)
+    rows = []
+    for values in found:
+        row = dict(zip(_ROW_COLUMNS, values[:len(_ROW_COLUMNS)]))
+        row["billing_assumed"] = bool(row["billing_assumed"])
+        row["regions"], row["zones"] = places[row.pop("id")]
+        row["region"] = row["regions"][0] if row["regions"] else row["region"]
+        if with_job:
+            spot, cost, hours, per_gpu, nodes, layout = values[len(_ROW_COLUMNS):]
+            row["job"] = {"fits": False} if cost is None else {
+                "fits": True, "per_gpu_gib": per_gpu, "est_hours": hours, "est_cost": cost, "spot": bool(spot),
+                "nodes": nodes, "total_gpus": row["gpu_count"] * nodes, "layout": layout}
+        rows.append(row)
+    return rows
+
+
+def chart_points(conn: sqlite3.Connection, store_key: str, query: CompareQuery, job: str) -> list[dict[str, Any]]:
+    """The cheapest listing at each job duration among the rows the filters keep (hours are a shape's, so there
+    are a few hundred), each marked when it is on the Pareto front (no listing both cheaper and faster)."""
+    where, params = filters_sql(query)
+    filters = " AND ".join(where) or "1"
+    key = ("chart", store_key, job, filters, tuple(params))
+    with _COUNTS_LOCK:
+        if key in _COUNTS:
+            return _COUNTS[key]  # type: ignore[return-value]
+    source = f"{job} j JOIN rows r ON r.id = j.id" if where else f"{job} j"
+    cheapest = conn.execute(f"SELECT j.hours, min(j.cost), j.id FROM {source} WHERE {filters} GROUP BY j.hours "
+                            f"ORDER BY j.hours", params).fetchall()
+    ids = [row[2] for row in cheapest]
+    facts: dict[int, tuple[Any, ...]] = {}
+    if ids:
+        marks = ", ".join("?" for _ in ids)
+        for row in conn.execute(f"SELECT r.id, r.gpu, r.gpu_count, r.provider, r.instance_type, j.spot, j.nodes "
+                                f"FROM {job} j JOIN rows r ON r.id = j.id WHERE r.id IN ({marks})", ids):
+            facts[row[0]] = row[1:]
+    points, best = [], float("inf")
+    for hours, cost, row_id in cheapest:
+        gpu, count, provider, instance, spot, nodes = facts[row_id]
+        points.append({"hours": hours, "cost": cost, "gpu": gpu, "gpu_count": count, "provider": provider,
+                       "instance_type": instance, "spot": bool(spot), "nodes": nodes, "pareto": cost < best})
+        best = min(best, cost)
+    with _COUNTS_LOCK:
+        _COUNTS[key] = points  # type: ignore[assignment]
+    return points

@@ -4,6 +4,7 @@ GET /api/compare (filtered, sorted, server-side paged)."""
 from __future__ import annotations
 
 import html
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,10 +12,13 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
+from contract.errors import UserError
 from contract.languages import LANGUAGES
 from web.blocking import run_blocking
-from web.compare.data import CompareQuery, RowsCache, select_rows
-from web.compare.job import JobCache, with_job
+from web.compare.costs import ensure_job
+from web.compare.data import CompareQuery, chart_points, select_page
+from web.compare.job import add_job_marks, job_summary, parse_job
+from web.compare.store import connect, ensure_store
 from web.deps import AppResources, resources
 from web.errors import ApiError
 from web.serving import public_base_url
@@ -23,8 +27,6 @@ PAGE_PATH = "/compare"
 PAGE_FILE = Path(__file__).parents[1] / "static" / "compare.html"
 
 router = APIRouter(tags=["compare"])
-_rows_cache = RowsCache()
-_job_cache = JobCache()
 
 
 class CompareFacets(BaseModel):
@@ -50,7 +52,8 @@ class CompareResult(BaseModel):
     rows: list[dict[str, Any]]
     job: dict[str, Any] | None = Field(None, description="The job the job columns are for: spec, language, "
                                                          "how many rows it runs on (runs_on), the ranking's "
-                                                         "exclusions, budget in USD.")
+                                                         "exclusions, budget as given and in USD, and `chart`: "
+                                                         "the cheapest row at each duration, Pareto front marked.")
 
 
 def _catalog(res: AppResources) -> Path:
@@ -61,22 +64,30 @@ def _catalog(res: AppResources) -> Path:
 
 
 def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:
-    """The comparison result for one query (runs in a worker thread: the first job ranking takes ~0.3 s)."""
-    catalog = _rows_cache.get(db_path)
-    job = None
-    rows: Any = catalog.rows
+    """The comparison result for one query (runs in a worker thread; SQLite pages the derived store)."""
+    store = ensure_store(db_path)
+    job = table = None
     if query.job and query.job.strip():
-        columns = _job_cache.get(query.job, query.lang, db_path)
-        rows, runs_on = with_job(catalog.rows, columns, query.fits_only)
-        job = {**columns.summary, "runs_on": runs_on}
-    total, page_rows = select_rows(rows, query)
-    sort = query.sort or ("job_cost" if job else "price")
-    return {"offers": catalog.offers, "total": total, "page": query.page, "page_size": query.page_size,
+        spec, language = parse_job(query.job, query.lang)
+        relaxed = spec.model_copy(update={"budget": None, "deadline_hours": None})
+        try:
+            table = ensure_job(store, db_path, relaxed)
+        except ValueError as error:
+            raise UserError((str(error).strip().splitlines() or ["invalid job"])[0]) from error
+        job = job_summary(spec, language, table.runs_on, table.excluded)
+    with closing(connect(store)) as conn:
+        total, sort, rows = select_page(conn, store, query, table.name if table else None)
+        if job is not None and table is not None:
+            job["chart"] = chart_points(conn, store.name, query, table.name)
+        offers, snapshot = conn.execute("SELECT offers, snapshot_date FROM meta").fetchone()
+        facets: dict[str, list[str]] = {"gpus": [], "providers": [], "interconnects": []}
+        for kind, value in conn.execute("SELECT kind, value FROM facets ORDER BY kind, value"):
+            facets[kind].append(value)
+    if job is not None:
+        add_job_marks(rows, job)
+    return {"offers": offers, "total": total, "page": query.page, "page_size": query.page_size,
             "pages": max(1, -(-total // query.page_size)), "sort": sort, "order": query.order,
-            "snapshot_date": catalog.snapshot_date,
-            "facets": {"gpus": list(catalog.gpus), "providers": list(catalog.providers),
-                       "interconnects": list(catalog.interconnects)},
-            "rows": page_rows, "job": job}
+            "snapshot_date": snapshot, "facets": facets, "rows": rows, "job": job}
 
 
 @router.get("/api/compare", response_model=CompareResult, summary="Catalog offers for the comparison table")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from agent.lexicon import language_words, load
+from agent.lexicon import language_words
 from contract.languages import supported_or_default
 
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]

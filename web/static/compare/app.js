@@ -1,18 +1,21 @@
 /* The comparison page: filters, sortable headers and server-side pages over GET /api/compare; a job (typed here or
  * handed over in ?job=) adds fit, per-GPU memory, hours and job cost. The state lives in the URL (links can be shared). */
 
-import { el } from "../parts/dom.js";
-import { LANGS, hasLang, langName, number, pickLang, setLang, setStrings, t } from "../parts/i18n.js";
+import { breakable, el } from "../parts/dom.js";
+import { LANGS, hasLang, langName, money, number, pickLang, setLang, setStrings, t } from "../parts/i18n.js";
+import { drawChart } from "./chart.js";
+import { downloadCsv } from "./csv.js";
 
 const root = document.getElementById("compare");
 const API = (root.dataset.api || window.location.origin).replace(/\/+$/, "");
 const ASSETS = new URL("../", import.meta.url).href;
-const FILTERS = ["q", "gpu", "provider", "region", "gpu_count", "min_vram", "interconnect", "spot"];
+const FILTERS = ["q", "gpu", "provider", "region", "gpu_count", "min_vram", "max_price", "interconnect", "spot"];
+// What decides a choice comes first (it stays in view at 1280 px, and at 375 px the first five do); one snapshot
+// date for the whole catalog is said once in the intro, not per row.
 const BASE_COLUMNS = [
-  ["gpu", "col_gpu", "gpu"], ["count", "col_count", "count"], ["vram", "col_vram", "vram"],
-  ["interconnect", "col_interconnect", "interconnect"], ["provider", "col_provider", "provider"],
-  ["region", "col_region", "region"], ["price", "col_price", "price"], ["spot_price", "col_spot", "spot_price"],
-  ["billing", "col_billing", "billing"], ["snapshot", "col_snapshot", null]
+  ["gpu", "col_gpu", "gpu"], ["provider", "col_provider", "provider"], ["price", "col_price", "price"],
+  ["spot_price", "col_spot", "spot_price"], ["region", "col_region", "region"], ["count", "col_count", "count"],
+  ["vram", "col_vram", "vram"], ["interconnect", "col_interconnect", "interconnect"], ["billing", "col_billing", "billing"]
 ];
 const JOB_COLUMNS = [["job_cost", "col_job_cost", "job_cost"], ["hours", "col_hours", "hours"],
                      ["fits", "col_fits", null], ["per_gpu", "col_per_gpu", "per_gpu_gib"]];
@@ -92,10 +95,11 @@ function buildFilters() {
     region: el("input", { type: "text", autocomplete: "off" }),
     gpu_count: el("input", { type: "number", min: "1", max: "1024", step: "1", inputmode: "numeric" }),
     min_vram: el("input", { type: "number", min: "0", max: "4096", step: "1", inputmode: "decimal" }),
+    max_price: el("input", { type: "number", min: "0", step: "0.1", inputmode: "decimal" }),
     interconnect: el("select")
   };
   const labels = { q: c("search"), gpu: c("gpu"), provider: c("provider"), region: c("region"), gpu_count: c("count"),
-                   min_vram: c("min_vram"), interconnect: c("interconnect") };
+                   min_vram: c("min_vram"), max_price: c("max_price"), interconnect: c("interconnect") };
   Object.keys(controls).forEach(function (name) { form.appendChild(field(name, labels[name], controls[name])); });
   const spot = el("input", { type: "checkbox", id: "f-spot", name: "spot" });
   form.appendChild(el("div", { class: "check" }, [spot, el("label", { for: "f-spot", text: c("spot_only") })]));
@@ -139,27 +143,43 @@ function billingText(row) {
 function cells(row) {
   const job = row.job || null;
   const out = {
-    gpu: el("th", { scope: "row" }, [row.gpu, row.gpu_form_factor ? el("small", { text: row.gpu_form_factor }) : null]),
+    gpu: el("th", { scope: "row" }, [row.gpu, el("small", { text: [row.gpu_form_factor, row.gpu_count + "×",
+      number(row.vram_gib_per_gpu, 0) + " GiB"].filter(Boolean).join(" · ") })]),
     count: el("td", { class: "num", text: String(row.gpu_count) }),
     vram: el("td", { class: "num", text: number(row.vram_gib_per_gpu, 0) }),
     interconnect: el("td", { text: label(row.interconnect) }),
-    provider: el("td", {}, [row.provider, el("small", { class: "instance", text: row.instance_type })]),
-    region: el("td", { title: row.zones.join(", ") || null }, [row.region || "–",
-      row.zones.length > 1 ? el("small", { text: c("zones", { n: row.zones.length }) }) : null]),
+    provider: el("td", { title: row.instance_type }, [row.provider, el("small", { class: "instance", text: row.instance_type })]),
+    region: regionCell(row),
     price: el("td", { class: "num", text: number(row.price_per_hour, 2) }),
     spot_price: el("td", { class: "num", text: number(row.spot_price_per_hour, 2) }),
     billing: el("td", { text: billingText(row) }),
-    snapshot: el("td", { class: "nowrap", text: row.snapshot_date || "–" })
   };
   if (job) {
+    const budget = data.job && data.job.budget;
+    const converted = budget && budget.currency !== "USD" && typeof job.est_cost_budget_currency === "number"
+      ? el("small", { class: "fx", text: c("in_currency", { value: money(job.est_cost_budget_currency, budget.currency) }) }) : null;
     out.fits = el("td", { class: job.fits ? "ok" : "bad", text: job.fits ? c("yes") : c("no") });
     out.per_gpu = el("td", { class: "num", text: number(job.per_gpu_gib, 1) });
     out.hours = el("td", { class: "num", text: number(job.est_hours, job.est_hours < 0.1 ? 2 : 1) });
-    out.job_cost = el("td", { class: "num" }, [number(job.est_cost, 2),
+    out.job_cost = el("td", { class: "num" }, [number(job.est_cost, 2), converted,
       job.spot ? el("small", { text: c("spot_used") }) : null,
       job.meets_budget === false ? el("small", { class: "bad", text: t("over_budget") }) : null]);
   }
   return out;
+}
+
+/** The region cell: one region, or the first with "N regions" that opens the list (one instance, one price). */
+function regionCell(row) {
+  const regions = row.regions && row.regions.length ? row.regions : [row.region || "–"];
+  const zones = row.zones.length ? " (" + row.zones.join(", ") + ")" : "";
+  if (regions.length === 1) {
+    return el("td", { title: row.zones.join(", ") || null }, [regions[0],
+      row.zones.length > 1 ? el("small", { text: c("zones", { n: row.zones.length }) }) : null]);
+  }
+  const list = el("ul", { class: "regions", "aria-label": c("regions_list") },
+                  regions.map(function (r) { return el("li", { text: r }); }));
+  return el("td", { class: "grouped", title: regions.join(", ") + zones }, [
+    el("details", {}, [el("summary", {}, [regions[0], el("small", { text: c("regions", { n: regions.length }) })]), list])]);
 }
 
 function columns() {
@@ -175,9 +195,9 @@ function render() {
     const sorted = data.sort === col[2];
     const th = el("th", { scope: "col", class: col[0], "data-col": col[0],
                           "aria-sort": sorted ? (data.order === "desc" ? "descending" : "ascending") : null });
-    if (!col[2]) { th.textContent = c(col[1]); return th; }
+    if (!col[2]) { th.appendChild(breakable(c(col[1]))); return th; }
     const button = el("button", { type: "button", class: "sort", "aria-label": c("sort_by", { col: c(col[1]) }) },
-                      [c(col[1]), el("span", { "aria-hidden": "true", class: "arrow", text: sorted ? (data.order === "desc" ? " ▼" : " ▲") : "" })]);
+                      [breakable(c(col[1])), el("span", { "aria-hidden": "true", class: "arrow", text: sorted ? (data.order === "desc" ? " ▼" : " ▲") : "" })]);
     button.addEventListener("click", function () {
       state.order = data.sort === col[2] && data.order === "asc" ? "desc" : "asc";
       state.sort = col[2];
@@ -191,7 +211,7 @@ function render() {
   body.textContent = "";
   data.rows.forEach(function (row) {
     const made = cells(row);
-    body.appendChild(el("tr", { class: row.job && !row.job.fits ? "nofit" : null }, cols.map(function (col) { return made[col[0]]; })));
+    body.appendChild(el("tr", { class: row.job && !row.job.fits ? "nofit" : null }, cols.map(function (col) { made[col[0]].setAttribute("data-col", col[0]); return made[col[0]]; })));
   });
   document.getElementById("c-count").textContent = c("rows", { total: number(data.total, 0), offers: number(data.offers, 0) });
   document.getElementById("c-page").textContent = c("page", { page: data.page, pages: data.pages });
@@ -202,9 +222,14 @@ function render() {
   const summary = document.getElementById("c-job-summary");
   summary.textContent = "";
   if (data.job) {
+    const budget = data.job.budget;
     summary.textContent = c("job_summary", { model: data.job.model_id, method: data.job.method, runs: number(data.job.runs_on, 0) }) +
-      (data.job.budget_usd ? " " + c("job_budget", { budget: number(data.job.budget_usd, 2) + " USD" }) : "");
+      (budget ? " " + (budget.currency === "USD" ? c("job_budget_plain", { budget: money(budget.amount, "USD") })
+                                                 : c("job_budget", { budget: money(budget.amount, budget.currency), usd: money(budget.usd, "USD") })) : "");
   }
+  document.getElementById("c-chart").hidden = !(data.job && data.job.chart && data.job.chart.length);
+  drawChart(document.getElementById("c-chart-plot"), data.job, { number: number, money: money, label: c });
+  document.getElementById("c-csv").hidden = !data.rows.length;
   if (document.getElementById("f-gpu")) { fillFacets(); }
 }
 
@@ -223,6 +248,11 @@ function applyLanguage() {
   document.getElementById("c-filters-title").textContent = c("filters");
   document.getElementById("c-prev").textContent = c("prev");
   document.getElementById("c-next").textContent = c("next");
+  document.getElementById("c-csv").textContent = c("csv");
+  document.getElementById("c-chart-title").textContent = c("chart_title");
+  document.getElementById("c-chart-desc").textContent = c("chart_desc");
+  document.getElementById("c-legend-pareto").textContent = c("chart_pareto");
+  document.getElementById("c-legend-other").textContent = c("chart_other");
   buildFilters();
   if (data) { render(); }
 }
@@ -255,6 +285,9 @@ async function start() {
     state.sort = "";
     state.page = 1;
     load();
+  });
+  document.getElementById("c-csv").addEventListener("click", function () {
+    if (data) { downloadCsv(data, columns(), { label: c, billing: billingText }); }
   });
   document.getElementById("c-prev").addEventListener("click", function () { state.page = Math.max(1, state.page - 1); load(); });
   document.getElementById("c-next").addEventListener("click", function () { state.page += 1; load(); });

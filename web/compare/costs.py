@@ -1,0 +1,197 @@
+"""A job on the comparison table, costed per hardware shape and priced per listing in SQL.
+
+Everything but the price in an offer's job cost depends on its shape (GPU, count, memory, links, fabric), provider
+and market-price flag: tools.ranking's own functions (tools.ranking.plan_shape, tools.ranking.costing.ShapeCosts) give,
+for each of the catalog's few hundred shapes, the node count, topology, hours and billed hours on demand and the
+spot run model. SQLite then prices every listing with the same operations in the same order as
+tools.ranking.costing.cost_offer (spot when allowed, offered, likely to finish and cheaper), into one job table
+ordered and paged like the listings, with no cap on the rows reachable."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sqlite3
+import threading
+import time
+from collections import Counter
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contract.jobspec import JobSpec
+from tools.catalog import wish_filters
+from tools.catalog import OFFER_FIELDS, offer_from_row
+from tools.catalog import OfferGroup, shape_of, workload_key
+from tools.jobtime import job_tokens
+from tools.ranking import nodes_for, plan_shape
+from tools.ranking import CostingJob, ShapeCosts
+from tools.ranking import MULTI_NODE_MIN_GPUS, fewest_nodes
+from tools.spot import DEFAULT_DEADLINE_CONFIDENCE, HOUR
+from tools.jobtime import DEFAULT_MEMORY_MARGIN, build_workload
+from web.compare.store import connect
+
+MAX_JOB_TABLES = 16
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobTable:
+    """One job's priced listings in the store: the table's name, the rows it runs on, exclusions per reason."""
+
+    name: str
+    runs_on: int
+    excluded: dict[str, int]
+
+
+def _shape_plan(offer: Any, spec: JobSpec, memo: ShapeCosts) -> tuple[dict[str, Any] | None, str | None]:
+    """The plan of one shape (as tools.ranking._plans_for_group without a deadline): figures or an exclusion."""
+    group = OfferGroup(offer=offer, count=1, regions=())
+    nodes = nodes_for(offer, spec.num_gpus)
+    if nodes is None:
+        return None, "gpu_count_mismatch"
+    single = shape_of(offer, 1)
+    costed, why = plan_shape(group, single, nodes, memo)
+    if costed is None and why == "does_not_fit" and spec.num_gpus is None and offer.gpu_count >= MULTI_NODE_MIN_GPUS:
+        tried: dict[int, tuple[Any, str | None]] = {}
+
+        def holds(count: int) -> bool:
+            """Whether `count` nodes hold the job in memory."""
+            tried[count] = plan_shape(group, single, count, memo)
+            return tried[count][1] != "does_not_fit"
+
+        count = fewest_nodes(holds)
+        if count is not None:
+            nodes, (costed, why) = count, tried[count]
+    if why in ("needs_nvlink_node", "does_not_fit", "no_speed_data"):
+        return None, why
+    entry = memo.entry(shape_of(offer, nodes))
+    topology, job_time = entry.evaluation.topology, entry.evaluation.time
+    run = memo.on_demand_run(entry, nodes, offer.provider, job_time)
+    figures = {"nodes": nodes, "od_billed": run.billed_hours, "od_hours": run.hours,
+               "per_gpu": topology.per_gpu_gib, "layout": topology.layout, "micro_batch": topology.micro_batch_size,
+               "spot_model": 0, "spot_billed_s": None, "spot_od_billed_s": None, "spot_hours": None}
+    if spec.interruptible_ok is not False:
+        spot = memo.spot_run(entry, nodes, offer.provider, job_time)
+        model = spot.model
+        if model is not None:
+            likely = model.p_spot is None or model.p_spot >= DEFAULT_DEADLINE_CONFIDENCE
+            figures.update(spot_model=1, spot_billed_s=model.spot_billed_s, spot_od_billed_s=model.od_billed_s,
+                           spot_hours=model.completion.mean_s / HOUR,
+                           spot_decides=int(math.isfinite(model.completion.mean_s) and likely))
+    return figures, None
+
+
+def _memo(spec: JobSpec) -> ShapeCosts:
+    """The ranking's per-job costing memo (as tools.ranking.rank_offers builds it, without budget and rate)."""
+    workload = build_workload(spec)
+    tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
+    job = CostingJob(spec=spec, workload=workload, tokens=tokens, margin=DEFAULT_MEMORY_MARGIN, budget=None,
+                     rate=None, epoch_tokens=tokens.total / (spec.epochs or 1.0), workload_key=workload_key(workload))
+    return ShapeCosts(job=job)
+
+
+_PLAN_COLUMNS = ("shape_id", "nodes", "od_billed", "od_hours", "per_gpu", "layout", "spot_model", "spot_decides",
+                 "spot_billed_s", "spot_od_billed_s", "spot_hours")
+# tools.ranking.costing.cost_offer and tools.spot.risk.price_outcome, operation for operation
+_OD = "(CASE WHEN r.on_demand_is_market THEN NULL ELSE r.price_per_hour END)"
+_SP = ("(CASE WHEN r.on_demand_is_market THEN coalesce(nullif(r.spot_price_per_hour, 0), r.price_per_hour) "
+       "ELSE r.spot_price_per_hour END)")
+_SPOT_OK = f"(p.spot_model = 1 AND {_SP} IS NOT NULL AND {_SP} != 0)"
+_SPOT_COST = f"(({_SP} * p.nodes) * p.spot_billed_s / 3600.0)"
+_OD_COST_MODEL = f"(CASE WHEN {_OD} IS NOT NULL AND {_OD} != 0 THEN ({_OD} * p.nodes) * p.spot_od_billed_s / 3600.0 END)"
+
+
+def _use_spot(interruptible_ok: bool | None) -> str:
+    """SQL for cost_offer's use_spot."""
+    verdict = f"({_SPOT_OK} AND p.spot_decides = 1 AND ({_OD_COST_MODEL} IS NULL OR {_SPOT_COST} < {_OD_COST_MODEL}))"
+    if interruptible_ok:
+        return f"({verdict} OR ({_SPOT_OK} AND {_OD} IS NULL))"
+    return verdict
+
+
+def table_name(spec: JobSpec) -> str:
+    """The job table's name: one per distinct job spec (budget and deadline do not change the figures)."""
+    text = spec.model_dump_json(exclude={"budget", "deadline_hours", "language"})
+    return "job_" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def ensure_job(store: Path, catalog: Path, spec: JobSpec) -> JobTable:
+    """The job's table in the store (computed on first use, shared by later pages and other workers)."""
+    name = table_name(spec)
+    with _lock, closing(connect(store)) as conn:
+        found = conn.execute("SELECT name FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+        if found is None:
+            _build_job(conn, catalog, spec, name)
+        conn.execute("UPDATE jobs SET used = ? WHERE name = ?", (time.time(), name))
+        runs_on, excluded = conn.execute(f"SELECT runs_on, excluded FROM {name}_meta").fetchone()
+    return JobTable(name=name, runs_on=runs_on, excluded=json.loads(excluded))
+
+
+def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str) -> None:
+    """Cost every shape, price every listing, write the job table and its indexes, drop the oldest job tables."""
+    memo = _memo(spec)
+    shape_rows = conn.execute("SELECT id, rep_id, rows FROM shapes").fetchall()
+    with closing(sqlite3.connect(f"file:{catalog.resolve().as_posix()}?mode=ro", uri=True)) as cat:
+        reps = {row[0]: offer_from_row(row[1:]) for row in cat.execute(
+            f"SELECT id, {', '.join(OFFER_FIELDS)} FROM offers WHERE id IN "
+            f"(SELECT value FROM json_each(?))", (json.dumps([r[1] for r in shape_rows]),))}
+    plans: list[tuple[Any, ...]] = []
+    excluded: Counter[str] = Counter()
+    for shape_id, rep_id, rows in shape_rows:
+        figures, why = _shape_plan(reps[rep_id], spec, memo)
+        if figures is None:
+            excluded[why or "does_not_fit"] += rows
+            continue
+        plans.append(((shape_id, *(figures.get(c) for c in _PLAN_COLUMNS[1:])), figures["micro_batch"]))
+    stated = spec.micro_batch_size
+    if stated:  # tools.ranking._at_stated_micro_batch: the plans that run the stated micro-batch, when any does
+        plans = [p for p in plans if (p[1] or stated) >= stated] or plans
+    where, params = _wishes(spec)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is None:
+            conn.execute(f"CREATE TEMP TABLE plan ({', '.join(_PLAN_COLUMNS)})")
+            conn.executemany(f"INSERT INTO plan VALUES ({', '.join('?' for _ in _PLAN_COLUMNS)})",
+                             [plan for plan, _ in plans])
+            use_spot = _use_spot(spec.interruptible_ok)
+            conn.execute(
+                f"CREATE TABLE {name} AS SELECT id, spot, CASE WHEN spot THEN spot_cost ELSE od_billed * od * nodes "
+                f"END AS cost, CASE WHEN spot THEN spot_hours ELSE od_hours END AS hours, per_gpu, nodes, layout "
+                f"FROM (SELECT r.id, {use_spot} AS spot, {_SPOT_COST} AS spot_cost, {_OD} AS od, p.* FROM rows r "
+                f"JOIN temp.plan p ON p.shape_id = r.shape_id WHERE {' AND '.join(where) or '1'}) "
+                f"WHERE spot OR od IS NOT NULL", params)
+            for column in ("cost", "hours", "per_gpu"):
+                conn.execute(f"CREATE INDEX {name}_{column} ON {name} ({column}, id)")
+            conn.execute(f"CREATE INDEX {name}_chart ON {name} (hours, cost)")  # cheapest per duration
+            conn.execute(f"CREATE UNIQUE INDEX {name}_id ON {name} (id)")
+            runs_on = conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+            conn.execute(f"CREATE TABLE {name}_meta AS SELECT ? AS runs_on, ? AS excluded",
+                         (runs_on, json.dumps(dict(excluded))))
+            conn.execute("INSERT OR REPLACE INTO jobs VALUES (?, ?)", (name, time.time()))
+            conn.execute("DROP TABLE temp.plan")
+            for (old,) in conn.execute("SELECT name FROM jobs ORDER BY used DESC LIMIT -1 OFFSET ?",
+                                       (MAX_JOB_TABLES,)).fetchall():
+                conn.execute(f"DROP TABLE IF EXISTS {old}")
+                conn.execute(f"DROP TABLE IF EXISTS {old}_meta")
+                conn.execute("DELETE FROM jobs WHERE name = ?", (old,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _wishes(spec: JobSpec) -> tuple[list[str], list[Any]]:
+    """The job's GPU, provider and region wishes as SQL over the listings (regions through their places)."""
+    where, params = wish_filters(spec.gpu, None, None)
+    where = [w.replace("gpu_lc", "r.gpu_lc").replace("gpu_form_factor", "r.gpu_form_factor") for w in where]
+    more, more_params = wish_filters(None, tuple(spec.providers or ()) or None, None)
+    where += [w.replace("provider_lc", "r.provider_lc").replace("upstream_lc", "r.upstream_lc") for w in more]
+    params += more_params
+    if spec.regions:
+        clause, values = wish_filters(None, None, tuple(spec.regions))
+        where.append(f"r.id IN (SELECT row_id FROM places WHERE {' AND '.join(clause)})")
+        params += values
+    return where, params
