@@ -45,16 +45,17 @@ class ThreadLink:
     """A Slack conversation thread and the agent thread that continues it."""
 
     key: str
-    """'<channel>:<thread_ts>'."""
+    """'<workspace>:<channel>:<thread_ts>'."""
     agent_thread_id: str
     """The advisor's thread id for this conversation."""
     language: str | None
     """Language of the last answer in the thread."""
 
 
-def thread_key(channel: str, thread_ts: str) -> str:
-    """The key of a Slack thread: channel id and the ts of its first message."""
-    return f"{channel}:{thread_ts}"
+def thread_key(workspace: str, channel: str, thread_ts: str) -> str:
+    """The key of a Slack thread: workspace (team or enterprise id), channel id and the ts of its first message.
+    Channel ids and message ts are unique only within a workspace, so two workspaces never share a key."""
+    return f"{workspace}:{channel}:{thread_ts}"
 
 
 class SlackStore:
@@ -86,15 +87,16 @@ class SlackStore:
         self._execute("DELETE FROM seen_requests WHERE seen_at < ?", (now - SEEN_TTL_S,))
         return self._execute("DELETE FROM claims WHERE claimed_at < ?", (now - older_than_s,)).rowcount
 
-    def link(self, channel: str, thread_ts: str) -> ThreadLink | None:
-        """The agent thread a Slack thread continues, if any."""
-        key = thread_key(channel, thread_ts)
+    def link(self, workspace: str, channel: str, thread_ts: str) -> ThreadLink | None:
+        """The agent thread a Slack thread of `workspace` continues, if any."""
+        key = thread_key(workspace, channel, thread_ts)
         row = self._execute("SELECT agent_thread_id, language FROM threads WHERE key = ?", (key,)).fetchone()
         return ThreadLink(key=key, agent_thread_id=row[0], language=row[1]) if row else None
 
-    def save_link(self, channel: str, thread_ts: str, agent_thread_id: str, language: str | None) -> ThreadLink:
-        """Remember (or update) the agent thread and language of a Slack thread."""
-        key = thread_key(channel, thread_ts)
+    def save_link(self, workspace: str, channel: str, thread_ts: str, agent_thread_id: str,
+                  language: str | None) -> ThreadLink:
+        """Remember (or update) the agent thread and language of a Slack thread of `workspace`."""
+        key = thread_key(workspace, channel, thread_ts)
         self._execute("INSERT INTO threads (key, agent_thread_id, language, updated_at) VALUES (?, ?, ?, ?) "
                       "ON CONFLICT (key) DO UPDATE SET agent_thread_id = excluded.agent_thread_id, "
                       "language = excluded.language, updated_at = excluded.updated_at",
