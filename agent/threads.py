@@ -85,6 +85,9 @@ class ThreadStore(Protocol):
     def owner(self, thread_id: str) -> tuple[str, str | None] | None:
         """(token digest, key digest) of a thread started over HTTP, None for any other id."""
 
+    def unsaved_owners(self, created_before: float) -> list[str]:
+        """Threads owned since before `created_before` (Unix time) that have no checkpoint: their first turn failed."""
+
     def size_bytes(self) -> int | None:
         """Bytes the threads take on disk, when known."""
 
@@ -179,6 +182,16 @@ class SqliteThreadStore:
             row = self._connection.execute(f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} "
                                            "WHERE thread_id = ?", (thread_id,)).fetchone()
         return (row[0], row[1]) if row else None
+
+    def unsaved_owners(self, created_before: float) -> list[str]:
+        """Owner rows older than `created_before` whose thread never saved a checkpoint."""
+        if not self._has_owners():
+            return []
+        with self.saver.lock:  # type: ignore[attr-defined]
+            rows = self._connection.execute(
+                f"SELECT thread_id FROM {OWNERS_TABLE} AS o WHERE created_at < ? AND NOT EXISTS "
+                "(SELECT 1 FROM checkpoints AS c WHERE c.thread_id = o.thread_id)", (created_before,)).fetchall()
+        return [row[0] for row in rows]
 
     def counts(self) -> tuple[int, int]:
         """(threads, checkpoints) stored."""
