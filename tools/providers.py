@@ -90,6 +90,18 @@ def _providers() -> dict[str, ProviderInfo]:
     return {row["id"]: ProviderInfo(**row) for row in data["providers"]}
 
 
+def provider_name_pattern() -> str:
+    """A regular expression (JSON Schema and pydantic alike) matching exactly the names `get_provider` knows: ids
+    and aliases in any case, spaces anywhere inside a one-word name, blanks around."""
+    def spelled(word: str) -> str:
+        """`word` in any case, with spaces between its characters unless it has its own spaces."""
+        chars = [f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word]
+        return (" *" if " " not in word else "").join(chars)
+
+    names = sorted({*_providers(), *_ALIASES}, key=lambda name: (-len(name), name))  # the same in every process
+    return r"^\s*(?:" + "|".join(spelled(name) for name in names) + r")\s*$"
+
+
 def normalise_provider(name: str) -> str:
     """Lower-case provider id ('Lambda Labs' -> 'lambda', 'AWS' -> 'aws'); unknown names are lower-cased as is."""
     key = name.strip().lower()

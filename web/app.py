@@ -23,7 +23,7 @@ from web.listen import public_base_url
 from web.mcp_app import mount_mcp
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
 from web.rate_limit import limiter_for
-from web.schemas import Health
+from web.schemas import Health, publish_message_limit
 from web.settings import ServerSettings
 from web.slack import mount as mount_slack
 from web.slack.mount import EVENTS_PATH as SLACK_EVENTS_PATH
@@ -91,6 +91,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
         redoc_url=None,  # no installed package ships ReDoc's JavaScript: no blank page
     )
     install_error_handlers(app)
+    publish_message_limit(app, settings.max_message_chars)  # the schema's message limit is the configured one
     app.include_router(chat.router)
     app.include_router(tools_api.router)
     app.include_router(compare.router)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.skypilot_task import ExportError, build_task
 from web.blocking import run_blocking
+from web.body_gate import gated
 from web.deps import AppResources, resources
 
 router = APIRouter(tags=["export"])
@@ -36,7 +37,7 @@ class SkyPilotExport(BaseModel):
     required_env: list[str] = Field(description="Variables to pass at launch with --env NAME=....")
 
 
-@router.post("/api/export/skypilot", response_model=SkyPilotExport)
+@router.post("/api/export/skypilot", response_model=SkyPilotExport, dependencies=[gated(TurnForExport)])
 async def export_skypilot(turn: TurnForExport, res: AppResources = Depends(resources)) -> SkyPilotExport:
     """The recommended offer of a chat result as a SkyPilot task (422 when the offer cannot be exported)."""
     return await run_blocking(res.executor, _export, turn, res.catalog_path)
