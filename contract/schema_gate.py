@@ -40,8 +40,10 @@ def _explain(error: Any) -> str:
             return f"{_where(error.absolute_path)}: needs {' or '.join(needed)}"
     if kind in ("anyOf", "oneOf"):
         return f"{_where(error.absolute_path)}: does not match any allowed form"
-    if kind == "additionalProperties":
-        return f"{_where(error.absolute_path)}: unexpected field"
+    if kind == "additionalProperties" and isinstance(error.instance, dict):
+        known = set(error.schema.get("properties", {}))
+        extra = [str(name)[:40] for name in error.instance if name not in known][:5]
+        return f"{_where(error.absolute_path)}: unexpected field(s) {', '.join(extra)}"
     if kind == "enum":
         return f"{_where(error.absolute_path)}: must be one of {', '.join(map(str, rule))[:200]}"
     return f"{_where(error.absolute_path)}: fails {kind} {str(rule)[:MAX_SHOWN]}"

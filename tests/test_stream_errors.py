@@ -3,6 +3,7 @@ is the same one human line /api/chat answers with — never pydantic's raw multi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx2
@@ -32,8 +33,8 @@ def test_a_refused_change_streams_the_same_one_line_error_as_chat(http, changes)
     with http.stream("POST", "/api/chat/stream", json=body) as response:
         text = "".join(response.iter_text())
     events = parse_sse(text) if response.status_code == 200 else []
-    if response.status_code != 200:  # refused before the stream started: the same JSON error
-        assert response.json()["error"]["message"] == expected
+    if response.status_code != 200:  # refused before the stream started (the schema gate): the same JSON error
+        assert response.status_code == 422 and json.loads(text)["error"]["message"] == expected
         return
     kind, data = events[-1]
     assert kind == "error" and data["code"] in ("bad_request", "invalid_input"), events
@@ -41,3 +42,17 @@ def test_a_refused_change_streams_the_same_one_line_error_as_chat(http, changes)
     assert "\n" not in message and "pydantic" not in message and "errors.pydantic.dev" not in message, message
     assert "validation error" not in message.lower() and len(message) < 600
     assert message == expected
+
+
+def test_the_advisors_own_refusal_in_a_stream_is_one_line(tmp_path):
+    """Below the HTTP schema gate: Advisor.stream refusing changes words them as /api/chat does, in one line."""
+    from agent.service import Advisor
+
+    advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite")
+    try:
+        events = list(advisor.stream("", changes={"num_gpus": -3, "epochs": "many"}))
+    finally:
+        advisor.close()
+    assert [event["type"] for event in events] == ["error"] and events[0]["code"] == "bad_request"
+    message = events[0]["message"]
+    assert "\n" not in message and "pydantic" not in message and "num_gpus" in message and "epochs" in message

@@ -68,10 +68,8 @@ def billed_seconds(run_s: float, billing: Billing) -> float:
 
 def expected_billed_session_s(restart_s: float, rate_per_s: float, billing: Billing) -> float:
     """Expected seconds charged for a session of `restart_s` + Exp(rate) seconds that ends in a preemption (exact)."""
-    g = billing.granularity_s
-    if not (restart_s / g <= 2**52 and billing.minimum_s / g <= 2**52 and rate_per_s * g >= 1e-12):
-        start = max(restart_s, billing.minimum_s)  # an interval below float precision (1e-320 s): billed as run,
-        return start + math.exp(-rate_per_s * (start - restart_s)) / rate_per_s  # the g -> 0 limit of the below
+    if not (restart_s / (g := billing.granularity_s) <= 2**52 >= billing.minimum_s / g and rate_per_s * g >= 1e-12):
+        return (start := max(restart_s, billing.minimum_s)) + math.exp(-rate_per_s * (start - restart_s)) / rate_per_s
     first_unit = math.floor(restart_s / g) + 1
     min_units = math.ceil(billing.minimum_s / g - 1e-9)
     k = max(first_unit, min_units)
