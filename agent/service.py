@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from agent import llm
 from agent.detached import Detached
 from agent.graph import build_graph
@@ -26,7 +28,7 @@ from agent.threads import (
     default_threads_path,
     open_thread_store,
 )
-from contract.jobspec import JobSpec
+from contract.jobspec import JobSpec, describe_validation_error
 from tools.catalog import CatalogError, ensure_db, resolve_db_path
 
 log = logging.getLogger("gpu_advisor.service")
@@ -86,6 +88,13 @@ def turn_result(state: dict[str, Any], thread_id: str) -> dict[str, Any]:
         "binding_params": ranking.get("binding_params"),
         "headline_reason": ranking.get("headline_reason"),
     }
+
+
+def one_line(error: ValueError) -> str:
+    """A refused input as one human line: each bad field for a validation error, else the message on one line."""
+    if isinstance(error, ValidationError):
+        return describe_validation_error(error)
+    return " ".join(str(error).split()) or "invalid input"
 
 
 class Advisor:
@@ -189,8 +198,8 @@ class Advisor:
         The turn runs in a thread of its own: a consumer that stops early (a client gone) does not abort it."""
         try:
             graph_input, thread = self._prepare(message, thread_id, language, prefer, changes)
-        except ValueError as error:
-            yield {"type": "error", "code": "bad_request", "message": str(error), "error_id": new_thread_id()[:12]}
+        except ValueError as error:  # the same one line /api/chat answers with, never pydantic's raw text
+            yield {"type": "error", "code": "bad_request", "message": one_line(error), "error_id": new_thread_id()[:12]}
             return
 
         def produce(emit: Callable[[dict[str, Any]], None]) -> None:

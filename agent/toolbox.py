@@ -20,6 +20,7 @@ from pydantic.json_schema import SkipJsonSchema
 from agent.faq_answer import FaqAnswer, answer_question
 from contract.errors import UserError
 from contract.jobspec import JobSpec, Language, describe_validation_error
+from contract.schema_gate import one_of_required, schema_violation
 from tools.catalog import SORTS, CatalogError, Offer, query_offers
 from tools.gpus import closest_gpu_names, lookup_gpu
 from tools.jobtime import (
@@ -36,6 +37,7 @@ from tools.providers import (
     all_providers,
     get_provider,
     normalise_provider,
+    provider_name_pattern,
 )
 from tools.ranking import RankingResult, rank_offers
 from tools.spot import SpotRiskRequest, SpotRiskResult, assess_spot
@@ -83,12 +85,16 @@ class CatalogResult(BaseModel):
 class RankRequest(JobSpec):
     """A job (JobSpec fields) and how many ranked offers to return."""
 
+    model_config = ConfigDict(json_schema_extra=one_of_required("model", "params_b"))
+
     language: Language = Field("en", description="Language of the conversation: it, id or en.")
     limit: int = Field(10, ge=1, le=50, description="At most this many offers.")
 
 
 class JobInput(JobSpec):
-    """A job (JobSpec fields); the language defaults to English."""
+    """A job (JobSpec fields, a model or params_b among them); the language defaults to English."""
+
+    model_config = ConfigDict(json_schema_extra=one_of_required("model", "params_b"))
 
     language: Language = Field("en", description="Language of the conversation: it, id or en.")
 
@@ -116,7 +122,10 @@ class ProviderQuery(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    provider: str | None = Field(None, max_length=64, description="Provider id or name; all providers when omitted.")
+    provider: str | None = Field(None, max_length=64, description="Provider id or name; all providers when omitted.",
+                                 json_schema_extra={"pattern": provider_name_pattern(),
+                                                    "x-refusal": "unknown provider; known providers: "
+                                                                 + ", ".join(p.id for p in all_providers())})
 
 
 class ProvidersResult(BaseModel):
@@ -125,8 +134,19 @@ class ProvidersResult(BaseModel):
     providers: list[ProviderInfo]
 
 
+OFFLOAD_RULES = [  # what EstimateRequest's layout check refuses, as JSON-schema conditions
+    {"if": {"required": ["offload"], "properties": {"offload": {"enum": ["optimizer", "optimizer+params"]}}},
+     "then": {"required": ["sharding"], "properties": {"sharding": {"enum": ["zero1", "zero2", "zero3", "fsdp"]}}}},
+    {"if": {"required": ["offload"], "properties": {"offload": {"const": "optimizer+params"}}},
+     "then": {"required": ["sharding"], "properties": {"sharding": {"enum": ["zero3", "fsdp"]}}}},
+]
+
+
 class EstimateToolRequest(EstimateRequest):
-    """The estimator's arguments for remote callers: no local config.json path (neither accepted nor advertised)."""
+    """The estimator's arguments for remote callers: no local config.json path (neither accepted nor advertised); a
+    model name or params_b."""
+
+    model_config = ConfigDict(json_schema_extra={**one_of_required("model", "params_b"), "allOf": OFFLOAD_RULES})
 
     config_path: SkipJsonSchema[None] = None
 
@@ -246,9 +266,13 @@ def parse_arguments(tool: Tool, arguments: str | dict[str, Any] | BaseModel | No
     if not isinstance(arguments, dict):
         raise ToolInputError(f"{tool.name}: arguments must be a JSON object")
     try:
-        return tool.input_model.model_validate(arguments)
+        body = tool.input_model.model_validate(arguments)
     except ValidationError as error:
         raise ToolInputError(f"{tool.name}: {describe_validation_error(error)}") from None
+    problem = schema_violation(tool.input_model, arguments)  # what the advertised schema forbids is refused too
+    if problem:
+        raise ToolInputError(f"{tool.name}: {problem}")
+    return body
 
 
 def call_tool(name: str, arguments: str | dict[str, Any] | BaseModel | None,

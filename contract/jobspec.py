@@ -37,7 +37,8 @@ class JobSpec(BaseModel):
 
     language: Language = Field(description="Language of the conversation: it, id or en.")
     method: Method | None = Field(default=None, description="pretrain, full_finetune, lora or qlora.")
-    model: str | None = Field(default=None, description="Model registry id, e.g. 'llama-3.1-8b'.")
+    model: str | None = Field(default=None, description="Model registry id, e.g. 'llama-3.1-8b'.",
+                              json_schema_extra={"pattern": r"\S"})  # not blank, as _not_blank checks
     params_b: float | None = Field(default=None, gt=0, le=100_000, allow_inf_nan=False,
                                    description="Model size in billions of parameters.")
     precision: Precision | None = Field(default=None, description="Training precision.")
@@ -51,7 +52,8 @@ class JobSpec(BaseModel):
                                          description="Examples in the training set.")
     epochs: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False, description="Passes over the data.")
     num_gpus: int | None = Field(default=None, ge=1, le=100_000, description="GPUs wanted or allowed.")
-    gpu: str | None = Field(default=None, description="Canonical GPU name, e.g. 'H100' or 'A100-80GB'.")
+    gpu: str | None = Field(default=None, description="Canonical GPU name, e.g. 'H100' or 'A100-80GB'.",
+                            json_schema_extra={"pattern": r"\S"})
     budget: Budget | None = Field(default=None, description="Money available for the whole job.")
     deadline_hours: float | None = Field(default=None, gt=0, le=1_000_000, allow_inf_nan=False,
                                          description="Wall-clock hours until the job must be done.")

@@ -34,6 +34,9 @@ def number_or_null_fields() -> set[str]:
 
 @pytest.mark.parametrize("body", [
     {"job_hours": 10, "billing_granularity_s": 1e-300, "spot_price_per_hour": 1, "on_demand_price_per_hour": 2},
+    {"job_hours": 10, "billing_granularity_s": 1e-320, "spot_price_per_hour": 1, "on_demand_price_per_hour": 2},
+    {"job_hours": 10, "billing_granularity_s": 5e-324, "billing_minimum_s": 600, "restart_overhead_s": 0,
+     "spot_price_per_hour": 1, "on_demand_price_per_hour": 2},
     {"job_hours": 6e-05, "billing_granularity_s": 67241.9, "billing_minimum_s": 2067349.9, "deadline_hours": 1.67e305,
      "checkpoint_write_s": 978901.75, "preemption_rate_per_hour": 363.1, "checkpoint_on_notice": True},
     {"job_hours": 1e6, "preemption_rate_per_hour": 1000, "restart_overhead_s": 1e6, "checkpoint_write_s": 1e6,
@@ -50,14 +53,14 @@ def test_spot_extremes_answer_with_the_documented_types(client: httpx2.Client, b
 
 
 class LineBudget:
-    """A tracer that stops the code under test after `limit` executed lines of tools/spot/risk.py: bounded work is
+    """A tracer that stops the code under test after `limit` executed lines of tools/spot/: bounded work is
     counted in steps, not seconds (the timing lives in benchmarks/spot_tail.py)."""
 
     def __init__(self, limit: int) -> None:
         self.limit, self.lines = limit, 0
 
     def __call__(self, frame, event, arg):
-        if not frame.f_code.co_filename.endswith(os.path.join("spot", "risk.py")):
+        if os.path.join("tools", "spot", "") not in frame.f_code.co_filename:
             return None
         if event == "line":
             self.lines += 1

@@ -10,7 +10,7 @@ from contract.jobspec import JobSpec
 from tools.gpus import lookup_gpu
 from tools.jobtime.timing import job_time, job_tokens, run_cost
 from tools.models.registry import resolve
-from tools.spot.risk import Billing
+from tools.spot.completion import Billing
 from tools.jobtime.micro_step import ceiling_for
 from tools.jobtime.throughput import flops_per_token, matmul_params
 from tools.jobtime.topology import Candidate, build_workload, check_topology

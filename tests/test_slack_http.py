@@ -20,7 +20,7 @@ from agent.faq_answer import answer_question
 from agent.parsing.parse import parse_message
 from agent.service import Advisor
 from agent.writing.format import number
-from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, Call, FakeSlack, action_body, command_body,
+from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, TEAM, Call, FakeSlack, action_body, command_body,
                                event_body, fake_slack, mention, message, offline_advisor, serve,
                                signed_headers)
 from tools.memory.estimator import estimate_for_spec
@@ -149,7 +149,7 @@ def test_mention_posts_working_then_updates_it_with_the_answer(stack: Stack, lan
     assert working.body["text"] == text("working", language)
     assert [c.method for c in calls] == ["chat.postMessage", "chat.update"]
     assert update.body["ts"] and update.body["ts"] != ts
-    link = stack.store.link(channel, ts)
+    link = stack.store.link(TEAM, channel, ts)
     assert link is not None and link.language == language
     assert json.loads(button_value(update.body["blocks"], "gpu_cheaper"))["thread"] == link.agent_thread_id
     expected = stack.advisor.respond(JOBS[language])  # a fresh thread: same deterministic answer
@@ -166,12 +166,12 @@ def test_follow_up_in_the_thread_continues_the_agent_thread(stack: Stack) -> Non
     channel, ts = stack.unique("C"), stack.unique("17001.")
     stack.event(mention(JOBS["en"], channel=channel, ts=ts))
     stack.answered(channel)
-    first = stack.store.link(channel, ts)
+    first = stack.store.link(TEAM, channel, ts)
     stack.event(message("the budget is now 5 USD", channel=channel, ts=stack.unique("17002."), thread_ts=ts))
     calls = stack.answered(channel, updates=2)
     second = [c for c in calls if c.method == "chat.update"][-1]
     assert [c.body["thread_ts"] for c in calls if c.method == "chat.postMessage"] == [ts, ts]
-    assert stack.store.link(channel, ts).agent_thread_id == first.agent_thread_id
+    assert stack.store.link(TEAM, channel, ts).agent_thread_id == first.agent_thread_id
     assert "Llama 3.1 8B" in second.body["blocks"][0]["text"]["text"]  # the model came from the first turn
 
 

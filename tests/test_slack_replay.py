@@ -120,7 +120,7 @@ def test_two_servers_on_postgres_share_replay_protection_and_thread_links(postgr
         assert post(first_base, body, headers).status_code == 200
         assert post(second_base, body, headers).status_code == 401  # replayed against another server
         assert answers(slack, "pg-replay") == 1
-        stores[0].save_link("C0PG", "1.0", "agent-thread", "it")
-        link = stores[1].link("C0PG", "1.0")
+        stores[0].save_link("T0PG", "C0PG", "1.0", "agent-thread", "it")
+        link = stores[1].link("T0PG", "C0PG", "1.0")
         assert link is not None and (link.agent_thread_id, link.language) == ("agent-thread", "it")
         assert stores[0].claim("event:Ev1") and not stores[1].claim("event:Ev1")

@@ -10,16 +10,20 @@ from web.slack.store import SlackStore, default_store_path
 
 def test_thread_links_survive_a_restart(tmp_path: Path) -> None:
     store = SlackStore(tmp_path / "slack.sqlite")
-    assert store.link("C1", "1.0") is None
-    store.save_link("C1", "1.0", "agent-a", "it")
-    store.save_link("C1", "1.0", "agent-a", "en")  # the language follows the last answer
-    store.save_link("C2", "1.0", "agent-b", None)
+    assert store.link("T1", "C1", "1.0") is None
+    store.save_link("T1", "C1", "1.0", "agent-a", "it")
+    store.save_link("T1", "C1", "1.0", "agent-a", "en")  # the language follows the last answer
+    store.save_link("T1", "C2", "1.0", "agent-b", None)
     store.close()
     reopened = SlackStore(tmp_path / "slack.sqlite")
-    assert reopened.link("C1", "1.0").agent_thread_id == "agent-a"
-    assert reopened.link("C1", "1.0").language == "en"
-    assert reopened.link("C2", "1.0").agent_thread_id == "agent-b"
-    assert reopened.link("C1", "2.0") is None
+    assert reopened.link("T1", "C1", "1.0").agent_thread_id == "agent-a"
+    assert reopened.link("T1", "C1", "1.0").language == "en"
+    assert reopened.link("T1", "C2", "1.0").agent_thread_id == "agent-b"
+    assert reopened.link("T1", "C1", "2.0") is None
+    assert reopened.link("T2", "C1", "1.0") is None  # another workspace's channel C1 is another channel
+    reopened.save_link("T2", "C1", "1.0", "agent-c", "id")
+    assert reopened.link("T1", "C1", "1.0").agent_thread_id == "agent-a"
+    assert reopened.link("T2", "C1", "1.0").agent_thread_id == "agent-c"
 
 
 def test_a_key_is_claimed_exactly_once_even_under_concurrency(tmp_path: Path) -> None:

@@ -10,10 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tools.spot.risk import (
+from tools.spot.completion import (
     Billing,
-    SpotRiskRequest,
-    assess_spot,
     billed_seconds,
     completion_on_notice,
     completion_periodic,
@@ -22,6 +20,10 @@ from tools.spot.risk import (
     expected_billed_session_s,
     probability_done_by,
     young_interval_s,
+)
+from tools.spot.risk import (
+    SpotRiskRequest,
+    assess_spot,
 )
 
 MIN = 60.0
@@ -211,3 +213,20 @@ def test_spot_cost_never_below_price_times_hours(hours: float, rate: float, gran
     if result.expected_spot_cost_usd is not None and math.isfinite(result.expected_spot_cost_usd):
         assert result.expected_spot_cost_usd >= 1.0 * hours * (1 - 1e-9)
         assert result.expected_spot_hours >= hours * (1 - 1e-9)
+
+
+def test_a_billing_interval_below_float_precision_is_billed_as_continuous_time():
+    """1e-320 s (a denormal) or 5e-324 s: the g -> 0 limit, E[max(restart + X, minimum)] with X ~ Exp(rate),
+    computed by hand here, and the same figure a fine but representable interval gives."""
+    import math
+
+    from tools.spot.completion import Billing, expected_billed_session_s
+
+    rate, restart, minimum = 1 / 3600, 120.0, 600.0
+    by_hand = minimum + math.exp(-rate * (minimum - restart)) / rate
+    for g in (1e-320, 5e-324):
+        assert expected_billed_session_s(restart, rate, Billing(granularity_s=g, minimum_s=minimum)) == \
+            pytest.approx(by_hand, rel=1e-12)
+    fine = expected_billed_session_s(restart, rate, Billing(granularity_s=1e-6, minimum_s=minimum))
+    assert fine == pytest.approx(by_hand, rel=1e-6)
+    assert expected_billed_session_s(restart, rate, Billing(granularity_s=1e-320)) == pytest.approx(restart + 1 / rate)

@@ -22,7 +22,7 @@ from web.errors import install_error_handlers
 from web.mcp import mount_mcp
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
 from web.rate_limit import limiter_for
-from web.schemas import Health
+from web.schemas import Health, publish_message_limit
 from web.serving import public_base_url
 from web.settings import ServerSettings
 from web.slack import EVENTS_PATH as SLACK_EVENTS_PATH
@@ -95,6 +95,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
         redoc_url=None,  # no installed package ships ReDoc's JavaScript: no blank page
     )
     install_error_handlers(app)
+    publish_message_limit(app, settings.max_message_chars)  # the schema's message limit is the configured one
     app.include_router(chat.router)
     app.include_router(tools_api.router)
     app.include_router(compare.router)

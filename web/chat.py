@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Depends, Request, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from web.blocking import iterate_in_thread, run_blocking
+from web.body_gate import gated
 from web.deps import AppResources, advisor_of, resources
 from web.errors import INTERNAL_MESSAGE, ApiError, ErrorResponse, log_internal, new_error_id
 from web.schemas import CHAT_EXAMPLES, ChatRequest, ChatResult
@@ -27,6 +28,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 STREAM_EVENT_TYPES = frozenset({"progress", "verdict", "delta", "final", "error"})
 THREAD_ID_HEADER = "X-Thread-Id"
 THREAD_TOKEN_HEADER = "X-Thread-Token"
+CHAT_BODY_GATE = gated(ChatRequest, endpoint_checks=("anyOf",))  # the empty-message rule: checked_chat_request
 
 
 def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_examples=CHAT_EXAMPLES)
@@ -58,7 +60,7 @@ def _advisor_arguments(body: ChatRequest, access: ThreadAccess) -> dict[str, Any
 
 
 @router.post("/chat", response_model=ChatResult, responses=ERROR_RESPONSES,
-             summary="Ask the advisor; one JSON answer")
+             summary="Ask the advisor; one JSON answer", dependencies=[CHAT_BODY_GATE])
 async def chat(request: Request, body: ChatRequest = Depends(checked_chat_request),
                access: ThreadAccess = Depends(turn_thread), res: AppResources = Depends(resources)) -> dict[str, Any]:
     """The advisor's full answer for one turn (the same JSON as `recommend --json`, plus thread_id and
@@ -88,7 +90,7 @@ def error_event(code: str, message: str, error_id: str | None = None) -> ServerS
 
 
 @router.post("/chat/stream", response_class=EventSourceResponse, responses=ERROR_RESPONSES,
-             summary="Ask the advisor; Server-Sent Events")
+             summary="Ask the advisor; Server-Sent Events", dependencies=[CHAT_BODY_GATE])
 async def chat_stream(request: Request, body: ChatRequest = Depends(checked_chat_request),
                       access: ThreadAccess = Depends(turn_thread), res: AppResources = Depends(resources)
                       ) -> AsyncIterator[ServerSentEvent]:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.export import ExportError, build_task, exported_offer
 from contract.languages import Language
 from web.blocking import run_blocking
+from web.body_gate import gated
 from web.deps import AppResources, resources
 
 router = APIRouter(tags=["export"])
@@ -43,7 +44,7 @@ class SkyPilotExport(BaseModel):
                                                        "language.")
 
 
-@router.post("/api/export/skypilot", response_model=SkyPilotExport)
+@router.post("/api/export/skypilot", response_model=SkyPilotExport, dependencies=[gated(TurnForExport)])
 async def export_skypilot(turn: TurnForExport, res: AppResources = Depends(resources)) -> SkyPilotExport:
     """The recommended offer of a chat result as a SkyPilot task (422 when the offer cannot be exported)."""
     return await run_blocking(res.executor, _export, turn, res.catalog_path)

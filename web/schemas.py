@@ -6,10 +6,32 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from contract.jobspec import JobSpec
 from contract.languages import Language
 
 THREAD_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
 THREAD_TOKEN_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
+CHANGEABLE = sorted(name for name in JobSpec.model_fields if name != "language")
+"""The job fields a turn's `changes` may name (what Advisor accepts)."""
+
+
+def _inlined(node: Any, definitions: dict[str, Any]) -> Any:
+    """A JSON schema with its local $refs replaced by the definitions they name."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inlined(definitions[node["$ref"].rsplit("/", 1)[-1]], definitions)
+        return {key: _inlined(value, definitions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inlined(item, definitions) for item in node]
+    return node
+
+
+def changes_schema() -> dict[str, Any]:
+    """What `changes` accepts: JobSpec's fields but language, each as JobSpec validates it (null clears one)."""
+    spec = JobSpec.model_json_schema()
+    fields = {name: _inlined(spec["properties"][name], spec.get("$defs", {})) for name in CHANGEABLE}
+    return {"properties": {name: {k: v for k, v in prop.items() if k != "default"} for name, prop in fields.items()},
+            "additionalProperties": False}
 HARD_MAX_MESSAGE_CHARS = 100_000
 """Schema ceiling; the configured (smaller) limit is checked with its own error code."""
 
@@ -27,7 +49,10 @@ CHAT_EXAMPLES = {
 class ChatRequest(BaseModel):
     """One user turn: the message, and the conversation it continues."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [  # what checked_chat_request enforces
+        {"properties": {"message": {"pattern": r"\S"}}},
+        {"required": ["changes"], "properties": {"changes": {"type": "object", "minProperties": 1}}},
+        {"required": ["prefer"], "properties": {"prefer": {"not": {"type": "null"}}}}]})
 
     message: str = Field(max_length=HARD_MAX_MESSAGE_CHARS, description="What the user wrote, in it, id or en.")
     thread_id: str | None = Field(default=None, pattern=THREAD_ID_PATTERN,
@@ -41,7 +66,8 @@ class ChatRequest(BaseModel):
                                                                               "fastest fitting offer first.")
     changes: dict[str, Any] | None = Field(default=None, description="JobSpec fields to change on the thread's "
                                                                      "current job, e.g. {\"interruptible_ok\": "
-                                                                     "false}; the message may then be empty.")
+                                                                     "false}; the message may then be empty.",
+                                           json_schema_extra=changes_schema())
 
 
 class ChatResult(BaseModel):
@@ -87,3 +113,19 @@ class Health(BaseModel):
     storage: bool | None = Field(default=None, description="Whether a turn can be saved now (a small write to the "
                                                            "threads database); null while the advisor loads.")
     reason: str | None = Field(default=None, description="Why the storage cannot be written (one line).")
+
+
+def publish_message_limit(app: Any, limit: int) -> None:
+    """Make /openapi.json give the configured message limit as ChatRequest.message's maxLength (the schema then says
+    what the server accepts; the model keeps the hard ceiling)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        """The app's schema with the configured limit."""
+        schema = build()
+        message = schema.get("components", {}).get("schemas", {}).get("ChatRequest", {}).get("properties", {})
+        if "message" in message:
+            message["message"]["maxLength"] = min(limit, HARD_MAX_MESSAGE_CHARS)
+        return schema
+
+    app.openapi = openapi

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from agent.faq_answer import FaqAnswer
 from agent.toolbox import (
     MAX_CATALOG_LIMIT,
     TOOLS,
     CatalogQuery,
+    EstimateToolRequest,
     FaqSearch,
     RankRequest,
     Tool,
@@ -23,13 +24,14 @@ from agent.toolbox import (
     call_tool,
 )
 from contract.jobspec import JobSpec
+from contract.schema_gate import one_of_required
 from tools.catalog import SORTS, Offer
-from tools.memory import Estimate, EstimateRequest
+from tools.memory import Estimate
 from tools.ranking import RankingResult
 from tools.spot import SpotRiskRequest, SpotRiskResult
 from web.chat import ERROR_RESPONSES
+from web.body_gate import gated
 from web.deps import AppResources, resources
-from web.errors import ApiError
 from web.schemas import FaqRequest, Language
 
 router = APIRouter(prefix="/api", tags=["tools"], responses=ERROR_RESPONSES)
@@ -54,11 +56,17 @@ SPOT_EXAMPLES = {
 }
 
 
-@router.post("/estimate", response_model=Estimate, summary="Per-GPU training memory (VRAM) estimate")
-def estimate_endpoint(body: EstimateRequest = Body(openapi_examples=ESTIMATE_EXAMPLES)) -> Estimate:
-    """Peak memory per GPU for one training setup, its breakdown, and the fit against a GPU when one is named."""
-    if body.config_path:
-        raise ApiError(422, "invalid_input", "config_path is not accepted over HTTP; give a model name or params_b")
+class RankJob(JobSpec):
+    """A job to rank offers for: JobSpec fields, a model name or params_b among them."""
+
+    model_config = ConfigDict(json_schema_extra=one_of_required("model", "params_b"))
+
+
+@router.post("/estimate", response_model=Estimate, summary="Per-GPU training memory (VRAM) estimate",
+             dependencies=[gated(EstimateToolRequest)])
+def estimate_endpoint(body: EstimateToolRequest = Body(openapi_examples=ESTIMATE_EXAMPLES)) -> Estimate:
+    """Peak memory per GPU for one training setup, its breakdown, and the fit against a GPU when one is named (no
+    config_path over HTTP: give a model name or params_b)."""
     return call_tool("estimate", body)  # type: ignore[return-value]
 
 
@@ -86,8 +94,9 @@ def catalog_endpoint(
     return call_tool("catalog_query", query, ToolContext(res.catalog_path)).offers  # type: ignore[attr-defined]
 
 
-@router.post("/rank", response_model=RankingResult, summary="Offers ranked for a job (JobSpec)")
-def rank_endpoint(body: JobSpec = Body(openapi_examples=RANK_EXAMPLES),
+@router.post("/rank", response_model=RankingResult, summary="Offers ranked for a job (JobSpec)",
+             dependencies=[gated(RankJob)])
+def rank_endpoint(body: RankJob = Body(openapi_examples=RANK_EXAMPLES),
                   limit: int = Query(10, ge=1, le=50, description="At most this many offers."),
                   res: AppResources = Depends(resources)) -> RankingResult:
     """Offers the job fits on, cheapest expected total cost first, with alternatives and exclusion counts."""
@@ -95,7 +104,8 @@ def rank_endpoint(body: JobSpec = Body(openapi_examples=RANK_EXAMPLES),
     return call_tool("rank", request, ToolContext(res.catalog_path))  # type: ignore[return-value]
 
 
-@router.post("/spot", response_model=SpotRiskResult, summary="Spot versus on-demand for one job")
+@router.post("/spot", response_model=SpotRiskResult, summary="Spot versus on-demand for one job",
+             dependencies=[gated(SpotRiskRequest)])
 def spot_endpoint(body: SpotRiskRequest = Body(openapi_examples=SPOT_EXAMPLES)) -> SpotRiskResult:
     """Expected preemptions, checkpoint interval, expected cost and deadline odds, and a verdict."""
     return call_tool("spot_risk", body)  # type: ignore[return-value]
@@ -109,7 +119,8 @@ def faq_get(question: str = Query(min_length=1, max_length=2000,
     return call_tool("faq_search", FaqSearch(question=question, language=language))  # type: ignore[return-value]
 
 
-@router.post("/faq", response_model=FaqAnswer, summary="Answer a why/how question (JSON body)")
+@router.post("/faq", response_model=FaqAnswer, summary="Answer a why/how question (JSON body)",
+             dependencies=[gated(FaqRequest)])
 def faq_post(body: FaqRequest) -> FaqAnswer:
     """The same as GET /api/faq with a JSON body."""
     return call_tool("faq_search", FaqSearch(question=body.question, language=body.language))  # type: ignore[return-value]
@@ -126,7 +137,7 @@ def _tool_endpoint(tool: Tool) -> None:
     endpoint.__name__ = f"tool_{tool.name}"
     endpoint.__doc__ = tool.description
     router.post(f"/tools/{tool.name}", response_model=tool.output_model, summary=f"Tool: {tool.name}",
-                operation_id=f"tool_{tool.name}")(endpoint)
+                operation_id=f"tool_{tool.name}", dependencies=[gated(tool.input_model)])(endpoint)
 
 
 for _tool in TOOLS:

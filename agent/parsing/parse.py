@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.language import LanguageGuess, detect_language
 from agent.parsing.offline import read_message
+from agent.parsing.rules.scan import MAX_PLAIN_DIGITS
 from contract.jobspec import JobSpec
 
 SPEC_FIELDS: tuple[str, ...] = tuple(name for name in JobSpec.model_fields if name != "language")
@@ -88,6 +89,8 @@ def _written_value(value: Any) -> str:
     """A refused value as the note shows it (a budget by its amount and currency)."""
     if isinstance(value, dict) and "amount" in value:  # the parser reads a budget as {amount, currency}
         return f"{value['amount']:g} {value.get('currency') or ''}".strip()
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_PLAIN_DIGITS:
+        return f"{float(value):.6g}"  # 10^30 tokens: '1e+30', not 31 digits of float noise
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 

@@ -75,6 +75,9 @@ class ThreadStore(Protocol):
     def owner(self, thread_id: str) -> tuple[str, str | None] | None:
         """(token digest, key digest) of a thread started over HTTP, None for any other id."""
 
+    def unsaved_owners(self, created_before: float) -> list[str]:
+        """Threads owned since before `created_before` (Unix time) that have no checkpoint: their first turn failed."""
+
     def size_bytes(self) -> int | None:
         """Bytes the threads take on disk, when known."""
 

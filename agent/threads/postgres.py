@@ -191,6 +191,14 @@ class PostgresThreadStore:
                                      (thread_id,)).fetchone()
         return (row["token_sha256"], row["key_sha256"]) if row else None
 
+    def unsaved_owners(self, created_before: float) -> list[str]:
+        """Owner rows older than `created_before` whose thread never saved a checkpoint."""
+        with self._pool.connection() as connection:
+            rows = connection.execute(f"SELECT thread_id FROM {OWNERS_TABLE} AS o WHERE created_at < %s AND NOT "
+                                      "EXISTS (SELECT 1 FROM checkpoints AS c WHERE c.thread_id = o.thread_id)",
+                                      (created_before,)).fetchall()
+        return [row["thread_id"] for row in rows]
+
     def counts(self) -> tuple[int, int]:
         """(threads, checkpoints) stored."""
         with self._pool.connection() as connection:

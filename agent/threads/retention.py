@@ -43,11 +43,12 @@ def configured_retention_days(environ: dict[str, str] | None = None) -> float:
 
 
 def prune_threads(store: ThreadStore, older_than_s: float, *, now: float | None = None) -> list[str]:
-    """Delete the threads whose newest checkpoint is older than `older_than_s` seconds; returns their ids."""
+    """Delete the threads whose newest checkpoint is older than `older_than_s` seconds, and the owner rows older
+    than that of threads that never saved one (their first turn failed); returns their ids."""
     cutoff = (time.time() if now is None else now) - older_than_s
     stale = [thread for thread, newest in store.last_activity() if newest and checkpoint_time(newest) < cutoff]
     deleted = []
-    for thread in stale:
+    for thread in [*stale, *store.unsaved_owners(cutoff)]:
         with store.turn_lock(thread):  # a turn that came in meanwhile keeps the thread
             newest = store.saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
             if newest is None or checkpoint_time(newest.config["configurable"]["checkpoint_id"]) < cutoff:

@@ -106,6 +106,16 @@ class SqliteThreadStore:
                                            "WHERE thread_id = ?", (thread_id,)).fetchone()
         return (row[0], row[1]) if row else None
 
+    def unsaved_owners(self, created_before: float) -> list[str]:
+        """Owner rows older than `created_before` whose thread never saved a checkpoint."""
+        if not self._has_owners():
+            return []
+        with self.saver.lock:  # type: ignore[attr-defined]
+            rows = self._connection.execute(
+                f"SELECT thread_id FROM {OWNERS_TABLE} AS o WHERE created_at < ? AND NOT EXISTS "
+                "(SELECT 1 FROM checkpoints AS c WHERE c.thread_id = o.thread_id)", (created_before,)).fetchall()
+        return [row[0] for row in rows]
+
     def counts(self) -> tuple[int, int]:
         """(threads, checkpoints) stored."""
         with self.saver.lock:  # type: ignore[attr-defined]

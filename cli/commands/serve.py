@@ -63,6 +63,9 @@ def register(app: typer.Typer) -> None:
 
             check_connection(settings.database_url)
         proxy_options = uvicorn_proxy_options()  # X-Forwarded-For only from $GPU_ADVISOR_TRUSTED_PROXIES
+        from web.serving import HeaderDeadlineProtocol, header_timeout_s
+
+        header_timeout_s()  # an unusable $GPU_ADVISOR_HEADER_TIMEOUT_S: one line, exit 2
         urls = _urls(settings.host, settings.port)
         if json_output:
             print_json({"urls": urls, "workers": settings.workers, "allowed_origins": settings.allowed_origins,
@@ -76,4 +79,5 @@ def register(app: typer.Typer) -> None:
 
             os.environ[MASTER_PID_VAR] = str(os.getpid())
         uvicorn.run("cli.worker_app:create_app", factory=True, host=settings.host, port=settings.port,
-                    workers=settings.workers, log_level="warning" if json_output else "info", **proxy_options)
+                    workers=settings.workers, log_level="warning" if json_output else "info",
+                    http=HeaderDeadlineProtocol, **proxy_options)  # headers within the bound (slowloris)

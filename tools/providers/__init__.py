@@ -19,6 +19,8 @@ from tools.providers.records import (
 )
 from tools.providers.schema import CatalogQuirks, FormFactorRule, InterNodeFabric, Pricing, ProviderRecord
 
-__all__ = ["DATA_DIR", "CatalogQuirks", "FormFactorRule", "InterNodeFabric", "Pricing", "ProviderInfo", "ProviderRecord", "all_records",
+from tools.providers.records import provider_name_pattern
+
+__all__ = ["provider_name_pattern", "DATA_DIR", "CatalogQuirks", "FormFactorRule", "InterNodeFabric", "Pricing", "ProviderInfo", "ProviderRecord", "all_records",
            "all_providers", "get_provider", "inter_node_fabric", "load_records", "normalise_provider",
            "provider_aliases", "record_of"]

@@ -9,6 +9,7 @@ from ``shared/reference/hardware.md`` §2.2, §3 and §4. A fact that no source 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -102,6 +103,18 @@ def provider_aliases() -> dict[str, str]:
 def record_of(name: str) -> ProviderRecord | None:
     """The whole record of a provider by id or common name, or None."""
     return all_records().get(normalise_provider(name))
+
+
+def provider_name_pattern() -> str:
+    """A regular expression (JSON Schema and pydantic alike) matching exactly the names `get_provider` knows: ids
+    and aliases in any case, spaces anywhere inside a one-word name, blanks around."""
+    def spelled(word: str) -> str:
+        """`word` in any case, with spaces between its characters unless it has its own spaces."""
+        chars = [f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word]
+        return (" *" if " " not in word else "").join(chars)
+
+    names = sorted({*_providers(), *_aliases()}, key=lambda name: (-len(name), name))  # the same in every process
+    return r"^\s*(?:" + "|".join(spelled(name) for name in names) + r")\s*$"
 
 
 def normalise_provider(name: str) -> str:

@@ -77,9 +77,7 @@ def build_server(context: Callable[[], ToolContext] = ToolContext) -> Server:
 
 
 async def serve_stdio(context: Callable[[], ToolContext] = ToolContext) -> None:
-    """Serve the tools over stdin/stdout until the client closes the connection."""
-    from mcp.server.stdio import stdio_server
+    """Serve the tools over stdin/stdout until the client closes the connection; malformed lines get errors."""
+    from web.mcp.stdio import serve_screened_stdio
 
-    server = build_server(context)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    await serve_screened_stdio(lambda: build_server(context))

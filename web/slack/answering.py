@@ -41,6 +41,8 @@ Render = Callable[[bool], list[SlackMessage]]
 class Turn:
     """One user message to answer in a Slack thread."""
 
+    workspace: str
+    """The Slack workspace (team id, or the enterprise id of an org-wide install)."""
     channel: str
     thread_ts: str
     """ts of the thread's first message (the message itself when it starts a thread)."""
@@ -82,10 +84,15 @@ def split_command(raw: str) -> tuple[str, str]:
     return ("help", "") if not stripped else ("ask", stripped)
 
 
-def message_turn(event: dict[str, Any]) -> Turn:
+def workspace_of(context: Any) -> str:
+    """The workspace a Bolt request comes from: its team id, else its enterprise id ('' when Slack sent neither)."""
+    return str(context.get("team_id") or context.get("enterprise_id") or "")
+
+
+def message_turn(event: dict[str, Any], workspace: str) -> Turn:
     """The turn a message or app_mention event asks for; its thread is the message's thread (or itself)."""
     words, cut = user_text(event.get("text"))
-    return Turn(channel=event["channel"], thread_ts=event.get("thread_ts") or event["ts"], text=words,
+    return Turn(workspace=workspace, channel=event["channel"], thread_ts=event.get("thread_ts") or event["ts"], text=words,
                 truncated=cut, user=event.get("user"))
 
 
@@ -159,7 +166,7 @@ class SlackAnswerer:
 
     # --- messages: mentions, DMs, thread follow-ups ----------------------------------------------------------
 
-    def should_answer(self, event: dict[str, Any], bot_user_id: str | None) -> bool:
+    def should_answer(self, event: dict[str, Any], bot_user_id: str | None, workspace: str) -> bool:
         """A plain message is answered in a DM, or in a channel thread this bot already answers in (unless it
         mentions the bot: the app_mention event covers that)."""
         if event.get("subtype") or event.get("bot_id"):
@@ -169,14 +176,14 @@ class SlackAnswerer:
         if bot_user_id and f"<@{bot_user_id}" in (event.get("text") or ""):
             return False
         thread_ts = event.get("thread_ts")
-        return bool(thread_ts) and self.store.link(event["channel"], thread_ts) is not None
+        return bool(thread_ts) and self.store.link(workspace, event["channel"], thread_ts) is not None
 
-    def answer_message(self, event: dict[str, Any], client: WebClient) -> None:
+    def answer_message(self, event: dict[str, Any], client: WebClient, workspace: str) -> None:
         """Answer a mention, a DM or a follow-up in its Slack thread, continuing that thread's agent thread."""
-        turn = message_turn(event)
-        if not self.store.claim(f"message:{turn.channel}:{event['ts']}"):
+        turn = message_turn(event, workspace)
+        if not self.store.claim(f"message:{turn.workspace}:{turn.channel}:{event['ts']}"):
             return  # the same message arrived as app_mention and as message, or again
-        link = self.store.link(turn.channel, turn.thread_ts)
+        link = self.store.link(turn.workspace, turn.channel, turn.thread_ts)
         previous = link.language if link else None
         language = self.turn_language(turn.text, previous, client, turn.user)
         poster = ThreadPoster(client, turn.channel, turn.thread_ts)
@@ -188,7 +195,8 @@ class SlackAnswerer:
         def render() -> Render:
             """Ask the advisor, remember the thread, and return the renderer."""
             result = self.advisor.respond(turn.text, thread_id=link.agent_thread_id if link else None)
-            self.store.save_link(turn.channel, turn.thread_ts, result["thread_id"], result["language"])
+            self.store.save_link(turn.workspace, turn.channel, turn.thread_ts, result["thread_id"],
+                                 result["language"])
             lang = result["language"]
             shown = (text("truncated", lang, limit=MAX_USER_CHARS),) if turn.truncated else ()
             return lambda tables: render_result(result, tables=tables, notes=shown)
@@ -255,7 +263,8 @@ class SlackAnswerer:
             return lambda tables: render_notice(notice, language)
         return lambda tables: render_task(task.yaml, task.launch_command, language, task.note)
 
-    def answer_button(self, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any) -> None:
+    def answer_button(self, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any,
+                      workspace: str) -> None:
         """Re-run the thread's job cheaper, faster or without spot; answer below the message with the buttons."""
         name = str(action.get("action_id", "")).removeprefix("gpu_")
         try:
@@ -293,7 +302,7 @@ class SlackAnswerer:
             request = "" if kwargs.get("changes") else label("button_requests", name, language)
             result = self.advisor.respond(request, thread_id=value.thread, language=language, **kwargs)
             if thread_ts is not None:
-                self.store.save_link(channel, thread_ts, result["thread_id"], result["language"])
+                self.store.save_link(workspace, channel, thread_ts, result["thread_id"], result["language"])
             return lambda tables: render_result(result, tables=tables)
 
         self.run(poster, language, render)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +17,29 @@ from web.slack.settings import http_configured, load_settings
 from web.slack.store import SlackStore
 
 EVENTS_PATH = "/slack/events"
+MAX_NESTING = 100
+"""Deepest JSON nesting accepted in a Slack body (Slack's own payloads stay far below; Python's JSON decoder fails
+near 1,000 levels with a RecursionError)."""
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply the arrays and objects of a JSON text nest (brackets inside strings do not count)."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.finditer(_STRINGS.sub("", text)):
+        depth = depth + 1 if bracket.group() in "[{" else depth - 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def too_deep(body: bytes, content_type: str) -> bool:
+    """Whether a Slack body (JSON, or a form whose fields Bolt decodes as JSON) nests deeper than MAX_NESTING."""
+    text = body.decode("utf-8", "replace")
+    if "application/x-www-form-urlencoded" in content_type:
+        return any(nesting_depth(value) > MAX_NESTING for values in urllib.parse.parse_qs(text).values()
+                   for value in values)
+    return nesting_depth(text) > MAX_NESTING
 
 
 def slack_configured(environ: Mapping[str, str] | None = None) -> bool:
@@ -31,6 +56,9 @@ def mount_bolt_app(api: FastAPI, bolt_app: App, path: str = EVENTS_PATH) -> None
         timestamp = request.headers.get("x-slack-request-timestamp", "")
         if not (timestamp.isascii() and timestamp.isdigit()):  # slack_sdk's int() would raise: 500 instead of 401
             return error_response(401, "unauthorized", "missing or malformed X-Slack-Request-Timestamp")
+        if too_deep(await request.body(), request.headers.get("content-type", "")):  # Bolt's json.loads would crash
+            return error_response(400, "bad_request", f"the request body is nested more than {MAX_NESTING} levels "
+                                                      "deep")
         return await handler.handle(request)
 
     api.add_api_route(path, slack_events, methods=["POST"], include_in_schema=False)

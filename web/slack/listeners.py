@@ -9,7 +9,7 @@ from typing import Any, Callable
 from slack_bolt import Ack, App, BoltRequest, BoltResponse, Respond
 from slack_sdk import WebClient
 
-from web.slack.answering import SlackAnswerer
+from web.slack.answering import SlackAnswerer, workspace_of
 from web.slack.i18n import text
 from web.slack.store import SlackStore
 
@@ -54,15 +54,15 @@ def register(app: App, answerer: SlackAnswerer) -> None:
     app.middleware(skip_answered_events(answerer.store))
 
     @app.event("app_mention")
-    def on_mention(event: dict[str, Any], client: WebClient) -> None:
+    def on_mention(event: dict[str, Any], client: WebClient, context: dict[str, Any]) -> None:
         """A mention in a channel: answer in the mention's thread."""
-        answerer.answer_message(event, client)
+        answerer.answer_message(event, client, workspace_of(context))
 
     @app.event("message")
     def on_message(event: dict[str, Any], client: WebClient, context: dict[str, Any]) -> None:
         """A DM, or a follow-up in a thread the bot answers in."""
-        if answerer.should_answer(event, context.get("bot_user_id")):
-            answerer.answer_message(event, client)
+        if answerer.should_answer(event, context.get("bot_user_id"), workspace_of(context)):
+            answerer.answer_message(event, client, workspace_of(context))
 
     @app.command(COMMAND)
     def on_command(ack: Ack, command: dict[str, Any], respond: Respond, client: WebClient) -> None:
@@ -72,7 +72,7 @@ def register(app: App, answerer: SlackAnswerer) -> None:
 
     @app.action(BUTTON_ACTIONS)
     def on_button(ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient,
-                  respond: Respond) -> None:
+                  respond: Respond, context: dict[str, Any]) -> None:
         """Cheaper / faster / no spot: acknowledge, then re-run the job with that change."""
         ack()
-        answerer.answer_button(body, action, client, respond)
+        answerer.answer_button(body, action, client, respond, workspace_of(context))

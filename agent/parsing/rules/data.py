@@ -93,7 +93,7 @@ def read_sizes_and_data(scan: Scan) -> None:
             continue
         if _is_seq_context(scan, q) and q.value > 10_000_000:  # a sequence length, if an impossible one: said so,
             scan.claim(q.start, q.end)                          # never read as the data set's size
-            scan.refuse("seq_len", scan.text[q.start:q.end], "out_of_range")
+            scan.refuse("seq_len", scan.written(q), "out_of_range")
             continue
         token = after(scan, q.end, lex["token_units"])
         if token:
@@ -106,16 +106,22 @@ def read_sizes_and_data(scan: Scan) -> None:
             scan.claim(q.start, example.end())
             continue
         epoch = after(scan, q.end, lex["epoch_units"], gap=r"[\s-]*(?:x\s*)?")  # "3 epochs", "3x epoch"
-        if epoch and 0 < q.value <= 10_000:
-            scan.set("epochs", q.value)
+        if epoch:
+            if 0 < q.value <= 10_000:
+                scan.set("epochs", q.value)
+            else:  # "10^30 epochs": said, never ignored
+                scan.refuse("epochs", scan.written(q), "out_of_range")
             scan.claim(q.start, epoch.end())
             continue
         param = after(scan, q.end, lex["model_size_units"])
         billions = q.scale >= 1e6 or (q.attached and scan.text[q.end - 1:q.end] in "bm")
         named_before = rx(alt(lex["model_size_units"]) + r"\s*(?:da|of|dengan|with|di|size|sized)?\s*$").search(
             scan.text[max(0, q.start - 24):q.start])  # "modello 760M", "model berukuran 1.3B"
-        if billions and (param or named_before or q.scale == 1e9) and 0 < q.value / 1e9 <= 100_000:
-            scan.set("params_b", q.value / 1e9)
+        if billions and (param or named_before or q.scale == 1e9) and 0 < q.value:
+            if q.value / 1e9 <= 100_000:
+                scan.set("params_b", q.value / 1e9)
+            else:  # "a 1e30B model"
+                scan.refuse("params_b", f"{q.value / 1e9:.6g}", "out_of_range")
             scan.claim(q.start, param.end() if param else q.end)
             continue
         if param and rx(r"(?:" + alt(lex["model_size_units"]) + r")\s*(?:da|of|dengan|with)?\s*$").search(

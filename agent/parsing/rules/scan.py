@@ -41,6 +41,11 @@ class Scan:
         """Mark [start, end) as used."""
         self.claimed.append((start, end))
 
+    def written(self, q: Quantity) -> str:
+        """A quantity as the refusal names it: as typed, or '1e+30' when it is too long to read."""
+        typed = self.text[q.start:q.end]
+        return typed if sum(c.isdigit() for c in typed) <= MAX_PLAIN_DIGITS else f"{q.value:.6g}"
+
     def refuse(self, name: str, written: str, reason: str) -> None:
         """Record a value read for `name` that the job cannot use (said in the answer, never applied)."""
         self.refused.append((name, written, reason))
@@ -107,8 +112,12 @@ def prepare(text: str) -> str:
     return words_to_digits(text)
 
 
-_POWER = re.compile(r"(?<![\w.,])(\d{1,6}(?:\.\d{1,6})?)(?:\s*(?:\^|\*\*)\s*|e)([+-]?\d{1,5})(?![\w.,])")
-"""A power written as 'base^exp', 'base**exp' or scientific notation ('1e308'; 'e' right after the digits)."""
+_POWER = re.compile(r"(?<![\w.,])(\d{1,6}(?:\.\d{1,6})?)(?:\s*(?:\^|\*\*)\s*|e)([+-]?\d{1,5})"
+                    r"(?![\d.,_])(?![^\W\d_]{2})")
+"""A power written as 'base^exp', 'base**exp' or scientific notation ('1e308'; 'e' right after the digits), alone or
+with a magnitude letter ('1e3B'), never inside a word."""
+MAX_PLAIN_DIGITS = 15
+"""A refused number with more digits than this is named in scientific notation ('1e+30'), as people write it."""
 MAX_EXPONENT = 400
 """Larger powers are read as an overflowing number (then dropped), not spelled out."""
 

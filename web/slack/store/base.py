@@ -29,13 +29,14 @@ class ThreadLink:
     """A Slack conversation thread and the agent thread that continues it."""
 
     key: str
-    """'<channel>:<thread_ts>'."""
+    """'<workspace>:<channel>:<thread_ts>'."""
     agent_thread_id: str
     """The advisor's thread id for this conversation."""
     language: str | None
     """Language of the last answer in the thread."""
 
 
-def thread_key(channel: str, thread_ts: str) -> str:
-    """The key of a Slack thread: channel id and the ts of its first message."""
-    return f"{channel}:{thread_ts}"
+def thread_key(workspace: str, channel: str, thread_ts: str) -> str:
+    """The key of a Slack thread: workspace (team or enterprise id), channel id and the ts of its first message.
+    Channel ids and message ts are unique only within a workspace, so two workspaces never share a key."""
+    return f"{workspace}:{channel}:{thread_ts}"

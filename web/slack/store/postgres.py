@@ -55,18 +55,19 @@ class PostgresSlackStore:
         return len(self._execute("DELETE FROM gpu_advisor_slack_claims WHERE claimed_at < %s RETURNING key",
                                  (now - older_than_s,)))
 
-    def link(self, channel: str, thread_ts: str) -> ThreadLink | None:
-        """The agent thread a Slack thread continues, if any."""
-        key = thread_key(channel, thread_ts)
+    def link(self, workspace: str, channel: str, thread_ts: str) -> ThreadLink | None:
+        """The agent thread a Slack thread of `workspace` continues, if any."""
+        key = thread_key(workspace, channel, thread_ts)
         rows = self._execute("SELECT agent_thread_id, language FROM gpu_advisor_slack_threads WHERE key = %s", (key,))
         if not rows:
             return None
         return ThreadLink(key=key, agent_thread_id=str(rows[0]["agent_thread_id"]),
                           language=rows[0]["language"])  # type: ignore[arg-type]
 
-    def save_link(self, channel: str, thread_ts: str, agent_thread_id: str, language: str | None) -> ThreadLink:
-        """Remember (or update) the agent thread and language of a Slack thread."""
-        key = thread_key(channel, thread_ts)
+    def save_link(self, workspace: str, channel: str, thread_ts: str, agent_thread_id: str,
+                  language: str | None) -> ThreadLink:
+        """Remember (or update) the agent thread and language of a Slack thread of `workspace`."""
+        key = thread_key(workspace, channel, thread_ts)
         self._execute("INSERT INTO gpu_advisor_slack_threads (key, agent_thread_id, language, updated_at) "
                       "VALUES (%s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET agent_thread_id = "
                       "excluded.agent_thread_id, language = excluded.language, updated_at = excluded.updated_at",

@@ -51,15 +51,16 @@ class SlackStore:
         self._execute("DELETE FROM seen_requests WHERE seen_at < ?", (now - SEEN_TTL_S,))
         return self._execute("DELETE FROM claims WHERE claimed_at < ?", (now - older_than_s,)).rowcount
 
-    def link(self, channel: str, thread_ts: str) -> ThreadLink | None:
-        """The agent thread a Slack thread continues, if any."""
-        key = thread_key(channel, thread_ts)
+    def link(self, workspace: str, channel: str, thread_ts: str) -> ThreadLink | None:
+        """The agent thread a Slack thread of `workspace` continues, if any."""
+        key = thread_key(workspace, channel, thread_ts)
         row = self._execute("SELECT agent_thread_id, language FROM threads WHERE key = ?", (key,)).fetchone()
         return ThreadLink(key=key, agent_thread_id=row[0], language=row[1]) if row else None
 
-    def save_link(self, channel: str, thread_ts: str, agent_thread_id: str, language: str | None) -> ThreadLink:
-        """Remember (or update) the agent thread and language of a Slack thread."""
-        key = thread_key(channel, thread_ts)
+    def save_link(self, workspace: str, channel: str, thread_ts: str, agent_thread_id: str,
+                  language: str | None) -> ThreadLink:
+        """Remember (or update) the agent thread and language of a Slack thread of `workspace`."""
+        key = thread_key(workspace, channel, thread_ts)
         self._execute("INSERT INTO threads (key, agent_thread_id, language, updated_at) VALUES (?, ?, ?, ?) "
                       "ON CONFLICT (key) DO UPDATE SET agent_thread_id = excluded.agent_thread_id, "
                       "language = excluded.language, updated_at = excluded.updated_at",
