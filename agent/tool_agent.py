@@ -120,7 +120,8 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
     """Let the LLM answer with tool calls; every claim of its reply checked against the tool results."""
     if not llm.llm_configured():
         return ToolAnswer(answer=note("needs_llm", language))
-    from agent.toolbox import ToolContext, openai_tools
+    from agent.llm_tools import llm_tools
+    from agent.toolbox import ToolContext
 
     context = context or ToolContext()
     messages: list[dict[str, Any]] = [{"role": "system", "content": _system(language, job)},
@@ -134,7 +135,7 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
             if remaining <= 0:
                 raise llm.LlmUnavailable("the LLM timed out")
             reply = llm.call(lambda client: client.chat.completions.create(
-                model=llm.model_name(), messages=messages, tools=openai_tools(), tool_choice="auto", temperature=0),
+                model=llm.model_name(), messages=messages, tools=llm_tools(), tool_choice="auto", temperature=0),
                 deadline_s=min(remaining, llm.timeout_s())).choices[0].message
             calls = list(reply.tool_calls or [])[:MAX_CALLS_PER_STEP]
             if not calls:
