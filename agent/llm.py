@@ -36,6 +36,10 @@ DEFAULT_COOLDOWN_S = 30.0
 T = TypeVar("T")
 
 
+class LlmIncomplete(ValueError):
+    """The LLM's streamed text ended early (finish_reason "length" or "content_filter"): it is not a whole answer."""
+
+
 class LlmUnavailable(Exception):
     """The LLM gave no usable answer in time (timeout, transport error, open breaker); `reason` says which."""
 
@@ -159,6 +163,8 @@ _TURN_LEFT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar(
 """Seconds of LLM time the current turn has left (a one-item list, shared by the contexts copied from the turn's)."""
 TURN_SPENT = "the LLM time budget of this turn was spent"
 SKIPPED = "the LLM is skipped for a while after repeated failures"
+CUT_SHORT = frozenset({"length", "content_filter"})
+"""Finish reasons of a streamed text that stopped before its end."""
 SHORTENED_MARGIN_S = 0.1
 """A call whose deadline the turn's budget cut by more than this is 'shortened' (its timeout is not the server's)."""
 
@@ -269,16 +275,18 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
         try:
             stream = client.chat.completions.create(model=model_name(), temperature=temperature, stream=True,
                                                     messages=messages)
+            finish = None
             try:
                 for event in stream:
                     if cancelled.is_set():
                         break
                     text = (event.choices[0].delta.content or "") if event.choices else ""
+                    finish = (event.choices[0].finish_reason if event.choices else None) or finish
                     if text:
                         chunks.put(("text", text))
             finally:
                 stream.close()
-            chunks.put(("end", None))
+            chunks.put(("cut", finish) if finish in CUT_SHORT else ("end", None))
         except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
             chunks.put(("error", error))
 
@@ -298,6 +306,9 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
             elif kind == "end":
                 breaker.success()
                 return
+            elif kind == "cut":  # the server is fine; the text is not whole
+                breaker.success()
+                raise LlmIncomplete(f"the LLM's text was cut short (finish_reason {value})")
             else:
                 if _is_availability_failure(value):
                     breaker.failure(timed_out=isinstance(value, openai.APITimeoutError))

@@ -90,9 +90,13 @@ def phrase_answer(draft: str, language: str) -> tuple[str, str | None]:
             if verified.failed:
                 break
         verified.add(buffer)
+    except llm.LlmIncomplete:
+        return _fallback(draft, verified, note("incomplete", language))
     except (llm.LlmUnavailable, openai.OpenAIError, ValueError, AttributeError, IndexError):
         return _fallback(draft, verified, note("unavailable", language))
-    if verified.failed or not verified.paragraphs or not check_rewording(verified.text, draft, language).ok:
+    if not verified.failed and not verified.paragraphs:  # no text came: nothing was rejected
+        return _fallback(draft, verified, note("unavailable", language))
+    if verified.failed or not check_rewording(verified.text, draft, language).ok:
         return _fallback(draft, verified, note("unverified", language))
     return verified.text, None
 

@@ -219,5 +219,9 @@ def tools_node(state: dict[str, Any], db_path: Path | None = None) -> dict[str, 
     result = answer_with_tools(state.get("message") or "", language, context=ToolContext(db_path),
                                job=state.get("spec"))
     _stream({"type": "delta", "text": result.answer})
-    notes = list(state.get("notes") or []) + ([result.note] if result.note else [])
+    from agent.writing import fixed_text
+
+    # the answer is the tool agent's: its own note says what happened to it, not the parse's fallback note
+    parse_note = fixed_text("llm_fallback_note", language)
+    notes = [n for n in state.get("notes") or [] if n != parse_note] + ([result.note] if result.note else [])
     return {"answer": result.answer, "notes": notes, "citations": [], "answer_kind": "tools"}
