@@ -281,7 +281,7 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
                     if cancelled.is_set():
                         break
                     text = (event.choices[0].delta.content or "") if event.choices else ""
-                    finish = (event.choices[0].finish_reason if event.choices else None) or finish
+                    finish = (getattr(event.choices[0], "finish_reason", None) if event.choices else None) or finish
                     if text:
                         chunks.put(("text", text))
             finally:
