@@ -7,7 +7,8 @@ Every LLM call of the agent goes through `call` (one request/response exchange, 
 (default 3: connection errors, HTTP 5xx/429), or after one timeout (a hanging server would cost every later call a
 whole deadline), the breaker opens and calls fail at once for GPU_ADVISOR_LLM_COOLDOWN_S seconds (default 30); then
 the next call first makes the trial, the cheapest request there is (one word in, one token out), and an answer
-closes the breaker (a timeout of the trial re-opens it and the call is not sent). So a hanging LLM costs a turn one deadline, not one per call.
+closes the breaker (a timeout of the trial re-opens it and the call is not sent). So a hanging LLM costs a turn
+one deadline, not one per call.
 
 Inside `turn_budget()` (one chat turn) every call shares that one deadline, counted as time spent waiting on the
 LLM: a call gets what the turn has left, a call past it fails at once, and a call cut short by the turn's budget (not by its own deadline) does not count

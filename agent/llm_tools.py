@@ -91,7 +91,8 @@ def compact_schema(schema: Any, *, limit: int | None = None, top: bool = True) -
         else:
             out[key] = compact_schema(value, limit=limit, top=False)
     if "$defs" in out:  # a definition's own description repeats the property's
-        out["$defs"] = {name: {k: v for k, v in item.items() if k != "description"} for name, item in out["$defs"].items()}
+        out["$defs"] = {name: {k: v for k, v in item.items() if k != "description"}
+                        for name, item in out["$defs"].items()}
     return out
 
 

@@ -79,7 +79,8 @@ class FakeOpenAI(ThreadingHTTPServer):
 
     `content` is the assistant's text (wrapped in a chat.completion, or streamed word by word when the request asks
     for a stream, `chunk_delay_s` apart), a dict sent verbatim as the JSON body (error bodies, hand-built
-    completions such as `tool_calls(...)`), or a `Recorded` response in a real server's wire format. With `default` set, an empty queue answers that instead of HTTP 500."""
+    completions such as `tool_calls(...)`), or a `Recorded` response in a real server's wire format. With
+    `default` set, an empty queue answers that instead of HTTP 500."""
 
     daemon_threads = True
     block_on_close = False

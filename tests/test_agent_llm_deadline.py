@@ -156,7 +156,8 @@ def test_after_one_timeout_the_trial_is_the_cheapest_call_and_the_next_turn_uses
     assert advisor.respond(MESSAGE, thread_id="a")["parser"] == "offline" and llm.breaker.is_open
     time.sleep(0.4)
     first = len(fake.requests)
-    parsed = json.dumps({n: {"method": "qlora", "model": "llama-3.1-8b"}.get(n) for n in parse_llm.JobFields.model_fields})
+    values = {"method": "qlora", "model": "llama-3.1-8b"}
+    parsed = json.dumps({n: values.get(n) for n in parse_llm.JobFields.model_fields})
     fake.reply("ok")  # the trial
     fake.reply(parsed)  # the parse
     fake.default = (200, "", 0.0, 0.0)  # the phrasing: an empty rewording, the draft is shown
@@ -178,3 +179,26 @@ def test_a_failed_trial_keeps_the_breaker_open_and_sends_nothing_else(fake, cata
     advisor.close()
     assert result["offers"] and result["parser"] == "offline" and len(result["notes"]) == 1
     assert [_is_probe(r) for r in fake.requests[first:]] == [True] and llm.breaker.is_open
+
+
+def test_under_serve_one_timeout_does_not_keep_the_llm_off(fake, catalog, tmp_path, monkeypatch):
+    """The same over HTTP, in the real app under uvicorn: a turn whose parse hangs answers offline; after the
+    cool-down the next turn's first request is the trial, and that turn is parsed by the LLM again."""
+    import httpx2
+
+    from tests.web_server import serve, test_settings
+
+    monkeypatch.setenv("GPU_ADVISOR_LLM_COOLDOWN_S", "0.3")
+    values = {"method": "qlora", "model": "llama-3.1-8b"}
+    parsed = json.dumps({n: values.get(n) for n in parse_llm.JobFields.model_fields})
+    with serve(test_settings(tmp_path, catalog)) as app, httpx2.Client(base_url=app.url, timeout=60) as client:
+        fake.reply("never mind", delay_s=5 * DEADLINE_S)
+        first = client.post("/api/chat", json={"message": MESSAGE}).json()
+        assert first["parser"] == "offline" and llm.breaker.is_open
+        time.sleep(0.4)
+        sent = len(fake.requests)
+        fake.reply("ok")
+        fake.reply(parsed)
+        fake.default = (200, "", 0.0, 0.0)
+        second = client.post("/api/chat", json={"message": MESSAGE}).json()
+    assert _is_probe(fake.requests[sent]) and second["parser"] == "llm" and not llm.breaker.is_open

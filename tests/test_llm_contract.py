@@ -32,7 +32,8 @@ CONTENT = {"vllm/tool_choice_not_enabled_400", "vllm/unknown_model_404", "vllm/c
            "llama_cpp/context_exceeded_400", "openai/unknown_model_404", "openai/context_length_exceeded_400",
            "nginx/too_large_413_html", "gateway/empty_choices"}
 """Failures about the request or the answer (4xx, an unusable body): the server is up, the breaker stays closed."""
-UNAVAILABLE = {json.loads((WIRE_DIR.parents[2] / "prompts" / "recommend.it.json").read_text("utf-8"))["llm_fallback_note"],
+PROMPTS = WIRE_DIR.parents[2] / "prompts"
+UNAVAILABLE = {json.loads((PROMPTS / "recommend.it.json").read_text("utf-8"))["llm_fallback_note"],
                note("unavailable", "it")}
 """The two ways a job turn says the LLM could not be used (the parse's note, the phrasing's): one of them, once."""
 PARSED = json.dumps({"method": "qlora", "model": "llama-3.1-8b", "dataset_tokens": 20_000_000,

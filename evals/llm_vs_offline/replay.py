@@ -26,7 +26,8 @@ PHRASE = ("empty", "the_company", "wrong_language", "wrong_numbers", "flipped_ve
 TOOLS = ("plain_text", "broken_arguments", "wrong_provider")
 OTHER_LANGUAGE = {"Italian": "The best option is to rent a big GPU from the company, which is always the cheapest.",
                   "Indonesian": "The best option is to rent a big GPU from the company, which is always the cheapest.",
-                  "English": "La soluzione migliore è noleggiare una GPU grande dall'azienda, sempre la più economica."}
+                  "English": ("La soluzione migliore è noleggiare una GPU grande dall'azienda, sempre la più "
+                              "economica.")}
 FLIPS = {"Sì": "No", "No": "Sì", "Yes": "No", "Ya": "Tidak", "Tidak": "Ya", "rientra": "non rientra",
          "within": "over", "dalam anggaran": "melebihi anggaran"}
 
