@@ -134,10 +134,14 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
             remaining = ends_at - time.monotonic()
             if remaining <= 0:
                 raise llm.LlmUnavailable("the LLM timed out")
-            reply = llm.call(lambda client: client.chat.completions.create(
+            choice = llm.call(lambda client: client.chat.completions.create(
                 model=llm.model_name(), messages=messages, tools=llm_tools(), tool_choice="auto", temperature=0),
-                deadline_s=min(remaining, llm.timeout_s())).choices[0].message
+                deadline_s=min(remaining, llm.timeout_s())).choices[0]
+            reply = choice.message
             calls = list(reply.tool_calls or [])[:MAX_CALLS_PER_STEP]
+            if not calls and getattr(choice, "finish_reason", None) in llm.CUT_SHORT:  # a list cut mid-way
+                return ToolAnswer(answer=note("tool_failed", language), tools_used=used,
+                                  note=note("tool_incomplete", language))
             if not calls:
                 return _final(reply.content or "", message, language, job, results, used)
             messages.append({"role": "assistant", "content": reply.content or "",  # null: HTTP 500 on llama.cpp

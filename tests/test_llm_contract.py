@@ -179,6 +179,16 @@ def test_a_tool_call_in_each_servers_format_reaches_the_tools_and_the_checked_an
     assert [m["role"] for m in rounds[1]["messages"]][-1] == "tool"
 
 
+def test_a_tool_answer_cut_by_the_length_limit_is_not_shown(server, advisor):
+    """Every claim of the cut text is in the tool results, but the list stops mid-way: not an answer."""
+    server.reply("{}")
+    server.reply(recorded("vllm/tool_call"))
+    server.reply(recorded("vllm/answer_cut_by_length"))
+    result = advisor.respond(TOOL_QUESTION)
+    assert result["answer"] == note("tool_failed", "en")
+    assert result["notes"] == [note("tool_incomplete", "en")]
+
+
 def test_a_strict_schema_parse_in_vllms_format_is_used(server, advisor):
     server.reply(recorded("vllm/parse_json"))
     always(server, "vllm/stream_echo")
