@@ -169,5 +169,4 @@ def answer_question(question: str, *, lang: str | None = None, previous: str | N
             answer = _template("faq_llm_fallback", language) + "\n\n" + answer
         except ValueError:  # the reply came but did not check out: say it was rejected, not unavailable
             answer = _template("faq_llm_rejected", language) + "\n\n" + answer
-            answer = _template("faq_llm_fallback", language) + "\n\n" + answer
     return FaqAnswer(language=language, answer=answer, citations=citations)

@@ -125,7 +125,8 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
     """Let the LLM answer with tool calls; every claim of its reply checked against the tool results."""
     if not llm.llm_configured():
         return ToolAnswer(answer=note("needs_llm", language))
-    from agent.toolbox import ToolContext, openai_tools
+    from agent.tool_schemas import llm_tools
+    from agent.toolbox import ToolContext
 
     context = context or ToolContext()
     messages: list[dict[str, Any]] = [{"role": "system", "content": _system(language, job)},
@@ -138,10 +139,14 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
             remaining = ends_at - time.monotonic()
             if remaining <= 0:
                 raise llm.LlmUnavailable("the LLM timed out")
-            reply = llm.call(lambda client: client.chat.completions.create(
-                model=llm.model_name(), messages=messages, tools=openai_tools(), tool_choice="auto", temperature=0),
-                deadline_s=min(remaining, llm.timeout_s())).choices[0].message
+            choice = llm.call(lambda client: client.chat.completions.create(
+                model=llm.model_name(), messages=messages, tools=llm_tools(), tool_choice="auto", temperature=0),
+                deadline_s=min(remaining, llm.timeout_s())).choices[0]
+            reply = choice.message
             calls = list(reply.tool_calls or [])[:MAX_CALLS_PER_STEP]
+            if not calls and getattr(choice, "finish_reason", None) in llm.CUT_SHORT:  # a list cut mid-way
+                return ToolAnswer(answer=note("tool_failed", language), tools_used=used,
+                                  note=note("tool_incomplete", language))
             if not calls:
                 return _final(reply.content or "", message, language, job, results, used)
             messages.append({"role": "assistant", "content": reply.content or "",  # null: HTTP 500 on llama.cpp
@@ -223,5 +228,9 @@ def tools_node(state: dict[str, Any], db_path: Path | None = None) -> dict[str, 
     result = answer_with_tools(state.get("message") or "", language, context=ToolContext(db_path),
                                job=state.get("spec"))
     _stream({"type": "delta", "text": result.answer})
-    notes = list(state.get("notes") or []) + ([result.note] if result.note else [])
+    from agent.writing import fixed_text
+
+    # the answer is the tool agent's: its own note says what happened to it, not the parse's fallback note
+    parse_note = fixed_text("llm_fallback_note", language)
+    notes = [n for n in state.get("notes") or [] if n != parse_note] + ([result.note] if result.note else [])
     return {"answer": result.answer, "notes": notes, "citations": [], "answer_kind": "tools"}

@@ -7,16 +7,80 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+WIRE_DIR = Path(__file__).with_name("data") / "llm_wire"
+ECHO = "$ECHO_USER"
+"""In a recorded body, the last user message of the request (the draft a phrasing call rewords)."""
+ECHO_HALF = "$ECHO_USER_HALF"
+"""Its first half, cut at a word (a reply stopped by max_tokens)."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One HTTP response in a real server's wire format (tests/data/llm_wire/<server>/<case>.json): status, content
+    type, and a body (JSON or raw text) or a list of SSE `data:` events; every file says what it imitates."""
+
+    name: str
+    status: int
+    content_type: str
+    body: str | None = None
+    events: tuple[Any, ...] = ()
+    imitates: str = ""
+
+
+def recorded(name: str) -> Recorded:
+    """The recorded response `name` ("vllm/tool_call") from tests/data/llm_wire."""
+    data = json.loads((WIRE_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    body = data.get("body")
+    text = json.dumps(body) if isinstance(body, (dict, list)) else body
+    return Recorded(name=name, status=data["status"], content_type=data["content_type"], body=text,
+                    events=tuple(data.get("events") or ()), imitates=data["imitates"])
+
+
+def _last_user(request: dict[str, Any]) -> str:
+    """The content of the request's last user message."""
+    users = [m.get("content") or "" for m in request.get("messages", []) if m.get("role") == "user"]
+    return users[-1] if users else ""
+
+
+def _echoed(text: str, request: dict[str, Any]) -> str:
+    """`text` with the echo markers replaced by the request's last user message (JSON-escaped)."""
+    user = _last_user(request)
+    half = user[: len(user) // 2].rsplit(" ", 1)[0]
+    return text.replace(ECHO_HALF, json.dumps(half)[1:-1]).replace(ECHO, json.dumps(user)[1:-1])
+
+
+def _expand(event: Any, request: dict[str, Any]) -> list[str]:
+    """One recorded SSE event as the `data:` payloads to send; a delta whose content is an echo marker becomes one
+    event per word of the echoed text, in the recorded event's framing."""
+    if isinstance(event, str):
+        return [event]
+    choices = event.get("choices") or []
+    content = (choices[0].get("delta") or {}).get("content") if choices else None
+    if content not in (ECHO, ECHO_HALF):
+        return [json.dumps(event)]
+    user = _last_user(request)
+    text = user if content == ECHO else user[: len(user) // 2].rsplit(" ", 1)[0]
+    words = text.split(" ")
+    out = []
+    for index, word in enumerate(words):
+        piece = word + (" " if index < len(words) - 1 else "")
+        choice = {**choices[0], "delta": {**choices[0]["delta"], "content": piece}}
+        out.append(json.dumps({**event, "choices": [choice]}))
+    return out
 
 
 class FakeOpenAI(ThreadingHTTPServer):
     """Answers POST /v1/chat/completions from a queue of (status, content, delay_s, chunk_delay_s); records requests.
 
     `content` is the assistant's text (wrapped in a chat.completion, or streamed word by word when the request asks
-    for a stream, `chunk_delay_s` apart) or a dict sent verbatim as the JSON body (error bodies, hand-built
-    completions such as `tool_calls(...)`). With `default` set, an empty queue answers that instead of HTTP 500."""
+    for a stream, `chunk_delay_s` apart), a dict sent verbatim as the JSON body (error bodies, hand-built
+    completions such as `tool_calls(...)`), or a `Recorded` response in a real server's wire format. With
+    `default` set, an empty queue answers that instead of HTTP 500."""
 
     daemon_threads = True
     block_on_close = False
@@ -82,7 +146,9 @@ class _Handler(BaseHTTPRequestHandler):
         status, content, delay, chunk_delay = self.server.next_answer()
         time.sleep(delay)
         try:
-            if status != 200 or isinstance(content, dict):
+            if isinstance(content, Recorded):
+                self._send_recorded(content, body)
+            elif status != 200 or isinstance(content, dict):
                 self._send(status, "application/json", json.dumps(content).encode())
             elif body.get("stream"):
                 self.send_response(200)
@@ -102,6 +168,19 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, "application/json", json.dumps(answer).encode())
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def _send_recorded(self, answer: Recorded, request: dict[str, Any]) -> None:
+        """A recorded response: its body (echo markers filled in) or its SSE events, then the stream's end."""
+        if not answer.events:
+            self._send(answer.status, answer.content_type, _echoed(answer.body or "", request).encode())
+            return
+        self.send_response(answer.status)
+        self.send_header("Content-Type", answer.content_type)
+        self.end_headers()
+        for event in answer.events:
+            for payload in _expand(event, request):
+                self.wfile.write(f"data: {payload}\n\n".encode())
+                self.wfile.flush()
 
     def _send(self, status: int, content_type: str, data: bytes) -> None:
         """A complete response with a body."""

@@ -139,3 +139,67 @@ def test_an_llm_that_fails_parse_and_phrasing_gets_one_note(fake, catalog, tmp_p
     result = advisor.respond(MESSAGE)
     advisor.close()
     assert result["offers"] and len(result["notes"]) == 1, result["notes"]
+
+
+def _is_probe(request: dict[str, Any]) -> bool:
+    """The breaker's trial: one short message, at most one token, no tools and no response format."""
+    return (request.get("max_tokens") == 1 and len(request["messages"]) == 1 and not request.get("tools")
+            and not request.get("response_format") and not request.get("stream"))
+
+
+def test_after_one_timeout_the_trial_is_the_cheapest_call_and_the_next_turn_uses_the_llm_again(fake, catalog,
+                                                                                               tmp_path, monkeypatch):
+    """issue 29: the trial used to be the parse (the heaviest request, the schema in the prompt), so a slow small
+    server failed every trial and a long-running `serve` never used the LLM again after one timeout."""
+    monkeypatch.setenv("GPU_ADVISOR_LLM_COOLDOWN_S", "0.3")
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    fake.reply("never mind", delay_s=5 * DEADLINE_S)  # the first turn's parse hangs: one timeout opens the breaker
+    assert advisor.respond(MESSAGE, thread_id="a")["parser"] == "offline" and llm.breaker.is_open
+    time.sleep(0.4)
+    first = len(fake.requests)
+    values = {"method": "qlora", "model": "llama-3.1-8b"}
+    parsed = json.dumps({n: values.get(n) for n in parse_llm.JobFields.model_fields})
+    fake.reply("ok")  # the trial
+    fake.reply(parsed)  # the parse
+    fake.default = (200, "", 0.0, 0.0)  # the phrasing: an empty rewording, the draft is shown
+    result = advisor.respond(MESSAGE, thread_id="b")
+    advisor.close()
+    sent = fake.requests[first:]
+    assert _is_probe(sent[0]) and not any(_is_probe(r) for r in sent[1:]), sent[0]
+    assert result["parser"] == "llm" and result["offers"] and not llm.breaker.is_open
+
+
+def test_a_failed_trial_keeps_the_breaker_open_and_sends_nothing_else(fake, catalog, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPU_ADVISOR_LLM_COOLDOWN_S", "0.3")
+    fake.default = (200, "never mind", 5 * DEADLINE_S, 0.0)  # the server keeps hanging
+    advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
+    advisor.respond(MESSAGE, thread_id="a")
+    time.sleep(0.4)
+    first = len(fake.requests)
+    result = advisor.respond(MESSAGE, thread_id="b")
+    advisor.close()
+    assert result["offers"] and result["parser"] == "offline" and len(result["notes"]) == 1
+    assert [_is_probe(r) for r in fake.requests[first:]] == [True] and llm.breaker.is_open
+
+
+def test_under_serve_one_timeout_does_not_keep_the_llm_off(fake, catalog, tmp_path, monkeypatch):
+    """The same over HTTP, in the real app under uvicorn: a turn whose parse hangs answers offline; after the
+    cool-down the next turn's first request is the trial, and that turn is parsed by the LLM again."""
+    import httpx2
+
+    from tests.web_server import serve, test_settings
+
+    monkeypatch.setenv("GPU_ADVISOR_LLM_COOLDOWN_S", "0.3")
+    values = {"method": "qlora", "model": "llama-3.1-8b"}
+    parsed = json.dumps({n: values.get(n) for n in parse_llm.JobFields.model_fields})
+    with serve(test_settings(tmp_path, catalog)) as app, httpx2.Client(base_url=app.url, timeout=60) as client:
+        fake.reply("never mind", delay_s=5 * DEADLINE_S)
+        first = client.post("/api/chat", json={"message": MESSAGE}).json()
+        assert first["parser"] == "offline" and llm.breaker.is_open
+        time.sleep(0.4)
+        sent = len(fake.requests)
+        fake.reply("ok")
+        fake.reply(parsed)
+        fake.default = (200, "", 0.0, 0.0)
+        second = client.post("/api/chat", json={"message": MESSAGE}).json()
+    assert _is_probe(fake.requests[sent]) and second["parser"] == "llm" and not llm.breaker.is_open

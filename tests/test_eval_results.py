@@ -12,7 +12,8 @@ RESULTS = {"evals.calibrate": "evals/calibration/RESULTS.md", "evals.advice": "e
            "evals.dialogues_blind": "evals/dialogues_blind/RESULTS.md",
            "evals.throughput": "evals/throughput/RESULTS.md", "evals.parse": "evals/parse/RESULTS.md",
            "evals.faq": "evals/faq/RESULTS.md", "evals.recommend": "evals/recommend/RESULTS.md",
-           "evals.hostile_llm": "evals/hostile_llm/RESULTS.md"}
+           "evals.hostile_llm": "evals/hostile_llm/RESULTS.md",
+           "evals.llm_vs_offline": "evals/llm_vs_offline/RESULTS.md"}
 FIGURE = re.compile(r"\d+/\d+|\d+(?:\.\d+)?")
 
 

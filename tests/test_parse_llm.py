@@ -96,7 +96,8 @@ def test_http_500_falls_back_to_offline(server: FakeOpenAI) -> None:
     server.answers.append((500, {"error": {"message": "boom"}}, 0))
     result = parse_message("LoRA su Mistral 7B", use_llm=True)
     assert result.parser == "offline" and result.fallback_reason == "the LLM server answered HTTP 500"
-    assert result.spec.model == "mistral-7b" and len(server.requests) == 2  # JSON mode was tried after the 500
+    # JSON mode, then a plain prompt, were tried after the 500 (an empty queue answers 500 too)
+    assert result.spec.model == "mistral-7b" and len(server.requests) == 3
 
 
 def test_slow_answer_times_out_and_falls_back(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,3 +203,20 @@ def test_a_number_with_its_own_unit_still_supports_its_field(server: FakeOpenAI)
                                                  budget={"amount": 50, "currency": "EUR"})), 0))
     answer = parse_llm.parse_with_llm("LoRA su Mistral 7B, seq 8k, 2 GPU, budget 50 euro", "it")
     assert answer.error is None and {"seq_len", "num_gpus", "budget"} <= set(answer.mentioned), answer
+
+
+def test_a_server_that_rejects_every_response_format_gets_the_schema_in_a_plain_prompt(server: FakeOpenAI) -> None:
+    """issue 29: structured output falls back after any non-2xx, down to a plain prompt (the schema is in it)."""
+    def no_response_format(body: dict) -> tuple[int, dict] | None:
+        if body.get("response_format"):
+            return 400, {"object": "error", "message": "response_format is not supported", "type": "BadRequestError",
+                         "param": None, "code": 400}
+        return None
+
+    server.check = no_response_format
+    server.answers.append((200, completion("```json\n" + fields(method="lora") + "\n```"), 0))
+    answer = parse_llm.parse_with_llm("LoRA on Mistral 7B", "en")
+    assert answer.error is None and answer.mode == "plain" and answer.spec.method == "lora"
+    assert [(r.get("response_format") or {}).get("type") for r in server.requests] == ["json_schema", "json_object",
+                                                                                         None]
+    assert "schema" in server.requests[-1]["messages"][0]["content"].lower() and not llm.breaker.is_open

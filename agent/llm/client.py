@@ -6,7 +6,9 @@ Every LLM call of the agent goes through `call` (one request/response exchange, 
 `LlmUnavailable` on time, whatever the server does. After GPU_ADVISOR_LLM_BREAKER_FAILURES failures in a row
 (default 3: connection errors, HTTP 5xx/429), or after one timeout (a hanging server would cost every later call a
 whole deadline), the breaker opens and calls fail at once for GPU_ADVISOR_LLM_COOLDOWN_S seconds (default 30); then
-one trial call is let through, and a success closes it. So a hanging LLM costs a turn one deadline, not one per call.
+the next call first makes the trial, the cheapest request there is (one word in, one token out), and an answer
+closes the breaker (a timeout of the trial re-opens it and the call is not sent). So a hanging LLM costs a turn
+one deadline, not one per call.
 
 Inside `turn_budget()` (one chat turn) every call shares that one deadline, counted as time spent waiting on the
 LLM: a call gets what the turn has left, a call past it fails at once, and a call cut short by the turn's budget (not by its own deadline) does not count
@@ -33,6 +35,10 @@ DEFAULT_TIMEOUT_S = 4.0
 DEFAULT_BREAKER_FAILURES = 3
 DEFAULT_COOLDOWN_S = 30.0
 T = TypeVar("T")
+
+
+class LlmIncomplete(ValueError):
+    """The LLM's streamed text ended early (finish_reason "length" or "content_filter"): it is not a whole answer."""
 
 
 class LlmUnavailable(Exception):
@@ -90,16 +96,16 @@ class CircuitBreaker:
         self._opened_at: float | None = None
         self._trial_running = False
 
-    def allow(self) -> bool:
-        """Whether a call may go out now (closed, or one trial call after the cool-down)."""
+    def allow(self) -> str | None:
+        """Whether a call may go out now: "closed", "trial" (the one trial after the cool-down), or None (open)."""
         cooldown = _env_float(("GPU_ADVISOR_LLM_COOLDOWN_S",), DEFAULT_COOLDOWN_S, 0.0, 86_400.0)
         with self._lock:
             if self._opened_at is None:
-                return True
+                return "closed"
             if time.monotonic() - self._opened_at >= cooldown and not self._trial_running:
                 self._trial_running = True
-                return True
-            return False
+                return "trial"
+            return None
 
     def success(self) -> None:
         """The LLM answered: close the breaker."""
@@ -157,6 +163,9 @@ def describe(error: BaseException) -> str:
 _TURN_LEFT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("llm_turn_left", default=None)
 """Seconds of LLM time the current turn has left (a one-item list, shared by the contexts copied from the turn's)."""
 TURN_SPENT = "the LLM time budget of this turn was spent"
+SKIPPED = "the LLM is skipped for a while after repeated failures"
+CUT_SHORT = frozenset({"length", "content_filter"})
+"""Finish reasons of a streamed text that stopped before its end."""
 SHORTENED_MARGIN_S = 0.1
 """A call whose deadline the turn's budget cut by more than this is 'shortened' (its timeout is not the server's)."""
 
@@ -181,15 +190,30 @@ def _charge(seconds: float) -> None:
 
 def _admit(deadline_s: float | None = None) -> tuple[float, bool]:
     """This call's deadline and whether the turn's budget shortened it; LlmUnavailable when the breaker is open or
-    the turn's budget is spent."""
+    the turn's budget is spent. The breaker's trial is the cheapest call there is (`_probe`), made first within the
+    same deadline: the real call, often the heaviest one of a turn (the parse), never decides it."""
     own = timeout_s() if deadline_s is None else min(deadline_s, timeout_s())
     turn = _TURN_LEFT.get()
     left = own if turn is None else turn[0]
     if left <= 0.05:
         raise LlmUnavailable(TURN_SPENT)
-    if not breaker.allow():
-        raise LlmUnavailable("the LLM is skipped for a while after repeated failures")
-    return min(own, left), left + SHORTENED_MARGIN_S < own
+    state = breaker.allow()
+    if state is None:
+        raise LlmUnavailable(SKIPPED)
+    deadline, shortened = min(own, left), left + SHORTENED_MARGIN_S < own
+    if state == "trial":
+        started = time.monotonic()
+        _run(_probe, deadline, shortened)
+        deadline -= time.monotonic() - started
+        if deadline <= 0.05:
+            raise LlmUnavailable(TURN_SPENT)
+    return deadline, shortened
+
+
+def _probe(client: openai.OpenAI) -> object:
+    """The breaker's trial: one word in, at most one token out, nothing to parse."""
+    return client.chat.completions.create(model=model_name(), messages=[{"role": "user", "content": "ping"}],
+                                          max_tokens=1, temperature=0)
 
 
 def _timed_out(shortened: bool) -> LlmUnavailable:
@@ -204,6 +228,11 @@ def _timed_out(shortened: bool) -> LlmUnavailable:
 def call(work: Callable[[openai.OpenAI], T], *, deadline_s: float | None = None) -> T:
     """Run `work(client)` with one overall deadline; its result, its own exception, or LlmUnavailable on time."""
     deadline, shortened = _admit(deadline_s)
+    return _run(work, deadline, shortened)
+
+
+def _run(work: Callable[[openai.OpenAI], T], deadline: float, shortened: bool) -> T:
+    """`work(client)` within `deadline` seconds, its outcome counted by the breaker."""
     client = make_client(deadline)
     box: dict[str, Any] = {}
     done = threading.Event()
@@ -247,16 +276,18 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
         try:
             stream = client.chat.completions.create(model=model_name(), temperature=temperature, stream=True,
                                                     messages=messages)
+            finish = None
             try:
                 for event in stream:
                     if cancelled.is_set():
                         break
                     text = (event.choices[0].delta.content or "") if event.choices else ""
+                    finish = (getattr(event.choices[0], "finish_reason", None) if event.choices else None) or finish
                     if text:
                         chunks.put(("text", text))
             finally:
                 stream.close()
-            chunks.put(("end", None))
+            chunks.put(("cut", finish) if finish in CUT_SHORT else ("end", None))
         except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
             chunks.put(("error", error))
 
@@ -276,6 +307,9 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
             elif kind == "end":
                 breaker.success()
                 return
+            elif kind == "cut":  # the server is fine; the text is not whole
+                breaker.success()
+                raise LlmIncomplete(f"the LLM's text was cut short (finish_reason {value})")
             else:
                 if _is_availability_failure(value):
                     breaker.failure(timed_out=isinstance(value, openai.APITimeoutError))

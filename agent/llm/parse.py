@@ -1,11 +1,12 @@
 """LLM parsing of a chat message into JobSpec fields through the openai client, for OpenAI and compatible servers.
 
 Order (servers differ, see shared/reference/agent-stack.md §2): strict JSON schema via `chat.completions.parse`; if
-the server rejects it (any non-2xx but 429: llama.cpp's server answers 500) or the answer does not validate, JSON mode with the schema in the prompt; otherwise the
-caller falls back to the offline parser. Both tries share one deadline (agent/llm/client.py). The answer is validated by
-pydantic (ranges), and a field is kept only when the user's own words support it (agent/llm/parse_evidence.py): a number
-the message holds, a word that names the field. Unknown providers or GPUs the user did name are not guessed at: the
-answer carries a clarifying question instead.
+the server rejects it (any non-2xx but 429: llama.cpp's server answers 500) or the answer does not validate, JSON
+mode with the schema in the prompt; if the server rejects that too, the same prompt with no response_format;
+otherwise the caller falls back to the offline parser. All tries share one deadline (agent/llm.py). The answer is
+validated by pydantic (ranges), and a field is kept only when the user's own words support it
+(agent/parse_evidence.py): a number the message holds, a word that names the field. Unknown providers or GPUs the
+user did name are not guessed at: the answer carries a clarifying question instead.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class LlmAnswer:
     mentioned: list[str] = field(default_factory=list)
     error: str | None = None
     mode: str | None = None
-    """'json_schema' or 'json_object': which request produced the answer."""
+    """'json_schema', 'json_object' or 'plain' (no response_format): which request produced the answer."""
     dropped: list[str] = field(default_factory=list)
     """Fields the LLM filled that the message does not support (not used)."""
     clarify: str | None = None
@@ -86,14 +87,23 @@ def _strip_fence(content: str) -> str:
 
 
 def _json_mode(client: openai.OpenAI, model: str, text: str, language: str) -> LlmAnswer:
-    """Second try: plain JSON mode with the schema in the prompt."""
-    completion = client.chat.completions.create(model=model, messages=_messages(text, language, True),
-                                                response_format={"type": "json_object"}, temperature=0)
+    """Second try: plain JSON mode with the schema in the prompt; a server that rejects any response_format (a 4xx
+    but 429, or a 5xx) gets the same prompt once more without one (third try, mode 'plain')."""
+    mode, extra = "json_object", {"response_format": {"type": "json_object"}}
+    try:
+        completion = client.chat.completions.create(model=model, messages=_messages(text, language, True),
+                                                    temperature=0, **extra)
+    except openai.APIStatusError as error:
+        if error.status_code == 429:
+            raise
+        mode = "plain"
+        completion = client.chat.completions.create(model=model, messages=_messages(text, language, True),
+                                                    temperature=0)
     message = completion.choices[0].message
     if getattr(message, "refusal", None):
         return LlmAnswer(error="the LLM refused to answer")
     answer = _clean(JobFields.model_validate_json(_strip_fence(message.content or "")), text, language)
-    return LlmAnswer(**{**answer.__dict__, "mode": "json_object"})
+    return LlmAnswer(**{**answer.__dict__, "mode": mode})
 
 
 def _ask(client: openai.OpenAI, model: str, text: str, language: str) -> LlmAnswer:

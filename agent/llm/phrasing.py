@@ -91,21 +91,32 @@ def phrase_answer(draft: str, language: str) -> tuple[str, str | None]:
             if verified.failed:
                 break
         verified.add(buffer)
+    except llm.LlmIncomplete:
+        return _fallback(draft, verified, note("incomplete", language))
     except (llm.LlmUnavailable, openai.OpenAIError, ValueError, AttributeError, IndexError):
         return _fallback(draft, verified, note("unavailable", language))
-    if verified.failed or not verified.paragraphs or not check_rewording(verified.text, draft, language).ok:
+    if not verified.failed and not verified.paragraphs:  # no text came: nothing was rejected
+        return _fallback(draft, verified, note("unavailable", language))
+    if verified.failed or not check_rewording(verified.text, draft, language).ok:
         return _fallback(draft, verified, note("unverified", language))
     return verified.text, None
 
 
 def with_note(state: dict, phrase_note: str | None, language: str) -> list[str]:
-    """The turn's notes plus the phrasing's, said once: 'the LLM was unavailable' is not repeated when this turn's
-    parse already fell back offline and said so."""
+    """The turn's notes with one LLM note at most: 'the LLM was unavailable' is not repeated when this turn's parse
+    already fell back offline and said so; when the phrasing itself answered (its text shown, or rejected, or cut
+    short), its outcome is what the answer's text went through, and the parse's fallback note is dropped (it would
+    say the answer was written offline beside a note about the LLM's wording)."""
+    from agent.writing import fixed_text
+
     notes = list(state.get("notes") or [])
-    if phrase_note is None or phrase_note in notes or (
-            phrase_note == note("unavailable", language) and state.get("fallback_reason")):
+    if not llm_configured():
         return notes
-    return notes + [phrase_note]
+    if phrase_note == note("unavailable", language) and state.get("fallback_reason"):
+        return notes
+    parse_note = fixed_text("llm_fallback_note", language)
+    notes = [n for n in notes if n != parse_note]
+    return notes + ([phrase_note] if phrase_note and phrase_note not in notes else [])
 
 
 def _fallback(draft: str, verified: _VerifiedStream, why: str) -> tuple[str, str]:
