@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from tools.collectives import Layout, Links, Plan, comm_seconds
-from tools.estimator import estimate
+from tools.estimator import per_gpu_gib
 from tools.gpus import GpuSpec
 from tools.step_time import StepShape, StepCompute, step_compute
 from tools.workload import Workload
@@ -47,9 +47,9 @@ def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, 
     key = (total, plan.sharding, plan.tp, checkpointing, micro)
     if key not in workload.memory_cache:
         try:
-            workload.memory_cache[key] = estimate(workload.request.model_copy(update={
+            workload.memory_cache[key] = per_gpu_gib(workload.request.model_copy(update={
                 "num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp,
-                "gradient_checkpointing": checkpointing, "micro_batch_size": micro})).per_gpu_gib
+                "gradient_checkpointing": checkpointing, "micro_batch_size": micro}))
         except ValueError:
             workload.memory_cache[key] = None
     return workload.memory_cache[key]
@@ -57,9 +57,21 @@ def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, 
 
 def compute(workload: Workload, gpu: GpuSpec | None, tp: int, checkpointing: bool,
             micro: int | None = None) -> StepCompute | None:
-    """Compute of one micro-step on each GPU (tools.step_time), None when the GPU's speed is unknown."""
+    """Compute of one micro-step on each GPU (tools.step_time), None when the GPU's speed is unknown; cached per
+    workload (the same GPU, degree, checkpointing and micro-batch recur across candidate shapes)."""
     if gpu is None:
         return None
+    key = (id(gpu), tp, checkpointing, micro or workload.micro_batch_size)
+    found = workload.compute_cache.get(key)
+    if found is not None and found[0] is gpu:
+        return found[1]  # type: ignore[return-value]
+    result = _compute(workload, gpu, tp, checkpointing, micro)
+    workload.compute_cache[key] = (gpu, result)
+    return result
+
+
+def _compute(workload: Workload, gpu: GpuSpec, tp: int, checkpointing: bool, micro: int | None) -> StepCompute | None:
+    """compute(), uncached."""
     adapters = workload.method in ("lora", "qlora")
     shape = StepShape(tokens=(micro or workload.micro_batch_size) * workload.seq_len, hidden=workload.arch.hidden,
                       layers=workload.arch.layers, vocab=workload.arch.vocab, tensor_parallel=tp,
