@@ -152,11 +152,20 @@ def _option(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, t
     share = comm.seconds / (seconds + comm.seconds) if seconds is not None and seconds + comm.seconds > 0 else None
     exposed = (comm.exposed / (seconds + comm.exposed) if seconds is not None and seconds + comm.exposed > 0
                else None)
-    return LayoutOption(layout=plan.layout, sharding=plan.sharding, tensor_parallel=plan.tp, per_gpu_gib=per_gpu,
-                        fits=per_gpu <= usable, compute_s=seconds, comm_s=comm.seconds, exposed_comm_s=comm.exposed,
-                        comm_share=share, exposed_comm_share=exposed, collective=comm.label,
-                        gradient_checkpointing=ckpt, gradient_accumulation_steps=comm.accumulation,
-                        micro_batch_size=micro, utilisation=step.utilisation.value if step else None)
+    utilisation = step.utilisation.value if step else None
+    # built without validation (the search builds ~1,500 per turn): every value is already of its field's type
+    return LayoutOption.model_construct(
+        layout=plan.layout, sharding=plan.sharding, tensor_parallel=int(plan.tp), per_gpu_gib=float(per_gpu),
+        fits=bool(per_gpu <= usable), compute_s=_real(seconds), comm_s=float(comm.seconds),
+        exposed_comm_s=float(comm.exposed), comm_share=_real(share), exposed_comm_share=_real(exposed),
+        collective=str(comm.label), gradient_checkpointing=bool(ckpt),
+        gradient_accumulation_steps=int(comm.accumulation), micro_batch_size=int(micro),
+        utilisation=_real(utilisation))
+
+
+def _real(value: float | None) -> float | None:
+    """A float field's value as pydantic would store it (ints become floats)."""
+    return None if value is None else float(value)
 
 
 def step_time(option: LayoutOption) -> float:
