@@ -60,7 +60,9 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
 _TOPOLOGY_CACHE: OrderedDict[tuple[str, float, Shape], TopologyResult | None] = OrderedDict()
 """Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it. Least
 recently used first out: a full cache drops the oldest verdicts, never the whole cache (a recurring job stays warm)."""
-_TOPOLOGY_CACHE_MAX = 20_000
+_TOPOLOGY_CACHE_MAX = 6_000
+"""About 20 jobs' worth of verdicts (a new job checks ~285 shapes; ~12 KB each): 20,000 held ~250 MB of a serve
+process (benchmarks/turn_memory.py)."""
 
 
 def workload_key(workload: Workload) -> str:
