@@ -10,6 +10,8 @@ communication bound), at every degree that divides the attention and KV heads.
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from pydantic import BaseModel, Field
 
 from tools.collectives import Layout, Links, Plan, comm_seconds
@@ -18,6 +20,7 @@ from tools.gpus import GpuSpec
 from tools.step_time import StepShape, StepCompute, step_compute
 from tools.workload import Workload
 
+M = TypeVar("M", bound=BaseModel)
 COMM_BOUND_SHARE = 0.25
 """Exposed communication above this share of a step is reported as a bottleneck (product threshold)."""
 
@@ -154,13 +157,24 @@ def _option(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, t
                else None)
     utilisation = step.utilisation.value if step else None
     # built without validation (the search builds ~1,500 per turn): every value is already of its field's type
-    return LayoutOption.model_construct(
+    return trusted(LayoutOption, dict(
         layout=plan.layout, sharding=plan.sharding, tensor_parallel=int(plan.tp), per_gpu_gib=float(per_gpu),
         fits=bool(per_gpu <= usable), compute_s=_real(seconds), comm_s=float(comm.seconds),
         exposed_comm_s=float(comm.exposed), comm_share=_real(share), exposed_comm_share=_real(exposed),
         collective=str(comm.label), gradient_checkpointing=bool(ckpt),
         gradient_accumulation_steps=int(comm.accumulation), micro_batch_size=int(micro),
-        utilisation=_real(utilisation))
+        utilisation=_real(utilisation)))
+
+
+def trusted(cls: type[M], values: dict[str, Any]) -> M:
+    """A model built from `values` holding every field, already of its field's type (what model_construct does
+    when given every field, without its per-field alias and default handling: the search builds thousands)."""
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
 
 
 def _real(value: float | None) -> float | None:

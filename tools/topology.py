@@ -29,7 +29,8 @@ from tools.collectives import (  # noqa: F401  (re-exported: the link model's co
     links_for,
 )
 from tools.gpus import GpuSpec, lookup_gpu
-from tools.layouts import COMM_BOUND_SHARE, LayoutOption, compute, memory_gib, plan_options, search, step_time
+from tools.layouts import (COMM_BOUND_SHARE, LayoutOption, compute, memory_gib, plan_options, search, step_time,
+                           trusted)
 from tools.layouts import time_per_token as _time_per_token
 from tools.memory_peak import FIT_MARGIN
 from tools.workload import Workload, build_workload  # noqa: F401  (re-exported)
@@ -167,7 +168,7 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
     verdict, params = _verdict(best, options, total, nodes, links, vram, usable, single, per_node, workload,
                                candidate)
     # built without validation (one per candidate shape of a new job): each value is cast to its field's type
-    return TopologyResult.model_construct(
+    return trusted(TopologyResult, dict(
         verdict=verdict, runnable=best is not None, params=params, summary=_summary(verdict, params),
         gpu=gpu.name if gpu else candidate.gpu, gpu_count=int(total), gpus_per_node=int(per_node), nodes=int(nodes),
         link=str(links.kind), link_busbw_gbs=float(round(links.intra_busbw, 3)),
@@ -185,7 +186,7 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
         slowdown=float(step_time(best) / best.compute_s) if best and best.compute_s else None,
         utilisation=_real(util.utilisation.value) if util else None,
         utilisation_source=util.utilisation.source if util else None,
-        options=options, assumptions=[str(item) for item in assumptions])
+        options=options, assumptions=[str(item) for item in assumptions]))
 
 
 def _real(value: float | None) -> float | None:
