@@ -6,7 +6,7 @@ A warm advisor holds a large, long-lived heap (graph, pydantic schemas, lexicons
 candidates, ranking caches) that every full collection walks again although none of it is garbage. Once that heap
 is built (after the advisor starts, and again after its first turns have filled the caches), it is collected once
 and moved to the permanent generation with `gc.freeze()`, so later collections only walk what turns allocate. Every
-`REFREEZE_TURNS` turns what survived is frozen too, after a young-generation collection (short: it only walks
+`REFREEZE_TURNS` turn(s) what survived is frozen too, after a young-generation collection (short: it only walks
 recent objects), so caches that grow with new jobs never make the young or full collections long. Objects that
 outlive two young collections and later become cyclic garbage would stay frozen: per-turn cycles die young, and
 evicted cache entries are freed by reference counting.
@@ -20,8 +20,10 @@ from typing import Any
 
 WARM_TURNS = 3
 """Turns after which the caches are warm and the heap is collected and frozen again."""
-REFREEZE_TURNS = 25
-"""Freeze what survived every so many turns (long-lived cache entries), after a young collection."""
+REFREEZE_TURNS = 1
+"""Freeze what survived every so many turns (long-lived cache entries), after a young collection. Every turn: a
+never-seen job leaves thousands of cache objects, and 25 turns of them made one collection walk ~100 ms; one turn's
+survivors take under 10 ms, and the collector's CPU per turn halves (benchmarks/turn_memory.py, issue 27)."""
 GEN0_THRESHOLD = 10_000
 """Net allocations between young collections (CPython's default is 700). A turn's temporaries die by reference
 counting long before 10,000 pile up, so young collections become rare (600 turns: 566 -> 25 collections, the

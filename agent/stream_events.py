@@ -15,7 +15,7 @@ LANGUAGES = ("it", "id", "en")
 
 @cache
 def progress_labels(language: str) -> dict[str, str]:
-    """Localised progress labels (prompts/progress.<lang>.json)."""
+    """Localised progress labels (prompts/<lang>/progress.json)."""
     return json.loads(prompts.load_in(language, "progress.json"))
 
 

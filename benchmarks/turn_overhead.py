@@ -5,7 +5,7 @@ Printed: warm turn p50/p95 for new jobs and follow-ups (it/id/en) and their rati
 longest garbage-collector pause over the run, the CPU time of a cold `recommend` and the wall time of `--help`
 (with `python -c pass` as the baseline).
 
-Run: .venv/bin/python benchmarks/turn_overhead.py [--turns 1000]
+Run: .venv/bin/python benchmarks/turn_overhead.py [--turns 1000] [--fresh | --never-seen] [--no-cold]
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from agent.parsing.parse import parse_message
+from agent.gc_tuning import for_long_running  # what serve and chat do: a long-running advisor
 from agent.service import Advisor
 from tools.catalog.query import query_offers
 from tools.memory.estimator import estimate_for_spec
@@ -35,6 +36,15 @@ JOB_TEMPLATES = [
     ("pretrain GPT-2 small from scratch on 10B tokens, budget ${n}", 200),
 ]
 """New-job messages with a number that --fresh changes on every turn (budget, examples or tokens)."""
+NEVER_SEEN_TEMPLATES = [
+    ("QLoRA su Qwen2.5 14B, sequenze di {n} token, budget 100 euro", 1000),
+    ("LoRA on Llama 3.1 8B, 10k examples, sequence length {n} tokens, budget $50", 1000),
+    ("fine-tune penuh Llama 3.2 1B, panjang konteks {n} token, 20 ribu contoh", 500),
+    ("QLoRA Mistral 7B, context {n} tokens, 5k examples, spot ok", 1000),
+    ("LoRA su Llama 3 70B, sequenze di {n} token, budget 500 euro", 1000),
+    ("Full fine-tune Qwen2.5 1.5B, sequence length {n} tokens, 50M tokens, no spot", 500),
+]
+"""--never-seen: new jobs whose sequence length moves on every turn, so every memory question is new."""
 NEW_JOBS = [text.format(n=n) for text, n in JOB_TEMPLATES]
 FOLLOW_UPS = ["e con 4 GPU?", "kalau pakai QLoRA?", "cheaper?", "e se uso le spot?", "yang lebih cepat?",
               "and with 8 GPUs?"]
@@ -66,13 +76,17 @@ ESSENTIAL_OFFSET = 1_000_000
 a cache for the other."""
 
 
-def new_job(index: int, fresh: bool) -> str:
-    """The index-th new-job message; with `fresh`, a job never asked before (its number moves on every turn)."""
+def new_job(index: int, fresh: bool | str) -> str:
+    """The index-th new-job message; with `fresh`, a job never asked before (its number moves on every turn); with
+    fresh == "never-seen", its sequence length moves (a new memory question on every turn)."""
+    if fresh == "never-seen":
+        text, number = NEVER_SEEN_TEMPLATES[index % len(NEVER_SEEN_TEMPLATES)]
+        return text.format(n=number + 7 * (index % ESSENTIAL_OFFSET) + (3 if index >= ESSENTIAL_OFFSET else 0))
     text, number = JOB_TEMPLATES[index % len(JOB_TEMPLATES)]
     return text.format(n=number + (index + 1 if fresh else 0))
 
 
-def turn_ms(advisor: Advisor, turns: int, fresh: bool = False) -> tuple[list[float], list[float], list[float]]:
+def turn_ms(advisor: Advisor, turns: int, fresh: bool | str = False) -> tuple[list[float], list[float], list[float]]:
     """Warm turn times: a new thread per job message, each followed by one follow-up on that thread; before each
     job, one sample of the essential work (interleaved, so that a machine slowing down or speeding up during the
     run moves both sides of the ratio alike)."""
@@ -129,10 +143,14 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=1000, help="warm turns to time (half new jobs, half follow-ups)")
     parser.add_argument("--fresh", action="store_true", help="every new job differs from all before it (a number in "
                         "it moves), so nothing cached per job helps; default: six job messages recur in new threads")
+    parser.add_argument("--never-seen", action="store_true", help="every new job has a sequence length never asked "
+                        "before (a new memory question, nothing cached per workload helps)")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
     args = parser.parse_args()
     turns = args.turns
+    fresh: bool | str = "never-seen" if args.never_seen else args.fresh
     home = Path(tempfile.mkdtemp(prefix="gpu-advisor-overhead-"))
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+    advisor = for_long_running(Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite"))
     for text in NEW_JOBS:  # warm caches: catalog rows, KB indexes, lexicons
         advisor.respond(text)
         essential_one(text, advisor.db_path)
@@ -140,12 +158,15 @@ def main() -> None:
     pauses = GcPauses()
     gc.callbacks.append(pauses)
     try:
-        new, follow, between = turn_ms(advisor, turns, args.fresh)
+        new, follow, between = turn_ms(advisor, turns, fresh)
     finally:
         gc.callbacks.remove(pauses)
         advisor.close()
     base50, base95 = statistics.median(essential), _percentile(essential, 0.95)
     mixed50, mixed95 = statistics.median(between), _percentile(between, 0.95)
+    print("new jobs: " + ("every one with a sequence length never asked before (--never-seen)" if args.never_seen
+                          else "each one never asked before (--fresh)" if args.fresh else
+                          "six messages recurring in new threads (per-job caches hit; --never-seen for new memory)"))
     print(f"essential work (parse + estimate with fit + 1 indexed query), tight loop: p50 {base50:.1f} ms, "
           f"p95 {base95:.1f} ms  <- the ratios below")
     print(f"essential work timed between the turns (cold CPU caches, same machine speed): p50 {mixed50:.1f} ms, "
@@ -158,6 +179,11 @@ def main() -> None:
     over = sum(1 for _, ms in pauses.pauses if ms > 20)
     print(f"garbage collector: {len(pauses.pauses)} collections, longest {worst[1]:.1f} ms wall (generation "
           f"{worst[0]}), longest {max(pauses.cpu, default=0.0):.1f} ms CPU; {over} over 20 ms wall")
+    mode = (" --never-seen" if args.never_seen else " --fresh" if args.fresh else "") + (" --no-cold" if args.no_cold
+                                                                                        else "")
+    if args.no_cold:
+        print(f"reproduce: .venv/bin/python benchmarks/turn_overhead.py --turns {turns}{mode}")
+        return
     env = dict(os.environ, GPU_ADVISOR_HOME=str(home))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # with it set, every run recompiles the modules changed since install
     exe = str(Path(sys.executable).parent / "gpu-advisor")
@@ -167,9 +193,7 @@ def main() -> None:
     print(f"python -c pass          {base_wall:6.0f} ms wall {base_cpu:5.2f} s CPU")
     print(f"gpu-advisor --help      {help_wall:6.0f} ms wall {help_cpu:5.2f} s CPU ({help_cpu / base_cpu:.0f}x)")
     print(f"gpu-advisor recommend   {rec_wall:6.0f} ms wall {rec_cpu:5.2f} s CPU ({rec_cpu / base_cpu:.0f}x)")
-    print("new jobs: " + ("each one never asked before (--fresh)" if args.fresh else
-                          "six messages recurring in new threads (per-job caches hit; --fresh for never-seen jobs)"))
-    print(f"reproduce: .venv/bin/python benchmarks/turn_overhead.py --turns {turns}" + (" --fresh" if args.fresh else ""))
+    print(f"reproduce: .venv/bin/python benchmarks/turn_overhead.py --turns {turns}{mode}")
 
 
 if __name__ == "__main__":

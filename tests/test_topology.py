@@ -98,3 +98,21 @@ def test_more_gpus_on_pcie_never_lower_comm_per_step(small: int, extra: int, gpu
             assert by_layout[option.layout].comm_s >= option.comm_s * (1 - 1e-12)
             if option.comm_share is not None:
                 assert by_layout[option.layout].comm_share >= option.comm_share * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("method", ["full_finetune", "lora", "qlora", "pretrain"])
+@pytest.mark.parametrize("candidate", [
+    {"gpu": "H100", "gpu_count": 8, "interconnect": "nvlink"}, {"gpu": "L4", "gpu_count": 1},
+    {"gpu": "RTX4090", "gpu_count": 4, "interconnect": "pcie"}, {"gpu": "A10G", "gpu_count": 2, "vram_gib": 22},
+    {"gpu": "H200", "gpu_count": 32, "gpus_per_node": 8, "inter_node_gbps": 3200, "inter_node_fabric": "EFA"}])
+def test_results_built_without_validation_are_what_validation_gives(method, candidate):
+    """The search builds its results unvalidated (speed): each must equal the same data validated, field types
+    included (an int where a float belongs would dump as 80 instead of 80.0)."""
+    workload = build_workload(JobSpec(language="en", model="llama-3.1-8b", method=method, seq_len=3000))
+    result = check_topology(workload, Candidate(**candidate))
+    validated = type(result).model_validate(result.model_dump())
+    assert result.model_dump_json() == validated.model_dump_json()
+    assert [type(getattr(result, name)) for name in type(result).model_fields] == \
+        [type(getattr(validated, name)) for name in type(result).model_fields]
+    for option, checked in zip(result.options, validated.options):
+        assert [type(v) for v in option.__dict__.values()] == [type(v) for v in checked.__dict__.values()]

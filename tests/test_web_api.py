@@ -103,6 +103,20 @@ def test_stream_sends_progress_then_one_final_event_equal_to_the_json_answer(cli
     assert events.index(("progress", progress[nodes.index("write")])) < verdicts[0] < len(events) - 1
 
 
+def test_stream_events_are_encoded_like_the_json_answer(client):
+    """Every event's data line is the compact UTF-8 JSON that POST /api/chat sends (one encoder, not FastAPI's
+    generic SSE one with ASCII escapes and spaced separators)."""
+    with client.stream("POST", "/api/chat/stream", json={"message": ITALIAN_JOB}) as response:
+        text = "".join(response.iter_text())
+    lines = [line[len("data: "):] for line in text.splitlines() if line.startswith("data: ")]
+    assert lines
+    for line in lines:
+        assert line == json.dumps(json.loads(line), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    plain = client.post("/api/chat", json={"message": ITALIAN_JOB}).text
+    assert plain == json.dumps(json.loads(plain), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    assert "€" in lines[-1] and "\\u20ac" not in lines[-1]  # the euro budget, as /api/chat writes it
+
+
 def test_follow_up_continues_the_thread(client):
     first = client.post("/api/chat", json={"message": ITALIAN_JOB}).json()
     _, events = stream_chat(client, {"message": FOLLOW_UP, "thread_id": first["thread_id"],

@@ -76,6 +76,13 @@ def test_settings_from_environment_and_back():
         ServerSettings.from_env({"GPU_ADVISOR_PORT": "not-a-port"})
 
 
+def test_serve_uses_one_worker_per_core_unless_told_otherwise():
+    cores = len(os.sched_getaffinity(0))  # the cores this process may run on (a container's share)
+    assert ServerSettings.from_env({}).workers == min(cores, 64)
+    assert ServerSettings.from_env({"GPU_ADVISOR_WORKERS": "1"}).workers == 1
+    assert ServerSettings.from_env({}, workers=3).workers == 3
+
+
 def _free_port() -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as probe:

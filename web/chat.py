@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any, AsyncIterator, Mapping
 
 from fastapi import APIRouter, Body, Depends, Request, Response
+from fastapi.encoders import jsonable_encoder
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from web.blocking import iterate_in_thread, run_blocking
@@ -78,7 +81,27 @@ def stream_event(event: Mapping[str, Any], access: ThreadAccess | None = None) -
     data = dict(event)
     if kind == "final" and access is not None and isinstance(data.get("result"), dict):
         data["result"] = with_token(data["result"], access)
-    return ServerSentEvent(event=kind, data=data)
+    return ServerSentEvent(event=kind, raw_data=encode_data(data))
+
+
+def encode_data(data: Any) -> str:
+    """An event's data as POST /api/chat writes JSON (Starlette's JSONResponse: compact, UTF-8), serialised once;
+    a value plain json cannot write takes FastAPI's generic route (non-finite numbers become null)."""
+    try:
+        return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return json.dumps(_finite(jsonable_encoder(data)), ensure_ascii=False, separators=(",", ":"))
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every NaN or infinity replaced by None (what FastAPI's SSE encoder does)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
 
 
 def error_event(code: str, message: str, error_id: str | None = None) -> ServerSentEvent:
@@ -86,7 +109,7 @@ def error_event(code: str, message: str, error_id: str | None = None) -> ServerS
     data = {"type": "error", "code": code, "message": message}
     if error_id:
         data["error_id"] = error_id
-    return ServerSentEvent(event="error", data=data)
+    return ServerSentEvent(event="error", raw_data=encode_data(data))
 
 
 @router.post("/chat/stream", response_class=EventSourceResponse, responses=ERROR_RESPONSES,

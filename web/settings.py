@@ -21,6 +21,19 @@ def split_origins(value: str | list[str] | None) -> list[str]:
     return [item.strip().rstrip("/") for item in items if item and item.strip()]
 
 
+MAX_WORKERS = 64
+
+
+def default_workers() -> int:
+    """One worker process per core this process may run on (its CPU affinity: a container's share), at most
+    MAX_WORKERS."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity API (macOS): every core
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
 class ServerSettings(BaseModel):
     """Everything the app factory needs; every field can also come from a GPU_ADVISOR_<FIELD> variable."""
 
@@ -28,7 +41,8 @@ class ServerSettings(BaseModel):
 
     host: str = Field(default=DEFAULT_HOST, description="Interface to listen on.")
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535, description="TCP port (0 = any free port).")
-    workers: int = Field(default=1, ge=1, le=64, description="uvicorn worker processes.")
+    workers: int = Field(default_factory=default_workers, ge=1, le=MAX_WORKERS,
+                         description="uvicorn worker processes (default: one per core).")
     allowed_origins: list[str] = Field(default_factory=list,
                                        description="Origins of the sites allowed to embed the widget (CORS).")
     max_body_bytes: int = Field(default=16_384, ge=256, description="Largest request body accepted (413 above).")

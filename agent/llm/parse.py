@@ -5,7 +5,7 @@ the server rejects it (any non-2xx but 429: llama.cpp's server answers 500) or t
 mode with the schema in the prompt; if the server rejects that too, the same prompt with no response_format;
 otherwise the caller falls back to the offline parser. All tries share one deadline (agent/llm.py). The answer is
 validated by pydantic (ranges), and a field is kept only when the user's own words support it
-(agent/parse_evidence.py): a number the message holds, a word that names the field. Unknown providers or GPUs the
+(agent/llm/parse_evidence.py): a number the message holds, a word that names the field. Unknown providers or GPUs the
 user did name are not guessed at: the answer carries a clarifying question instead.
 """
 

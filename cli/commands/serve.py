@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
         port: Optional[int] = typer.Option(None, "--port", envvar="GPU_ADVISOR_PORT",
                                            help="TCP port (default 8000)."),
         workers: Optional[int] = typer.Option(None, "--workers", envvar="GPU_ADVISOR_WORKERS",
-                                              help="Worker processes (default 1). They share threads, turn locks "
+                                              help="Worker processes (default: one per core; 1 for a single process). They share threads, turn locks "
                                                    "and the rate limit (across machines with "
                                                    "GPU_ADVISOR_DATABASE_URL)."),
         allowed_origins: Optional[str] = typer.Option(None, "--allowed-origins", envvar="GPU_ADVISOR_ALLOWED_ORIGINS",

@@ -3,6 +3,8 @@ topology verdict of a shape (GPU, count, nodes, links, memory) is computed once 
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -55,9 +57,12 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
                  node_gbps=node_gbps, fabric=offer.inter_node_fabric)
 
 
-_TOPOLOGY_CACHE: dict[tuple[str, float, Shape], TopologyResult | None] = {}
-"""Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it."""
-_TOPOLOGY_CACHE_MAX = 20_000
+_TOPOLOGY_CACHE: OrderedDict[tuple[str, float, Shape], TopologyResult | None] = OrderedDict()
+"""Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it. Least
+recently used first out: a full cache drops the oldest verdicts, never the whole cache (a recurring job stays warm)."""
+_TOPOLOGY_CACHE_MAX = 6_000
+"""About 20 jobs' worth of verdicts (a new job checks ~285 shapes; ~12 KB each): 20,000 held ~250 MB of a serve
+process (benchmarks/turn_memory.py)."""
 
 
 def workload_key(workload: Workload) -> str:
@@ -72,9 +77,12 @@ def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float, ke
     key = (key_text or workload_key(workload), margin, shape)
     topology = _TOPOLOGY_CACHE.get(key, _MISSING)
     if topology is _MISSING:
-        if len(_TOPOLOGY_CACHE) >= _TOPOLOGY_CACHE_MAX:
-            _TOPOLOGY_CACHE.clear()
         topology = _TOPOLOGY_CACHE[key] = _check(shape, workload, margin)
+        while len(_TOPOLOGY_CACHE) > _TOPOLOGY_CACHE_MAX:
+            _TOPOLOGY_CACHE.popitem(last=False)
+    else:
+        with suppress(KeyError):  # another thread's turn may have dropped it meanwhile
+            _TOPOLOGY_CACHE.move_to_end(key)
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
     return Evaluation(topology, job_time(workload, topology, tokens))  # a few multiplications: not worth a cache

@@ -10,14 +10,17 @@ communication bound), at every degree that divides the attention and KV heads.
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from pydantic import BaseModel, Field
 
 from tools.jobtime.collectives import Layout, Links, Plan, comm_seconds
-from tools.memory import estimate
+from tools.memory import per_gpu_gib
 from tools.gpus import GpuSpec
 from tools.jobtime.micro_step import StepShape, StepCompute, step_compute
 from tools.jobtime.workload import Workload
 
+M = TypeVar("M", bound=BaseModel)
 COMM_BOUND_SHARE = 0.25
 """Exposed communication above this share of a step is reported as a bottleneck (product threshold)."""
 
@@ -47,9 +50,9 @@ def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, 
     key = (total, plan.sharding, plan.tp, checkpointing, micro)
     if key not in workload.memory_cache:
         try:
-            workload.memory_cache[key] = estimate(workload.request.model_copy(update={
+            workload.memory_cache[key] = per_gpu_gib(workload.request.model_copy(update={
                 "num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp,
-                "gradient_checkpointing": checkpointing, "micro_batch_size": micro})).per_gpu_gib
+                "gradient_checkpointing": checkpointing, "micro_batch_size": micro}))
         except ValueError:
             workload.memory_cache[key] = None
     return workload.memory_cache[key]
@@ -57,9 +60,21 @@ def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, 
 
 def compute(workload: Workload, gpu: GpuSpec | None, tp: int, checkpointing: bool,
             micro: int | None = None) -> StepCompute | None:
-    """Compute of one micro-step on each GPU (tools.jobtime.micro_step), None when the GPU's speed is unknown."""
+    """Compute of one micro-step on each GPU (tools.jobtime.micro_step), None when the GPU's speed is unknown; cached per
+    workload (the same GPU, degree, checkpointing and micro-batch recur across candidate shapes)."""
     if gpu is None:
         return None
+    key = (id(gpu), tp, checkpointing, micro or workload.micro_batch_size)
+    found = workload.compute_cache.get(key)
+    if found is not None and found[0] is gpu:
+        return found[1]  # type: ignore[return-value]
+    result = _compute(workload, gpu, tp, checkpointing, micro)
+    workload.compute_cache[key] = (gpu, result)
+    return result
+
+
+def _compute(workload: Workload, gpu: GpuSpec, tp: int, checkpointing: bool, micro: int | None) -> StepCompute | None:
+    """compute(), uncached."""
     adapters = workload.method in ("lora", "qlora")
     shape = StepShape(tokens=(micro or workload.micro_batch_size) * workload.seq_len, hidden=workload.arch.hidden,
                       layers=workload.arch.layers, vocab=workload.arch.vocab, tensor_parallel=tp,
@@ -140,11 +155,31 @@ def _option(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, t
     share = comm.seconds / (seconds + comm.seconds) if seconds is not None and seconds + comm.seconds > 0 else None
     exposed = (comm.exposed / (seconds + comm.exposed) if seconds is not None and seconds + comm.exposed > 0
                else None)
-    return LayoutOption(layout=plan.layout, sharding=plan.sharding, tensor_parallel=plan.tp, per_gpu_gib=per_gpu,
-                        fits=per_gpu <= usable, compute_s=seconds, comm_s=comm.seconds, exposed_comm_s=comm.exposed,
-                        comm_share=share, exposed_comm_share=exposed, collective=comm.label,
-                        gradient_checkpointing=ckpt, gradient_accumulation_steps=comm.accumulation,
-                        micro_batch_size=micro, utilisation=step.utilisation.value if step else None)
+    utilisation = step.utilisation.value if step else None
+    # built without validation (the search builds ~1,500 per turn): every value is already of its field's type
+    return trusted(LayoutOption, dict(
+        layout=plan.layout, sharding=plan.sharding, tensor_parallel=int(plan.tp), per_gpu_gib=float(per_gpu),
+        fits=bool(per_gpu <= usable), compute_s=_real(seconds), comm_s=float(comm.seconds),
+        exposed_comm_s=float(comm.exposed), comm_share=_real(share), exposed_comm_share=_real(exposed),
+        collective=str(comm.label), gradient_checkpointing=bool(ckpt),
+        gradient_accumulation_steps=int(comm.accumulation), micro_batch_size=int(micro),
+        utilisation=_real(utilisation)))
+
+
+def trusted(cls: type[M], values: dict[str, Any]) -> M:
+    """A model built from `values` holding every field, already of its field's type (what model_construct does
+    when given every field, without its per-field alias and default handling: the search builds thousands)."""
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
+def _real(value: float | None) -> float | None:
+    """A float field's value as pydantic would store it (ints become floats)."""
+    return None if value is None else float(value)
 
 
 def step_time(option: LayoutOption) -> float:

@@ -29,7 +29,8 @@ from tools.jobtime.collectives import (  # noqa: F401  (re-exported: the link mo
     links_for,
 )
 from tools.gpus import GpuSpec, lookup_gpu
-from tools.jobtime.layouts import COMM_BOUND_SHARE, LayoutOption, compute, memory_gib, plan_options, search, step_time
+from tools.jobtime.layouts import (COMM_BOUND_SHARE, LayoutOption, compute, memory_gib, plan_options, search, step_time,
+                           trusted)
 from tools.jobtime.layouts import time_per_token as _time_per_token
 from tools.memory import FIT_MARGIN
 from tools.jobtime.workload import Workload, build_workload  # noqa: F401  (re-exported)
@@ -166,12 +167,13 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
 
     verdict, params = _verdict(best, options, total, nodes, links, vram, usable, single, per_node, workload,
                                candidate)
-    return TopologyResult(
+    # built without validation (one per candidate shape of a new job): each value is cast to its field's type
+    return trusted(TopologyResult, dict(
         verdict=verdict, runnable=best is not None, params=params, summary=_summary(verdict, params),
-        gpu=gpu.name if gpu else candidate.gpu, gpu_count=total, gpus_per_node=per_node, nodes=nodes,
-        link=links.kind, link_busbw_gbs=round(links.intra_busbw, 3),
-        inter_node_busbw_gbs=round(links.nic_gbs, 3) if links.nic_gbs else None, vram_gib=vram,
-        usable_vram_gib=round(usable, 3), memory_margin=margin, fits_on_one_gpu=single <= usable,
+        gpu=gpu.name if gpu else candidate.gpu, gpu_count=int(total), gpus_per_node=int(per_node), nodes=int(nodes),
+        link=str(links.kind), link_busbw_gbs=float(round(links.intra_busbw, 3)),
+        inter_node_busbw_gbs=float(round(links.nic_gbs, 3)) if links.nic_gbs else None, vram_gib=float(vram),
+        usable_vram_gib=float(round(usable, 3)), memory_margin=float(margin), fits_on_one_gpu=bool(single <= usable),
         layout=best.layout if best else None, sharding=best.sharding if best else None,
         tensor_parallel=best.tensor_parallel if best else None, per_gpu_gib=best.per_gpu_gib if best else None,
         compute_s_per_step=best.compute_s if best else None, comm_s_per_step=best.comm_s if best else None,
@@ -181,10 +183,15 @@ def check_topology(workload: Workload, candidate: Candidate, *, margin: float = 
         gradient_checkpointing=best.gradient_checkpointing if best else None,
         gradient_accumulation_steps=best.gradient_accumulation_steps if best else None,
         micro_batch_size=best.micro_batch_size if best else None,
-        slowdown=(step_time(best) / best.compute_s) if best and best.compute_s else None,
-        utilisation=util.utilisation.value if util else None,
+        slowdown=float(step_time(best) / best.compute_s) if best and best.compute_s else None,
+        utilisation=_real(util.utilisation.value) if util else None,
         utilisation_source=util.utilisation.source if util else None,
-        options=options, assumptions=assumptions)
+        options=options, assumptions=[str(item) for item in assumptions]))
+
+
+def _real(value: float | None) -> float | None:
+    """A float field's value as pydantic would store it (ints become floats)."""
+    return None if value is None else float(value)
 
 
 def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int, nodes: int, links: Links,

@@ -4,6 +4,8 @@ and how many micro-steps share one optimizer step (gradient accumulation)."""
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
+from contextlib import suppress
 from dataclasses import dataclass, field
 
 from contract.jobspec import JobSpec
@@ -38,6 +40,10 @@ class Workload:
     token_flops_no_recompute: TokenFlops | None = None
     memory_cache: dict[tuple[int, str, int, bool, int], float | None] = field(default_factory=dict, compare=False)
     """Per-GPU GiB by (GPUs, sharding, tensor parallel, checkpointing, micro-batch): memory does not depend on which GPU, so offers share it."""
+    compute_cache: dict[tuple[int, int, bool, int], tuple[object, object]] = field(default_factory=dict,
+                                                                                   compare=False)
+    """Step compute by (id of the GPU spec, tensor parallel, checkpointing, micro-batch), with the spec it was for:
+    every candidate shape with the same GPU asks the same question (tools.jobtime.layouts.compute)."""
 
     @property
     def grad_bytes(self) -> float:
@@ -69,9 +75,10 @@ class Workload:
         return self.token_flops_no_recompute
 
 
-_WORKLOADS: dict[tuple[str, tuple[str, ...], bool | None], Workload] = {}
+_WORKLOADS: OrderedDict[tuple[str, tuple[str, ...], bool | None], Workload] = OrderedDict()
 """Workloads by what they depend on (the estimator request the spec implies, the defaults it filled, whether the
-user set gradient checkpointing): reused across turns and jobs on the same model (with their memory_cache)."""
+user set gradient checkpointing): reused across turns and jobs on the same model (with their memory_cache); least
+recently used dropped first."""
 _WORKLOADS_MAX = 256
 
 
@@ -82,10 +89,12 @@ def build_workload(spec: JobSpec) -> Workload:
     key = (request.model_dump_json(), tuple(filled), spec.gradient_checkpointing)
     workload = _WORKLOADS.get(key)
     if workload is None:
-        workload = _resolve(spec, request, filled)
-        if len(_WORKLOADS) >= _WORKLOADS_MAX:
-            _WORKLOADS.clear()
-        _WORKLOADS[key] = workload
+        workload = _WORKLOADS[key] = _resolve(spec, request, filled)
+        while len(_WORKLOADS) > _WORKLOADS_MAX:
+            _WORKLOADS.popitem(last=False)
+    else:
+        with suppress(KeyError):  # another thread's turn may have dropped it meanwhile
+            _WORKLOADS.move_to_end(key)
     return workload
 
 

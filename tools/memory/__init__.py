@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from tools.faces import lazy_face
 
 if TYPE_CHECKING:
+    from tools.memory.estimator import per_gpu_gib as per_gpu_gib
     from tools.memory.cache import cached_estimate as cached_estimate
     from tools.memory.defaults import DEFAULTS as DEFAULTS
     from tools.memory.estimator import Estimate as Estimate, estimate as estimate, estimate_for_spec as estimate_for_spec, request_for_plan as request_for_plan, request_for_spec as request_for_spec, request_with_defaults as request_with_defaults, resolve_arch as resolve_arch
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from tools.memory.request import EstimateRequest as EstimateRequest
 
 FACE = {
+    "per_gpu_gib": "estimator",
     "DEFAULTS": "defaults",
     "Estimate": "estimator",
     "EstimateRequest": "request",

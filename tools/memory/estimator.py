@@ -157,6 +157,19 @@ def estimate(request: EstimateRequest) -> Estimate:
     return result
 
 
+def per_gpu_gib(request: EstimateRequest) -> float:
+    """estimate(request).per_gpu_gib with the same arithmetic, without the breakdown, assumptions or fit (the
+    topology search asks this for every layout)."""
+    stated = build_setup(request, resolve_arch(request))
+    setup = resolved(stated)
+    terms, _phase, _host, _trainable = peak_terms(setup)
+    allocated = sum(terms.values())
+    overhead = overhead_bytes(allocated, setup)
+    if request.qlora_upcast is None and setup.qlora_upcast is False:
+        allocated += max(0.0, per_gpu_bytes(stated) - (allocated + overhead))
+    return gib(allocated + overhead)
+
+
 FILLED_NOTES = {
     "method": "method not given: full fine-tuning assumed",
     "seq_len": f"sequence length not given: {DEFAULTS.seq_len} tokens assumed",

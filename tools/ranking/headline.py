@@ -8,6 +8,9 @@ listed once (the cheapest, with a count of the others)."""
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_left
+from itertools import accumulate
 from typing import Any
 
 from tools.ranking.scale_out import DEADLINE_HEADROOM, has_margin
@@ -49,6 +52,32 @@ def dominated(item: Any, others: list[Any]) -> bool:
                and (o.cost < item.cost or o.hours < item.hours) for o in others)
 
 
+def undominated(plans: list[Any]) -> list[Any]:
+    """The plans `dominated` does not rule out against `plans`, in their order: one sort per safety class instead of
+    comparing every pair (a near tie can hold hundreds of plans)."""
+    if any(math.isnan(c.cost) or math.isnan(c.hours) for c in plans):  # NaN compares false: the pairwise rule
+        return [c for c in plans if not dominated(c, plans)]
+    beaten_by_all = _beaten(plans)  # what may beat an interruptible plan: every plan
+    beaten_by_on_demand = _beaten([c for c in plans if not c.use_spot])  # what may beat an on-demand one
+    return [c for c in plans if not (beaten_by_all if c.use_spot else beaten_by_on_demand)(c.cost, c.hours)]
+
+
+def _beaten(pool: list[Any]) -> Any:
+    """A test (cost, hours) -> whether some plan of `pool` is at most as dear and as slow and better in one."""
+    ordered = sorted((c.cost, c.hours) for c in pool)
+    costs = [cost for cost, _ in ordered]
+    fastest = list(accumulate((hours for _, hours in ordered), min))  # fastest[i]: quickest of the i+1 cheapest
+
+    def beaten(cost: float, hours: float) -> bool:
+        """Some plan is strictly cheaper and at most as slow, or as dear and strictly faster."""
+        cheaper = bisect_left(costs, cost)
+        if cheaper and fastest[cheaper - 1] <= hours:
+            return True
+        return cheaper < len(costs) and costs[cheaper] == cost and ordered[cheaper][1] < hours
+
+    return beaten
+
+
 def is_outlier(item: Any) -> bool:
     """True when the price the job is costed at is flagged as an unverified outlier (tools.catalog.offer's price_outlier:
     'spot_below_peers' matters for a spot run, 'price_below_peers' for an on-demand or market-priced one)."""
@@ -82,7 +111,7 @@ def choose_headline(eligible: list[Any], deadline_hours: float | None = None
     cheapest = pool[0]
     slack = max(NEAR_TIE_SHARE * cheapest.cost, NEAR_TIE_USD)
     near = [c for c in pool if c.cost <= cheapest.cost + slack]
-    pick = min([c for c in near if not dominated(c, near)] or [cheapest], key=_simplicity)
+    pick = min(undominated(near) or [cheapest], key=_simplicity)
     ordered = [pick, *(c for c in eligible if c is not pick)]
     if not advised(pick):  # nothing else qualifies: say so, so the answer does not advise against its own headline
         assumed = fabric_assumed(pick)
