@@ -17,8 +17,13 @@ _ITEM, _ERROR, _DONE = 0, 1, 2
 class Detached(Generic[T]):
     """Started on creation; iterate to receive the items; exceptions of the producer are re-raised there."""
 
-    def __init__(self, produce: Callable[[Callable[[T], None]], None], *, name: str = "turn",
-                 on_exit: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        produce: Callable[[Callable[[T], None]], None],
+        *,
+        name: str = "turn",
+        on_exit: Callable[[], None] | None = None,
+    ) -> None:
         """Start `produce(emit)` in a new thread (in a copy of the caller's context variables); `on_exit` runs in that
         thread when it ends."""
         self._queue: queue.SimpleQueue[tuple[int, object]] = queue.SimpleQueue()
@@ -31,7 +36,7 @@ class Detached(Generic[T]):
         """Run the producer to its end whatever the consumer does."""
         try:
             self._produce(lambda item: self._queue.put((_ITEM, item)))
-        except BaseException as error:  # noqa: BLE001 - handed to the consumer
+        except BaseException as error:
             self._queue.put((_ERROR, error))
         else:
             self._queue.put((_DONE, None))

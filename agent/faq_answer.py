@@ -30,15 +30,48 @@ MAX_CITATIONS = 3
 RELATIVE_SCORE = 0.5
 """A lower-ranked entry is cited only if its score is at least this share of the top entry's."""
 NO_ANSWER = "NO_ANSWER"
-OPEN_QUESTION_WORDS = frozenset({
-    "what", "whats", "how", "which", "why", "where", "when", "who", "whom", "whose",
-    "come", "cosa", "che", "quale", "quali", "quanto", "quanta", "quanti", "quante", "perché", "perche", "dove",
-    "quando", "chi",
-    "bagaimana", "gimana", "berapa", "mengapa", "kenapa", "kapan", "dimana", "mana", "siapa", "seberapa",
-})
+OPEN_QUESTION_WORDS = frozenset(
+    {
+        "what",
+        "whats",
+        "how",
+        "which",
+        "why",
+        "where",
+        "when",
+        "who",
+        "whom",
+        "whose",
+        "come",
+        "cosa",
+        "che",
+        "quale",
+        "quali",
+        "quanto",
+        "quanta",
+        "quanti",
+        "quante",
+        "perché",
+        "perche",
+        "dove",
+        "quando",
+        "chi",
+        "bagaimana",
+        "gimana",
+        "berapa",
+        "mengapa",
+        "kenapa",
+        "kapan",
+        "dimana",
+        "mana",
+        "siapa",
+        "seberapa",
+    }
+)
 """Words that make a question open ("how do I…", "come faccio…", "bagaimana…"): no yes/no verdict leads its answer."""
 VERDICT_LEAD = re.compile(r"^(?:yes|no|sì|si|ya|tidak|bukan|bisa|boleh)\s*[,.;:—–]\s*", re.IGNORECASE)
 """A yes/no word opening an entry ("Yes, provided…", "No. Fine-tuning…", "Bisa, asalkan…")."""
+
 
 class NoRephrasing(ValueError):
     """The model gave no answer at all (empty, or NO_ANSWER): as good as unavailable, not a rejected rewording."""
@@ -74,7 +107,7 @@ def without_verdict(text: str) -> str:
     lead = VERDICT_LEAD.match(text)
     if lead is None:
         return text
-    rest = text[lead.end():]
+    rest = text[lead.end() :]
     if lead.group(0).rstrip().endswith(","):
         after = re.sub(r"^[^.!?]*[.!?]\s+", "", rest, count=1)
         rest = after if after != rest and after.strip() else rest
@@ -86,8 +119,9 @@ def extractive_answer(citations: list[Citation], language: Language, *, yes_no: 
     does not lead with the entry's yes/no word."""
     top = citations[0]
     body = top.text if yes_no else without_verdict(top.text)
-    text = _template("faq_answer", language).format(text=body, title=top.title,
-                                                    article=article_titles(language)[top.article])
+    text = _template("faq_answer", language).format(
+        text=body, title=top.title, article=article_titles(language)[top.article]
+    )
     if len(citations) > 1:
         titles = "; ".join(c.title for c in citations[1:])
         text += "\n" + _template("faq_see_also", language).format(titles=titles)
@@ -100,8 +134,9 @@ def _verdict_word(text: str) -> str | None:
     return first[0] if first and first[0] in {"sì", "si", "no", "yes", "ya", "tidak", "bukan"} else None
 
 
-def checked_rephrasing(text: str, citations: list[Citation], excerpts: str, language: Language, *,
-                       yes_no: bool = True) -> str:
+def checked_rephrasing(
+    text: str, citations: list[Citation], excerpts: str, language: Language, *, yes_no: bool = True
+) -> str:
     """The reply when every claim is in the cited text, its yes/no verdict is kept and it has content; else ValueError."""
     text = (text or "").strip()
     if not text or text == NO_ANSWER:
@@ -127,12 +162,19 @@ def llm_rephraser(client: openai.OpenAI, model: str) -> Rephraser:
         """One chat completion within the LLM deadline; raises when the reply is not a faithful restatement."""
         excerpts = "\n\n".join(f"[{i}] {c.title}\n{c.text}" for i, c in enumerate(citations, 1))
         system = prompts.load("faq_rephrase_system.txt").replace("{language}", language)
-        reply = llm.call(lambda _fresh: client.chat.completions.create(
-            model=model, temperature=0,
-            messages=[{"role": "system", "content": system},
-                      {"role": "user", "content": f"Question: {question}\n\nExcerpts:\n{excerpts}"}]))
-        return checked_rephrasing(reply.choices[0].message.content or "", citations, excerpts, language,
-                                  yes_no=is_yes_no_question(question))
+        reply = llm.call(
+            lambda _fresh: client.chat.completions.create(
+                model=model,
+                temperature=0,
+                messages=[
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": f"Question: {question}\n\nExcerpts:\n{excerpts}"},
+                ],
+            )
+        )
+        return checked_rephrasing(
+            reply.choices[0].message.content or "", citations, excerpts, language, yes_no=is_yes_no_question(question)
+        )
 
     return rephrase
 
@@ -146,8 +188,9 @@ def _cited(question: str, language: Language) -> list[Citation]:
     return [hit.citation for hit in ranking.hits[:MAX_CITATIONS] if hit.score >= RELATIVE_SCORE * best]
 
 
-def answer_question(question: str, *, lang: str | None = None, previous: str | None = None,
-                    rephraser: Rephraser | None = None) -> FaqAnswer:
+def answer_question(
+    question: str, *, lang: str | None = None, previous: str | None = None, rephraser: Rephraser | None = None
+) -> FaqAnswer:
     """Answer a question from the KB in the user's language; UserError for an empty question."""
     if not question or not question.strip():
         raise UserError('the question is empty; ask something, e.g. "can I use spot instances for fine-tuning?"')

@@ -36,7 +36,7 @@ def defer_package_init(name: str) -> bool:
     lock = threading.Lock()
     state = {"loaded": False}
 
-    def __getattr__(attribute: str) -> Any:  # noqa: N807 - PEP 562 module attribute hook
+    def __getattr__(attribute: str) -> Any:
         """Run the package's real `__init__` once, then answer from it."""
         with lock:
             if not state["loaded"]:

@@ -100,9 +100,15 @@ def one_line(error: ValueError) -> str:
 class Advisor:
     """Runs chat turns; thread-safe; turns of one thread are serialised across threads and processes."""
 
-    def __init__(self, *, checkpoint_path: str | Path | None = None, db_path: str | Path | None = None,
-                 database_url: str | None = None, retention_days: float | None = None,
-                 on_turn: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        checkpoint_path: str | Path | None = None,
+        db_path: str | Path | None = None,
+        database_url: str | None = None,
+        retention_days: float | None = None,
+        on_turn: Callable[[], None] | None = None,
+    ) -> None:
         """Threads in PostgreSQL when `database_url` (or $GPU_ADVISOR_DATABASE_URL) is set, else in the SQLite file
         `checkpoint_path`; idle threads are deleted after `retention_days` ($GPU_ADVISOR_THREAD_RETENTION_DAYS);
         `on_turn` runs after every turn (a long-running process's GC tuning, agent/gc_tuning.py)."""
@@ -120,8 +126,14 @@ class Advisor:
         self._idle = threading.Condition()
         self._pruner = BackgroundPruner(self.store, self.retention_days, self._track)
 
-    def _prepare(self, message: str, thread_id: str | None, language: str | None, prefer: str | None,
-                 changes: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
+    def _prepare(
+        self,
+        message: str,
+        thread_id: str | None,
+        language: str | None,
+        prefer: str | None,
+        changes: dict[str, Any] | None,
+    ) -> tuple[dict[str, Any], str]:
         """Validate one turn's input; returns the graph input and the thread id."""
         if not isinstance(message, str):
             raise ValueError("message must be text")
@@ -129,8 +141,9 @@ class Advisor:
             raise ValueError("the message is empty")
         if len(message) > MAX_MESSAGE_CHARS:
             raise ValueError(f"the message is too long ({len(message)} characters; at most {MAX_MESSAGE_CHARS})")
-        if thread_id is not None and (not isinstance(thread_id, str) or not thread_id.strip()
-                                      or len(thread_id) > MAX_THREAD_ID_CHARS):
+        if thread_id is not None and (
+            not isinstance(thread_id, str) or not thread_id.strip() or len(thread_id) > MAX_THREAD_ID_CHARS
+        ):
             raise ValueError(f"thread_id must be a non-empty string of at most {MAX_THREAD_ID_CHARS} characters")
         if prefer not in (None, "cost", "speed"):
             raise ValueError("prefer must be 'cost' or 'speed'")
@@ -140,8 +153,12 @@ class Advisor:
             if unknown:
                 raise ValueError(f"unknown job field(s) to change: {', '.join(sorted(unknown))}")
             JobSpec.model_validate({"language": explicit or "en", **changes})
-        graph_input = {"message": message, "explicit_language": explicit, "prefer": prefer,
-                       "changes": dict(changes) if changes else None}
+        graph_input = {
+            "message": message,
+            "explicit_language": explicit,
+            "prefer": prefer,
+            "changes": dict(changes) if changes else None,
+        }
         return graph_input, thread_id or new_thread_id()
 
     def _track(self, delta: int) -> None:
@@ -150,8 +167,9 @@ class Advisor:
             self._running += delta
             self._idle.notify_all()
 
-    def _run_turn(self, graph_input: dict[str, Any], thread: str, emit: Callable[[dict[str, Any]], None] | None
-                  ) -> dict[str, Any]:
+    def _run_turn(
+        self, graph_input: dict[str, Any], thread: str, emit: Callable[[dict[str, Any]], None] | None
+    ) -> dict[str, Any]:
         """One turn under the thread's lock; `emit` receives progress and delta events when streaming."""
         config = {"configurable": {"thread_id": thread}}
         with self.store.turn_lock(thread), llm.turn_budget():  # every LLM call of the turn shares one deadline
@@ -159,8 +177,9 @@ class Advisor:
                 state = self._graph.invoke(graph_input, config, durability=DURABILITY)
             else:
                 state = {}
-                for mode, chunk in self._graph.stream(graph_input, config, stream_mode=["custom", "values"],
-                                                      durability=DURABILITY):
+                for mode, chunk in self._graph.stream(
+                    graph_input, config, stream_mode=["custom", "values"], durability=DURABILITY
+                ):
                     if mode == "custom":
                         emit(chunk)
                     else:
@@ -170,8 +189,15 @@ class Advisor:
             self.on_turn()
         return state
 
-    def respond(self, message: str, *, thread_id: str | None = None, language: str | None = None,
-                prefer: str | None = None, changes: dict[str, Any] | None = None) -> dict[str, Any]:
+    def respond(
+        self,
+        message: str,
+        *,
+        thread_id: str | None = None,
+        language: str | None = None,
+        prefer: str | None = None,
+        changes: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Run one turn and return its JSON-ready result."""
         graph_input, thread = self._prepare(message, thread_id, language, prefer, changes)
         self._track(+1)
@@ -191,8 +217,15 @@ class Advisor:
             return None
         return self.respond("", changes=fields, language=spec.get("language"), prefer=values.get("preference"))
 
-    def stream(self, message: str, *, thread_id: str | None = None, language: str | None = None,
-               prefer: str | None = None, changes: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    def stream(
+        self,
+        message: str,
+        *,
+        thread_id: str | None = None,
+        language: str | None = None,
+        prefer: str | None = None,
+        changes: dict[str, Any] | None = None,
+    ) -> Iterator[dict[str, Any]]:
         """Run one turn, yielding progress and delta events, then the final result (or an error event).
 
         The turn runs in a thread of its own: a consumer that stops early (a client gone) does not abort it."""
@@ -211,17 +244,24 @@ class Advisor:
         try:
             yield from Detached(produce, name=f"turn-{thread[:8]}", on_exit=lambda: self._track(-1))
         except CatalogError as error:  # the offers catalog cannot be read: say so, in one line
-            yield {"type": "error", "code": "catalog_unavailable", "message": " ".join(str(error).split()),
-                   "error_id": new_thread_id()[:12]}
-        except Exception:  # noqa: BLE001 - a stream ends with an error event, never a broken connection
+            yield {
+                "type": "error",
+                "code": "catalog_unavailable",
+                "message": " ".join(str(error).split()),
+                "error_id": new_thread_id()[:12],
+            }
+        except Exception:
             error_id = new_thread_id()[:12]
             log.exception("turn failed (error id %s)", error_id)
-            yield {"type": "error", "code": "internal_error", "message": "the advisor failed on this turn",
-                   "error_id": error_id}
+            yield {
+                "type": "error",
+                "code": "internal_error",
+                "message": "the advisor failed on this turn",
+                "error_id": error_id,
+            }
 
     def close(self) -> None:
         """Wait (briefly) for turns still running, then close the thread store."""
         with self._idle:
             self._idle.wait_for(lambda: self._running == 0, timeout=CLOSE_WAIT_S)
         self.store.close()
-

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import prompts
 from agent import llm
@@ -69,8 +70,12 @@ def _system(language: str, job: dict[str, Any] | None) -> str:
     from agent.toolbox import tool_summaries
 
     job_json = json.dumps({k: v for k, v in (job or {}).items() if v is not None}, ensure_ascii=False)
-    return (prompts.load("tool_agent_system.txt").replace("{language_name}", LANGUAGE_NAMES.get(language, "English"))
-            .replace("{job}", job_json).replace("{tools}", tool_summaries()))
+    return (
+        prompts.load("tool_agent_system.txt")
+        .replace("{language_name}", LANGUAGE_NAMES.get(language, "English"))
+        .replace("{job}", job_json)
+        .replace("{tools}", tool_summaries())
+    )
 
 
 VERBOSE_KEYS = frozenset({"sources", "notes", "assumptions", "options", "excluded_examples"})
@@ -108,7 +113,7 @@ def _run_call(name: str, arguments: str, context: ToolContext) -> tuple[str, boo
         result = call_tool(name, arguments, context).model_dump(mode="json")
     except ToolInputError as error:
         return json.dumps({"error": str(error)}), False
-    except Exception as error:  # noqa: BLE001 - the model gets a readable error, the turn goes on
+    except Exception as error:
         return json.dumps({"error": f"{name} failed: {type(error).__name__}"}), False
     return compact_result(result), True
 
@@ -120,8 +125,9 @@ def _grounding_names(message: str, language: str, job: dict[str, Any] | None) ->
     return frozenset(names | {"currency:USD"} | ({f"currency:{currency}"} if currency else set()))
 
 
-def answer_with_tools(message: str, language: str, *, context: ToolContext | None = None,
-                      job: dict[str, Any] | None = None) -> ToolAnswer:
+def answer_with_tools(
+    message: str, language: str, *, context: ToolContext | None = None, job: dict[str, Any] | None = None
+) -> ToolAnswer:
     """Let the LLM answer with tool calls; every claim of its reply checked against the tool results."""
     if not llm.llm_configured():
         return ToolAnswer(answer=note("needs_llm", language))
@@ -129,8 +135,10 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
     from agent.toolbox import ToolContext
 
     context = context or ToolContext()
-    messages: list[dict[str, Any]] = [{"role": "system", "content": _system(language, job)},
-                                      {"role": "user", "content": message}]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": _system(language, job)},
+        {"role": "user", "content": message},
+    ]
     results: list[str] = []
     used: list[str] = []
     ends_at = time.monotonic() + BUDGET_DEADLINES * llm.timeout_s()
@@ -139,20 +147,34 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
             remaining = ends_at - time.monotonic()
             if remaining <= 0:
                 raise llm.LlmUnavailable("the LLM timed out")
-            choice = llm.call(lambda client: client.chat.completions.create(
-                model=llm.model_name(), messages=messages, tools=llm_tools(), tool_choice="auto", temperature=0),
-                deadline_s=min(remaining, llm.timeout_s())).choices[0]
+            choice = llm.call(
+                lambda client: client.chat.completions.create(
+                    model=llm.model_name(), messages=messages, tools=llm_tools(), tool_choice="auto", temperature=0
+                ),
+                deadline_s=min(remaining, llm.timeout_s()),
+            ).choices[0]
             reply = choice.message
             calls = list(reply.tool_calls or [])[:MAX_CALLS_PER_STEP]
             if not calls and getattr(choice, "finish_reason", None) in llm.CUT_SHORT:  # a list cut mid-way
-                return ToolAnswer(answer=note("tool_failed", language), tools_used=used,
-                                  note=note("tool_incomplete", language))
+                return ToolAnswer(
+                    answer=note("tool_failed", language), tools_used=used, note=note("tool_incomplete", language)
+                )
             if not calls:
                 return _final(reply.content or "", message, language, job, results, used)
-            messages.append({"role": "assistant", "content": reply.content or "",  # null: HTTP 500 on llama.cpp
-                             "tool_calls": [{"id": c.id, "type": "function",
-                                             "function": {"name": c.function.name,
-                                                          "arguments": c.function.arguments}} for c in calls]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": reply.content or "",  # null: HTTP 500 on llama.cpp
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.function.name, "arguments": c.function.arguments},
+                        }
+                        for c in calls
+                    ],
+                }
+            )
             for call in calls:
                 content, ok = _run_call(call.function.name, call.function.arguments, context)
                 if ok:
@@ -164,8 +186,9 @@ def answer_with_tools(message: str, language: str, *, context: ToolContext | Non
     return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_unverified", language))
 
 
-def _final(text: str, message: str, language: str, job: dict[str, Any] | None, results: list[str],
-           used: list[str]) -> ToolAnswer:
+def _final(
+    text: str, message: str, language: str, job: dict[str, Any] | None, results: list[str], used: list[str]
+) -> ToolAnswer:
     """The model's reply when every claim in it is in the tool results; else the honest fallback."""
     from agent.claims import tool_problems
 
@@ -225,8 +248,9 @@ def tools_node(state: dict[str, Any], db_path: Path | None = None) -> dict[str, 
     _stream({"type": "progress", "node": "tools", "label": note("progress_tools", language)})
     from agent.toolbox import ToolContext
 
-    result = answer_with_tools(state.get("message") or "", language, context=ToolContext(db_path),
-                               job=state.get("spec"))
+    result = answer_with_tools(
+        state.get("message") or "", language, context=ToolContext(db_path), job=state.get("spec")
+    )
     _stream({"type": "delta", "text": result.answer})
     from agent.writing import fixed_text
 

@@ -19,9 +19,24 @@ import prompts
 
 _SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)\.\s")
 _CLAUSE_END = re.compile(r";\s|\s\((?!e\.g)|,\s(?=e\.g)")
-DROPPED_KEYS = frozenset({"title", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                          "minLength", "maxLength", "minItems", "maxItems", "examples", "pattern", "not",
-                          "additionalProperties"})
+DROPPED_KEYS = frozenset(
+    {
+        "title",
+        "default",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "examples",
+        "pattern",
+        "not",
+        "additionalProperties",
+    }
+)
 
 
 @cache
@@ -92,8 +107,9 @@ def compact_schema(schema: Any, *, limit: int | None = None, top: bool = True) -
         else:
             out[key] = compact_schema(value, limit=limit, top=False)
     if "$defs" in out:  # a definition's own description repeats the property's
-        out["$defs"] = {name: {k: v for k, v in item.items() if k != "description"}
-                        for name, item in out["$defs"].items()}
+        out["$defs"] = {
+            name: {k: v for k, v in item.items() if k != "description"} for name, item in out["$defs"].items()
+        }
     return out
 
 
@@ -102,5 +118,14 @@ def llm_tools() -> list[dict[str, Any]]:
     from agent.toolbox import TOOLS
 
     short = _settings()["tools"]
-    return [{"type": "function", "function": {"name": tool.name, "description": short.get(tool.name, tool.description),
-                                              "parameters": compact_schema(tool.input_schema())}} for tool in TOOLS]
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": short.get(tool.name, tool.description),
+                "parameters": compact_schema(tool.input_schema()),
+            },
+        }
+        for tool in TOOLS
+    ]

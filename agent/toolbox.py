@@ -68,10 +68,12 @@ class CatalogQuery(BaseModel):
     provider: list[str] | None = Field(None, max_length=20, description="Provider ids, e.g. ['runpod', 'aws'].")
     region: list[str] | None = Field(None, max_length=20, description="Regions or zones, e.g. ['eu-west-1'].")
     spot_only: bool = Field(False, description="Only offers with a spot price.")
-    max_price: float | None = Field(None, ge=0, le=1e6, description="USD/hour for the instance (spot price with "
-                                                                    "spot_only).")
+    max_price: float | None = Field(
+        None, ge=0, le=1e6, description="USD/hour for the instance (spot price with spot_only)."
+    )
     interconnect: Literal["nvlink", "pcie", "unknown", "none"] | None = Field(
-        None, description="GPU-to-GPU link inside the instance: nvlink, pcie, unknown or none.")
+        None, description="GPU-to-GPU link inside the instance: nvlink, pcie, unknown or none."
+    )
     sort: Literal[tuple(SORTS)] = Field("price", description="Sort key.")  # type: ignore[valid-type]
     limit: int = Field(20, ge=1, le=MAX_CATALOG_LIMIT, description="At most this many offers.")
 
@@ -122,10 +124,15 @@ class ProviderQuery(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    provider: str | None = Field(None, max_length=64, description="Provider id or name; all providers when omitted.",
-                                 json_schema_extra={"pattern": provider_name_pattern(),
-                                                    "x-refusal": "unknown provider; known providers: "
-                                                                 + ", ".join(p.id for p in all_providers())})
+    provider: str | None = Field(
+        None,
+        max_length=64,
+        description="Provider id or name; all providers when omitted.",
+        json_schema_extra={
+            "pattern": provider_name_pattern(),
+            "x-refusal": "unknown provider; known providers: " + ", ".join(p.id for p in all_providers()),
+        },
+    )
 
 
 class ProvidersResult(BaseModel):
@@ -135,10 +142,14 @@ class ProvidersResult(BaseModel):
 
 
 OFFLOAD_RULES = [  # what EstimateRequest's layout check refuses, as JSON-schema conditions
-    {"if": {"required": ["offload"], "properties": {"offload": {"enum": ["optimizer", "optimizer+params"]}}},
-     "then": {"required": ["sharding"], "properties": {"sharding": {"enum": ["zero1", "zero2", "zero3", "fsdp"]}}}},
-    {"if": {"required": ["offload"], "properties": {"offload": {"const": "optimizer+params"}}},
-     "then": {"required": ["sharding"], "properties": {"sharding": {"enum": ["zero3", "fsdp"]}}}},
+    {
+        "if": {"required": ["offload"], "properties": {"offload": {"enum": ["optimizer", "optimizer+params"]}}},
+        "then": {"required": ["sharding"], "properties": {"sharding": {"enum": ["zero1", "zero2", "zero3", "fsdp"]}}},
+    },
+    {
+        "if": {"required": ["offload"], "properties": {"offload": {"const": "optimizer+params"}}},
+        "then": {"required": ["sharding"], "properties": {"sharding": {"enum": ["zero3", "fsdp"]}}},
+    },
 ]
 
 
@@ -159,18 +170,29 @@ def _estimate(body: EstimateRequest, context: ToolContext) -> Estimate:
     result = estimate(body)
     if body.gpu is None:
         return result
-    return EstimateWithThroughput(**result.model_dump(),
-                                  throughput=throughput_block(body, gpu=body.gpu, gpus=body.num_gpus))
+    return EstimateWithThroughput(
+        **result.model_dump(), throughput=throughput_block(body, gpu=body.gpu, gpus=body.num_gpus)
+    )
 
 
 def _catalog(body: CatalogQuery, context: ToolContext) -> CatalogResult:
     """Filter and sort the offers catalog; a GPU name the GPU table does not know is refused with the closest."""
     if body.gpu and lookup_gpu(body.gpu) is None:
         raise ToolInputError(f"unknown GPU '{body.gpu}'; closest known names: {', '.join(closest_gpu_names(body.gpu))}")
-    offers = query_offers(context.db_path, gpu=body.gpu, min_vram_gib=body.min_vram_gib, gpu_count=body.gpu_count,
-                          min_gpu_count=body.min_gpu_count, providers=body.provider, regions=body.region,
-                          spot_only=body.spot_only, max_price=body.max_price, interconnect=body.interconnect,
-                          sort=body.sort, limit=body.limit)
+    offers = query_offers(
+        context.db_path,
+        gpu=body.gpu,
+        min_vram_gib=body.min_vram_gib,
+        gpu_count=body.gpu_count,
+        min_gpu_count=body.min_gpu_count,
+        providers=body.provider,
+        regions=body.region,
+        spot_only=body.spot_only,
+        max_price=body.max_price,
+        interconnect=body.interconnect,
+        sort=body.sort,
+        limit=body.limit,
+    )
     return CatalogResult(offers=offers)
 
 
@@ -219,21 +241,69 @@ class Tool:
 
 
 TOOLS: tuple[Tool, ...] = (
-    Tool("estimate", "Peak training memory (VRAM) per GPU for a model, method and setup, with its breakdown and the "
-         "fit on a GPU when one is named; with a GPU, also the throughput on num_gpus of them (layout, tokens/s per "
-         "GPU, step time, MFU, communication share).", EstimateToolRequest, EstimateWithThroughput, _estimate, "a memory estimator"),
-    Tool("catalog_query", "Filter and sort the catalog of rentable GPU offers (provider, instance, GPU, count, "
-         "region, on-demand and spot USD/hour).", CatalogQuery, CatalogResult, _catalog, "the offers catalog"),
-    Tool("rank", "Rank catalog offers for a training job by expected total cost (memory fit, topology, time, spot "
-         "risk, budget, deadline), with the cheapest and fastest alternatives.", RankRequest, RankingResult, _rank, "a ranking of offers by total job cost"),
-    Tool("topology", "Check whether and how a job runs on a given set of GPUs: layout, per-GPU memory and the share "
-         "of each step spent communicating.", TopologyRequest, TopologyResult, _topology, "a topology checker"),
-    Tool("spot_risk", "Spot versus on-demand for one job: expected preemptions, checkpoint interval, expected cost "
-         "and the chance to finish by a deadline.", SpotRiskRequest, SpotRiskResult, lambda b, c: assess_spot(b), "spot-risk analysis"),
-    Tool("faq_search", "Answer a why/how question about renting GPUs for training from the FAQ knowledge base, "
-         "with citations.", FaqSearch, FaqAnswer, _faq, "a cited FAQ"),
-    Tool("provider_info", "What providers' docs say: billing granularity and minimum, spot availability and notice, "
-         "egress price, inter-node fabric.", ProviderQuery, ProvidersResult, _providers, "provider facts (billing granularity, spot)"),
+    Tool(
+        "estimate",
+        "Peak training memory (VRAM) per GPU for a model, method and setup, with its breakdown and the "
+        "fit on a GPU when one is named; with a GPU, also the throughput on num_gpus of them (layout, tokens/s per "
+        "GPU, step time, MFU, communication share).",
+        EstimateToolRequest,
+        EstimateWithThroughput,
+        _estimate,
+        "a memory estimator",
+    ),
+    Tool(
+        "catalog_query",
+        "Filter and sort the catalog of rentable GPU offers (provider, instance, GPU, count, "
+        "region, on-demand and spot USD/hour).",
+        CatalogQuery,
+        CatalogResult,
+        _catalog,
+        "the offers catalog",
+    ),
+    Tool(
+        "rank",
+        "Rank catalog offers for a training job by expected total cost (memory fit, topology, time, spot "
+        "risk, budget, deadline), with the cheapest and fastest alternatives.",
+        RankRequest,
+        RankingResult,
+        _rank,
+        "a ranking of offers by total job cost",
+    ),
+    Tool(
+        "topology",
+        "Check whether and how a job runs on a given set of GPUs: layout, per-GPU memory and the share "
+        "of each step spent communicating.",
+        TopologyRequest,
+        TopologyResult,
+        _topology,
+        "a topology checker",
+    ),
+    Tool(
+        "spot_risk",
+        "Spot versus on-demand for one job: expected preemptions, checkpoint interval, expected cost "
+        "and the chance to finish by a deadline.",
+        SpotRiskRequest,
+        SpotRiskResult,
+        lambda b, c: assess_spot(b),
+        "spot-risk analysis",
+    ),
+    Tool(
+        "faq_search",
+        "Answer a why/how question about renting GPUs for training from the FAQ knowledge base, with citations.",
+        FaqSearch,
+        FaqAnswer,
+        _faq,
+        "a cited FAQ",
+    ),
+    Tool(
+        "provider_info",
+        "What providers' docs say: billing granularity and minimum, spot availability and notice, "
+        "egress price, inter-node fabric.",
+        ProviderQuery,
+        ProvidersResult,
+        _providers,
+        "provider facts (billing granularity, spot)",
+    ),
 )
 REGISTRY: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
 
@@ -275,8 +345,9 @@ def parse_arguments(tool: Tool, arguments: str | dict[str, Any] | BaseModel | No
     return body
 
 
-def call_tool(name: str, arguments: str | dict[str, Any] | BaseModel | None,
-              context: ToolContext | None = None) -> BaseModel:
+def call_tool(
+    name: str, arguments: str | dict[str, Any] | BaseModel | None, context: ToolContext | None = None
+) -> BaseModel:
     """Run one tool on validated arguments; ToolInputError for bad input (including the tools' own ValueErrors)."""
     tool = get_tool(name)
     body = parse_arguments(tool, arguments)
@@ -291,5 +362,10 @@ def call_tool(name: str, arguments: str | dict[str, Any] | BaseModel | None,
 
 def openai_tools() -> list[dict[str, Any]]:
     """The registry as OpenAI function-calling tool definitions."""
-    return [{"type": "function", "function": {"name": tool.name, "description": tool.description,
-                                              "parameters": tool.input_schema()}} for tool in TOOLS]
+    return [
+        {
+            "type": "function",
+            "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema()},
+        }
+        for tool in TOOLS
+    ]

@@ -25,10 +25,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from catalog_scale import synthesise  # noqa: E402
+from catalog_scale import synthesise
 
-from tools.catalog.query import build_from_snapshot, query_offers  # noqa: E402
-from tools.catalog.candidates import candidate_rows  # noqa: E402
+from tools.catalog.candidates import candidate_rows
+from tools.catalog.query import build_from_snapshot, query_offers
 
 QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("min 70 GiB/GPU, by price", {"min_vram_gib": 70, "limit": 20}),
@@ -36,12 +36,13 @@ QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("A100 any size, by price per GPU", {"gpu": "A100", "sort": "price_per_gpu", "limit": 20}),
     ("spot <= 1 USD/h, by spot price", {"spot_only": True, "max_price": 1.0, "sort": "spot_price", "limit": 20}),
     ("aws us-east-1, >= 24 GiB", {"provider": "aws", "region": "us-east-1", "min_vram_gib": 24, "limit": 20}),
-    ("nvlink, >= 4 GPUs, by price per GPU", {"interconnect": "nvlink", "min_gpu_count": 4,
-                                             "sort": "price_per_gpu", "limit": 20}),
+    (
+        "nvlink, >= 4 GPUs, by price per GPU",
+        {"interconnect": "nvlink", "min_gpu_count": 4, "sort": "price_per_gpu", "limit": 20},
+    ),
     ("L4 <= 1 USD/h, all rows", {"gpu": "L4", "max_price": 1.0, "gpu_count": 1, "limit": 200}),
     ("biggest VRAM first", {"sort": "vram", "limit": 20}),
-    (">= 150 GiB/GPU spot, by spot price", {"min_vram_gib": 150, "spot_only": True, "sort": "spot_price",
-                                            "limit": 20}),
+    (">= 150 GiB/GPU spot, by spot price", {"min_vram_gib": 150, "spot_only": True, "sort": "spot_price", "limit": 20}),
     ("runpod or vast, by price per GPU", {"providers": ["runpod", "vast"], "sort": "price_per_gpu", "limit": 20}),
     ("8+ GPUs <= 30 USD/h, >= 40 GiB", {"min_gpu_count": 8, "max_price": 30, "min_vram_gib": 40, "limit": 20}),
 ]
@@ -106,23 +107,31 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=1_000_000, help="synthetic catalog size (0 = skip)")
     parser.add_argument("--repeat", type=int, default=100, help="runs per query")
     args = parser.parse_args()
-    print("reproduce: .venv/bin/python benchmarks/catalog_query.py"
-          + (f" --rows {args.rows}" if args.rows != 1_000_000 else "")
-          + (f" --repeat {args.repeat}" if args.repeat != 100 else ""))
+    print(
+        "reproduce: .venv/bin/python benchmarks/catalog_query.py"
+        + (f" --rows {args.rows}" if args.rows != 1_000_000 else "")
+        + (f" --repeat {args.repeat}" if args.repeat != 100 else "")
+    )
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         snapshot_db = build_from_snapshot(Path(tmp) / "snapshot.sqlite")
         ok &= report("shipped snapshot", measure(snapshot_db, args.repeat), 10)
-        report("shipped snapshot: ranking candidates (cold, once per catalog version and wishes)",
-               measure_candidates(snapshot_db, max(3, args.repeat // 10)), float("inf"))
+        report(
+            "shipped snapshot: ranking candidates (cold, once per catalog version and wishes)",
+            measure_candidates(snapshot_db, max(3, args.repeat // 10)),
+            float("inf"),
+        )
         if args.rows:
             start = time.perf_counter()
             big = synthesise(args.rows, Path(tmp) / "synthetic.sqlite")
-            print(f"\nbuilt {args.rows:,} synthetic offers in {time.perf_counter() - start:.1f} s "
-                  f"({big.stat().st_size / 1e6:.0f} MB)")
+            print(
+                f"\nbuilt {args.rows:,} synthetic offers in {time.perf_counter() - start:.1f} s "
+                f"({big.stat().st_size / 1e6:.0f} MB)"
+            )
             ok &= report(f"synthetic {args.rows:,} offers", measure(big, max(10, args.repeat // 2)), 100)
-            report(f"synthetic {args.rows:,} offers: ranking candidates (cold)", measure_candidates(big, 3),
-                   float("inf"))
+            report(
+                f"synthetic {args.rows:,} offers: ranking candidates (cold)", measure_candidates(big, 3), float("inf")
+            )
     return 0 if ok else 1
 
 

@@ -42,8 +42,14 @@ NEW_JOBS = [
     "QLoRA Qwen2.5 14B dengan 20 ribu contoh, boleh spot",
     "pretrain GPT-2 small from scratch on 10B tokens, budget $200",
 ]
-FOLLOW_UPS = ["e con 4 GPU?", "kalau pakai QLoRA?", "cheaper?", "e se uso le spot?", "yang lebih cepat?",
-              "and with 8 GPUs?"]
+FOLLOW_UPS = [
+    "e con 4 GPU?",
+    "kalau pakai QLoRA?",
+    "cheaper?",
+    "e se uso le spot?",
+    "yang lebih cepat?",
+    "and with 8 GPUs?",
+]
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -75,8 +81,12 @@ def synthesise(rows: int, path: Path, seed: int = 14) -> Path:
                         item[f"{key}_lc"] = item[key].lower()
             yield item
 
-    return build_db(path, generate(), {"source": f"synthetic {rows} offers", "snapshot_date": "synthetic",
-                                       "built_from": "synthetic"}, trusted_rows=True)
+    return build_db(
+        path,
+        generate(),
+        {"source": f"synthetic {rows} offers", "snapshot_date": "synthetic", "built_from": "synthetic"},
+        trusted_rows=True,
+    )
 
 
 def child(db: Path, turns: int) -> None:
@@ -100,9 +110,17 @@ def child(db: Path, turns: int) -> None:
         times.append((time.perf_counter() - start) * 1000)
     advisor.close()
     headline = (first.get("offers") or [{}])[0]
-    print(json.dumps({"cold_ms": cold, "p50": statistics.median(times), "p95": _percentile(times, 0.95),
-                      "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                      "headline": [headline.get("provider"), headline.get("instance_type")]}))
+    print(
+        json.dumps(
+            {
+                "cold_ms": cold,
+                "p50": statistics.median(times),
+                "p95": _percentile(times, 0.95),
+                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "headline": [headline.get("provider"), headline.get("instance_type")],
+            }
+        )
+    )
 
 
 COMPARE_JOB = "QLoRA su Llama 3 8B, budget 50 euro"
@@ -142,20 +160,31 @@ def compare_sizes(sizes: list[int], keep: Path, code: Path) -> None:
 
         def run(phase: str, db: Path = db) -> dict[str, Any]:
             """One phase in a fresh process of `code`: its JSON line."""
-            out = subprocess.run([sys.executable, "-c", COMPARE_CHILD, str(db), phase, COMPARE_JOB], capture_output=True, text=True,
-                                 check=True, env=env, cwd=code)
+            out = subprocess.run(
+                [sys.executable, "-c", COMPARE_CHILD, str(db), phase, COMPARE_JOB],
+                capture_output=True,
+                text=True,
+                check=True,
+                env=env,
+                cwd=code,
+            )
             return json.loads(out.stdout.strip().splitlines()[-1])
 
         os.utime(db)  # a new file version: the first start checks it in full, the first page builds the store
         first, second, pages, again = run("startup"), run("startup"), run("pages"), run("pages")
-        print(f"{size:>9,} offers: start-up first {first['startup_s']:6.2f} s, next {second['startup_s']:6.3f} s | "
-              f"first page {pages['first_s']:7.3f} s (after a restart {again['first_s']:6.3f} s), later page "
-              f"{again['later_s'] * 1000:6.1f} ms | job first page {pages['job_first_s']:7.2f} s (after a restart "
-              f"{again['job_first_s']:6.3f} s), later {again['job_later_s'] * 1000:6.1f} ms, last "
-              f"{again['job_last_s'] * 1000:6.1f} ms, rows {again['job_rows']:,} of {again['total']:,} | peak RSS "
-              f"{max(pages['rss_mb'], again['rss_mb']):6.0f} MB", flush=True)
-    print(f"reproduce: .venv/bin/python benchmarks/catalog_scale.py --compare --sizes {','.join(map(str, sizes))} "
-          f"--code {code}")
+        print(
+            f"{size:>9,} offers: start-up first {first['startup_s']:6.2f} s, next {second['startup_s']:6.3f} s | "
+            f"first page {pages['first_s']:7.3f} s (after a restart {again['first_s']:6.3f} s), later page "
+            f"{again['later_s'] * 1000:6.1f} ms | job first page {pages['job_first_s']:7.2f} s (after a restart "
+            f"{again['job_first_s']:6.3f} s), later {again['job_later_s'] * 1000:6.1f} ms, last "
+            f"{again['job_last_s'] * 1000:6.1f} ms, rows {again['job_rows']:,} of {again['total']:,} | peak RSS "
+            f"{max(pages['rss_mb'], again['rss_mb']):6.0f} MB",
+            flush=True,
+        )
+    print(
+        f"reproduce: .venv/bin/python benchmarks/catalog_scale.py --compare --sizes {','.join(map(str, sizes))} "
+        f"--code {code}"
+    )
 
 
 def main() -> None:
@@ -166,8 +195,11 @@ def main() -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--compare", action="store_true", help="time /compare and start-up instead of chat turns")
     parser.add_argument("--keep", default=tempfile.gettempdir(), help="folder where --compare keeps its catalogs")
-    parser.add_argument("--code", default=str(Path(__file__).resolve().parents[1]),
-                        help="checkout whose code --compare runs (for before/after in the same conditions)")
+    parser.add_argument(
+        "--code",
+        default=str(Path(__file__).resolve().parents[1]),
+        help="checkout whose code --compare runs (for before/after in the same conditions)",
+    )
     args = parser.parse_args()
     if args.child:
         child(Path(args.child), args.turns)
@@ -182,19 +214,28 @@ def main() -> None:
             start = time.perf_counter()
             db = synthesise(size, Path(folder) / f"catalog-{size}.sqlite")
             built = time.perf_counter() - start
-            out = subprocess.run([sys.executable, __file__, "--child", str(db), "--turns", str(args.turns)],
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", str(db), "--turns", str(args.turns)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             row = results[position] = json.loads(out.stdout.strip().splitlines()[-1])
             row["build_s"] = built
             db.unlink()
-            print(f"{size:>9,} offers (built in {built:5.1f} s): first turn {row['cold_ms']:7.0f} ms, warm p50 "
-                  f"{row['p50']:6.1f} ms, p95 {row['p95']:6.1f} ms, peak RSS {row['rss_mb']:5.0f} MB, headline "
-                  f"{' '.join(str(x) for x in row['headline'])}", flush=True)
+            print(
+                f"{size:>9,} offers (built in {built:5.1f} s): first turn {row['cold_ms']:7.0f} ms, warm p50 "
+                f"{row['p50']:6.1f} ms, p95 {row['p95']:6.1f} ms, peak RSS {row['rss_mb']:5.0f} MB, headline "
+                f"{' '.join(str(x) for x in row['headline'])}",
+                flush=True,
+            )
     smallest = results[min(range(len(sizes)), key=lambda i: sizes[i])]
     largest = results[max(range(len(sizes)), key=lambda i: sizes[i])]
-    print(f"p95 {max(sizes):,} / {min(sizes):,}: {largest['p95'] / smallest['p95']:.2f}x (target <= 1.5x; a size "
-          "listed twice, e.g. 5000,1000000,5000, brackets the large one against load changes); "
-          f"largest peak RSS {max(r['rss_mb'] for r in results.values()):.0f} MB (target <= 300 MB)")
+    print(
+        f"p95 {max(sizes):,} / {min(sizes):,}: {largest['p95'] / smallest['p95']:.2f}x (target <= 1.5x; a size "
+        "listed twice, e.g. 5000,1000000,5000, brackets the large one against load changes); "
+        f"largest peak RSS {max(r['rss_mb'] for r in results.values()):.0f} MB (target <= 300 MB)"
+    )
     print(f"reproduce: .venv/bin/python benchmarks/catalog_scale.py --sizes {args.sizes} --turns {args.turns}")
 
 

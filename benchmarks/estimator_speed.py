@@ -14,9 +14,11 @@ CASES = {
     "estimate (llama-3.1-8b qlora)": EstimateRequest(model="llama-3.1-8b", method="qlora"),
     "estimate (llama-3.1-70b full, 64x zero3)": EstimateRequest(model="llama-3.1-70b", num_gpus=64, sharding="zero3"),
     "fit search, fits (llama-3.1-8b lora on A100-80GB)": EstimateRequest(
-        model="llama-3.1-8b", method="lora", gradient_checkpointing=True, gpu="A100-80GB"),
-    "fit search + fixes (llama-3.1-70b full on H100)": EstimateRequest(model="llama-3.1-70b", gpu="H100",
-                                                                     micro_batch_size=4, seq_len=4096),
+        model="llama-3.1-8b", method="lora", gradient_checkpointing=True, gpu="A100-80GB"
+    ),
+    "fit search + fixes (llama-3.1-70b full on H100)": EstimateRequest(
+        model="llama-3.1-70b", gpu="H100", micro_batch_size=4, seq_len=4096
+    ),
 }
 
 

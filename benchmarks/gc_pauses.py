@@ -54,17 +54,23 @@ print(json.dumps(pauses))
 def run_side(side: str, turns: int) -> list[tuple[int, float]]:
     """(generation, pause ms) of every collection during `turns` warm turns on one side."""
     with tempfile.TemporaryDirectory() as home:
-        out = subprocess.run([sys.executable, "-c", SIDE, home, side, str(turns)], capture_output=True, text=True,
-                             cwd=ROOT, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", SIDE, home, side, str(turns)], capture_output=True, text=True, cwd=ROOT, check=True
+        )
     return [tuple(item) for item in json.loads(out.stdout.strip().splitlines()[-1])]
 
 
 def summary(pauses: list[tuple[int, float]]) -> dict[str, float]:
     """Counts by generation, longest, p99 and total pause in ms."""
     times = sorted(ms for _, ms in pauses) or [0.0]
-    return {"gen0": sum(g == 0 for g, _ in pauses), "gen1": sum(g == 1 for g, _ in pauses),
-            "gen2": sum(g == 2 for g, _ in pauses), "max_ms": times[-1],
-            "p99_ms": times[min(len(times) - 1, int(0.99 * len(times)))], "total_ms": sum(times)}
+    return {
+        "gen0": sum(g == 0 for g, _ in pauses),
+        "gen1": sum(g == 1 for g, _ in pauses),
+        "gen2": sum(g == 2 for g, _ in pauses),
+        "max_ms": times[-1],
+        "p99_ms": times[min(len(times) - 1, int(0.99 * len(times)))],
+        "total_ms": sum(times),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     sides = {side: summary(run_side(side, args.turns)) for side in ("baseline", "tuned")}
     print(f"{'side':9} {'gen0':>5} {'gen1':>5} {'gen2':>5} {'max ms':>8} {'p99 ms':>8} {'total ms':>9}")
     for side, f in sides.items():
-        print(f"{side:9} {f['gen0']:5d} {f['gen1']:5d} {f['gen2']:5d} {f['max_ms']:8.2f} {f['p99_ms']:8.2f} "
-              f"{f['total_ms']:9.1f}")
+        print(
+            f"{side:9} {f['gen0']:5d} {f['gen1']:5d} {f['gen2']:5d} {f['max_ms']:8.2f} {f['p99_ms']:8.2f} "
+            f"{f['total_ms']:9.1f}"
+        )
     base, tuned = sides["baseline"], sides["tuned"]
     for key in ("max_ms", "total_ms"):
         ratio = tuned[key] / base[key] if base[key] else float("nan")

@@ -42,8 +42,14 @@ def bench_app(home: str) -> Any:
     from web.app import create_app
     from web.settings import ServerSettings
 
-    app = create_app(ServerSettings(rate_per_minute=0, checkpoint_path=Path(home) / "threads.sqlite",
-                                    db_path=Path(home) / "catalog.sqlite", max_body_bytes=65536))
+    app = create_app(
+        ServerSettings(
+            rate_per_minute=0,
+            checkpoint_path=Path(home) / "threads.sqlite",
+            db_path=Path(home) / "catalog.sqlite",
+            max_body_bytes=65536,
+        )
+    )
 
     @app.post("/bench/advisor")
     def bare_advisor(request: Request, body: dict = Body(...)) -> dict:
@@ -69,8 +75,15 @@ def serve(port: int, home: str, workers: int) -> None:
 
     os.environ["GPU_ADVISOR_BENCH_HOME"] = home
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    uvicorn.run("http_turns:bench_app_from_env", factory=True, host="127.0.0.1", port=port, workers=workers,
-                log_level="warning", access_log=False)
+    uvicorn.run(
+        "http_turns:bench_app_from_env",
+        factory=True,
+        host="127.0.0.1",
+        port=port,
+        workers=workers,
+        log_level="warning",
+        access_log=False,
+    )
 
 
 def _tree_cpu_s(pid: int) -> float:
@@ -126,8 +139,9 @@ async def client_loop(base: str, path: str, stop_at: float, counts: list[int]) -
             counts.append(1)
 
 
-async def measure(base: str, path: str, clients: int, seconds: float, server_pid: int | None = None
-                  ) -> tuple[float, float]:
+async def measure(
+    base: str, path: str, clients: int, seconds: float, server_pid: int | None = None
+) -> tuple[float, float]:
     """(turns per second, server CPU seconds per turn) with `clients` concurrent clients."""
     counts: list[int] = []
     cpu = _tree_cpu_s(server_pid) if server_pid else 0.0
@@ -199,8 +213,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0, help="measuring time per cell")
     parser.add_argument("--clients", default="1,8,32", help="comma-separated client counts")
-    parser.add_argument("--workers", type=int, help="server worker processes (default: what `serve` starts, "
-                        "ServerSettings' default)")
+    parser.add_argument(
+        "--workers", type=int, help="server worker processes (default: what `serve` starts, ServerSettings' default)"
+    )
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--home", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -216,40 +231,58 @@ def main() -> None:
         port = _free_port()
         base = f"http://127.0.0.1:{port}"
         env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH") or str(Path(__file__).resolve().parents[1])}
-        server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), "--home", home,
-                                   "--workers", str(workers)], env=env)
+        server = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(port), "--home", home, "--workers", str(workers)], env=env
+        )
         try:
             _wait_ready(base, server)
             asyncio.run(measure(base, "/api/chat", 2 * workers, 2.0 + workers))  # warm every worker's caches
-            cells = {(path, n): asyncio.run(measure(base, path, n, args.seconds, server.pid))
-                     for n in levels for path in ENDPOINTS}
+            cells = {
+                (path, n): asyncio.run(measure(base, path, n, args.seconds, server.pid))
+                for n in levels
+                for path in ENDPOINTS
+            }
             rates = {key: rate for key, (rate, _) in cells.items()}
             firsts, texts, totals = asyncio.run(first_bytes(base, 20))
         finally:
             server.terminate()
             server.wait(timeout=30)
-    print(f"machine: {cores} CPU cores usable; server: {workers} uvicorn worker(s); {args.seconds:g} s per cell; "
-          "turns alternate a new Italian job and a follow-up in the same thread")
-    print(f"{'clients':>7} {'/api/chat':>11} {'/api/chat/stream':>17} {'bare advisor':>13} {'chat/bare':>10} "
-          f"{'stream/bare':>12} {'bare noop':>10}")
+    print(
+        f"machine: {cores} CPU cores usable; server: {workers} uvicorn worker(s); {args.seconds:g} s per cell; "
+        "turns alternate a new Italian job and a follow-up in the same thread"
+    )
+    print(
+        f"{'clients':>7} {'/api/chat':>11} {'/api/chat/stream':>17} {'bare advisor':>13} {'chat/bare':>10} "
+        f"{'stream/bare':>12} {'bare noop':>10}"
+    )
     for n in levels:
         chat, stream, bare, noop = (rates[(p, n)] for p in ENDPOINTS)
-        print(f"{n:>7} {chat:>11.1f} {stream:>17.1f} {bare:>13.1f} {chat / bare:>10.2f} {stream / bare:>12.2f} "
-              f"{noop:>10.1f}")
+        print(
+            f"{n:>7} {chat:>11.1f} {stream:>17.1f} {bare:>13.1f} {chat / bare:>10.2f} {stream / bare:>12.2f} "
+            f"{noop:>10.1f}"
+        )
     print("turns/s; target: /api/chat >= 0.3 x the bare advisor endpoint")
-    print(f"{'clients':>7} {'chat CPU ms/turn':>17} {'stream CPU ms/turn':>19} {'stream/chat CPU':>16} "
-          f"{'chat ceiling':>13} {'chat/ceiling':>13}")
+    print(
+        f"{'clients':>7} {'chat CPU ms/turn':>17} {'stream CPU ms/turn':>19} {'stream/chat CPU':>16} "
+        f"{'chat ceiling':>13} {'chat/ceiling':>13}"
+    )
     for n in levels:
         chat_cpu, stream_cpu = cells[("/api/chat", n)][1], cells[("/api/chat/stream", n)][1]
         ceiling = cores / chat_cpu if chat_cpu else float("inf")  # turns/s all cores could give at this CPU cost
-        print(f"{n:>7} {chat_cpu * 1000:>17.1f} {stream_cpu * 1000:>19.1f} {stream_cpu / chat_cpu:>16.2f} "
-              f"{ceiling:>13.1f} {rates[('/api/chat', n)] / ceiling:>13.2f}")
+        print(
+            f"{n:>7} {chat_cpu * 1000:>17.1f} {stream_cpu * 1000:>19.1f} {stream_cpu / chat_cpu:>16.2f} "
+            f"{ceiling:>13.1f} {rates[('/api/chat', n)] / ceiling:>13.2f}"
+        )
     print("CPU: the server's processes (all workers); ceiling = cores / CPU per turn; target chat/ceiling >= 0.8")
-    print(f"/api/chat/stream, 1 client, {len(totals)} turns: first byte p50 {_p(firsts, .5):.0f} ms / p95 "
-          f"{_p(firsts, .95):.0f} ms; first answer text p50 {_p(texts, .5):.0f} ms / p95 {_p(texts, .95):.0f} ms; "
-          f"whole turn p50 {_p(totals, .5):.0f} ms / p95 {_p(totals, .95):.0f} ms")
-    print(f"reproduce: .venv/bin/python benchmarks/http_turns.py --seconds {args.seconds:g} --clients {args.clients}"
-          + (f" --workers {args.workers}" if args.workers else ""))
+    print(
+        f"/api/chat/stream, 1 client, {len(totals)} turns: first byte p50 {_p(firsts, 0.5):.0f} ms / p95 "
+        f"{_p(firsts, 0.95):.0f} ms; first answer text p50 {_p(texts, 0.5):.0f} ms / p95 {_p(texts, 0.95):.0f} ms; "
+        f"whole turn p50 {_p(totals, 0.5):.0f} ms / p95 {_p(totals, 0.95):.0f} ms"
+    )
+    print(
+        f"reproduce: .venv/bin/python benchmarks/http_turns.py --seconds {args.seconds:g} --clients {args.clients}"
+        + (f" --workers {args.workers}" if args.workers else "")
+    )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ MESSAGE = "QLoRA su Llama 3.1 8B, 20M token, budget 50 euro"
 
 def timed(advisor: Advisor, turns: int, prefix: str) -> tuple[float, float]:
     """(wall seconds, slowest turn seconds) of `turns` concurrent turns on fresh threads."""
+
     def turn(i: int) -> float:
         began = time.perf_counter()
         advisor.respond(MESSAGE, thread_id=f"{prefix}-{i}")
@@ -50,8 +51,14 @@ def main(argv: list[str] | None = None) -> int:
             os.environ["GPU_ADVISOR_OFFLINE"] = "1"
             offline = timed(advisor, turns, f"offline{turns}")
             del os.environ["GPU_ADVISOR_OFFLINE"]
-            os.environ.update({"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "bench",
-                               "GPU_ADVISOR_MODEL": "bench", "GPU_ADVISOR_LLM_TIMEOUT_S": str(args.deadline)})
+            os.environ.update(
+                {
+                    "OPENAI_BASE_URL": server.base_url,
+                    "OPENAI_API_KEY": "bench",
+                    "GPU_ADVISOR_MODEL": "bench",
+                    "GPU_ADVISOR_LLM_TIMEOUT_S": str(args.deadline),
+                }
+            )
             server.default = (200, "never mind", 30.0, 0.0)
             if turns == 1:  # warm-up of the LLM path (the openai package is imported on first use)
                 advisor.respond(MESSAGE, thread_id="warm-llm")
@@ -61,8 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         advisor.close()
     print(f"{'turns':>5} {'offline s':>10} {'hanging s':>10} {'slowest s':>10} {'extra s':>8} {'ratio':>6}")
     for turns, (off_wall, _), (llm_wall, llm_slowest) in rows:
-        print(f"{turns:5d} {off_wall:10.2f} {llm_wall:10.2f} {llm_slowest:10.2f} {llm_wall - off_wall:8.2f} "
-              f"{llm_wall / off_wall:6.2f}")
+        print(
+            f"{turns:5d} {off_wall:10.2f} {llm_wall:10.2f} {llm_slowest:10.2f} {llm_wall - off_wall:8.2f} "
+            f"{llm_wall / off_wall:6.2f}"
+        )
     print(f"extra = hanging - offline wall time; one deadline is {args.deadline:g} s (a turn should cost one, not two)")
     print(f"reproduce: python benchmarks/llm_deadline.py --deadline {args.deadline:g} --turns {args.turns}")
     return 0

@@ -15,8 +15,15 @@ from tools.catalog.query import build_from_snapshot
 from tools.ranking.rank import clear_cache, rank_offers
 
 SPECS = [
-    JobSpec(language="en", model="llama-3.1-8b", method="qlora", dataset_tokens=20_000_000, epochs=2,
-            budget=Budget(amount=50, currency="EUR"), deadline_hours=24),
+    JobSpec(
+        language="en",
+        model="llama-3.1-8b",
+        method="qlora",
+        dataset_tokens=20_000_000,
+        epochs=2,
+        budget=Budget(amount=50, currency="EUR"),
+        deadline_hours=24,
+    ),
     JobSpec(language="it", model="llama-3.1-8b", method="full_finetune", interruptible_ok=True),
     JobSpec(language="id", params_b=70, method="lora", budget=Budget(amount=2_000_000, currency="IDR")),
     JobSpec(language="en", model="llama-3.1-70b", method="full_finetune", num_gpus=16),
@@ -39,9 +46,11 @@ def main(repeats: int = 20) -> None:
                 warm.append((time.perf_counter() - start) * 1e3)
             warm.sort()
             p95 = warm[int(0.95 * (len(warm) - 1))]
-            print(f"{spec.model or spec.params_b} {spec.method}: considered {result.considered}, eligible "
-                  f"{result.total_eligible}; cold {cold:.0f} ms, warm p50 {statistics.median(warm):.1f} ms, "
-                  f"p95 {p95:.1f} ms")
+            print(
+                f"{spec.model or spec.params_b} {spec.method}: considered {result.considered}, eligible "
+                f"{result.total_eligible}; cold {cold:.0f} ms, warm p50 {statistics.median(warm):.1f} ms, "
+                f"p95 {p95:.1f} ms"
+            )
 
 
 if __name__ == "__main__":

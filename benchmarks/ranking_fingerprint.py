@@ -23,9 +23,26 @@ from contract.jobspec import JobSpec
 from tools.catalog import ensure_db
 from tools.ranking import rank_offers
 
-MODELS = ["llama-3.1-8b", "llama-3-70b", "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "qwen2.5-14b", "qwen2.5-0.5b",
-          "qwen3-30b-a3b", "gemma-2-9b", "phi-4", "mixtral-8x7b", "gpt2", "gpt2-xl", "llama-3.1-405b",
-          "deepseek-r1-distill-qwen-7b", "gpt-oss-20b", "bert-base", "qwen2.5-72b"]
+MODELS = [
+    "llama-3.1-8b",
+    "llama-3-70b",
+    "llama-3.2-1b",
+    "llama-3.2-3b",
+    "mistral-7b",
+    "qwen2.5-14b",
+    "qwen2.5-0.5b",
+    "qwen3-30b-a3b",
+    "gemma-2-9b",
+    "phi-4",
+    "mixtral-8x7b",
+    "gpt2",
+    "gpt2-xl",
+    "llama-3.1-405b",
+    "deepseek-r1-distill-qwen-7b",
+    "gpt-oss-20b",
+    "bert-base",
+    "qwen2.5-72b",
+]
 METHODS = ["full_finetune", "lora", "qlora", "pretrain", None]
 PRECISIONS = [None, None, "bf16", "amp_bf16", "fp16", "fp32"]
 SEQ_LENS = [None, 512, 1024, 2048, 4096, 8192, 3000, 16384]
@@ -38,9 +55,15 @@ def specs(count: int, seed: int = 27) -> list[JobSpec]:
     rng = random.Random(seed)
     out = []
     for index in range(count):
-        fields: dict = {"language": rng.choice(["it", "id", "en"]), "model": rng.choice(MODELS),
-                        "method": rng.choice(METHODS), "precision": rng.choice(PRECISIONS),
-                        "seq_len": rng.choice(SEQ_LENS), "gpu": rng.choice(GPUS), "providers": rng.choice(PROVIDERS)}
+        fields: dict = {
+            "language": rng.choice(["it", "id", "en"]),
+            "model": rng.choice(MODELS),
+            "method": rng.choice(METHODS),
+            "precision": rng.choice(PRECISIONS),
+            "seq_len": rng.choice(SEQ_LENS),
+            "gpu": rng.choice(GPUS),
+            "providers": rng.choice(PROVIDERS),
+        }
         if rng.random() < 0.3:
             fields["micro_batch_size"] = rng.choice([1, 2, 4, 8, 16])
         if rng.random() < 0.2:
@@ -90,8 +113,10 @@ def main() -> None:
     job_specs = specs(args.specs)
     start = time.perf_counter()
     digest, errors = fingerprint(job_specs, db_path)
-    print(f"ranking fingerprint over {len(job_specs)} specs: sha256 {digest} ({errors} raised ValueError; "
-          f"{time.perf_counter() - start:.1f} s wall)")
+    print(
+        f"ranking fingerprint over {len(job_specs)} specs: sha256 {digest} ({errors} raised ValueError; "
+        f"{time.perf_counter() - start:.1f} s wall)"
+    )
     print(f"reproduce: .venv/bin/python benchmarks/ranking_fingerprint.py --specs {args.specs}")
 
 

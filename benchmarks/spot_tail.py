@@ -12,9 +12,17 @@ import time
 
 from tools.spot.risk import SpotRiskRequest, assess_spot, run_model
 
-HUGE = dict(job_hours=1000, preemption_rate_per_hour=0.5, checkpoint_write_s=1, restart_overhead_s=1,
-            deadline_hours=1e12, spot_price_per_hour=1, on_demand_price_per_hour=2, checkpoint_on_notice=True,
-            notice_s=120)
+HUGE = dict(
+    job_hours=1000,
+    preemption_rate_per_hour=0.5,
+    checkpoint_write_s=1,
+    restart_overhead_s=1,
+    deadline_hours=1e12,
+    spot_price_per_hour=1,
+    on_demand_price_per_hour=2,
+    checkpoint_on_notice=True,
+    notice_s=120,
+)
 ORDINARY = dict(job_hours=5, spot_price_per_hour=1, on_demand_price_per_hour=2, deadline_hours=8)
 
 

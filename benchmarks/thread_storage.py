@@ -19,10 +19,14 @@ from agent.graph.build import build_graph
 from agent.service import Advisor
 
 TURNS = [
-    "QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?", "e con 4 GPU?",
-    "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah", "kalau pakai QLoRA?",
-    "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot", "and with 8 GPUs?",
-    "can I use spot instances for fine-tuning?", "pretraining GPT-2 small from scratch on 10B tokens, budget $200",
+    "QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?",
+    "e con 4 GPU?",
+    "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah",
+    "kalau pakai QLoRA?",
+    "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot",
+    "and with 8 GPUs?",
+    "can I use spot instances for fine-tuning?",
+    "pretraining GPT-2 small from scratch on 10B tokens, budget $200",
 ]
 
 
@@ -34,8 +38,10 @@ def disk_bytes(path: Path) -> int:
 def rows(path: Path) -> tuple[int, int]:
     """(checkpoints, writes) rows in a LangGraph SQLite file."""
     with sqlite3.connect(path) as connection:
-        return (connection.execute("SELECT count(*) FROM checkpoints").fetchone()[0],
-                connection.execute("SELECT count(*) FROM writes").fetchone()[0])
+        return (
+            connection.execute("SELECT count(*) FROM checkpoints").fetchone()[0],
+            connection.execute("SELECT count(*) FROM writes").fetchone()[0],
+        )
 
 
 def run_turns(respond, turns: int) -> list[float]:
@@ -58,8 +64,10 @@ def baseline(home: Path, catalog: Path, turns: int) -> tuple[int, tuple[int, int
 
     def respond(text: str, thread: str | None) -> str:
         thread = thread or f"t{time.perf_counter_ns()}"
-        graph.invoke({"message": text, "explicit_language": None, "prefer": None, "changes": None},
-                     {"configurable": {"thread_id": thread}})
+        graph.invoke(
+            {"message": text, "explicit_language": None, "prefer": None, "changes": None},
+            {"configurable": {"thread_id": thread}},
+        )
         return thread
 
     samples = run_turns(respond, turns)
@@ -88,16 +96,20 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="gpu-advisor-threads-bench-"))
     catalog = home / "catalog.sqlite"
     Advisor(checkpoint_path=home / "warm.sqlite", db_path=catalog, retention_days=0).respond(TURNS[0])  # caches
-    results = {"baseline (checkpoint every step)": baseline(home, catalog, args.turns),
-               "advisor, SQLite (one per turn)": advisor_store(home, catalog, args.turns, None)}
+    results = {
+        "baseline (checkpoint every step)": baseline(home, catalog, args.turns),
+        "advisor, SQLite (one per turn)": advisor_store(home, catalog, args.turns, None),
+    }
     if args.database_url:
         results["advisor, PostgreSQL (one per turn)"] = advisor_store(home, catalog, args.turns, args.database_url)
     base_bytes = results["baseline (checkpoint every step)"][0] / args.turns
     for name, (size, (checkpoints, writes), samples) in results.items():
         per_turn = size / args.turns
-        print(f"{name:38} {per_turn / 1024:8.1f} KB/turn  {checkpoints / args.turns:5.1f} checkpoints/turn  "
-              f"{writes / args.turns:5.1f} writes/turn  p50 {statistics.median(samples):6.1f} ms  "
-              f"(x{per_turn / base_bytes:.3f} bytes of baseline)")
+        print(
+            f"{name:38} {per_turn / 1024:8.1f} KB/turn  {checkpoints / args.turns:5.1f} checkpoints/turn  "
+            f"{writes / args.turns:5.1f} writes/turn  p50 {statistics.median(samples):6.1f} ms  "
+            f"(x{per_turn / base_bytes:.3f} bytes of baseline)"
+        )
     print(f"{args.turns} turns each. reproduce: .venv/bin/python benchmarks/thread_storage.py --turns {args.turns}")
 
 

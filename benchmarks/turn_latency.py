@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 from agent.gc_tuning import for_long_running  # what serve and chat do: a long-running advisor
-
 from agent.service import Advisor
 
 TURNS = [
@@ -35,7 +34,7 @@ def main() -> None:
     advisor = for_long_running(Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite"))
     advisor.respond(TURNS[0])  # first use builds caches (catalog rows, KB indexes)
     samples = []
-    for round_ in range(5):
+    for _round in range(5):
         thread = None
         for text in TURNS:
             start = time.perf_counter()
@@ -43,12 +42,16 @@ def main() -> None:
             samples.append((time.perf_counter() - start) * 1000)
     advisor.close()
     samples.sort()
-    print(f"offline turn, in process, warm: p50 {statistics.median(samples):.1f} ms, "
-          f"p95 {samples[int(0.95 * (len(samples) - 1))]:.1f} ms, max {samples[-1]:.1f} ms ({len(samples)} turns)")
+    print(
+        f"offline turn, in process, warm: p50 {statistics.median(samples):.1f} ms, "
+        f"p95 {samples[int(0.95 * (len(samples) - 1))]:.1f} ms, max {samples[-1]:.1f} ms ({len(samples)} turns)"
+    )
     env = dict(os.environ, GPU_ADVISOR_HOME=str(home))
     script = Path(sys.executable).parent / "gpu-advisor"
-    for label, args in (("gpu-advisor --help", ["--help"]),
-                        ("gpu-advisor recommend (one turn, cold)", ["recommend", "--json", TURNS[0]])):
+    for label, args in (
+        ("gpu-advisor --help", ["--help"]),
+        ("gpu-advisor recommend (one turn, cold)", ["recommend", "--json", TURNS[0]]),
+    ):
         times = []
         for _ in range(3):
             start = time.perf_counter()

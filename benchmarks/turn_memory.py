@@ -18,10 +18,10 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from turn_overhead import FOLLOW_UPS, NEW_JOBS, GcPauses, new_job  # noqa: E402
+from turn_overhead import FOLLOW_UPS, NEW_JOBS, GcPauses, new_job
 
-from agent.gc_tuning import for_long_running  # noqa: E402  (what serve and chat do: a long-running advisor)
-from agent.service import Advisor  # noqa: E402
+from agent.gc_tuning import for_long_running
+from agent.service import Advisor
 
 
 def rss_mb() -> float:
@@ -59,10 +59,14 @@ def main() -> None:
     for generation in (0, 1, 2):
         walls = [ms for (gen, ms) in pauses.pauses if gen == generation]
         cpus = [cpu for (gen, _), cpu in zip(pauses.pauses, pauses.cpu) if gen == generation]
-        print(f"gen-{generation} collections {len(walls):4d}, longest {max(walls, default=0):6.1f} ms wall "
-              f"{max(cpus, default=0):6.1f} ms CPU, over 20 ms CPU: {sum(1 for c in cpus if c > 20)}")
-    print(f"garbage collector CPU in all: {sum(pauses.cpu):.0f} ms over {args.turns} turns "
-          f"({sum(pauses.cpu) / max(args.turns, 1):.2f} ms per turn)")
+        print(
+            f"gen-{generation} collections {len(walls):4d}, longest {max(walls, default=0):6.1f} ms wall "
+            f"{max(cpus, default=0):6.1f} ms CPU, over 20 ms CPU: {sum(1 for c in cpus if c > 20)}"
+        )
+    print(
+        f"garbage collector CPU in all: {sum(pauses.cpu):.0f} ms over {args.turns} turns "
+        f"({sum(pauses.cpu) / max(args.turns, 1):.2f} ms per turn)"
+    )
     print(f"reproduce: .venv/bin/python benchmarks/turn_memory.py --turns {args.turns} --every {args.every}")
 
 

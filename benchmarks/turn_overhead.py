@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.parsing.parse import parse_message
 from agent.gc_tuning import for_long_running  # what serve and chat do: a long-running advisor
+from agent.parsing.parse import parse_message
 from agent.service import Advisor
 from tools.catalog.query import query_offers
 from tools.memory.estimator import estimate_for_spec
@@ -46,8 +46,14 @@ NEVER_SEEN_TEMPLATES = [
 ]
 """--never-seen: new jobs whose sequence length moves on every turn, so every memory question is new."""
 NEW_JOBS = [text.format(n=n) for text, n in JOB_TEMPLATES]
-FOLLOW_UPS = ["e con 4 GPU?", "kalau pakai QLoRA?", "cheaper?", "e se uso le spot?", "yang lebih cepat?",
-              "and with 8 GPUs?"]
+FOLLOW_UPS = [
+    "e con 4 GPU?",
+    "kalau pakai QLoRA?",
+    "cheaper?",
+    "e se uso le spot?",
+    "yang lebih cepat?",
+    "and with 8 GPUs?",
+]
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -141,10 +147,18 @@ def main() -> None:
     """Print the figures and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=1000, help="warm turns to time (half new jobs, half follow-ups)")
-    parser.add_argument("--fresh", action="store_true", help="every new job differs from all before it (a number in "
-                        "it moves), so nothing cached per job helps; default: six job messages recur in new threads")
-    parser.add_argument("--never-seen", action="store_true", help="every new job has a sequence length never asked "
-                        "before (a new memory question, nothing cached per workload helps)")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="every new job differs from all before it (a number in "
+        "it moves), so nothing cached per job helps; default: six job messages recur in new threads",
+    )
+    parser.add_argument(
+        "--never-seen",
+        action="store_true",
+        help="every new job has a sequence length never asked "
+        "before (a new memory question, nothing cached per workload helps)",
+    )
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
     args = parser.parse_args()
     turns = args.turns
@@ -164,23 +178,39 @@ def main() -> None:
         advisor.close()
     base50, base95 = statistics.median(essential), _percentile(essential, 0.95)
     mixed50, mixed95 = statistics.median(between), _percentile(between, 0.95)
-    print("new jobs: " + ("every one with a sequence length never asked before (--never-seen)" if args.never_seen
-                          else "each one never asked before (--fresh)" if args.fresh else
-                          "six messages recurring in new threads (per-job caches hit; --never-seen for new memory)"))
-    print(f"essential work (parse + estimate with fit + 1 indexed query), tight loop: p50 {base50:.1f} ms, "
-          f"p95 {base95:.1f} ms  <- the ratios below")
-    print(f"essential work timed between the turns (cold CPU caches, same machine speed): p50 {mixed50:.1f} ms, "
-          f"p95 {mixed95:.1f} ms  <- ratios in brackets")
+    print(
+        "new jobs: "
+        + (
+            "every one with a sequence length never asked before (--never-seen)"
+            if args.never_seen
+            else "each one never asked before (--fresh)"
+            if args.fresh
+            else "six messages recurring in new threads (per-job caches hit; --never-seen for new memory)"
+        )
+    )
+    print(
+        f"essential work (parse + estimate with fit + 1 indexed query), tight loop: p50 {base50:.1f} ms, "
+        f"p95 {base95:.1f} ms  <- the ratios below"
+    )
+    print(
+        f"essential work timed between the turns (cold CPU caches, same machine speed): p50 {mixed50:.1f} ms, "
+        f"p95 {mixed95:.1f} ms  <- ratios in brackets"
+    )
     for label, values in (("new job", new), ("follow-up", follow), ("all turns", new + follow)):
         p50, p95 = statistics.median(values), _percentile(values, 0.95)
-        print(f"{label:10} p50 {p50:7.1f} ms ({p50 / base50:4.1f}x [{p50 / mixed50:3.1f}x])   "
-              f"p95 {p95:7.1f} ms ({p95 / base95:4.1f}x [{p95 / mixed95:3.1f}x])   n={len(values)}")
+        print(
+            f"{label:10} p50 {p50:7.1f} ms ({p50 / base50:4.1f}x [{p50 / mixed50:3.1f}x])   "
+            f"p95 {p95:7.1f} ms ({p95 / base95:4.1f}x [{p95 / mixed95:3.1f}x])   n={len(values)}"
+        )
     worst = max(pauses.pauses, key=lambda item: item[1], default=(None, 0.0))
     over = sum(1 for _, ms in pauses.pauses if ms > 20)
-    print(f"garbage collector: {len(pauses.pauses)} collections, longest {worst[1]:.1f} ms wall (generation "
-          f"{worst[0]}), longest {max(pauses.cpu, default=0.0):.1f} ms CPU; {over} over 20 ms wall")
-    mode = (" --never-seen" if args.never_seen else " --fresh" if args.fresh else "") + (" --no-cold" if args.no_cold
-                                                                                        else "")
+    print(
+        f"garbage collector: {len(pauses.pauses)} collections, longest {worst[1]:.1f} ms wall (generation "
+        f"{worst[0]}), longest {max(pauses.cpu, default=0.0):.1f} ms CPU; {over} over 20 ms wall"
+    )
+    mode = (" --never-seen" if args.never_seen else " --fresh" if args.fresh else "") + (
+        " --no-cold" if args.no_cold else ""
+    )
     if args.no_cold:
         print(f"reproduce: .venv/bin/python benchmarks/turn_overhead.py --turns {turns}{mode}")
         return

@@ -15,6 +15,7 @@ def command_modules() -> list[str]:
     import pkgutil
 
     import cli.commands
+
     return sorted(f"cli.commands.{m.name}" for m in pkgutil.iter_modules(cli.commands.__path__) if not m.ispkg)
 
 
@@ -39,8 +40,9 @@ app = typer.Typer(
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                 help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """Which rented GPUs to use for a training or fine-tuning job, why, and what it will cost."""
 
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every error becomes one line on stderr and exit status 2, never a traceback."""
     try:
         result = app(args=argv, standalone_mode=False)
-    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - the CLI promises never to show a traceback
+    except (Exception, KeyboardInterrupt) as error:
         code = _exit_code(error)
         if code is not None:
             return code

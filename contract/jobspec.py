@@ -37,32 +37,51 @@ class JobSpec(BaseModel):
 
     language: Language = Field(description="Language of the conversation: it, id or en.")
     method: Method | None = Field(default=None, description="pretrain, full_finetune, lora or qlora.")
-    model: str | None = Field(default=None, description="Model registry id, e.g. 'llama-3.1-8b'.",
-                              json_schema_extra={"pattern": r"\S"})  # not blank, as _not_blank checks
-    params_b: float | None = Field(default=None, gt=0, le=100_000, allow_inf_nan=False,
-                                   description="Model size in billions of parameters.")
+    model: str | None = Field(
+        default=None, description="Model registry id, e.g. 'llama-3.1-8b'.", json_schema_extra={"pattern": r"\S"}
+    )  # not blank, as _not_blank checks
+    params_b: float | None = Field(
+        default=None, gt=0, le=100_000, allow_inf_nan=False, description="Model size in billions of parameters."
+    )
     precision: Precision | None = Field(default=None, description="Training precision.")
     optimizer: Optimizer | None = Field(default=None, description="Optimizer.")
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN, description="Tokens per sequence.")
     micro_batch_size: int | None = Field(default=None, ge=1, le=1_000_000, description="Sequences per GPU per step.")
     gradient_checkpointing: bool | None = Field(default=None, description="Recompute activations in backward.")
-    dataset_tokens: int | None = Field(default=None, ge=1, le=MAX_DATASET_TOKENS,
-                                       description="Tokens in the training set (one epoch).")
-    dataset_examples: int | None = Field(default=None, ge=1, le=MAX_DATASET_EXAMPLES,
-                                         description="Examples in the training set.")
-    epochs: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False, description="Passes over the data.")
+    dataset_tokens: int | None = Field(
+        default=None, ge=1, le=MAX_DATASET_TOKENS, description="Tokens in the training set (one epoch)."
+    )
+    dataset_examples: int | None = Field(
+        default=None, ge=1, le=MAX_DATASET_EXAMPLES, description="Examples in the training set."
+    )
+    epochs: float | None = Field(
+        default=None, gt=0, le=10_000, allow_inf_nan=False, description="Passes over the data."
+    )
     num_gpus: int | None = Field(default=None, ge=1, le=100_000, description="GPUs wanted or allowed.")
-    gpu: str | None = Field(default=None, description="Canonical GPU name, e.g. 'H100' or 'A100-80GB'.",
-                            json_schema_extra={"pattern": r"\S"})
+    gpu: str | None = Field(
+        default=None,
+        description="Canonical GPU name, e.g. 'H100' or 'A100-80GB'.",
+        json_schema_extra={"pattern": r"\S"},
+    )
     budget: Budget | None = Field(default=None, description="Money available for the whole job.")
-    deadline_hours: float | None = Field(default=None, gt=0, le=1_000_000, allow_inf_nan=False,
-                                         description="Wall-clock hours until the job must be done.")
+    deadline_hours: float | None = Field(
+        default=None,
+        gt=0,
+        le=1_000_000,
+        allow_inf_nan=False,
+        description="Wall-clock hours until the job must be done.",
+    )
     interruptible_ok: bool | None = Field(default=None, description="Whether spot/preemptible instances are allowed.")
     providers: list[str] | None = Field(default=None, description="Cloud providers the user wants (lower case).")
     regions: list[str] | None = Field(default=None, description="Regions the user wants.")
-    gpu_memory_gb: float | None = Field(default=None, gt=0, le=10_000, allow_inf_nan=False,
-                                        description="Memory per card the user has or asks about, in GB as stated "
-                                                    "('a single 24 GB GPU'); a hardware constraint for yes/no answers.")
+    gpu_memory_gb: float | None = Field(
+        default=None,
+        gt=0,
+        le=10_000,
+        allow_inf_nan=False,
+        description="Memory per card the user has or asks about, in GB as stated "
+        "('a single 24 GB GPU'); a hardware constraint for yes/no answers.",
+    )
 
     @field_validator("model", "gpu")
     @classmethod
@@ -91,8 +110,10 @@ def describe_validation_error(error: ValidationError) -> str:
     """Turn a pydantic error into one readable line naming each bad field (names and messages cut short, at most
     five fields: a huge or hostile input is never echoed back whole)."""
     items = error.errors()
-    parts = [f"{_excerpt('.'.join(str(p) for p in item['loc']) or 'input', 60)}: {_excerpt(str(item['msg']), 160)}"
-             for item in items[:5]]
+    parts = [
+        f"{_excerpt('.'.join(str(p) for p in item['loc']) or 'input', 60)}: {_excerpt(str(item['msg']), 160)}"
+        for item in items[:5]
+    ]
     if len(items) > 5:
         parts.append(f"and {len(items) - 5} more")
     return "; ".join(parts)

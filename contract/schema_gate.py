@@ -60,8 +60,11 @@ def schema_violation(model: type[BaseModel], data: Any, *, endpoint_checks: tupl
 
 def one_of_required(*fields: str) -> dict[str, Any]:
     """A JSON-schema extra saying at least one of `fields` must be given (not null; a string not blank)."""
-    return {"anyOf": [{"required": [name], "properties": {name: {"not": {"type": "null"}, "pattern": r"\S"}}}
-                      for name in fields]}
+    return {
+        "anyOf": [
+            {"required": [name], "properties": {name: {"not": {"type": "null"}, "pattern": r"\S"}}} for name in fields
+        ]
+    }
 
 
 NOT_BLANK: dict[str, Any] = {"pattern": r"\S"}

@@ -58,14 +58,22 @@ def request_for_row(row: dict[str, str]) -> EstimateRequest:
     """Build the estimator request that reproduces one calibration row's configuration."""
     model = row["model"] if lookup(row["model"]) else None
     return EstimateRequest(
-        model=model, params_b=None if model else float(row["params_b"]), method=row["method"],
+        model=model,
+        params_b=None if model else float(row["params_b"]),
+        method=row["method"],
         precision=row["precision"] or None,
         optimizer=OPTIMIZER_ALIASES.get(row["optimizer"], row["optimizer"] or "adamw"),
-        optimizer_impl=row.get("optimizer_impl") or "fused", qlora_upcast=_flag(row.get("qlora_upcast") or ""),
-        micro_batch_size=int(row["micro_batch_size"]), seq_len=int(row["seq_len"]),
-        gradient_checkpointing=_flag(row["gradient_checkpointing"]), flash_attention=_flag(row["flash_attention"]),
-        lora_rank=int(row["lora_rank"] or 16), lora_targets=row["lora_targets"] or "all-linear",
-        num_gpus=int(row["num_gpus"] or 1), sharding=row["sharding"] or "none", offload=row["offload"] or "none",
+        optimizer_impl=row.get("optimizer_impl") or "fused",
+        qlora_upcast=_flag(row.get("qlora_upcast") or ""),
+        micro_batch_size=int(row["micro_batch_size"]),
+        seq_len=int(row["seq_len"]),
+        gradient_checkpointing=_flag(row["gradient_checkpointing"]),
+        flash_attention=_flag(row["flash_attention"]),
+        lora_rank=int(row["lora_rank"] or 16),
+        lora_targets=row["lora_targets"] or "all-linear",
+        num_gpus=int(row["num_gpus"] or 1),
+        sharding=row["sharding"] or "none",
+        offload=row["offload"] or "none",
         loss=row.get("loss") or "fp32",
         **({"cuda_context_gib": float(row["context_gib"])} if row.get("context_gib") else {}),
     )
@@ -85,10 +93,18 @@ def score_row(row: dict[str, str]) -> Scored:
     """Estimate one row and pick the metric the row measured."""
     request = request_for_row(row)
     result = estimate(request)
-    predicted = {"allocated": result.allocated_gib, "reserved": result.reserved_gib,
-                 "nvidia_smi": result.per_gpu_gib}[row["metric"]]
-    return Scored(id=row["id"], split=row.get("split") or "tuned", method=request.method, metric=row["metric"], measured_gib=float(row["measured_gib"]),
-                  estimated_gib=predicted, naive_gib=naive_gib(row, request))
+    predicted = {"allocated": result.allocated_gib, "reserved": result.reserved_gib, "nvidia_smi": result.per_gpu_gib}[
+        row["metric"]
+    ]
+    return Scored(
+        id=row["id"],
+        split=row.get("split") or "tuned",
+        method=request.method,
+        metric=row["metric"],
+        measured_gib=float(row["measured_gib"]),
+        estimated_gib=predicted,
+        naive_gib=naive_gib(row, request),
+    )
 
 
 def load_rows(paths: list[Path]) -> list[dict[str, str]]:
@@ -120,10 +136,16 @@ def summarise(scored: list[Scored]) -> dict[str, dict[str, float | str]]:
         ours = [abs(i.error) * 100 for i in items]
         naive = [abs(i.naive_error) * 100 for i in items]
         worst = min(items, key=lambda i: i.error)
-        summary[name] = {"rows": len(items), "median_ape": statistics.median(ours), "p90_ape": _percentile(ours, 0.9),
-                         "worst_under_pct": min(0.0, worst.error * 100), "worst_under_id": worst.id,
-                         "under_count": sum(1 for i in items if i.error < 0),
-                         "naive_median_ape": statistics.median(naive), "naive_p90_ape": _percentile(naive, 0.9)}
+        summary[name] = {
+            "rows": len(items),
+            "median_ape": statistics.median(ours),
+            "p90_ape": _percentile(ours, 0.9),
+            "worst_under_pct": min(0.0, worst.error * 100),
+            "worst_under_id": worst.id,
+            "under_count": sum(1 for i in items if i.error < 0),
+            "naive_median_ape": statistics.median(naive),
+            "naive_p90_ape": _percentile(naive, 0.9),
+        }
     return summary
 
 
@@ -139,18 +161,31 @@ def main(argv: list[str] | None = None) -> int:
     scored = [score_row(row) for row in rows]
     summary = summarise(scored)
     if args.json:
-        print(json.dumps({"rows": [vars(s) | {"error": s.error, "naive_error": s.naive_error} for s in scored],
-                          "summary": summary}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "rows": [vars(s) | {"error": s.error, "naive_error": s.naive_error} for s in scored],
+                    "summary": summary,
+                },
+                indent=2,
+            )
+        )
         return 0
     print(f"{'id':46} {'split':7} {'metric':10} {'measured':>9} {'ours':>8} {'err%':>7} {'naive':>8} {'err%':>7}")
     for s in scored:
-        print(f"{s.id:46} {s.split:7} {s.metric:10} {s.measured_gib:9.2f} {s.estimated_gib:8.2f} {s.error * 100:7.1f} "
-              f"{s.naive_gib:8.2f} {s.naive_error * 100:7.1f}")
-    print(f"\n{'group':14} {'rows':>4} {'median APE':>11} {'p90 APE':>8} {'worst under':>12} {'under':>5} | "
-          f"{'naive median':>12} {'naive p90':>9}")
+        print(
+            f"{s.id:46} {s.split:7} {s.metric:10} {s.measured_gib:9.2f} {s.estimated_gib:8.2f} {s.error * 100:7.1f} "
+            f"{s.naive_gib:8.2f} {s.naive_error * 100:7.1f}"
+        )
+    print(
+        f"\n{'group':14} {'rows':>4} {'median APE':>11} {'p90 APE':>8} {'worst under':>12} {'under':>5} | "
+        f"{'naive median':>12} {'naive p90':>9}"
+    )
     for name, f in summary.items():
-        print(f"{name:14} {f['rows']:4d} {f['median_ape']:10.1f}% {f['p90_ape']:7.1f}% {f['worst_under_pct']:11.1f}% "
-              f"{f['under_count']:5d} | {f['naive_median_ape']:11.1f}% {f['naive_p90_ape']:8.1f}%")
+        print(
+            f"{name:14} {f['rows']:4d} {f['median_ape']:10.1f}% {f['p90_ape']:7.1f}% {f['worst_under_pct']:11.1f}% "
+            f"{f['under_count']:5d} | {f['naive_median_ape']:11.1f}% {f['naive_p90_ape']:8.1f}%"
+        )
     worst = summary["all"]
     print(f"\nworst under-estimate: {worst['worst_under_id']} ({worst['worst_under_pct']:.1f} %)")
     print("tuned = rows the estimator was built and adjusted against; holdout = sources kept back (SOURCES.md)")

@@ -41,13 +41,30 @@ import time
 from dataclasses import dataclass
 
 COLUMNS = [
-    "id", "split", "model", "params_b", "method", "precision", "optimizer", "optimizer_impl", "micro_batch_size",
+    "id",
+    "split",
+    "model",
+    "params_b",
+    "method",
+    "precision",
+    "optimizer",
+    "optimizer_impl",
+    "micro_batch_size",
     "seq_len",
-    "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "num_gpus", "sharding",
-    "offload", "metric", "measured_gib", "source", "notes",
+    "gradient_checkpointing",
+    "flash_attention",
+    "lora_rank",
+    "lora_targets",
+    "num_gpus",
+    "sharding",
+    "offload",
+    "metric",
+    "measured_gib",
+    "source",
+    "notes",
 ]
 
-GIB = 1024 ** 3
+GIB = 1024**3
 STEPS = 3
 LORA_RANK = 16
 LORA_ALPHA = 32
@@ -58,18 +75,36 @@ ALL_LINEAR = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "d
 # LlamaConfig defaults except rope_theta; max_position_embeddings only needs to cover 4096.
 MODELS = {
     "llama3.2-1b": dict(
-        name="meta-llama/Llama-3.2-1B", hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
-        num_attention_heads=32, num_key_value_heads=8, head_dim=64, vocab_size=128256,
+        name="meta-llama/Llama-3.2-1B",
+        hidden_size=2048,
+        intermediate_size=8192,
+        num_hidden_layers=16,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        head_dim=64,
+        vocab_size=128256,
         tie_word_embeddings=True,
     ),
     "llama3.2-3b": dict(
-        name="meta-llama/Llama-3.2-3B", hidden_size=3072, intermediate_size=8192, num_hidden_layers=28,
-        num_attention_heads=24, num_key_value_heads=8, head_dim=128, vocab_size=128256,
+        name="meta-llama/Llama-3.2-3B",
+        hidden_size=3072,
+        intermediate_size=8192,
+        num_hidden_layers=28,
+        num_attention_heads=24,
+        num_key_value_heads=8,
+        head_dim=128,
+        vocab_size=128256,
         tie_word_embeddings=True,
     ),
     "llama3.1-8b": dict(
-        name="meta-llama/Llama-3.1-8B", hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-        num_attention_heads=32, num_key_value_heads=8, head_dim=128, vocab_size=128256,
+        name="meta-llama/Llama-3.1-8B",
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        head_dim=128,
+        vocab_size=128256,
         tie_word_embeddings=False,
     ),
 }
@@ -88,10 +123,10 @@ def expected_params(key: str) -> int:
 
 @dataclass(frozen=True)
 class Plan:
-    model: str          # key of MODELS
-    method: str         # full_finetune | lora
-    precision: str      # bf16 | amp_bf16
-    targets: str        # "" | "q_proj,v_proj" | "all-linear"
+    model: str  # key of MODELS
+    method: str  # full_finetune | lora
+    precision: str  # bf16 | amp_bf16
+    targets: str  # "" | "q_proj,v_proj" | "all-linear"
     mbs: int
     seq: int
     gc: bool
@@ -105,8 +140,10 @@ class Plan:
     def slug(self) -> str:
         t = {"": "", "q_proj,v_proj": "-qv", "all-linear": "-alllin"}[self.targets]
         meth = "full" if self.method == "full_finetune" else f"lora{LORA_RANK}"
-        return (f"h200-{self.model}-{meth}{t}-{self.precision}-mb{self.mbs}-s{self.seq}"
-                f"-gc{'on' if self.gc else 'off'}" + ("" if self.impl == "fused" else f"-{self.impl}"))
+        return (
+            f"h200-{self.model}-{meth}{t}-{self.precision}-mb{self.mbs}-s{self.seq}"
+            f"-gc{'on' if self.gc else 'off'}" + ("" if self.impl == "fused" else f"-{self.impl}")
+        )
 
 
 def build_plan() -> list[Plan]:
@@ -119,48 +156,147 @@ def build_plan() -> list[Plan]:
             P.append(Plan(model, method, precision, targets, *cell))
 
     # --- Llama 3.2 1B: the full sweeps (cheap) ---
-    add("llama3.2-1b", "full_finetune", "bf16", "", [
-        (1, 512, False), (1, 2048, False), (1, 4096, False), (2, 2048, False), (4, 2048, False),
-        (1, 2048, True), (4, 2048, True), (4, 4096, True),
-    ])
-    add("llama3.2-1b", "full_finetune", "amp_bf16", "", [
-        (1, 2048, False), (4, 2048, False), (4, 2048, True),
-        # issue 10: the same job with torch's foreach AdamW (one state-sized temporary) and at the 4090 size
-        (1, 1024, True), (1, 1024, True, "foreach"), (4, 2048, True, "foreach"),
-    ])
-    add("llama3.2-1b", "lora", "bf16", "q_proj,v_proj", [
-        (1, 2048, False), (4, 2048, False), (4, 2048, True), (4, 4096, True),
-    ])
-    add("llama3.2-1b", "lora", "bf16", "all-linear", [
-        (1, 2048, False), (4, 2048, True),
-    ])
+    add(
+        "llama3.2-1b",
+        "full_finetune",
+        "bf16",
+        "",
+        [
+            (1, 512, False),
+            (1, 2048, False),
+            (1, 4096, False),
+            (2, 2048, False),
+            (4, 2048, False),
+            (1, 2048, True),
+            (4, 2048, True),
+            (4, 4096, True),
+        ],
+    )
+    add(
+        "llama3.2-1b",
+        "full_finetune",
+        "amp_bf16",
+        "",
+        [
+            (1, 2048, False),
+            (4, 2048, False),
+            (4, 2048, True),
+            # issue 10: the same job with torch's foreach AdamW (one state-sized temporary) and at the 4090 size
+            (1, 1024, True),
+            (1, 1024, True, "foreach"),
+            (4, 2048, True, "foreach"),
+        ],
+    )
+    add(
+        "llama3.2-1b",
+        "lora",
+        "bf16",
+        "q_proj,v_proj",
+        [
+            (1, 2048, False),
+            (4, 2048, False),
+            (4, 2048, True),
+            (4, 4096, True),
+        ],
+    )
+    add(
+        "llama3.2-1b",
+        "lora",
+        "bf16",
+        "all-linear",
+        [
+            (1, 2048, False),
+            (4, 2048, True),
+        ],
+    )
     # --- Llama 3.2 3B ---
-    add("llama3.2-3b", "full_finetune", "bf16", "", [
-        (1, 2048, False), (2, 2048, False), (1, 2048, True), (4, 4096, True),
-    ])
-    add("llama3.2-3b", "full_finetune", "amp_bf16", "", [
-        (1, 2048, False), (1, 2048, True), (1, 2048, True, "foreach"),
-    ])
-    add("llama3.2-3b", "lora", "bf16", "q_proj,v_proj", [
-        (1, 2048, False), (2, 4096, True),
-    ])
-    add("llama3.2-3b", "lora", "bf16", "all-linear", [
-        (2, 4096, True),
-    ])
+    add(
+        "llama3.2-3b",
+        "full_finetune",
+        "bf16",
+        "",
+        [
+            (1, 2048, False),
+            (2, 2048, False),
+            (1, 2048, True),
+            (4, 4096, True),
+        ],
+    )
+    add(
+        "llama3.2-3b",
+        "full_finetune",
+        "amp_bf16",
+        "",
+        [
+            (1, 2048, False),
+            (1, 2048, True),
+            (1, 2048, True, "foreach"),
+        ],
+    )
+    add(
+        "llama3.2-3b",
+        "lora",
+        "bf16",
+        "q_proj,v_proj",
+        [
+            (1, 2048, False),
+            (2, 4096, True),
+        ],
+    )
+    add(
+        "llama3.2-3b",
+        "lora",
+        "bf16",
+        "all-linear",
+        [
+            (2, 4096, True),
+        ],
+    )
     # --- Llama 3.1 8B ---
-    add("llama3.1-8b", "lora", "bf16", "q_proj,v_proj", [
-        (1, 2048, False), (2, 2048, False), (1, 2048, True), (4, 4096, True),
-    ])
-    add("llama3.1-8b", "lora", "bf16", "all-linear", [
-        (1, 2048, False), (1, 2048, True), (4, 4096, True),
-    ])
-    add("llama3.1-8b", "full_finetune", "bf16", "", [
-        (1, 2048, True), (2, 4096, True), (1, 2048, False),
-    ])
+    add(
+        "llama3.1-8b",
+        "lora",
+        "bf16",
+        "q_proj,v_proj",
+        [
+            (1, 2048, False),
+            (2, 2048, False),
+            (1, 2048, True),
+            (4, 4096, True),
+        ],
+    )
+    add(
+        "llama3.1-8b",
+        "lora",
+        "bf16",
+        "all-linear",
+        [
+            (1, 2048, False),
+            (1, 2048, True),
+            (4, 4096, True),
+        ],
+    )
+    add(
+        "llama3.1-8b",
+        "full_finetune",
+        "bf16",
+        "",
+        [
+            (1, 2048, True),
+            (2, 4096, True),
+            (1, 2048, False),
+        ],
+    )
     # fp32 master weights for 8B: ~16 B/param = ~120 GiB of states; may OOM on 139 GiB (recorded if so).
-    add("llama3.1-8b", "full_finetune", "amp_bf16", "", [
-        (1, 512, True),
-    ])
+    add(
+        "llama3.1-8b",
+        "full_finetune",
+        "amp_bf16",
+        "",
+        [
+            (1, 512, True),
+        ],
+    )
     return P
 
 
@@ -170,21 +306,25 @@ def default_out() -> str:
 
 
 def print_plan(plans: list[Plan]) -> None:
-    print(f"{len(plans)} planned configurations ({2 * len(plans)} CSV rows: -alloc and -resv each), "
-          f"{STEPS} steps each:")
+    print(
+        f"{len(plans)} planned configurations ({2 * len(plans)} CSV rows: -alloc and -resv each), {STEPS} steps each:"
+    )
     last = None
     for p in plans:
         if p.model != last:
             n = expected_params(p.model)
             print(f"# {p.model} = {MODELS[p.model]['name']} shapes, {n:,} params (random init)")
             last = p.model
-        print(f"  {p.slug:68s} method={p.method:13s} precision={p.precision:8s} "
-              f"targets={p.targets or '-':14s} micro_batch={p.mbs} seq_len={p.seq} gc={p.gc} adamw={p.impl}")
+        print(
+            f"  {p.slug:68s} method={p.method:13s} precision={p.precision:8s} "
+            f"targets={p.targets or '-':14s} micro_batch={p.mbs} seq_len={p.seq} gc={p.gc} adamw={p.impl}"
+        )
 
 
 # ----------------------------------------------------------------------------------------------
 # Run path (needs torch, transformers, peft, and a CUDA device)
 # ----------------------------------------------------------------------------------------------
+
 
 def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_str: str = "cuda") -> int:
     import gc as pygc
@@ -199,6 +339,7 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
     try:
         import peft
         from peft import LoraConfig, get_peft_model
+
         peft_version = peft.__version__
     except ImportError:  # LoRA plans are skipped without peft
         peft = None
@@ -209,11 +350,13 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
     total_gib = torch.cuda.get_device_properties(device).total_memory / GIB
     short_gpu = "H200" if "H200" in gpu_name else gpu_name
     source = f"measured here ({short_gpu}, torch {torch.__version__}, transformers {transformers.__version__})"
-    print(f"GPU: {gpu_name} ({total_gib:.1f} GiB), torch {torch.__version__}, "
-          f"transformers {transformers.__version__}, peft {peft_version}")
+    print(
+        f"GPU: {gpu_name} ({total_gib:.1f} GiB), torch {torch.__version__}, "
+        f"transformers {transformers.__version__}, peft {peft_version}"
+    )
 
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
-    fh = open(out_path, "w", newline="")
+    fh = open(out_path, "w", newline="")  # noqa: SIM115  (kept open while rows are written, closed at the end)
     writer = csv.DictWriter(fh, fieldnames=COLUMNS)
     writer.writeheader()
     fh.flush()
@@ -226,8 +369,14 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
         spec = dict(MODELS[p.model])
         name = spec.pop("name")
         cfg = LlamaConfig(
-            **spec, rope_theta=500000.0, max_position_embeddings=8192, use_cache=False,
-            attention_bias=False, mlp_bias=False, hidden_act="silu", rms_norm_eps=1e-5,
+            **spec,
+            rope_theta=500000.0,
+            max_position_embeddings=8192,
+            use_cache=False,
+            attention_bias=False,
+            mlp_bias=False,
+            hidden_act="silu",
+            rms_norm_eps=1e-5,
         )
         cfg._attn_implementation = "sdpa"
         dtype = torch.float32 if p.precision == "amp_bf16" else torch.bfloat16
@@ -242,8 +391,14 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
         model.config.use_cache = False
         if p.method == "lora":
             targets = ALL_LINEAR if p.targets == "all-linear" else QV_TARGETS
-            lcfg = LoraConfig(r=LORA_RANK, lora_alpha=LORA_ALPHA, lora_dropout=0.0,
-                              target_modules=targets, bias="none", task_type="CAUSAL_LM")
+            lcfg = LoraConfig(
+                r=LORA_RANK,
+                lora_alpha=LORA_ALPHA,
+                lora_dropout=0.0,
+                target_modules=targets,
+                bias="none",
+                task_type="CAUSAL_LM",
+            )
             model = get_peft_model(model, lcfg)
         model.train()
         return name, model
@@ -258,28 +413,53 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
 
     def write(p: Plan, name, nparams, ntrain, alloc, resv, note):
         common = dict(
-            split="holdout", model=name, params_b=round(nparams / 1e9, 4), method=p.method, precision=p.precision,
-            optimizer="adamw", optimizer_impl=p.impl, micro_batch_size=p.mbs, seq_len=p.seq,
-            gradient_checkpointing="true" if p.gc else "false", flash_attention="true",
-            lora_rank=LORA_RANK if p.method == "lora" else "", lora_targets=p.targets,
-            num_gpus=1, sharding="none", offload="none", source=source,
+            split="holdout",
+            model=name,
+            params_b=round(nparams / 1e9, 4),
+            method=p.method,
+            precision=p.precision,
+            optimizer="adamw",
+            optimizer_impl=p.impl,
+            micro_batch_size=p.mbs,
+            seq_len=p.seq,
+            gradient_checkpointing="true" if p.gc else "false",
+            flash_attention="true",
+            lora_rank=LORA_RANK if p.method == "lora" else "",
+            lora_targets=p.targets,
+            num_gpus=1,
+            sharding="none",
+            offload="none",
+            source=source,
         )
         base_note = (
             f"Random-init {MODELS[p.model]['name']} shapes ({nparams:,} params, {ntrain:,} trainable), "
             f"GPU {gpu_name}. {steps} steps on random token ids (labels=input_ids, HF causal-LM loss), "
             f"attn_implementation=sdpa, torch.optim.AdamW(lr=1e-5, {p.impl}=True). "
             + ("Weights fp32 + torch.autocast(bf16). " if p.precision == "amp_bf16" else "")
-            + ("Pure bf16 weights, grads and AdamW states. " if (p.precision == "bf16" and p.method == "full_finetune") else "")
-            + (f"LoRA via peft {peft_version}: r={LORA_RANK}, alpha={LORA_ALPHA}, dropout 0, base bf16, adapter dtype "
-               f"as peft sets it (autocast_adapter_dtype default). " if p.method == "lora" else "")
+            + (
+                "Pure bf16 weights, grads and AdamW states. "
+                if (p.precision == "bf16" and p.method == "full_finetune")
+                else ""
+            )
+            + (
+                f"LoRA via peft {peft_version}: r={LORA_RANK}, alpha={LORA_ALPHA}, dropout 0, base bf16, adapter dtype "
+                f"as peft sets it (autocast_adapter_dtype default). "
+                if p.method == "lora"
+                else ""
+            )
             + ("Gradient checkpointing: HF gradient_checkpointing_enable(use_reentrant=False). " if p.gc else "")
             + "Peak over forward, backward and optimizer step after empty_cache + reset_peak_memory_stats; "
             + f"PYTORCH_CUDA_ALLOC_CONF={os.environ.get('PYTORCH_CUDA_ALLOC_CONF', 'unset')}. "
             + note
         )
         for suffix, metric, val in (("alloc", "allocated", alloc), ("resv", "reserved", resv)):
-            row = dict(common, id=f"{p.slug}-{suffix}", metric=metric,
-                       measured_gib="" if val is None else round(val, 3), notes=base_note)
+            row = dict(
+                common,
+                id=f"{p.slug}-{suffix}",
+                metric=metric,
+                measured_gib="" if val is None else round(val, 3),
+                notes=base_note,
+            )
             writer.writerow(row)
         fh.flush()
 
@@ -301,8 +481,10 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
                 t0 = time.time()
                 name, model = build(p)
                 current_group = p.group
-                print(f"built {p.group} in {time.time() - t0:.1f}s, "
-                      f"{torch.cuda.memory_allocated() / GIB:.2f} GiB allocated")
+                print(
+                    f"built {p.group} in {time.time() - t0:.1f}s, "
+                    f"{torch.cuda.memory_allocated() / GIB:.2f} GiB allocated"
+                )
             set_gc(model, p.gc)
             nparams = sum(x.numel() for x in model.parameters())
             trainable = [x for x in model.parameters() if x.requires_grad]
@@ -312,7 +494,9 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
             cleanup()
             weights_gib = torch.cuda.memory_allocated() / GIB
             torch.cuda.reset_peak_memory_stats()
-            opt = torch.optim.AdamW(trainable, lr=1e-5, **{p.impl: True} if p.impl != "for_loop" else {"foreach": False})
+            opt = torch.optim.AdamW(
+                trainable, lr=1e-5, **{p.impl: True} if p.impl != "for_loop" else {"foreach": False}
+            )
             t0 = time.time()
             status = "ok"
             loss = ids = None
@@ -340,19 +524,20 @@ def run(plans: list[Plan], out_path: str, budget_s: float, steps: int, device_st
             model.zero_grad(set_to_none=True)
             # opt state and activations freed; keep the model for the next plan in this group
             if status == "ok":
-                note = (f"Weights+adapters before the steps: {weights_gib:.2f} GiB allocated. "
-                        f"{steps} steps took {dt:.1f}s.")
+                note = (
+                    f"Weights+adapters before the steps: {weights_gib:.2f} GiB allocated. {steps} steps took {dt:.1f}s."
+                )
                 print(f"{p.slug}: alloc {alloc:.2f} GiB, reserved {resv:.2f} GiB ({dt:.1f}s)")
             else:
-                note = (f"OOM on a {total_gib:.1f} GiB device (measured_gib left empty): {oom_msg}")
+                note = f"OOM on a {total_gib:.1f} GiB device (measured_gib left empty): {oom_msg}"
                 print(f"{p.slug}: OOM ({dt:.1f}s)")
             write(p, name, nparams, ntrain, alloc, resv, note)
             done += 1
-            loss = ids = trainable = None  # drop references so a group switch frees the old model
+            loss = ids = trainable = None  # drop references so a group switch frees the old model  # noqa: F841  (assigning None drops the references)
             cleanup()
         except torch.cuda.OutOfMemoryError as e:  # OOM while building the model
             print(f"{p.slug}: OOM while building: {str(e)[:200]}")
-            model, current_group, trainable, opt = None, None, None, None
+            model, current_group, trainable, opt = None, None, None, None  # noqa: F841  (assigning None drops the references)
             cleanup()
     fh.close()
     print(f"wrote {done} configurations ({2 * done} rows) to {out_path} in {time.time() - t_start:.0f}s")
@@ -363,10 +548,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dry-run", action="store_true", help="print the planned configurations and exit")
     ap.add_argument("--out", default=None, help="CSV path (default $OUT/measured.csv or ./measured.csv)")
-    ap.add_argument("--only", default=None,
-                    help="run only configurations whose id contains this substring (e.g. 1b, lora, gcon)")
-    ap.add_argument("--budget-s", type=float, default=420.0,
-                    help="stop starting new configurations after this many seconds (default 420)")
+    ap.add_argument(
+        "--only", default=None, help="run only configurations whose id contains this substring (e.g. 1b, lora, gcon)"
+    )
+    ap.add_argument(
+        "--budget-s",
+        type=float,
+        default=420.0,
+        help="stop starting new configurations after this many seconds (default 420)",
+    )
     ap.add_argument("--steps", type=int, default=STEPS, help=f"training steps per configuration (default {STEPS})")
     args = ap.parse_args(argv)
 

@@ -14,8 +14,11 @@ OFFLINE = "offline (OPENAI_* cleared; pass --llm to score the configured LLM)"
 
 def add_llm_flag(parser: argparse.ArgumentParser) -> None:
     """The runners' shared --llm option."""
-    parser.add_argument("--llm", action="store_true",
-                        help="score the LLM path configured by OPENAI_* (default: the offline path, OPENAI_* cleared)")
+    parser.add_argument(
+        "--llm",
+        action="store_true",
+        help="score the LLM path configured by OPENAI_* (default: the offline path, OPENAI_* cleared)",
+    )
 
 
 def choose_path(use_llm: bool = False) -> str:
@@ -27,6 +30,7 @@ def choose_path(use_llm: bool = False) -> str:
     from agent.llm.client import llm_configured, model_name
 
     if not llm_configured():
-        raise SystemExit("--llm: no LLM configured (set OPENAI_API_KEY and/or OPENAI_BASE_URL, unset "
-                         "GPU_ADVISOR_OFFLINE)")
+        raise SystemExit(
+            "--llm: no LLM configured (set OPENAI_API_KEY and/or OPENAI_BASE_URL, unset GPU_ADVISOR_OFFLINE)"
+        )
     return f"LLM ({model_name()} at {os.environ.get('OPENAI_BASE_URL') or 'the OpenAI API'})"

@@ -8,4 +8,4 @@ from kb.entries import Citation, Entry, entries, entry
 from kb.retrieval import Hit, search
 from kb.topics import TOPIC_ENTRY, topic_entry
 
-__all__ = ["Citation", "Entry", "Hit", "TOPIC_ENTRY", "entries", "entry", "search", "topic_entry"]
+__all__ = ["TOPIC_ENTRY", "Citation", "Entry", "Hit", "entries", "entry", "search", "topic_entry"]

@@ -47,7 +47,7 @@ class Citation(BaseModel):
     text: str = Field(description="The cited text.")
 
     @classmethod
-    def of(cls, item: Entry) -> "Citation":
+    def of(cls, item: Entry) -> Citation:
         """The citation for one entry."""
         return cls(id=item.id, article=item.article, title=item.title, language=item.language, text=item.text)
 
@@ -61,8 +61,9 @@ def parse_article(source: str) -> tuple[dict[str, str], list[dict[str, str]]]:
         head, _, text = chunk.partition("\n\n")
         lines = head.strip().splitlines()
         fields = dict(line.split(": ", 1) for line in lines[1:])
-        blocks.append({"id": lines[0].strip(), "kind": fields["kind"], "title": fields["title"],
-                       "text": " ".join(text.split())})
+        blocks.append(
+            {"id": lines[0].strip(), "kind": fields["kind"], "title": fields["title"], "text": " ".join(text.split())}
+        )
     return meta, blocks
 
 
@@ -90,7 +91,11 @@ def entries(language: Language) -> tuple[Entry, ...]:
     for article in ARTICLES:
         meta, blocks = parse_article(data.joinpath(f"{article}.{language}.md").read_text(encoding="utf-8"))
         for block in blocks:
-            shown = {**block, "title": for_display(block["title"], language), "text": for_display(block["text"], language)}
+            shown = {
+                **block,
+                "title": for_display(block["title"], language),
+                "text": for_display(block["text"], language),
+            }
             out.append(Entry(article=meta["article"], language=meta["language"], **shown))  # type: ignore[arg-type]
     return tuple(out)
 
@@ -99,8 +104,10 @@ def entries(language: Language) -> tuple[Entry, ...]:
 def article_titles(language: Language) -> dict[str, str]:
     """Article -> the article's title in one language."""
     data = resources.files(__package__).joinpath("data")
-    return {article: parse_article(data.joinpath(f"{article}.{language}.md").read_text(encoding="utf-8"))[0]["title"]
-            for article in ARTICLES}
+    return {
+        article: parse_article(data.joinpath(f"{article}.{language}.md").read_text(encoding="utf-8"))[0]["title"]
+        for article in ARTICLES
+    }
 
 
 @cache

@@ -95,8 +95,11 @@ def _bm25(corpus: list[list[str]]) -> bm25s.BM25:
 def _markers(language: Language) -> dict[str, frozenset[str]]:
     """Article -> stemmed marker terms of one language."""
     raw = json.loads(resources.files(__package__).joinpath("data", "article_markers.json").read_text(encoding="utf-8"))
-    return {article: frozenset(t for word in words_ for t in terms(word, language))
-            for article, words_ in raw.items() if not article.startswith("_")}
+    return {
+        article: frozenset(t for word in words_ for t in terms(word, language))
+        for article, words_ in raw.items()
+        if not article.startswith("_")
+    }
 
 
 @cache
@@ -144,8 +147,15 @@ def _index(language: Language) -> _Index:
     body_docs = [terms(item.text, language) for item in items]
     entry_terms = tuple(frozenset(q) | frozenset(b) for q, b in zip(question_docs, body_docs))
     specific, general = _topic_terms(language)
-    return _Index(items=items, markers=_markers(language), question=_bm25(question_docs), body=_bm25(body_docs),
-                  entry_terms=entry_terms, specific=specific, general=general)
+    return _Index(
+        items=items,
+        markers=_markers(language),
+        question=_bm25(question_docs),
+        body=_bm25(body_docs),
+        entry_terms=entry_terms,
+        specific=specific,
+        general=general,
+    )
 
 
 def _scores(index: _Index, query: list[str]) -> np.ndarray:
@@ -157,8 +167,12 @@ def _scores(index: _Index, query: list[str]) -> np.ndarray:
         return np.zeros(len(index.items))
     scores = QUESTION_WEIGHT * index.question.get_scores(known) + BODY_WEIGHT * index.body.get_scores(known)
     marked = {article for article, markers in index.markers.items() if markers & set(query)}
-    boost = np.array([(FAQ_BOOST if item.kind == "faq" else 1.0) * (ARTICLE_BOOST if item.article in marked else 1.0)
-                      for item in index.items])
+    boost = np.array(
+        [
+            (FAQ_BOOST if item.kind == "faq" else 1.0) * (ARTICLE_BOOST if item.article in marked else 1.0)
+            for item in index.items
+        ]
+    )
     return scores * boost
 
 
@@ -180,9 +194,10 @@ def _within_one_edit(a: str, b: str) -> bool:
         a, b = b, a
     i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
     if len(a) < len(b):
-        return a[i:] == b[i + 1:]
-    return a[i + 1:] == b[i + 1:] or (a[i + 1:i + 2] == b[i:i + 1] and a[i:i + 1] == b[i + 1:i + 2]
-                                      and a[i + 2:] == b[i + 2:])
+        return a[i:] == b[i + 1 :]
+    return a[i + 1 :] == b[i + 1 :] or (
+        a[i + 1 : i + 2] == b[i : i + 1] and a[i : i + 1] == b[i + 1 : i + 2] and a[i + 2 :] == b[i + 2 :]
+    )
 
 
 @cache
@@ -213,12 +228,16 @@ def rank(query: str, language: Language) -> Ranking:
     query_terms = correct_typos(terms(query or "", language), language)
     scores = _scores(index, query_terms)
     order = [int(i) for i in (-scores).argsort(kind="stable") if scores[i] > 0]
-    hits = tuple(Hit(id=index.items[i].id, score=round(float(scores[i]), 4), citation=Citation.of(index.items[i]))
-                 for i in order)
+    hits = tuple(
+        Hit(id=index.items[i].id, score=round(float(scores[i]), 4), citation=Citation.of(index.items[i])) for i in order
+    )
     coverage = _coverage(index, query_terms, order[0]) if order else 0.0
     topic = topicality(query_terms, language)
-    answerable = bool(order) and hits[0].score >= MIN_SCORE and (
-        topic == "specific" or (topic == "general" and coverage >= MIN_COVERAGE))
+    answerable = (
+        bool(order)
+        and hits[0].score >= MIN_SCORE
+        and (topic == "specific" or (topic == "general" and coverage >= MIN_COVERAGE))
+    )
     if answerable and mentions_outside_subject(query[:MAX_QUERY_CHARS]):
         answerable = topic == "specific" and coverage >= OUTSIDE_COVERAGE
     return Ranking(hits=hits, answerable=answerable, coverage=round(coverage, 3), query_terms=tuple(query_terms))

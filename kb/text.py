@@ -15,7 +15,6 @@ from contract.languages import REGISTRY
 from kb.entries import LANGUAGES, Language, aliases, entries
 
 
-
 @cache
 def base_stopwords() -> dict[str, tuple[str, ...]]:
     """bm25s ships Italian and English lists; the Indonesian list is entirely ours (kb/data/stopwords.id.txt).
@@ -30,8 +29,10 @@ def base_stopwords() -> dict[str, tuple[str, ...]]:
         spec = importlib.util.spec_from_file_location("_bm25s_stopwords", Path(next(iter(locations))) / "stopwords.py")
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return {code: tuple(getattr(module, info.bm25s_stopwords)) if info.bm25s_stopwords else ()
-            for code, info in REGISTRY.items()}
+    return {
+        code: tuple(getattr(module, info.bm25s_stopwords)) if info.bm25s_stopwords else ()
+        for code, info in REGISTRY.items()
+    }
 
 
 MAX_QUERY_CHARS = 2000

@@ -37,8 +37,14 @@ def recorded(name: str) -> Recorded:
     data = json.loads((WIRE_DIR / f"{name}.json").read_text(encoding="utf-8"))
     body = data.get("body")
     text = json.dumps(body) if isinstance(body, (dict, list)) else body
-    return Recorded(name=name, status=data["status"], content_type=data["content_type"], body=text,
-                    events=tuple(data.get("events") or ()), imitates=data["imitates"])
+    return Recorded(
+        name=name,
+        status=data["status"],
+        content_type=data["content_type"],
+        body=text,
+        events=tuple(data.get("events") or ()),
+        imitates=data["imitates"],
+    )
 
 
 def _last_user(request: dict[str, Any]) -> str:
@@ -115,20 +121,36 @@ class FakeOpenAI(ThreadingHTTPServer):
 
 def tool_calls(*calls: tuple[str, Any], content: str | None = None) -> dict[str, Any]:
     """A chat.completion whose assistant message calls tools: (name, arguments dict or raw JSON string) pairs."""
-    items = [{"id": f"call_{index}", "type": "function",
-              "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
-             for index, (name, args) in enumerate(calls)]
+    items = [
+        {
+            "id": f"call_{index}",
+            "type": "function",
+            "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+        }
+        for index, (name, args) in enumerate(calls)
+    ]
     message = {"role": "assistant", "content": content, "refusal": None, "tool_calls": items}
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "test-model",
-            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "test-model",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
 
 
 def _chunk(content: str | None, finish: str | None = None) -> bytes:
     """One streamed chat.completion.chunk event."""
-    body = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "test-model",
-            "choices": [{"index": 0, "delta": {"content": content} if content is not None else {},
-                         "finish_reason": finish}]}
+    body = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "test-model",
+        "choices": [
+            {"index": 0, "delta": {"content": content} if content is not None else {}, "finish_reason": finish}
+        ],
+    }
     return f"data: {json.dumps(body)}\n\n".encode()
 
 
@@ -162,9 +184,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(_chunk(None, "stop") + b"data: [DONE]\n\n")
             else:
                 message = {"role": "assistant", "content": content, "refusal": None}
-                answer = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "test-model",
-                          "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-                          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                answer = {
+                    "id": "chatcmpl-1",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "test-model",
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }
                 self._send(200, "application/json", json.dumps(answer).encode())
         except (BrokenPipeError, ConnectionResetError):
             pass

@@ -99,12 +99,30 @@ def postgres_url() -> Iterator[str]:
     if as_user:
         shutil.chown(root, user=as_user)
     port = free_port()
-    _run([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-          "--no-sync"], as_user=as_user)
-    options = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off "
-               "-c synchronous_commit=off -c full_page_writes=off")
-    _run([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(root / "server.log"), "-o", options, "-w", "-t", "60",
-          "start"], as_user=as_user)
+    _run(
+        [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"],
+        as_user=as_user,
+    )
+    options = (
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off "
+        "-c synchronous_commit=off -c full_page_writes=off"
+    )
+    _run(
+        [
+            str(bin_dir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(root / "server.log"),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        ],
+        as_user=as_user,
+    )
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:

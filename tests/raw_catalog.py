@@ -15,7 +15,9 @@ def raw_price(db_path: Path, offer: dict[str, Any]) -> float:
     with sqlite3.connect(db_path) as connection:
         rows = connection.execute(
             "SELECT price_per_hour, spot_price_per_hour, on_demand_is_market FROM offers WHERE provider = ? AND "
-            "instance_type = ? AND region IS ?", (offer["provider"], offer["instance_type"], offer["region"])).fetchall()
+            "instance_type = ? AND region IS ?",
+            (offer["provider"], offer["instance_type"], offer["region"]),
+        ).fetchall()
     assert rows, (offer["provider"], offer["instance_type"], offer["region"])
     prices = set()
     for on_demand, spot, market in rows:

@@ -8,7 +8,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parents[1]
 
 _MOUNT_SCRIPT = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"'
@@ -21,15 +20,29 @@ def read_only_supported(probe_dir: Path) -> str | None:
     if not shutil.which("unshare"):
         return "running as root without unshare(1): cannot make a folder read-only"
     probe_dir.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run(["unshare", "-m", "sh", "-c", _MOUNT_SCRIPT, str(probe_dir), "sh", "-c",
-                             f"! touch '{probe_dir}/probe' 2>/dev/null"], capture_output=True, timeout=30)
+    result = subprocess.run(
+        [
+            "unshare",
+            "-m",
+            "sh",
+            "-c",
+            _MOUNT_SCRIPT,
+            str(probe_dir),
+            "sh",
+            "-c",
+            f"! touch '{probe_dir}/probe' 2>/dev/null",
+        ],
+        capture_output=True,
+        timeout=30,
+    )
     if result.returncode != 0:
         return f"running as root and a read-only bind mount failed: {result.stderr.decode()[:200]}"
     return None
 
 
-def run_read_only(folder: Path, argv: list[str], *, env: dict[str, str], timeout: float = 120,
-                  input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_read_only(
+    folder: Path, argv: list[str], *, env: dict[str, str], timeout: float = 120, input_text: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `argv` while `folder` is read-only; returns the finished process (text output)."""
     if os.geteuid() == 0:
         command = ["unshare", "-m", "sh", "-c", _MOUNT_SCRIPT, str(folder), *argv]
@@ -53,8 +66,13 @@ def read_only_home(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     home = tmp_path / "ro"
     home.mkdir()
     (tmp_path / "tmp").mkdir()
-    unset = ("GPU_ADVISOR_DB", "GPU_ADVISOR_DATABASE_URL", "GPU_ADVISOR_CHECKPOINT_PATH", "OPENAI_API_KEY",
-             "OPENAI_BASE_URL")
+    unset = (
+        "GPU_ADVISOR_DB",
+        "GPU_ADVISOR_DATABASE_URL",
+        "GPU_ADVISOR_CHECKPOINT_PATH",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+    )
     env = {k: v for k, v in os.environ.items() if k not in unset}
     env.update({"GPU_ADVISOR_HOME": str(home), "TMPDIR": str(tmp_path / "tmp"), "PYTHONPATH": str(REPO)})
     return home, env

@@ -9,10 +9,11 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import httpx2
 
@@ -20,8 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT_S = 90.0
 
 FOLLOW_UPS: tuple[dict[str, Any], ...] = (
-    {"epochs": 2}, {"seq_len": 1024}, {"micro_batch_size": 2}, {"deadline_hours": 48},
-    {"interruptible_ok": False}, {"dataset_tokens": 50_000_000}, {"precision": "bf16"},
+    {"epochs": 2},
+    {"seq_len": 1024},
+    {"micro_batch_size": 2},
+    {"deadline_hours": 48},
+    {"interruptible_ok": False},
+    {"dataset_tokens": 50_000_000},
+    {"precision": "bf16"},
 )
 """Changes to distinct job fields: after all of them the thread's job must hold every one (none lost)."""
 FIRST_MESSAGE = "LoRA fine-tune of Llama 3 8B"
@@ -50,10 +56,26 @@ class ServeProcess:
 
     def start(self) -> ServeProcess:
         """Start the server and wait until /healthz says the advisor is loaded."""
-        command = [sys.executable, "-c", "from cli.app import run; run()", "serve", "--port", str(self.port),
-                   "--workers", str(self.workers), "--json"]
-        self.process = subprocess.Popen(command, env=self.env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, text=True, start_new_session=True)
+        command = [
+            sys.executable,
+            "-c",
+            "from cli.app import run; run()",
+            "serve",
+            "--port",
+            str(self.port),
+            "--workers",
+            str(self.workers),
+            "--json",
+        ]
+        self.process = subprocess.Popen(
+            command,
+            env=self.env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -81,8 +103,11 @@ class ServeProcess:
 
 def serve_env(home: Path, **extra: str) -> dict[str, str]:
     """Environment for a test server: private data dir, no rate limit, no LLM, no Slack."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")
+    }
     env.update({"GPU_ADVISOR_HOME": str(home), "GPU_ADVISOR_RATE_PER_MINUTE": "0"}, **extra)
     return env
 
@@ -102,8 +127,9 @@ def continuing(result: dict[str, Any]) -> dict[str, str]:
     return {"thread_id": result["thread_id"], "thread_token": result["thread_token"]}
 
 
-def chat(url: str | list[str], body: dict[str, Any], *, retries: int = 0, stats: LoadStats | None = None,
-         start: int = 0) -> dict[str, Any]:
+def chat(
+    url: str | list[str], body: dict[str, Any], *, retries: int = 0, stats: LoadStats | None = None, start: int = 0
+) -> dict[str, Any]:
     """POST /api/chat and return the JSON result; with several URLs (servers behind a balancer) a connection error or
     a 5xx is retried on the next one, up to `retries` times."""
     urls = [url] if isinstance(url, str) else url
@@ -125,14 +151,22 @@ def chat(url: str | list[str], body: dict[str, Any], *, retries: int = 0, stats:
     raise AssertionError("unreachable")
 
 
-def race_follow_ups(urls: list[str], threads: int, *, retries: int = 0, stats: LoadStats | None = None,
-                    on_answer: Callable[[int], None] | None = None) -> tuple[int, list[str]]:
+def race_follow_ups(
+    urls: list[str],
+    threads: int,
+    *,
+    retries: int = 0,
+    stats: LoadStats | None = None,
+    on_answer: Callable[[int], None] | None = None,
+) -> tuple[int, list[str]]:
     """Start `threads` conversations, send FOLLOW_UPS to each all at once (spread over `urls`), then one more turn;
     returns (turns answered, descriptions of threads whose job lost a change). `on_answer(n)` runs after the n-th
     follow-up is answered."""
     stats = stats if stats is not None else LoadStats()
-    thread_ids = [continuing(chat(urls, {"message": FIRST_MESSAGE}, retries=retries, stats=stats, start=i))
-                  for i in range(threads)]
+    thread_ids = [
+        continuing(chat(urls, {"message": FIRST_MESSAGE}, retries=retries, stats=stats, start=i))
+        for i in range(threads)
+    ]
     jobs = [(thread, change, i + j) for i, thread in enumerate(thread_ids) for j, change in enumerate(FOLLOW_UPS)]
     done = itertools.count(1)
 
@@ -146,8 +180,13 @@ def race_follow_ups(urls: list[str], threads: int, *, retries: int = 0, stats: L
         list(pool.map(follow_up, jobs))
     lost = []
     for i, thread in enumerate(thread_ids):
-        spec = chat(urls, {"message": "", **thread, "changes": {"gradient_checkpointing": True}},
-                    retries=retries, stats=stats, start=i + 1)["spec"]
+        spec = chat(
+            urls,
+            {"message": "", **thread, "changes": {"gradient_checkpointing": True}},
+            retries=retries,
+            stats=stats,
+            start=i + 1,
+        )["spec"]
         missing = [key for change in FOLLOW_UPS for key, value in change.items() if spec.get(key) != value]
         if missing or spec.get("method") != "lora":
             lost.append(f"{thread['thread_id']}: lost {missing}")

@@ -10,11 +10,12 @@ import socket
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 import uvicorn
@@ -85,8 +86,13 @@ class FakeSlack:
     def to(self, method: str, channel: str | None = None, path: str | None = None) -> list[Call]:
         """Calls of one method (and channel / response path)."""
         with self._cond:
-            return [c for c in self.calls if c.method == method and (channel is None or c.body.get("channel") == channel)
-                    and (path is None or c.path == path)]
+            return [
+                c
+                for c in self.calls
+                if c.method == method
+                and (channel is None or c.body.get("channel") == channel)
+                and (path is None or c.path == path)
+            ]
 
 
 def _handler(fake: FakeSlack) -> type[BaseHTTPRequestHandler]:
@@ -139,16 +145,32 @@ def _handler(fake: FakeSlack) -> type[BaseHTTPRequestHandler]:
                 if fake.reject_tables and has_table:
                     return self._send(200, {"ok": False, "error": "invalid_blocks"})
                 ts = body.get("ts") or fake.next_ts()
-                return self._send(200, {"ok": True, "channel": body.get("channel"), "ts": ts,
-                                        "message": {"text": body.get("text"), "ts": ts}})
+                return self._send(
+                    200,
+                    {
+                        "ok": True,
+                        "channel": body.get("channel"),
+                        "ts": ts,
+                        "message": {"text": body.get("text"), "ts": ts},
+                    },
+                )
             if method == "users.info":
                 locale = fake.locales.get(body.get("user", ""))
                 if locale is None:
                     return self._send(200, {"ok": False, "error": "user_not_found"})
                 return self._send(200, {"ok": True, "user": {"id": body["user"], "locale": locale}})
             if method == "auth.test":
-                return self._send(200, {"ok": True, "team_id": TEAM, "user_id": BOT_USER, "bot_id": "B0BOT",
-                                        "url": "https://example.invalid/", "team": "Test"})
+                return self._send(
+                    200,
+                    {
+                        "ok": True,
+                        "team_id": TEAM,
+                        "user_id": BOT_USER,
+                        "bot_id": "B0BOT",
+                        "url": "https://example.invalid/",
+                        "team": "Test",
+                    },
+                )
             if method == "apps.connections.open":
                 return self._send(200, {"ok": True, "url": fake.socket_url})
             return self._send(200, {"ok": False, "error": "unknown_method"})
@@ -180,8 +202,14 @@ def offline_advisor(home: Path) -> Iterator[Any]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GPU_ADVISOR_HOME", str(home))
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GPU_ADVISOR_MODEL", "SLACK_BOT_TOKEN",
-                     "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
+        for name in (
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "GPU_ADVISOR_MODEL",
+            "SLACK_BOT_TOKEN",
+            "SLACK_SIGNING_SECRET",
+            "SLACK_APP_TOKEN",
+        ):
             patch.delenv(name, raising=False)
         advisor = Advisor(checkpoint_path=home / "threads.sqlite")
         try:
@@ -218,12 +246,21 @@ def signature(body: str, timestamp: str, secret: str = SIGNING_SECRET) -> str:
     return f"v0={digest}"
 
 
-def signed_headers(body: str, *, content_type: str, timestamp: int | None = None, secret: str = SIGNING_SECRET,
-                   retry: int | None = None) -> dict[str, str]:
+def signed_headers(
+    body: str,
+    *,
+    content_type: str,
+    timestamp: int | None = None,
+    secret: str = SIGNING_SECRET,
+    retry: int | None = None,
+) -> dict[str, str]:
     """Headers of a request from Slack, signed now (or at `timestamp`)."""
     ts = str(int(time.time()) if timestamp is None else timestamp)
-    headers = {"content-type": content_type, "x-slack-request-timestamp": ts,
-               "x-slack-signature": signature(body, ts, secret)}
+    headers = {
+        "content-type": content_type,
+        "x-slack-request-timestamp": ts,
+        "x-slack-signature": signature(body, ts, secret),
+    }
     if retry is not None:
         headers.update({"x-slack-retry-num": str(retry), "x-slack-retry-reason": "http_timeout"})
     return headers
@@ -231,25 +268,54 @@ def signed_headers(body: str, *, content_type: str, timestamp: int | None = None
 
 def event_body(event: dict[str, Any], event_id: str) -> str:
     """An Events API callback envelope as JSON text."""
-    return json.dumps({"token": "unused", "team_id": TEAM, "api_app_id": "A0APP", "type": "event_callback",
-                       "event_id": event_id, "event_time": int(time.time()), "event": event,
-                       "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}]})
+    return json.dumps(
+        {
+            "token": "unused",
+            "team_id": TEAM,
+            "api_app_id": "A0APP",
+            "type": "event_callback",
+            "event_id": event_id,
+            "event_time": int(time.time()),
+            "event": event,
+            "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+        }
+    )
 
 
 def mention(text: str, *, channel: str, ts: str, user: str = "U0ALICE", thread_ts: str | None = None) -> dict:
     """An app_mention event."""
-    event = {"type": "app_mention", "user": user, "text": f"<@{BOT_USER}> {text}".rstrip(), "ts": ts,
-             "channel": channel, "event_ts": ts}
+    event = {
+        "type": "app_mention",
+        "user": user,
+        "text": f"<@{BOT_USER}> {text}".rstrip(),
+        "ts": ts,
+        "channel": channel,
+        "event_ts": ts,
+    }
     if thread_ts:
         event["thread_ts"] = thread_ts
     return event
 
 
-def message(text: str, *, channel: str, ts: str, user: str = "U0ALICE", thread_ts: str | None = None,
-            channel_type: str = "channel") -> dict:
+def message(
+    text: str,
+    *,
+    channel: str,
+    ts: str,
+    user: str = "U0ALICE",
+    thread_ts: str | None = None,
+    channel_type: str = "channel",
+) -> dict:
     """A message event (DM when channel_type is 'im')."""
-    event = {"type": "message", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts,
-             "channel_type": channel_type}
+    event = {
+        "type": "message",
+        "user": user,
+        "text": text,
+        "ts": ts,
+        "channel": channel,
+        "event_ts": ts,
+        "channel_type": channel_type,
+    }
     if thread_ts:
         event["thread_ts"] = thread_ts
     return event
@@ -257,23 +323,61 @@ def message(text: str, *, channel: str, ts: str, user: str = "U0ALICE", thread_t
 
 def command_body(text: str, *, response_url: str, channel: str = "C0CMD", user: str = "U0ALICE") -> str:
     """A /gpu slash command as Slack posts it (form-encoded)."""
-    return urllib.parse.urlencode({"token": "unused", "team_id": TEAM, "channel_id": channel, "user_id": user,
-                                   "command": "/gpu", "text": text, "response_url": response_url,
-                                   "trigger_id": "1.2.3", "api_app_id": "A0APP"})
+    return urllib.parse.urlencode(
+        {
+            "token": "unused",
+            "team_id": TEAM,
+            "channel_id": channel,
+            "user_id": user,
+            "command": "/gpu",
+            "text": text,
+            "response_url": response_url,
+            "trigger_id": "1.2.3",
+            "api_app_id": "A0APP",
+        }
+    )
 
 
-def action_body(action_id: str, value: str, *, channel: str, message_ts: str, response_url: str,
-                thread_ts: str | None = None, ephemeral: bool = False, blocks: list | None = None) -> str:
+def action_body(
+    action_id: str,
+    value: str,
+    *,
+    channel: str,
+    message_ts: str,
+    response_url: str,
+    thread_ts: str | None = None,
+    ephemeral: bool = False,
+    blocks: list | None = None,
+) -> str:
     """A block_actions interaction (form-encoded 'payload'); `blocks` is the clicked message's content."""
-    msg = {"type": "message", "ts": message_ts, "text": "…", "user": BOT_USER, "bot_id": "B0BOT",
-           "blocks": blocks or []}
+    msg = {
+        "type": "message",
+        "ts": message_ts,
+        "text": "…",
+        "user": BOT_USER,
+        "bot_id": "B0BOT",
+        "blocks": blocks or [],
+    }
     if thread_ts:
         msg["thread_ts"] = thread_ts
-    payload = {"type": "block_actions", "team": {"id": TEAM}, "user": {"id": "U0ALICE"},
-               "api_app_id": "A0APP", "trigger_id": "1.2.3", "response_url": response_url,
-               "container": {"type": "message", "message_ts": message_ts, "channel_id": channel,
-                             "is_ephemeral": ephemeral},
-               "channel": {"id": channel}, "message": msg,
-               "actions": [{"type": "button", "action_id": action_id, "block_id": "gpu_rerun", "value": value,
-                            "action_ts": str(time.time())}]}
+    payload = {
+        "type": "block_actions",
+        "team": {"id": TEAM},
+        "user": {"id": "U0ALICE"},
+        "api_app_id": "A0APP",
+        "trigger_id": "1.2.3",
+        "response_url": response_url,
+        "container": {"type": "message", "message_ts": message_ts, "channel_id": channel, "is_ephemeral": ephemeral},
+        "channel": {"id": channel},
+        "message": msg,
+        "actions": [
+            {
+                "type": "button",
+                "action_id": action_id,
+                "block_id": "gpu_rerun",
+                "value": value,
+                "action_ts": str(time.time()),
+            }
+        ],
+    }
     return urllib.parse.urlencode({"payload": json.dumps(payload)})

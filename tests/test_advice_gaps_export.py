@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent.service import Advisor
 from agent.export.skypilot import build_task
+from agent.service import Advisor
 from tools.memory.estimator import EstimateRequest, estimate
 
 JOBS = [
@@ -58,9 +58,15 @@ def _expected(turn: dict[str, Any]) -> dict[str, Any]:
     if spec.get("gradient_checkpointing") is not None:
         assert checkpointing == spec["gradient_checkpointing"]  # what the user said is what was priced
     accumulation = _accumulation(estimate["method"], micro, seq_len, top["total_gpus"] // tp)  # DP replicas
-    expected = {"METHOD": estimate["method"], "PRECISION": estimate["precision"], "MICRO_BATCH_SIZE": micro,
-                "SEQ_LEN": seq_len, "GRADIENT_CHECKPOINTING": "true" if checkpointing else "false",
-                "LAYOUT": top["layout"], "GRADIENT_ACCUMULATION_STEPS": accumulation}
+    expected = {
+        "METHOD": estimate["method"],
+        "PRECISION": estimate["precision"],
+        "MICRO_BATCH_SIZE": micro,
+        "SEQ_LEN": seq_len,
+        "GRADIENT_CHECKPOINTING": "true" if checkpointing else "false",
+        "LAYOUT": top["layout"],
+        "GRADIENT_ACCUMULATION_STEPS": accumulation,
+    }
     if tp > 1:
         expected["TENSOR_PARALLEL"] = tp
     if estimate["method"] in ("lora", "qlora"):
@@ -95,11 +101,17 @@ def test_exported_settings_reproduce_the_priced_memory(turns: list[dict[str, Any
         layout = envs["LAYOUT"]
         gpus = top["gpu_count"] if layout == "hsdp" else top["total_gpus"]
         sharding = SHARDING.get(layout, "ddp" if top["nodes"] > 1 else "none")
-        request = EstimateRequest(model=turn["spec"].get("model"), params_b=turn["spec"].get("params_b"),
-                                  method=envs["METHOD"], micro_batch_size=envs["MICRO_BATCH_SIZE"],
-                                  seq_len=envs["SEQ_LEN"],
-                                  gradient_checkpointing=envs["GRADIENT_CHECKPOINTING"] == "true",
-                                  num_gpus=gpus, sharding=sharding, tensor_parallel=tp)
+        request = EstimateRequest(
+            model=turn["spec"].get("model"),
+            params_b=turn["spec"].get("params_b"),
+            method=envs["METHOD"],
+            micro_batch_size=envs["MICRO_BATCH_SIZE"],
+            seq_len=envs["SEQ_LEN"],
+            gradient_checkpointing=envs["GRADIENT_CHECKPOINTING"] == "true",
+            num_gpus=gpus,
+            sharding=sharding,
+            tensor_parallel=tp,
+        )
         assert estimate(request).per_gpu_gib == pytest.approx(top["per_gpu_gib"], abs=0.01), (turn["spec"], envs)
 
 

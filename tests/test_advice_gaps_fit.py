@@ -10,9 +10,9 @@ import pytest
 
 from contract.jobspec import JobSpec
 from tools.catalog.query import Offer, build_db
+from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
 from tools.memory.estimator import FIT_MARGIN, EstimateRequest, estimate
 from tools.ranking.rank import clear_cache, rank_offers
-from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
 
 L4_GIB = 22.35
 """The L4's memory as the GPU table states it (NVIDIA L4 datasheet: 24 GB = 22.35 GiB)."""
@@ -34,12 +34,31 @@ def test_estimate_and_ranking_agree_on_an_l4(tmp_path: Path, seq_len: int) -> No
     assert result.fit is not None and result.fit.fits is expected
     assert result.fit.headroom_gib == pytest.approx(L4_GIB * 0.95 - result.per_gpu_gib, abs=0.002)
     clear_cache()
-    db = build_db(tmp_path / "catalog.sqlite", [Offer(
-        provider="gcp", instance_type="g2-standard-8", region="us-central1", gpu="L4", gpu_count=1,
-        vram_gib_per_gpu=L4_GIB, price_per_hour=0.85, interconnect="none", source="test:1",
-        snapshot_date="2026-11-29")],
-        {"source": "test"})
-    spec = JobSpec(language="en", model="llama-3.1-8b", method="qlora", seq_len=seq_len, dataset_tokens=1_000_000,
-                   gradient_checkpointing=True)
+    db = build_db(
+        tmp_path / "catalog.sqlite",
+        [
+            Offer(
+                provider="gcp",
+                instance_type="g2-standard-8",
+                region="us-central1",
+                gpu="L4",
+                gpu_count=1,
+                vram_gib_per_gpu=L4_GIB,
+                price_per_hour=0.85,
+                interconnect="none",
+                source="test:1",
+                snapshot_date="2026-11-29",
+            )
+        ],
+        {"source": "test"},
+    )
+    spec = JobSpec(
+        language="en",
+        model="llama-3.1-8b",
+        method="qlora",
+        seq_len=seq_len,
+        dataset_tokens=1_000_000,
+        gradient_checkpointing=True,
+    )
     ranked = rank_offers(spec, db_path=db, limit=1)
     assert bool(ranked.offers) is expected

@@ -14,13 +14,27 @@ from tools.ranking.headline import choose_headline
 from tools.ranking.rank import clear_cache, rank_offers
 
 
-def plan_shape(cost: float, hours: float, gpus: int, *, nodes: int = 1, spot: bool = False,
-          verdict: str = "multi_gpu_ok") -> Any:
+def plan_shape(
+    cost: float, hours: float, gpus: int, *, nodes: int = 1, spot: bool = False, verdict: str = "multi_gpu_ok"
+) -> Any:
     """A costed plan as choose_headline reads it."""
-    offer = SimpleNamespace(gpu_count=gpus, provider="p", on_demand_is_market=False, spot_price_per_hour=None,
-                            price_outlier=None, peer_median_price=None)
-    return SimpleNamespace(cost=cost, hours=hours, nodes=nodes, use_spot=spot, offer=offer,
-                           group=SimpleNamespace(outlier=None), topology=SimpleNamespace(verdict=verdict))
+    offer = SimpleNamespace(
+        gpu_count=gpus,
+        provider="p",
+        on_demand_is_market=False,
+        spot_price_per_hour=None,
+        price_outlier=None,
+        peer_median_price=None,
+    )
+    return SimpleNamespace(
+        cost=cost,
+        hours=hours,
+        nodes=nodes,
+        use_spot=spot,
+        offer=offer,
+        group=SimpleNamespace(outlier=None),
+        topology=SimpleNamespace(verdict=verdict),
+    )
 
 
 def test_a_simpler_plan_that_is_slower_and_dearer_never_leads() -> None:
@@ -57,15 +71,25 @@ def _catalog(tmp_path: Path, offers: list[Offer]) -> Path:
 
 def _node(provider: str, price: float, spot: float | None) -> Offer:
     """An 8x H100 node with a 3.2 Tb/s fabric."""
-    return Offer(provider=provider, instance_type=f"{provider}-8xH100", region="r1", gpu="H100", gpu_count=8,
-                 vram_gib_per_gpu=79.65, price_per_hour=price, spot_price_per_hour=spot, interconnect="nvlink",
-                 inter_node_gbps_per_gpu=400.0, source="test:1", snapshot_date="2026-11-29")
+    return Offer(
+        provider=provider,
+        instance_type=f"{provider}-8xH100",
+        region="r1",
+        gpu="H100",
+        gpu_count=8,
+        vram_gib_per_gpu=79.65,
+        price_per_hour=price,
+        spot_price_per_hour=spot,
+        interconnect="nvlink",
+        inter_node_gbps_per_gpu=400.0,
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
 
 
 def _pretrain(**extra: object) -> JobSpec:
     """7B pre-training on 1T tokens, spot allowed (issue 24's 30-day case)."""
-    return JobSpec(language="en", params_b=7, method="pretrain", dataset_tokens=1e12, interruptible_ok=True,
-                   **extra)  # type: ignore[arg-type]
+    return JobSpec(language="en", params_b=7, method="pretrain", dataset_tokens=1e12, interruptible_ok=True, **extra)  # type: ignore[arg-type]
 
 
 def test_spot_headline_has_the_on_demand_plan_beside_it(tmp_path: Path) -> None:
@@ -90,8 +114,9 @@ def test_no_on_demand_alternative_over_the_budget(tmp_path: Path) -> None:
     probe = rank_offers(_pretrain(deadline_hours=720), db_path=db, limit=5)
     assert probe.on_demand_alternative is not None
     middle = (probe.offers[0].est_cost + probe.on_demand_alternative.est_cost) / 2
-    result = rank_offers(_pretrain(deadline_hours=720, budget=Budget(amount=middle, currency="USD")), db_path=db,
-                         limit=5)
+    result = rank_offers(
+        _pretrain(deadline_hours=720, budget=Budget(amount=middle, currency="USD")), db_path=db, limit=5
+    )
     assert result.offers[0].spot and result.on_demand_alternative is None
     assert all(o.spot for o in result.offers)
 
@@ -99,9 +124,18 @@ def test_no_on_demand_alternative_over_the_budget(tmp_path: Path) -> None:
 def test_cheapest_alternative_says_it_misses_the_deadline(tmp_path: Path) -> None:
     """A 4x H100 node at $3/h (too small to scale out: multi-node plans use 8-GPU nodes) is the cheapest plan but
     takes longer than 720 h: its entry lists 'deadline'; the headline misses nothing."""
-    small = Offer(provider="lambda", instance_type="4xH100", region="r1", gpu="H100", gpu_count=4,
-                  vram_gib_per_gpu=79.65, price_per_hour=3.0, interconnect="nvlink", source="test:1",
-                  snapshot_date="2026-11-29")
+    small = Offer(
+        provider="lambda",
+        instance_type="4xH100",
+        region="r1",
+        gpu="H100",
+        gpu_count=4,
+        vram_gib_per_gpu=79.65,
+        price_per_hour=3.0,
+        interconnect="nvlink",
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
     db = _catalog(tmp_path, [_node("aws", 40.0, 8.0), small])
     result = rank_offers(_pretrain(deadline_hours=720), db_path=db, limit=5)
     cheapest = result.cheapest_that_fits

@@ -9,10 +9,21 @@ from evals.advice.runner import SETS, check_row, layout_ok, on_demand_shown
 
 def offer_from_row(**fields: object) -> dict[str, object]:
     """A turn offer with the fields the checks read."""
-    base: dict[str, object] = {"provider": "aws", "instance_type": "p5.48xlarge", "gpu": "H100", "total_gpus": 8,
-                               "nodes": 1, "vram_gib_per_gpu": 79.65, "spot": False, "on_demand_is_market": False,
-                               "est_hours": 10.0, "est_cost": 100.0, "layout": "fsdp", "meets_budget": None,
-                               "meets_deadline": None}
+    base: dict[str, object] = {
+        "provider": "aws",
+        "instance_type": "p5.48xlarge",
+        "gpu": "H100",
+        "total_gpus": 8,
+        "nodes": 1,
+        "vram_gib_per_gpu": 79.65,
+        "spot": False,
+        "on_demand_is_market": False,
+        "est_hours": 10.0,
+        "est_cost": 100.0,
+        "layout": "fsdp",
+        "meets_budget": None,
+        "meets_deadline": None,
+    }
     return base | fields
 
 

@@ -11,20 +11,30 @@ from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
 from tools.catalog.query import Offer, build_db
+from tools.jobtime.topology import Candidate, build_workload, check_topology
 from tools.memory.estimator import request_for_spec
 from tools.ranking.rank import clear_cache, rank_offers
 from tools.ranking.scale_out import MAX_NODES, fewest_nodes, memory_floor_gib
-from tools.jobtime.topology import Candidate, build_workload, check_topology
 
-GIB = 1024 ** 3
+GIB = 1024**3
 
 
 def offer_from_row(instance: str, gpu: str, count: int, vram: float, price: float, spot: float | None = None) -> Offer:
     """One catalog row with an NVLink node and a 3.2 Tb/s fabric (400 Gb/s per GPU, as AWS p5)."""
-    return Offer(provider="aws", instance_type=instance, region="us-east-1", gpu=gpu, gpu_count=count,
-                 vram_gib_per_gpu=vram, price_per_hour=price, spot_price_per_hour=spot,
-                 interconnect="nvlink" if count > 1 else "none", inter_node_gbps_per_gpu=400.0 if count >= 8 else None,
-                 source="test:1", snapshot_date="2026-11-29")
+    return Offer(
+        provider="aws",
+        instance_type=instance,
+        region="us-east-1",
+        gpu=gpu,
+        gpu_count=count,
+        vram_gib_per_gpu=vram,
+        price_per_hour=price,
+        spot_price_per_hour=spot,
+        interconnect="nvlink" if count > 1 else "none",
+        inter_node_gbps_per_gpu=400.0 if count >= 8 else None,
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
 
 
 def _catalog(tmp_path: Path, offers: list[Offer]) -> Path:
@@ -39,7 +49,7 @@ def test_fewest_nodes_finds_the_threshold_by_bisection() -> None:
         calls: list[int] = []
 
         def fits(n: int, k: int = k) -> bool:
-            calls.append(n)
+            calls.append(n)  # noqa: B023  (called inside this iteration)
             return n >= k
 
         found = fewest_nodes(fits)
@@ -57,8 +67,13 @@ def test_405b_full_fine_tuning_gets_a_multi_node_plan(tmp_path: Path) -> None:
     min_nodes = -(-state_gib // (8 * 140.4 * 0.95))
     assert min_nodes == 6
     db = _catalog(tmp_path, [offer_from_row("p5en.48xlarge", "H200", 8, 140.4, 8 * 5.0)])
-    spec = JobSpec(language="en", model="llama-3.1-405b", method="full_finetune", dataset_tokens=100_000_000,
-                   interruptible_ok=False)
+    spec = JobSpec(
+        language="en",
+        model="llama-3.1-405b",
+        method="full_finetune",
+        dataset_tokens=100_000_000,
+        interruptible_ok=False,
+    )
     result = rank_offers(spec, db_path=db, limit=3)
     assert result.binding_limit is None and result.offers
     top = result.offers[0]
@@ -74,19 +89,32 @@ def test_qwen7b_on_four_h100_is_not_dropped_by_the_prefilter(tmp_path: Path) -> 
     4x H100 node (raw row: 79.65 GiB per GPU) must be costed, not dropped as 'too little memory' (issue 24: the
     prefilter tried only the largest degree)."""
     db = _catalog(tmp_path, [offer_from_row("4xH100", "H100", 4, 79.65, 4 * 2.5)])
-    spec = JobSpec(language="en", model="qwen2.5-7b", method="full_finetune", micro_batch_size=8,
-                   gradient_checkpointing=False, num_gpus=4, gpu="H100", dataset_tokens=20_000_000)
+    spec = JobSpec(
+        language="en",
+        model="qwen2.5-7b",
+        method="full_finetune",
+        micro_batch_size=8,
+        gradient_checkpointing=False,
+        num_gpus=4,
+        gpu="H100",
+        dataset_tokens=20_000_000,
+    )
     result = rank_offers(spec, db_path=db, limit=1)
     assert "too_little_vram" not in result.excluded
     assert result.offers and result.offers[0].total_gpus == 4
 
 
 @settings(max_examples=25, deadline=None)
-@given(model=st.sampled_from(["qwen2.5-7b", "llama-3.1-8b", "llama-3.2-1b", "mistral-7b"]),
-       method=st.sampled_from(["full_finetune", "lora", "qlora"]), micro=st.sampled_from([1, 4, 16]),
-       ckpt=st.booleans(), gpus=st.sampled_from([1, 2, 4, 8]))
-def test_memory_floor_is_a_lower_bound_on_every_layout(model: str, method: str, micro: int, ckpt: bool,
-                                                       gpus: int) -> None:
+@given(
+    model=st.sampled_from(["qwen2.5-7b", "llama-3.1-8b", "llama-3.2-1b", "mistral-7b"]),
+    method=st.sampled_from(["full_finetune", "lora", "qlora"]),
+    micro=st.sampled_from([1, 4, 16]),
+    ckpt=st.booleans(),
+    gpus=st.sampled_from([1, 2, 4, 8]),
+)
+def test_memory_floor_is_a_lower_bound_on_every_layout(
+    model: str, method: str, micro: int, ckpt: bool, gpus: int
+) -> None:
     """No layout the topology check tries on up to 8 GPUs of one node needs less memory per GPU than the floor the
     ranking uses (at micro-batch 1: a layout may lower the stated micro-batch to fit)."""
     spec = JobSpec(language="en", model=model, method=method, micro_batch_size=micro, gradient_checkpointing=ckpt)
@@ -110,5 +138,6 @@ def test_a_multi_node_plan_that_meets_the_deadline_without_margin_is_tried_large
     """7 nodes for 661 h against 720 h: on time but without the 10 % margin (661 x 1.1 = 727), so a larger count is
     tried (7 x 661 / 720 x 1.1 = 7.07: 8 nodes); with margin (600 h) none is."""
     from tools.ranking.scale_out import rescale_nodes
+
     assert rescale_nodes(7, 661.0, 720.0) == 8
     assert rescale_nodes(7, 600.0, 720.0) is None

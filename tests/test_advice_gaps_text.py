@@ -5,10 +5,9 @@ ranking, and the expected words written out here in each language."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
-
-import re
 
 import pytest
 
@@ -20,28 +19,45 @@ from tools.ranking.rank import clear_cache, rank_offers
 
 def _node(provider: str, price: float, spot: float | None, gpus: int = 8) -> Offer:
     """An H100 node with NVLink inside and 400 Gb/s per GPU between nodes."""
-    return Offer(provider=provider, instance_type=f"{provider}-{gpus}xH100", region="r1", gpu="H100",
-                 gpu_count=gpus, vram_gib_per_gpu=79.65, price_per_hour=price, spot_price_per_hour=spot,
-                 interconnect="nvlink", inter_node_gbps_per_gpu=400.0 if gpus == 8 else None, source="test:1",
-                 snapshot_date="2026-11-29")
+    return Offer(
+        provider=provider,
+        instance_type=f"{provider}-{gpus}xH100",
+        region="r1",
+        gpu="H100",
+        gpu_count=gpus,
+        vram_gib_per_gpu=79.65,
+        price_per_hour=price,
+        spot_price_per_hour=spot,
+        interconnect="nvlink",
+        inter_node_gbps_per_gpu=400.0 if gpus == 8 else None,
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
 
 
 def _state(tmp_path: Path, offers: list[Offer], language: str, **job: Any) -> dict[str, Any]:
     """The writer's state for a 7B pre-training on 1T tokens with spot allowed, ranked on `offers`."""
     clear_cache()
     db = build_db(tmp_path / "catalog.sqlite", offers, {"source": "test"})
-    spec = JobSpec(language=language, params_b=7, method="pretrain", dataset_tokens=1e12, interruptible_ok=True,
-                   **job)  # type: ignore[arg-type]
+    spec = JobSpec(language=language, params_b=7, method="pretrain", dataset_tokens=1e12, interruptible_ok=True, **job)  # type: ignore[arg-type]
     ranking = rank_offers(spec, db_path=db, limit=5).model_dump(mode="json")
-    return {"language": language, "spec": spec.model_dump(mode="json"), "ranking": ranking, "citations": [],
-            "assumption_lines": []}
+    return {
+        "language": language,
+        "spec": spec.model_dump(mode="json"),
+        "ranking": ranking,
+        "citations": [],
+        "assumption_lines": [],
+    }
 
 
 ON_DEMAND_WORD = {"en": "on-demand", "it": "on-demand", "id": "on-demand"}
 INTERRUPTIONS_WORD = {"en": "interruptions", "it": "interruzioni", "id": "interupsi"}
 CAPACITY_WORD = {"en": "capacity", "it": "capacità", "id": "kapasitas"}
-MISSES_DEADLINE = {"en": "misses the 720 h deadline", "it": "non rispetta la scadenza di 720 h",
-                   "id": "melewati tenggat 720 jam"}
+MISSES_DEADLINE = {
+    "en": "misses the 720 h deadline",
+    "it": "non rispetta la scadenza di 720 h",
+    "id": "melewati tenggat 720 jam",
+}
 
 
 @pytest.mark.parametrize("language", ["en", "it", "id"])
@@ -78,30 +94,45 @@ def test_cheapest_alternative_says_the_limit_it_misses(tmp_path: Path, language:
     assert MISSES_DEADLINE[language] in item, item
 
 
-@pytest.mark.parametrize(("code", "needle"), [
-    ("deadline_margin", {"en": "margin", "it": "margine", "id": "margin"}),
-    ("cheaper_layout_not_advised", {"en": "network", "it": "rete", "id": "jaringan"}),
-    ("only_plans_not_advised", {"en": "network", "it": "rete", "id": "jaringan"}),
-    ("spot_nodes_under_deadline", {"en": "capacity", "it": "capacità", "id": "kapasitas"}),
-])
+@pytest.mark.parametrize(
+    ("code", "needle"),
+    [
+        ("deadline_margin", {"en": "margin", "it": "margine", "id": "margin"}),
+        ("cheaper_layout_not_advised", {"en": "network", "it": "rete", "id": "jaringan"}),
+        ("only_plans_not_advised", {"en": "network", "it": "rete", "id": "jaringan"}),
+        ("spot_nodes_under_deadline", {"en": "capacity", "it": "capacità", "id": "kapasitas"}),
+    ],
+)
 @pytest.mark.parametrize("language", ["en", "it", "id"])
 def test_headline_reasons_are_said(code: str, needle: dict[str, str], language: str) -> None:
     """Each reason the headline tool gives for not leading with the cheapest plan is one sentence in the answer."""
     from agent.writing import notes as writing_notes
-    params = {"cheapest_usd": 250.0, "headline_usd": 262.0, "extra_usd": 12.0, "cheapest_hours": 23.3,
-              "headline_hours": 12.5, "deadline_hours": 24.0, "cheapest_nodes": 2, "cheapest_provider": "aws"}
+
+    params = {
+        "cheapest_usd": 250.0,
+        "headline_usd": 262.0,
+        "extra_usd": 12.0,
+        "cheapest_hours": 23.3,
+        "headline_hours": 12.5,
+        "deadline_hours": 24.0,
+        "cheapest_nodes": 2,
+        "cheapest_provider": "aws",
+    }
     sentence = writing_notes.headline_reason({"headline_reason": {"code": code, "params": params}}, language)
     assert sentence and needle[language] in sentence.lower(), sentence
     if code != "only_plans_not_advised":
         assert ("250" in sentence) and ("24" in sentence or code != "deadline_margin"), sentence
 
 
-@pytest.mark.parametrize(("code", "flag"), [("cheaper_layout_not_advised", "cheapest_fabric_assumed"),
-                                            ("only_plans_not_advised", "fabric_assumed")])
+@pytest.mark.parametrize(
+    ("code", "flag"),
+    [("cheaper_layout_not_advised", "cheapest_fabric_assumed"), ("only_plans_not_advised", "fabric_assumed")],
+)
 @pytest.mark.parametrize(("language", "needle"), [("en", "ethernet"), ("it", "ethernet"), ("id", "ethernet")])
 def test_an_assumed_network_is_said_as_such(code: str, flag: str, language: str, needle: str) -> None:
     """A multi-node plan set aside (or leading alone) because its network is assumed says that, not 'slow'."""
     from agent.writing import notes as writing_notes
+
     params = {"cheapest_usd": 130.0, "cheapest_nodes": 2, flag: True}
     sentence = writing_notes.headline_reason({"headline_reason": {"code": code, "params": params}}, language)
     assert sentence and needle in sentence.lower(), sentence
@@ -135,10 +166,12 @@ NO_ON_DEMAND = {"en": "no on-demand plan", "it": "nessun piano on-demand", "id":
 def test_a_spot_headline_without_an_on_demand_plan_within_the_limits_says_so(tmp_path: Path, language: str) -> None:
     """A budget between the spot and the on-demand cost: no on-demand plan is within it, and the answer says so."""
     from contract.jobspec import Budget
+
     probe = _state(tmp_path, [_node("aws", 40.0, 8.0)], language, deadline_hours=720)["ranking"]
     middle = (probe["offers"][0]["est_cost"] + probe["on_demand_alternative"]["est_cost"]) / 2
-    state = _state(tmp_path, [_node("aws", 40.0, 8.0)], language, deadline_hours=720,
-                   budget=Budget(amount=middle, currency="USD"))
+    state = _state(
+        tmp_path, [_node("aws", 40.0, 8.0)], language, deadline_hours=720, budget=Budget(amount=middle, currency="USD")
+    )
     assert state["ranking"]["on_demand_alternative"] is None and state["ranking"]["offers"][0]["spot"]
     text, _ = writing_job.recommendation(state)
     assert NO_ON_DEMAND[language] in text.lower(), text
@@ -148,9 +181,19 @@ def test_a_spot_headline_without_an_on_demand_plan_within_the_limits_says_so(tmp
 def test_reasons_do_not_point_below_a_table_printed_above(language: str) -> None:
     """The CLI prints the offer table before the prose: no headline reason says 'listed below'."""
     from agent.writing import notes as writing_notes
-    for code in ("deadline_margin", "cheaper_layout_not_advised", "spot_nodes_under_deadline",
-                 "cheaper_price_unverified"):
-        params = {"cheapest_usd": 250.0, "cheapest_hours": 23.3, "deadline_hours": 24.0, "cheapest_nodes": 2,
-                  "cheapest_provider": "aws"}
+
+    for code in (
+        "deadline_margin",
+        "cheaper_layout_not_advised",
+        "spot_nodes_under_deadline",
+        "cheaper_price_unverified",
+    ):
+        params = {
+            "cheapest_usd": 250.0,
+            "cheapest_hours": 23.3,
+            "deadline_hours": 24.0,
+            "cheapest_nodes": 2,
+            "cheapest_provider": "aws",
+        }
         sentence = writing_notes.headline_reason({"headline_reason": {"code": code, "params": params}}, language)
         assert sentence and not re.search(r"below|sotto|di bawah", sentence), sentence

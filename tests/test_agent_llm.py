@@ -69,8 +69,10 @@ def web_server(home, catalog, tmp_path_factory):
     """One real app under uvicorn with the LLM configured; yields (httpx client, fake LLM server)."""
     with pytest.MonkeyPatch.context() as monkeypatch, running() as server:
         configure(monkeypatch, server)
-        with serve(test_settings(tmp_path_factory.mktemp("web"), catalog)) as app, \
-                httpx2.Client(base_url=app.url, timeout=60) as client:
+        with (
+            serve(test_settings(tmp_path_factory.mktemp("web"), catalog)) as app,
+            httpx2.Client(base_url=app.url, timeout=60) as client,
+        ):
             yield client, server
     llm.breaker.reset()
 
@@ -85,8 +87,12 @@ def web(web_server):
 
 def parse_answer() -> str:
     """A valid structured parse of MESSAGE, as the LLM would return it."""
-    values = {"model": "llama-3.1-8b", "method": "qlora", "dataset_tokens": 20_000_000,
-              "budget": {"amount": 50, "currency": "EUR"}}
+    values = {
+        "model": "llama-3.1-8b",
+        "method": "qlora",
+        "dataset_tokens": 20_000_000,
+        "budget": {"amount": 50, "currency": "EUR"},
+    }
     return json.dumps({name: values.get(name) for name in parse_llm.JobFields.model_fields})
 
 
@@ -99,7 +105,7 @@ def moved_figures(draft: str) -> str:
     """The draft with two amounts of one currency swapped (same figures, each on the other's fact)."""
     first = draft.split("\n\n")[0]
     money = re.findall(r"\d+(?:[.,]\d+)* [$€]", first)
-    pair = next(((a, b) for i, a in enumerate(money) for b in money[i + 1:] if a[-1] == b[-1] and a != b), None)
+    pair = next(((a, b) for i, a in enumerate(money) for b in money[i + 1 :] if a[-1] == b[-1] and a != b), None)
     assert pair, first
     a, b = pair
     swapped = first.replace(a, "@A@", 1).replace(b, a, 1).replace("@A@", b, 1)
@@ -120,10 +126,18 @@ BAD_REWORDINGS = {
     # issue 29: the draft's own words turned around
     "budget_negated": lambda d: d.replace("Rientra nel tuo budget", "Non rientra nel tuo budget", 1),
 }
-MARKERS = {"number_in_words": "dodici", "invented_provider": "evilcloud", "injection_echo": "provider X",
-           "content_free": "Ecco la mia", "figures_moved": None, "credentials_appended": "API keys",
-           "link_appended": "http://", "action_appended": "prenotato", "filler_appended": "L'azienda",
-           "budget_negated": "Non rientra"}
+MARKERS = {
+    "number_in_words": "dodici",
+    "invented_provider": "evilcloud",
+    "injection_echo": "provider X",
+    "content_free": "Ecco la mia",
+    "figures_moved": None,
+    "credentials_appended": "API keys",
+    "link_appended": "http://",
+    "action_appended": "prenotato",
+    "filler_appended": "L'azienda",
+    "budget_negated": "Non rientra",
+}
 
 
 def test_a_faithful_rewording_is_streamed_and_used(llm_advisor, draft):
@@ -168,7 +182,7 @@ def test_bad_rewordings_are_never_streamed(web, draft, case):
     server.reply(BAD_REWORDINGS[case](draft))
     with client.stream("POST", "/api/chat/stream", json={"message": MESSAGE}) as response:
         events = parse_sse("".join(response.iter_text()))
-    final = [data for name, data in events if name == "final"][0]["result"]
+    final = next(data for name, data in events if name == "final")["result"]
     assert final["answer"] == draft and final["notes"] == [note("unverified", "it")]
     deltas = [data["text"] for name, data in events if name == "delta"]
     assert deltas, "a streaming client gets text"
@@ -178,12 +192,17 @@ def test_bad_rewordings_are_never_streamed(web, draft, case):
     # what was streamed is the draft's own opening paragraphs, verbatim (not judged by the product's claim checker)
     paragraphs = draft.split("\n\n")
     shown = streamed.split("\n\n")
-    assert shown == paragraphs[:len(shown)], streamed
+    assert shown == paragraphs[: len(shown)], streamed
 
 
-@pytest.mark.parametrize("failure", [{"status": 500, "content": {"error": {"message": "boom"}}},
-                                     {"status": 200, "content": "", "delay_s": 0},
-                                     {"status": 200, "content": "too late", "delay_s": 3.0}])  # past the 2 s deadline
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"status": 500, "content": {"error": {"message": "boom"}}},
+        {"status": 200, "content": "", "delay_s": 0},
+        {"status": 200, "content": "too late", "delay_s": 3.0},
+    ],
+)  # past the 2 s deadline
 def test_llm_failures_fall_back_to_the_offline_answer_and_say_so(llm_advisor, draft, failure):
     advisor, server = llm_advisor
     server.reply(parse_answer())

@@ -102,8 +102,9 @@ def test_the_breaker_skips_the_llm_after_repeated_failures_and_retries_after_the
     assert not llm.breaker.is_open
 
 
-def test_two_dozen_concurrent_turns_on_a_hanging_llm_all_answer_offline_one_call_each_at_most(fake, catalog,
-                                                                                             tmp_path, deadlines):
+def test_two_dozen_concurrent_turns_on_a_hanging_llm_all_answer_offline_one_call_each_at_most(
+    fake, catalog, tmp_path, deadlines
+):
     turns = 24
     advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
     fake.default = (200, "never mind", 30.0, 0.0)
@@ -143,12 +144,18 @@ def test_an_llm_that_fails_parse_and_phrasing_gets_one_note(fake, catalog, tmp_p
 
 def _is_probe(request: dict[str, Any]) -> bool:
     """The breaker's trial: one short message, at most one token, no tools and no response format."""
-    return (request.get("max_tokens") == 1 and len(request["messages"]) == 1 and not request.get("tools")
-            and not request.get("response_format") and not request.get("stream"))
+    return (
+        request.get("max_tokens") == 1
+        and len(request["messages"]) == 1
+        and not request.get("tools")
+        and not request.get("response_format")
+        and not request.get("stream")
+    )
 
 
-def test_after_one_timeout_the_trial_is_the_cheapest_call_and_the_next_turn_uses_the_llm_again(fake, catalog,
-                                                                                               tmp_path, monkeypatch):
+def test_after_one_timeout_the_trial_is_the_cheapest_call_and_the_next_turn_uses_the_llm_again(
+    fake, catalog, tmp_path, monkeypatch
+):
     """issue 29: the trial used to be the parse (the heaviest request, the schema in the prompt), so a slow small
     server failed every trial and a long-running `serve` never used the LLM again after one timeout."""
     monkeypatch.setenv("GPU_ADVISOR_LLM_COOLDOWN_S", "0.3")

@@ -9,6 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.shared_data import SHARED, needs_shared_catalog, shared_path
+from tools.catalog.importers.skypilot import (
+    RowError,
+    discover_catalog_files,
+    import_catalog_dir,
+    import_cloud_file,
+    parse_gpu_info,
+)
 from tools.catalog.query import (
     SNAPSHOT_FILE,
     NotACatalogError,
@@ -22,13 +29,6 @@ from tools.catalog.query import (
     read_meta,
     read_snapshot,
 )
-from tools.catalog.importers.skypilot import (
-    RowError,
-    discover_catalog_files,
-    import_catalog_dir,
-    import_cloud_file,
-    parse_gpu_info,
-)
 from tools.providers.records import get_provider, inter_node_fabric
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,8 +36,19 @@ SKY = SHARED / "data" / "skypilot-catalog-v7"
 needs_shared = needs_shared_catalog
 
 EXPECTED_COUNTS = {
-    "aws": 1377, "cudo": 195, "gcp": 620, "hyperbolic": 37, "lambda": 306, "mithril": 8, "nebius": 21,
-    "primeintellect": 430, "runpod": 1986, "seeweb": 27, "shadeform": 244, "simplepod": 52, "vast": 61,
+    "aws": 1377,
+    "cudo": 195,
+    "gcp": 620,
+    "hyperbolic": 37,
+    "lambda": 306,
+    "mithril": 8,
+    "nebius": 21,
+    "primeintellect": 430,
+    "runpod": 1986,
+    "seeweb": 27,
+    "shadeform": 244,
+    "simplepod": 52,
+    "vast": 61,
 }
 
 
@@ -66,8 +77,9 @@ def test_every_file_imports_with_expected_counts(imported) -> None:
     assert len(imported.offers) == sum(EXPECTED_COUNTS.values())
     assert imported.snapshot_date == "2026-11-29"  # from SOURCE.md
     # the only skipped rows: 3 aws p5e rows with neither an on-demand nor a spot price
-    assert [(i.file, i.line) for i in imported.issues] == [("skypilot-catalog-v7/aws.csv", n)
-                                                           for n in (1361, 1363, 1364)]
+    assert [(i.file, i.line) for i in imported.issues] == [
+        ("skypilot-catalog-v7/aws.csv", n) for n in (1361, 1363, 1364)
+    ]
     assert all("no on-demand and no spot price" in i.message for i in imported.issues)
 
 
@@ -159,31 +171,34 @@ def test_shipped_snapshot_matches_importer(imported) -> None:
     assert "skypilot-catalog" in header["source"]
     assert header["counts"] == EXPECTED_COUNTS
     assert len(offers) == len(imported.offers)
-    assert {(o.provider, o.instance_type, o.zone, o.price_per_hour) for o in offers} == \
-        {(o.provider, o.instance_type, o.zone, o.price_per_hour) for o in imported.offers}
+    assert {(o.provider, o.instance_type, o.zone, o.price_per_hour) for o in offers} == {
+        (o.provider, o.instance_type, o.zone, o.price_per_hour) for o in imported.offers
+    }
 
 
 # ------------------------------------------------------------------------------------------------ bad input
 
 HEADER = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region\n"
-GOOD = ("1x-good,H100,1,8,32,\"{'Gpus': [{'Name': 'H100', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 81559}}], "
-        "'TotalGpuMemoryInMiB': 81559}\",2.00,1.00,us\n")
+GOOD = (
+    "1x-good,H100,1,8,32,\"{'Gpus': [{'Name': 'H100', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 81559}}], "
+    "'TotalGpuMemoryInMiB': 81559}\",2.00,1.00,us\n"
+)
 
 
 def test_bad_rows_are_reported_with_file_and_line_and_skipped(tmp_path: Path) -> None:
     canary = tmp_path / "pwned"
     lines = [
-        HEADER,                                                                  # line 1
-        GOOD,                                                                    # line 2
-        "1x-corrupt,H100,1,8\n",                                                 # line 3: too few fields
-        GOOD.replace("2.00,1.00", "-2.00,1.00"),                                 # line 4: negative price
-        GOOD.replace("2.00,1.00", "2.00,-1"),                                    # line 5: negative spot price
-        f"1x-code,H100,1,8,32,\"__import__('os').system('touch {canary}')\",2.0,,us\n",   # line 6: code
+        HEADER,  # line 1
+        GOOD,  # line 2
+        "1x-corrupt,H100,1,8\n",  # line 3: too few fields
+        GOOD.replace("2.00,1.00", "-2.00,1.00"),  # line 4: negative price
+        GOOD.replace("2.00,1.00", "2.00,-1"),  # line 5: negative spot price
+        f"1x-code,H100,1,8,32,\"__import__('os').system('touch {canary}')\",2.0,,us\n",  # line 6: code
         f"1x-code2,H100,1,8,32,\"{{'Gpus': __import__('os').system('touch {canary}')}}\",2.0,,us\n",  # 7
-        "1x-count,H100,one,8,32,,2.0,,us\n",                                     # line 8: bad count
-        "1x-nan,H100,1,8,32,,nan,,us\n",                                         # line 9: NaN price
-        "1x-extra,H100,1,8,32,,2.0,,us,extra\n",                                 # line 10: too many fields
-        GOOD.replace("1x-good", "1x-good2"),                                     # line 11
+        "1x-count,H100,one,8,32,,2.0,,us\n",  # line 8: bad count
+        "1x-nan,H100,1,8,32,,nan,,us\n",  # line 9: NaN price
+        "1x-extra,H100,1,8,32,,2.0,,us,extra\n",  # line 10: too many fields
+        GOOD.replace("1x-good", "1x-good2"),  # line 11
     ]
     path = tmp_path / "vast.csv"
     path.write_text("".join(lines))
@@ -201,7 +216,7 @@ def test_bad_rows_are_reported_with_file_and_line_and_skipped(tmp_path: Path) ->
 
 def test_multiline_quoted_record_reports_its_first_line(tmp_path: Path) -> None:
     path = tmp_path / "lambda.csv"
-    path.write_text(HEADER + GOOD + '1x-ml,H100,1,8,32,"{\'Gpus\':\n[1]}",-1,,us\n' + GOOD)
+    path.write_text(HEADER + GOOD + "1x-ml,H100,1,8,32,\"{'Gpus':\n[1]}\",-1,,us\n" + GOOD)
     result = import_cloud_file(path, "lambda", snapshot_date="2026-01-01")
     assert [i.line for i in result.issues] == [3]
     assert len(result.offers) == 2
@@ -214,10 +229,17 @@ def test_missing_columns_skip_the_file(tmp_path: Path) -> None:
     assert not result.offers and result.issues[0].line == 1 and "missing column" in result.issues[0].message
 
 
-@pytest.mark.parametrize("text", [
-    "__import__('os')", "{'a': (lambda: 1)()}", "{'a': open('/etc/passwd')}", "[1, 2]", "{" * 5000,
-    "{'Gpus': [{'MemoryInfo': {'SizeInMiB': 1}}]} + 1",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os')",
+        "{'a': (lambda: 1)()}",
+        "{'a': open('/etc/passwd')}",
+        "[1, 2]",
+        "{" * 5000,
+        "{'Gpus': [{'MemoryInfo': {'SizeInMiB': 1}}]} + 1",
+    ],
+)
 def test_gpu_info_never_evaluates(text: str) -> None:
     with pytest.raises(RowError):
         parse_gpu_info(text)
@@ -275,11 +297,14 @@ def test_query_sorting(db: Path) -> None:
     by_price = query_offers(db, min_vram_gib=40)
     prices = [o.price_per_hour for o in by_price if o.price_per_hour is not None]
     assert prices == sorted(prices)
-    assert all(o.price_per_hour is None for o in by_price[len(prices):])  # no on-demand price: last
+    assert all(o.price_per_hour is None for o in by_price[len(prices) :])  # no on-demand price: last
     spot = [o.spot_price_per_hour for o in query_offers(db, spot_only=True, sort="spot_price")]
     assert spot == sorted(spot)
-    per_gpu = [o.price_per_gpu_hour for o in query_offers(db, gpu="H100", sort="price_per_gpu")
-               if o.price_per_gpu_hour is not None]
+    per_gpu = [
+        o.price_per_gpu_hour
+        for o in query_offers(db, gpu="H100", sort="price_per_gpu")
+        if o.price_per_gpu_hour is not None
+    ]
     assert per_gpu == sorted(per_gpu)
     vram = [o.vram_gib_per_gpu for o in query_offers(db, sort="vram", limit=100)]
     assert vram == sorted(vram, reverse=True) and vram[0] == 192
@@ -299,9 +324,13 @@ def test_query_is_parameterised(db: Path) -> None:
 def test_indexes_used(db: Path) -> None:
     conn = sqlite3.connect(db)
     names = {row[1] for row in conn.execute("PRAGMA index_list(offers)")}
-    plan = " ".join(str(r) for r in conn.execute(
-        "EXPLAIN QUERY PLAN SELECT * FROM offers WHERE gpu_lc = ? AND gpu_count = ? ORDER BY price_per_hour",
-        ("h100", 8)))
+    plan = " ".join(
+        str(r)
+        for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT * FROM offers WHERE gpu_lc = ? AND gpu_count = ? ORDER BY price_per_hour",
+            ("h100", 8),
+        )
+    )
     conn.close()
     assert len(names) >= 8
     assert "USING INDEX" in plan
@@ -373,12 +402,20 @@ def test_providers() -> None:
                 assert info.source_of(name), (info.id, name)
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"min_vram_gib": 70}, {"min_vram_gib": 40, "sort": "spot_price", "spot_only": True},
-    {"min_vram_gib": 20, "sort": "price_per_gpu", "provider": "runpod"}, {"min_vram_gib": 24, "region": "us-east-1"},
-    {"min_vram_gib": 80, "gpu": "H100", "sort": "spot_price_per_gpu"}, {"sort": "vram"}, {"sort": "gpu_count"},
-    {"min_vram_gib": 500}, {"interconnect": "pcie", "min_gpu_count": 2, "max_price": 5},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"min_vram_gib": 70},
+        {"min_vram_gib": 40, "sort": "spot_price", "spot_only": True},
+        {"min_vram_gib": 20, "sort": "price_per_gpu", "provider": "runpod"},
+        {"min_vram_gib": 24, "region": "us-east-1"},
+        {"min_vram_gib": 80, "gpu": "H100", "sort": "spot_price_per_gpu"},
+        {"sort": "vram"},
+        {"sort": "gpu_count"},
+        {"min_vram_gib": 500},
+        {"interconnect": "pcie", "min_gpu_count": 2, "max_price": 5},
+    ],
+)
 def test_limited_query_is_a_prefix_of_the_full_one(db: Path, kwargs) -> None:
     full = query_offers(db, **kwargs)
     for limit in (0, 1, 7, 25):

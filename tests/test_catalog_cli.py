@@ -38,7 +38,7 @@ def digest(path: Path) -> str:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # noqa: D401 - keep test output clean
+    def log_message(self, *args) -> None:
         pass
 
 
@@ -47,7 +47,7 @@ class _DiesMidFile(_Quiet):
 
     victim = "lambda.csv"
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if not self.path.endswith("/" + self.victim):
             return super().do_GET()
         body = (SKY / self.victim).read_bytes()
@@ -62,7 +62,7 @@ class _DiesMidFile(_Quiet):
 
 
 class _ServerError(_Quiet):
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.endswith("/vast.csv"):
             self.send_error(500, "boom")
             return
@@ -72,7 +72,7 @@ class _ServerError(_Quiet):
 class _TruncatedNoLength(_Quiet):
     """HTTP/1.0 body delimited by closing the connection, cut mid-line: no Content-Length to compare against."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if not self.path.endswith("/lambda.csv"):
             return super().do_GET()
         body = (SKY / "lambda.csv").read_bytes()
@@ -84,7 +84,7 @@ class _TruncatedNoLength(_Quiet):
 
 
 class _NotCsv(_Quiet):
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         body = b"<html><body>rate limited</body></html>\n"
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
@@ -97,8 +97,9 @@ def serve() -> Iterator:
     servers: list[http.server.ThreadingHTTPServer] = []
 
     def start(handler: type[http.server.SimpleHTTPRequestHandler]) -> str:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                                 functools.partial(handler, directory=str(SHARED_DATA)))
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(handler, directory=str(SHARED_DATA))
+        )
         server.daemon_threads = True
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
@@ -128,21 +129,69 @@ def test_build_and_query_json(capsys, home: Path) -> None:
     assert built["built_from"] == "snapshot" and built["offers"] > 5000 and built["snapshot_date"] == "2026-11-29"
     assert Path(built["db_path"]) == home / "catalog.sqlite"
 
-    code, out, err = run_cli(capsys, "catalog", "query", "--gpu", "H100", "--gpu-count", "8", "--min-vram", "70",
-                             "--interconnect", "nvlink", "--sort", "price_per_gpu", "--limit", "5", "--json")
+    code, out, err = run_cli(
+        capsys,
+        "catalog",
+        "query",
+        "--gpu",
+        "H100",
+        "--gpu-count",
+        "8",
+        "--min-vram",
+        "70",
+        "--interconnect",
+        "nvlink",
+        "--sort",
+        "price_per_gpu",
+        "--limit",
+        "5",
+        "--json",
+    )
     assert code == 0, err
     result = json.loads(out)
     assert result["count"] == len(result["offers"]) == 5
     first = result["offers"][0]
-    for key in ("provider", "instance_type", "region", "zone", "gpu", "gpu_form_factor", "gpu_count",
-                "vram_gib_per_gpu", "vcpus", "host_ram_gib", "price_per_hour", "spot_price_per_hour",
-                "interconnect", "nvlink_gbs", "inter_node_fabric", "source", "snapshot_date"):
+    for key in (
+        "provider",
+        "instance_type",
+        "region",
+        "zone",
+        "gpu",
+        "gpu_form_factor",
+        "gpu_count",
+        "vram_gib_per_gpu",
+        "vcpus",
+        "host_ram_gib",
+        "price_per_hour",
+        "spot_price_per_hour",
+        "interconnect",
+        "nvlink_gbs",
+        "inter_node_fabric",
+        "source",
+        "snapshot_date",
+    ):
         assert key in first
-    assert all(o["gpu"] == "H100" and o["gpu_count"] == 8 and o["interconnect"] == "nvlink"
-               for o in result["offers"])
+    assert all(o["gpu"] == "H100" and o["gpu_count"] == 8 and o["interconnect"] == "nvlink" for o in result["offers"])
 
-    code, out, _ = run_cli(capsys, "catalog", "query", "--spot-only", "--max-price", "0.5", "--provider", "runpod",
-                           "--provider", "aws", "--region", "us-east-1", "--region", "CA", "--limit", "0", "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "catalog",
+        "query",
+        "--spot-only",
+        "--max-price",
+        "0.5",
+        "--provider",
+        "runpod",
+        "--provider",
+        "aws",
+        "--region",
+        "us-east-1",
+        "--region",
+        "CA",
+        "--limit",
+        "0",
+        "--json",
+    )
     offers = json.loads(out)["offers"]
     assert code == 0 and offers
     assert all(o["spot_price_per_hour"] <= 0.5 and o["provider"] in {"runpod", "aws"} for o in offers)
@@ -155,13 +204,16 @@ def test_query_builds_on_first_use_and_prints_a_table(capsys, home: Path) -> Non
     assert "RTX4090" in out and (home / "catalog.sqlite").is_file()
 
 
-@pytest.mark.parametrize("argv", [
-    ("catalog", "query", "--sort", "cheapest"),
-    ("catalog", "query", "--interconnect", "infiniband"),
-    ("catalog", "query", "--min-vram", "-1"),
-    ("catalog", "query", "--gpu-count", "0"),
-    ("catalog", "build", "--from", "/no/such/folder"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("catalog", "query", "--sort", "cheapest"),
+        ("catalog", "query", "--interconnect", "infiniband"),
+        ("catalog", "query", "--min-vram", "-1"),
+        ("catalog", "query", "--gpu-count", "0"),
+        ("catalog", "build", "--from", "/no/such/folder"),
+    ],
+)
 def test_bad_arguments_exit_2_with_one_line(capsys, home: Path, argv) -> None:
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""
@@ -202,18 +254,33 @@ def test_update_base_url_from_env(home: Path, serve, monkeypatch: pytest.MonkeyP
 
 
 @needs_shared
-@pytest.mark.parametrize(("handler", "expected"), [
-    (_DiesMidFile, "lambda.csv"),
-    (_ServerError, "HTTP 500"),
-    (_TruncatedNoLength, "truncated"),
-    (_NotCsv, "missing column"),
-])
+@pytest.mark.parametrize(
+    ("handler", "expected"),
+    [
+        (_DiesMidFile, "lambda.csv"),
+        (_ServerError, "HTTP 500"),
+        (_TruncatedNoLength, "truncated"),
+        (_NotCsv, "missing column"),
+    ],
+)
 def test_failed_update_keeps_old_catalog(capsys, home: Path, serve, handler, expected: str) -> None:
     db = build_from_snapshot(home / "catalog.sqlite")
     before = digest(db)
     base = serve(handler)
-    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", base, "--cloud", "vast", "--cloud",
-                             "lambda", "--timeout", "10", "--json")
+    code, out, err = run_cli(
+        capsys,
+        "catalog",
+        "update",
+        "--base-url",
+        base,
+        "--cloud",
+        "vast",
+        "--cloud",
+        "lambda",
+        "--timeout",
+        "10",
+        "--json",
+    )
     assert code == 2 and out == ""
     assert err.startswith("error: catalog update failed, old catalog kept:") and expected in err
     assert digest(db) == before
@@ -234,7 +301,7 @@ def test_unreachable_server_is_a_clear_error(home: Path) -> None:
     with socket.socket() as sock:  # a port with nothing listening on it
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    with pytest.raises(UpdateError, match="127.0.0.1"):
+    with pytest.raises(UpdateError, match=r"127\.0\.0\.1"):
         update_catalog(home / "c.sqlite", base_url=f"http://127.0.0.1:{port}/x", clouds=["lambda"], timeout=5)
     with pytest.raises(UpdateError, match="http"):
         update_catalog(home / "c.sqlite", base_url="file:///etc", clouds=["lambda"])
@@ -246,7 +313,7 @@ def test_unreachable_server_is_a_clear_error(home: Path) -> None:
 class _CutAtLineBreak(_Quiet):
     """lambda.csv cut right after its second line: a well-formed but partial file (306 offers -> 1)."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if not self.path.endswith("/lambda.csv"):
             return super().do_GET()
         body = b"".join((SKY / "lambda.csv").read_bytes().splitlines(keepends=True)[:2])
@@ -259,7 +326,7 @@ class _CutAtLineBreak(_Quiet):
 class _TinyPrices(_Quiet):
     """lambda.csv with every price divided by 10,000 (a feed in the wrong unit: $0.0001/h)."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if not self.path.endswith("/lambda.csv"):
             return super().do_GET()
         import csv
@@ -281,7 +348,7 @@ class _TinyPrices(_Quiet):
 class _Trickle(_Quiet):
     """Sends lambda.csv one byte every 0.5 s (after honest headers)."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         import time
 
         body = (SKY / "lambda.csv").read_bytes()
@@ -290,7 +357,7 @@ class _Trickle(_Quiet):
         self.end_headers()
         try:
             for i in range(len(body)):
-                self.wfile.write(body[i:i + 1])
+                self.wfile.write(body[i : i + 1])
                 self.wfile.flush()
                 time.sleep(0.5)
         except OSError:
@@ -300,7 +367,7 @@ class _Trickle(_Quiet):
 class _TrickleHeaders(_Quiet):
     """Never finishes its headers: one header line every 0.5 s."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         import time
 
         try:
@@ -317,12 +384,22 @@ class _TrickleHeaders(_Quiet):
 def test_update_refuses_a_file_cut_at_a_line_break(capsys, home: Path, serve) -> None:
     db = build_from_snapshot(home / "catalog.sqlite")
     before = digest(db)
-    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_CutAtLineBreak), "--cloud", "lambda",
-                             "--json")
+    code, out, err = run_cli(
+        capsys, "catalog", "update", "--base-url", serve(_CutAtLineBreak), "--cloud", "lambda", "--json"
+    )
     assert code == 2 and "lambda: 1 offer(s) where the current catalog has 306" in err and "--allow-shrink" in err
     assert digest(db) == before
-    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_CutAtLineBreak), "--cloud", "lambda",
-                             "--allow-shrink", "--json")
+    code, out, err = run_cli(
+        capsys,
+        "catalog",
+        "update",
+        "--base-url",
+        serve(_CutAtLineBreak),
+        "--cloud",
+        "lambda",
+        "--allow-shrink",
+        "--json",
+    )
     assert code == 0, err
     assert json.loads(out)["counts"] == {"lambda": 1}
 
@@ -331,8 +408,9 @@ def test_update_refuses_a_file_cut_at_a_line_break(capsys, home: Path, serve) ->
 def test_update_refuses_implausible_prices(capsys, home: Path, serve) -> None:
     db = build_from_snapshot(home / "catalog.sqlite")
     before = digest(db)
-    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_TinyPrices), "--cloud", "lambda",
-                             "--json")
+    code, _out, err = run_cli(
+        capsys, "catalog", "update", "--base-url", serve(_TinyPrices), "--cloud", "lambda", "--json"
+    )
     assert code == 2 and "implausible prices" in err and "per GPU-hour" in err, err
     assert digest(db) == before
 
@@ -345,8 +423,9 @@ def test_update_gives_up_at_its_overall_deadline(capsys, home: Path, serve, hand
     db = build_from_snapshot(home / "catalog.sqlite")
     before = digest(db)
     started = time.monotonic()
-    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(handler), "--cloud", "lambda",
-                             "--timeout", "2", "--json")
+    code, _out, err = run_cli(
+        capsys, "catalog", "update", "--base-url", serve(handler), "--cloud", "lambda", "--timeout", "2", "--json"
+    )
     elapsed = time.monotonic() - started
     assert code == 2 and "gave up after 2 s (--timeout)" in err, err
     assert elapsed < 15  # the trickle alone would take hours
@@ -357,12 +436,22 @@ def test_update_gives_up_at_its_overall_deadline(capsys, home: Path, serve, hand
 def test_update_never_writes_over_a_foreign_file(capsys, home: Path, tmp_path: Path, serve) -> None:
     target = tmp_path / "notes.txt"
     target.write_text("notes\n")
-    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda",
-                             "--db", str(target))
+    code, _out, err = run_cli(
+        capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda", "--db", str(target)
+    )
     assert code == 2 and "not a gpu-advisor catalog" in err
     assert target.read_text() == "notes\n"
-    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda",
-                             "--db", str(tmp_path / "no" / "x.sqlite"))
+    code, _out, err = run_cli(
+        capsys,
+        "catalog",
+        "update",
+        "--base-url",
+        serve(_Quiet),
+        "--cloud",
+        "lambda",
+        "--db",
+        str(tmp_path / "no" / "x.sqlite"),
+    )
     assert code == 2 and "does not exist" in err and not (tmp_path / "no").exists()
 
 
@@ -373,21 +462,25 @@ def test_update_of_one_cloud_keeps_the_others(capsys, home: Path, serve) -> None
     build_from_snapshot(home / "catalog.sqlite")
     before = read_meta(home / "catalog.sqlite")["counts"]
     assert len(before) >= 10
-    code, out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda", "--json")
+    code, _out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda", "--json")
     assert code == 0, err
     after = read_meta(home / "catalog.sqlite")
     assert after["counts"]["lambda"] == 306
-    assert {k: v for k, v in after["counts"].items() if k != "lambda"} == \
-        {k: v for k, v in before.items() if k != "lambda"}
+    assert {k: v for k, v in after["counts"].items() if k != "lambda"} == {
+        k: v for k, v in before.items() if k != "lambda"
+    }
     assert after["offer_count"] == sum(after["counts"].values())
 
 
-@pytest.mark.parametrize(("argv", "words"), [
-    (("--cloud", "../../etc"), "unknown cloud '../../etc'"),
-    (("--cloud", "nosuchcloud"), "unknown cloud 'nosuchcloud'"),
-    (("--timeout", "inf"), "--timeout"),
-    (("--timeout", "nan"), "--timeout"),
-])
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (("--cloud", "../../etc"), "unknown cloud '../../etc'"),
+        (("--cloud", "nosuchcloud"), "unknown cloud 'nosuchcloud'"),
+        (("--timeout", "inf"), "--timeout"),
+        (("--timeout", "nan"), "--timeout"),
+    ],
+)
 def test_update_refuses_bad_clouds_and_timeouts_in_one_line(capsys, home: Path, argv, words) -> None:
     """A provider name that is no known cloud (or tries to leave the temp folder) and a timeout that is not a
     finite number of seconds are one line, exit 2, before anything is downloaded."""
@@ -401,10 +494,13 @@ class _RedirectsElsewhere(_Quiet):
 
     target = "localhost"
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server hook
+    def do_GET(self) -> None:
         port = self.server.server_address[1]
-        where = (f"ftp://127.0.0.1:{port}{self.path}" if self.target == "ftp"
-                 else f"http://localhost:{port}{self.path}?moved=1")
+        where = (
+            f"ftp://127.0.0.1:{port}{self.path}"
+            if self.target == "ftp"
+            else f"http://localhost:{port}{self.path}?moved=1"
+        )
         if "moved=1" in self.path:
             return super().do_GET()
         self.send_response(302)

@@ -15,8 +15,15 @@ from tools.catalog.query import build_db, build_from_snapshot, offer_row, read_s
 from tools.ranking.rank import clear_cache, rank_offers
 
 SPECS = [
-    JobSpec(language="en", model="llama-3.1-8b", method="qlora", dataset_tokens=20_000_000, epochs=2,
-            budget=Budget(amount=50, currency="EUR"), deadline_hours=24),
+    JobSpec(
+        language="en",
+        model="llama-3.1-8b",
+        method="qlora",
+        dataset_tokens=20_000_000,
+        epochs=2,
+        budget=Budget(amount=50, currency="EUR"),
+        deadline_hours=24,
+    ),
     JobSpec(language="it", model="llama-3.1-8b", method="full_finetune", interruptible_ok=True),
     JobSpec(language="id", params_b=70, method="lora", gpu="H100"),
 ]
@@ -46,8 +53,9 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                         row[f"{key}_lc"] = row[key].lower()
             yield row
 
-    large = build_db(folder / "large.sqlite", rows(50_000), {"source": "test", "built_from": "synthetic"},
-                     trusted_rows=True)
+    large = build_db(
+        folder / "large.sqlite", rows(50_000), {"source": "test", "built_from": "synthetic"}, trusted_rows=True
+    )
     return {"small": small, "large": large}
 
 
@@ -67,8 +75,7 @@ def offers_built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=["qlora-8b-budget-deadline", "full-8b-spot", "lora-70b-h100"])
-def test_larger_catalog_gives_the_same_advice_and_counts_every_offer(catalogs: dict[str, Path], spec: JobSpec
-                                                                     ) -> None:
+def test_larger_catalog_gives_the_same_advice_and_counts_every_offer(catalogs: dict[str, Path], spec: JobSpec) -> None:
     """Dearer copies in new regions change nothing a user is told first: same headline, same price, same job
     estimate; every row is still counted (considered = catalog size for a job without wishes)."""
     clear_cache()
@@ -76,8 +83,12 @@ def test_larger_catalog_gives_the_same_advice_and_counts_every_offer(catalogs: d
     large = rank_offers(spec, db_path=catalogs["large"])
     assert small.offers and large.offers
     first_small, first_large = small.offers[0], large.offers[0]
-    assert (first_large.provider, first_large.instance_type, first_large.region, first_large.spot) == \
-           (first_small.provider, first_small.instance_type, first_small.region, first_small.spot)
+    assert (first_large.provider, first_large.instance_type, first_large.region, first_large.spot) == (
+        first_small.provider,
+        first_small.instance_type,
+        first_small.region,
+        first_small.spot,
+    )
     assert first_large.est_cost == pytest.approx(first_small.est_cost)
     assert large.considered > small.considered
     if spec.gpu is None:
@@ -103,8 +114,9 @@ def test_warm_turns_reuse_the_candidates(catalogs: dict[str, Path], offers_built
     assert offers_built == []
 
 
-def test_small_and_large_catalog_paths_choose_the_same_candidates(catalogs: dict[str, Path],
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_and_large_catalog_paths_choose_the_same_candidates(
+    catalogs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Rows grouped in memory (small catalogs) and index seeks per key (large ones) give the same candidates,
     counts, regions and zones, with and without wishes."""
     for wishes in ({}, {"gpu": "H100"}, {"regions": ("us-east-1",)}, {"providers": ("aws", "vast")}):
@@ -115,8 +127,17 @@ def test_small_and_large_catalog_paths_choose_the_same_candidates(catalogs: dict
 
         def key(item):
             offer, count, regions, zones = item
-            return (offer.provider, offer.instance_type, offer.region, offer.zone, offer.price_per_hour,
-                    offer.spot_price_per_hour, count, regions, zones)
+            return (
+                offer.provider,
+                offer.instance_type,
+                offer.region,
+                offer.zone,
+                offer.price_per_hour,
+                offer.spot_price_per_hour,
+                count,
+                regions,
+                zones,
+            )
 
         assert sorted(map(key, in_memory), key=repr) == sorted(map(key, indexed), key=repr), wishes
         assert sum(count for _, count, _, _ in in_memory) > 0

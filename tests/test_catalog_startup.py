@@ -32,8 +32,9 @@ print(json.dumps({"deep": deep, "notice": status.notice, "path": str(status.path
 def start(db: Path, tmp: Path) -> dict:
     """One start in a fresh process: which checks ran (deep or not) and the notice."""
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", START, str(db)], capture_output=True, text=True, env=env,
-                         check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", START, str(db)], capture_output=True, text=True, env=env, check=True, cwd=ROOT
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -55,7 +56,7 @@ def test_second_start_skips_the_deep_check_and_a_changed_file_gets_it_again(cata
     # The file changes (same size, damaged pages in the middle, new mtime): the deep check runs and finds it.
     data = bytearray(catalog.read_bytes())
     middle = len(data) // 2
-    data[middle:middle + 8192] = b"\xff" * 8192
+    data[middle : middle + 8192] = b"\xff" * 8192
     catalog.write_bytes(bytes(data))
     third = start(catalog, temp)
     assert third["deep"][0] is True

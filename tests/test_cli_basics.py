@@ -16,6 +16,7 @@ EXE = Path(sys.executable).with_name("gpu-advisor")
 def test_version_prints_the_distribution_version(capsys) -> None:
     """`--version` prints the version from the installed metadata and exits 0."""
     from importlib.metadata import version
+
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"gpu-advisor {version('gpu-advisor')}"
 
@@ -32,8 +33,12 @@ def test_every_command_module_is_registered(capsys) -> None:
 
 def test_shell_completion_completes_command_names() -> None:
     """Bash completion (as installed by --install-completion) completes a command prefix."""
-    env = {**os.environ, "COMP_WORDS": "gpu-advisor recomm", "COMP_CWORD": "1",
-           "_GPU_ADVISOR_COMPLETE": "complete_bash"}
+    env = {
+        **os.environ,
+        "COMP_WORDS": "gpu-advisor recomm",
+        "COMP_CWORD": "1",
+        "_GPU_ADVISOR_COMPLETE": "complete_bash",
+    }
     done = subprocess.run([str(EXE)], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert done.stdout.split() == ["recommend"]
@@ -49,8 +54,10 @@ def test_unknown_option_is_one_line_on_stderr(capsys) -> None:
 def test_an_unsupported_language_stops_chat_and_recommend_before_any_turn(tmp_path: Path) -> None:
     """`chat --lang xx` (and `recommend --lang xx`): one line on stderr, exit 2, nothing on stdout, no turn run."""
     env = {**os.environ, "GPU_ADVISOR_HOME": str(tmp_path)}
-    for args, stdin in ((["chat", "--lang", "xx"], "LoRA on Llama 3 8B\nand with QLoRA?\n"),
-                        (["recommend", "LoRA on Llama 3 8B", "--lang", "xx"], "")):
+    for args, stdin in (
+        (["chat", "--lang", "xx"], "LoRA on Llama 3 8B\nand with QLoRA?\n"),
+        (["recommend", "LoRA on Llama 3 8B", "--lang", "xx"], ""),
+    ):
         done = subprocess.run([str(EXE), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120)
         assert done.returncode == 2, (args, done.returncode, done.stdout, done.stderr)
         assert done.stdout == ""

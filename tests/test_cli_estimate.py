@@ -17,12 +17,28 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_estimate_json_is_one_document_with_the_contract_fields():
-    done = _run("estimate", "--model", "Llama-3.1-8B-Instruct", "--method", "qlora", "--gradient-checkpointing",
-                "--gpu", "L4", "--json")
+    done = _run(
+        "estimate",
+        "--model",
+        "Llama-3.1-8B-Instruct",
+        "--method",
+        "qlora",
+        "--gradient-checkpointing",
+        "--gpu",
+        "L4",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    for field in ("allocated_gib", "per_gpu_gib", "breakdown_gib", "total_params", "trainable_params",
-                  "host_ram_gib", "fit"):
+    for field in (
+        "allocated_gib",
+        "per_gpu_gib",
+        "breakdown_gib",
+        "total_params",
+        "trainable_params",
+        "host_ram_gib",
+        "fit",
+    ):
         assert field in result
     assert set(result["breakdown_gib"]) >= {"weights", "gradients", "optimizer", "activations", "overhead"}
     assert result["total_params"] == 8_030_261_248 and result["trainable_params"] == 41_943_040
@@ -31,9 +47,20 @@ def test_estimate_json_is_one_document_with_the_contract_fields():
 
 def test_estimate_reads_a_config_file(tmp_path):
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 24,
-                                  "num_attention_heads": 14, "num_key_value_heads": 2, "intermediate_size": 4864,
-                                  "vocab_size": 151936, "tie_word_embeddings": True}))
+    config.write_text(
+        json.dumps(
+            {
+                "model_type": "qwen2",
+                "hidden_size": 896,
+                "num_hidden_layers": 24,
+                "num_attention_heads": 14,
+                "num_key_value_heads": 2,
+                "intermediate_size": 4864,
+                "vocab_size": 151936,
+                "tie_word_embeddings": True,
+            }
+        )
+    )
     done = _run("estimate", "--config", str(config), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["total_params"] == 494_032_768
@@ -45,15 +72,18 @@ def test_estimate_table_output_for_people():
     assert "Breakdown" in done.stdout and "activations" in done.stdout
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--model", "llama-9"], "unknown model"),
-    (["--model", "llama-2-7b", "--micro-batch-size", "-1"], "micro_batch_size"),
-    (["--params-b", "7", "--gpus", "0"], "num_gpus"),
-    (["--model", "llama-2-7b", "--gpus", "3", "--tensor-parallel", "3"], "does not divide"),
-    (["--model", "llama-2-7b", "--bogus"], "No such option"),
-    (["--config", "/nonexistent/config.json"], "cannot read config file"),
-    (["--model", "llama-2-7b", "--method", "dpo"], "method"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "llama-9"], "unknown model"),
+        (["--model", "llama-2-7b", "--micro-batch-size", "-1"], "micro_batch_size"),
+        (["--params-b", "7", "--gpus", "0"], "num_gpus"),
+        (["--model", "llama-2-7b", "--gpus", "3", "--tensor-parallel", "3"], "does not divide"),
+        (["--model", "llama-2-7b", "--bogus"], "No such option"),
+        (["--config", "/nonexistent/config.json"], "cannot read config file"),
+        (["--model", "llama-2-7b", "--method", "dpo"], "method"),
+    ],
+)
 def test_errors_are_one_line_on_stderr_with_exit_status_2(args, message):
     done = _run("estimate", *args)
     assert done.returncode == 2
@@ -87,8 +117,19 @@ def test_llama_3_2_1b_full_finetune_on_a_4090_is_judged_at_the_one_fit_threshold
     assert result["per_gpu_gib"] < 23.99 * 1.0 and result["breakdown_gib"]["temporary"] == 0.0
     assert result["fit"]["fits"] is (result["per_gpu_gib"] <= 23.99 * 0.95)
     assert result["fit"]["headroom_gib"] == pytest.approx(23.99 * 0.95 - result["per_gpu_gib"], abs=0.002)
-    foreach = _json("--model", "llama-3.2-1b", "--gradient-checkpointing", "--seq-len", "1024", "--gpu", "RTX4090",
-                    "--optimizer-impl", "foreach", "--micro-batch-size", "1")
+    foreach = _json(
+        "--model",
+        "llama-3.2-1b",
+        "--gradient-checkpointing",
+        "--seq-len",
+        "1024",
+        "--gpu",
+        "RTX4090",
+        "--optimizer-impl",
+        "foreach",
+        "--micro-batch-size",
+        "1",
+    )
     assert foreach["per_gpu_gib"] > result["per_gpu_gib"] and foreach["fit"]["fits"] is False
 
 
@@ -104,10 +145,21 @@ def test_unknown_model_with_a_size_in_its_name_is_flagged_not_silent():
 
 def test_opt_config_is_read_as_opt(tmp_path):
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"model_type": "opt", "hidden_size": 2048, "num_hidden_layers": 24,
-                                  "num_attention_heads": 32, "ffn_dim": 8192, "vocab_size": 50272,
-                                  "max_position_embeddings": 2048, "word_embed_proj_dim": 2048,
-                                  "do_layer_norm_before": True}))
+    config.write_text(
+        json.dumps(
+            {
+                "model_type": "opt",
+                "hidden_size": 2048,
+                "num_hidden_layers": 24,
+                "num_attention_heads": 32,
+                "ffn_dim": 8192,
+                "vocab_size": 50272,
+                "max_position_embeddings": 2048,
+                "word_embed_proj_dim": 2048,
+                "do_layer_norm_before": True,
+            }
+        )
+    )
     assert _json("--config", str(config))["total_params"] == 1_315_758_080
 
 

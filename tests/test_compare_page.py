@@ -69,7 +69,9 @@ def test_every_offer_once_zone_duplicates_merged(server):
     for page in range(2, first["pages"] + 1):
         rows += get(server, page_size=200, page=page).json()["rows"]
     assert len(rows) == first["total"]
-    keys = [(r["provider"], r["instance_type"], r["region"], r["price_per_hour"], r["spot_price_per_hour"]) for r in rows]
+    keys = [
+        (r["provider"], r["instance_type"], r["region"], r["price_per_hour"], r["spot_price_per_hour"]) for r in rows
+    ]
     assert len(set(keys)) == len(keys)
     assert sum(max(1, len(r["zones"])) for r in rows) >= first["offers"] - sum(1 for r in rows if not r["zones"])
     assert all(r["snapshot_date"] == first["snapshot_date"] for r in rows)
@@ -93,12 +95,15 @@ def test_sort_both_ways_across_pages_missing_values_last(server):
 def test_filters_combine(server):
     result = get(server, gpu="H100", spot="true", min_vram=40, page_size=200).json()
     assert result["total"] > 0
-    assert all(r["gpu"] == "H100" and r["spot_price_per_hour"] is not None and r["vram_gib_per_gpu"] >= 40
-               for r in result["rows"])
+    assert all(
+        r["gpu"] == "H100" and r["spot_price_per_hour"] is not None and r["vram_gib_per_gpu"] >= 40
+        for r in result["rows"]
+    )
     aws = get(server, provider="aws", region="us-east", gpu_count=8, page_size=200).json()
-    assert aws["total"] > 0 and all(r["provider"] == "aws" and r["gpu_count"] == 8 and
-                                    any("us-east" in p for p in r["regions"] + r["zones"])
-                                    for r in aws["rows"])
+    assert aws["total"] > 0 and all(
+        r["provider"] == "aws" and r["gpu_count"] == 8 and any("us-east" in p for p in r["regions"] + r["zones"])
+        for r in aws["rows"]
+    )
     words = get(server, q="a100 nvlink", page_size=200).json()  # words over GPU, provider, instance, region
     assert words["total"] == 0 or all("a100" in (r["gpu"] + r["instance_type"]).lower() for r in words["rows"])
     nvlink = get(server, interconnect="nvlink", max_price=5, page_size=200).json()
@@ -107,8 +112,14 @@ def test_filters_combine(server):
 
 
 def test_bad_parameters_are_one_line_422s(server):
-    for params in ({"page_size": 500}, {"sort": "bogus"}, {"page": 0}, {"job": "ciao"}, {"job": '{"model": 5}'},
-                   {"job": "{not json"}):
+    for params in (
+        {"page_size": 500},
+        {"sort": "bogus"},
+        {"page": 0},
+        {"job": "ciao"},
+        {"job": '{"model": 5}'},
+        {"job": "{not json"},
+    ):
         response = get(server, **params)
         assert response.status_code == 422, params
         error = response.json()["error"]
@@ -127,8 +138,13 @@ def test_a_job_adds_its_columns_sorted_by_job_cost(server):
         figures = row["job"]
         assert figures["fits"] is True and figures["per_gpu_gib"] <= row["vram_gib_per_gpu"]
         assert figures["est_hours"] > 0 and figures["meets_budget"] == (figures["est_cost"] <= job["budget_usd"])
-    everything = get(server, job=JOB, fits_only="false", page_size=200,
-                     page=get(server, job=JOB, fits_only="false").json()["pages"] // 4 + 1).json()
+    everything = get(
+        server,
+        job=JOB,
+        fits_only="false",
+        page_size=200,
+        page=get(server, job=JOB, fits_only="false").json()["pages"] // 4 + 1,
+    ).json()
     assert everything["total"] == get(server).json()["total"]
     # The same job as a JobSpec (what the chat hands over) gives the same figures.
     spec = {"model": "llama-3-8b", "method": "qlora", "budget": {"amount": 50, "currency": "EUR"}}
@@ -181,7 +197,8 @@ def shot(page, name: str) -> None:
 def column(page, name: str) -> list[str]:
     """The texts of one column (by its data-col) on the current page of the table."""
     index = page.locator("#c-table thead th").evaluate_all(
-        "(ths, name) => ths.findIndex(th => th.dataset.col === name)", name)
+        "(ths, name) => ths.findIndex(th => th.dataset.col === name)", name
+    )
     return page.locator(f"#c-table tbody tr > :nth-child({index + 1})").all_inner_texts()
 
 
@@ -198,9 +215,20 @@ def test_sort_and_filter_the_full_catalog_in_the_browser(page, server):
     strings = I18N["it"]["compare"]
     sync_api.expect(page.locator("h1")).to_have_text(strings["title"])
     sync_api.expect(page.locator("th[data-col=price]")).to_have_attribute("aria-sort", "ascending")
-    assert [t.rstrip(" ▲▼") for t in page.locator("#c-table thead th").all_inner_texts()] == \
-        [strings[k] for k in ("col_gpu", "col_provider", "col_price", "col_spot", "col_region", "col_count",
-                              "col_vram", "col_interconnect", "col_billing")]
+    assert [t.rstrip(" ▲▼") for t in page.locator("#c-table thead th").all_inner_texts()] == [
+        strings[k]
+        for k in (
+            "col_gpu",
+            "col_provider",
+            "col_price",
+            "col_spot",
+            "col_region",
+            "col_count",
+            "col_vram",
+            "col_interconnect",
+            "col_billing",
+        )
+    ]
     total = get(server).json()["total"]
     sync_api.expect(page.locator("#c-count")).to_contain_text(re.compile(rf"^{total // 1000}\.?{total % 1000:03d} "))
     prices = [number(t) for t in column(page, "price")]
@@ -210,8 +238,9 @@ def test_sort_and_filter_the_full_catalog_in_the_browser(page, server):
     sync_api.expect(page.locator("th[data-col=price]")).to_have_attribute("aria-sort", "descending")
     sync_api.expect(page.locator("th[data-col=price] button")).to_be_focused()
     top = get(server, sort="price", order="desc", page_size=50).json()["rows"][0]
-    sync_api.expect(rows.first.locator("td[data-col=price]")).to_have_text(f"{top['price_per_hour']:,.2f}".replace(",", "X")
-                                                                 .replace(".", ",").replace("X", "."))
+    sync_api.expect(rows.first.locator("td[data-col=price]")).to_have_text(
+        f"{top['price_per_hour']:,.2f}".replace(",", "X").replace(".", ",").replace("X", ".")
+    )
     page.locator("th[data-col=vram] button").click()
     sync_api.expect(page.locator("th[data-col=vram]")).to_have_attribute("aria-sort", "ascending")
     vram = [number(t) for t in column(page, "vram")]
@@ -226,7 +255,8 @@ def test_sort_and_filter_the_full_catalog_in_the_browser(page, server):
     assert "gpu=H100" in page.url and "spot=true" in page.url  # the view can be shared as a link
     page.locator("#f-region").fill("us-")
     sync_api.expect(page.locator("#c-count")).to_contain_text(
-        str(get(server, gpu="H100", spot="true", region="us-").json()["total"]))
+        str(get(server, gpu="H100", spot="true", region="us-").json()["total"])
+    )
     assert serious_axe_violations(page) == []
     shot(page, "compare-desktop-filtered")
 
@@ -295,11 +325,12 @@ def test_chat_answer_links_to_the_comparison_with_the_job_filled_in(page, server
 
 
 def test_one_tag_embed_on_another_page(page, server):
-    embed = (f'<!doctype html><html lang="id"><body><h1>Host</h1>'
-             f'<script src="{server.url}/widget/compare-embed.js" data-api="{server.url}" data-lang="id" '
-             f'data-job="QLoRA Llama 3 8B" data-height="600"></script></body></html>')
-    page.route(server.url + "/host.html", lambda route: route.fulfill(status=200, body=embed,
-                                                                      content_type="text/html"))
+    embed = (
+        f'<!doctype html><html lang="id"><body><h1>Host</h1>'
+        f'<script src="{server.url}/widget/compare-embed.js" data-api="{server.url}" data-lang="id" '
+        f'data-job="QLoRA Llama 3 8B" data-height="600"></script></body></html>'
+    )
+    page.route(server.url + "/host.html", lambda route: route.fulfill(status=200, body=embed, content_type="text/html"))
     page.goto(server.url + "/host.html")
     frame = page.frame_locator("iframe.gpu-advisor-compare")
     sync_api.expect(frame.locator("h1")).to_have_text(I18N["id"]["compare"]["title"])
@@ -344,11 +375,20 @@ def test_one_instance_at_one_price_is_one_row_with_its_regions(server):
     assert grouped, "the shipped catalog has instances offered in several regions at one price"
     with sqlite3.connect(server.app.state.resources.catalog_path) as raw:
         for row in grouped[:40]:
-            regions = {r for (r,) in raw.execute(
-                "SELECT DISTINCT region FROM offers WHERE provider = ? AND instance_type = ? AND price_per_hour IS ? "
-                "AND spot_price_per_hour IS ? AND vram_gib_per_gpu IS ?",
-                (row["provider"], row["instance_type"], row["price_per_hour"], row["spot_price_per_hour"],
-                 row["vram_gib_per_gpu"]))}
+            regions = {
+                r
+                for (r,) in raw.execute(
+                    "SELECT DISTINCT region FROM offers WHERE provider = ? AND instance_type = ? AND price_per_hour IS ? "
+                    "AND spot_price_per_hour IS ? AND vram_gib_per_gpu IS ?",
+                    (
+                        row["provider"],
+                        row["instance_type"],
+                        row["price_per_hour"],
+                        row["spot_price_per_hour"],
+                        row["vram_gib_per_gpu"],
+                    ),
+                )
+            }
             assert set(row["regions"]) == regions, row
     runpod = [r for r in rows if r["provider"] == "runpod" and r["gpu"] == "L40S"]
     keys = [(r["instance_type"], r["price_per_hour"], r["spot_price_per_hour"]) for r in runpod]
@@ -373,8 +413,11 @@ def test_chart_points_are_the_cheapest_per_duration_with_the_pareto_front(server
         hours, cost = row["job"]["est_hours"], row["job"]["est_cost"]
         cheapest[hours] = min(cost, cheapest.get(hours, cost))
     assert [(p["hours"], p["cost"]) for p in chart] == sorted(cheapest.items())
-    front = {h for h, c in cheapest.items() if not any(h2 <= h and c2 <= c and (h2, c2) != (h, c)
-                                                        for h2, c2 in cheapest.items())}
+    front = {
+        h
+        for h, c in cheapest.items()
+        if not any(h2 <= h and c2 <= c and (h2, c2) != (h, c) for h2, c2 in cheapest.items())
+    }
     assert {p["hours"] for p in chart if p["pareto"]} == front
     filtered = get(server, job=JOB, gpu="H100", page_size=1).json()["job"]["chart"]
     assert filtered and all(p["gpu"] == "H100" for p in filtered)
@@ -382,20 +425,22 @@ def test_chart_points_are_the_cheapest_per_duration_with_the_pareto_front(server
 
 def _in_view(page, cols: list[str]) -> dict[str, bool]:
     """Whether each column's header lies inside the visible part of the table box (no scrolling)."""
-    return page.evaluate("""cols => {
+    return page.evaluate(
+        """cols => {
         const wrap = document.querySelector('.table-wrap').getBoundingClientRect();
         const out = {};
         cols.forEach(c => { const th = document.querySelector('#c-table thead th[data-col=' + c + ']');
           const r = th ? th.getBoundingClientRect() : null;
           out[c] = Boolean(r && r.width > 0 && r.left >= wrap.left - 0.5 && r.right <= wrap.right + 0.5
                            && r.right <= window.innerWidth + 0.5); });
-        return out; }""", cols)
+        return out; }""",
+        cols,
+    )
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (375, 812)])
 def test_columns_that_matter_in_view_grouped_regions_and_chart(browser, server, width, height):
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="it-IT",
-                                  is_mobile=width < 600)
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="it-IT", is_mobile=width < 600)
     page = context.new_page()
     try:
         page.goto(server.url + "/compare?" + urlencode({"job": JOB}))
@@ -411,8 +456,9 @@ def test_columns_that_matter_in_view_grouped_regions_and_chart(browser, server, 
         sync_api.expect(page.locator("#c-job-summary")).to_contain_text(it2(usd) + " USD")
         first = get(server, job=JOB, page_size=1).json()["rows"][0]["job"]
         eur = it2(first["est_cost"] / eur_in_usd())
-        sync_api.expect(page.locator("#c-table tbody tr").first.locator("td[data-col=job_cost] small.fx")
-                        ).to_have_text(f"≈ {eur} EUR")
+        sync_api.expect(page.locator("#c-table tbody tr").first.locator("td[data-col=job_cost] small.fx")).to_have_text(
+            f"≈ {eur} EUR"
+        )
         # The chart: one dot per point, the front marked, the budget line drawn.
         chart = get(server, job=JOB, page_size=1).json()["job"]["chart"]
         sync_api.expect(page.locator("#c-chart svg circle")).to_have_count(len(chart))
@@ -429,7 +475,8 @@ def test_columns_that_matter_in_view_grouped_regions_and_chart(browser, server, 
         rows = get(server, provider="runpod", gpu="L40S", page_size=200).json()["rows"]
         many = next(r for r in rows if len(r["regions"]) > 1)
         sync_api.expect(grouped.locator("summary small")).to_have_text(
-            I18N["it"]["compare"]["regions"].format(n=len(many["regions"])))
+            I18N["it"]["compare"]["regions"].format(n=len(many["regions"]))
+        )
         grouped.locator("summary").click()
         sync_api.expect(grouped.locator("ul.regions li")).to_have_count(len(many["regions"]))
         assert _in_view(page, ["gpu", "provider", "price"]) == {"gpu": True, "provider": True, "price": True}

@@ -16,8 +16,11 @@ from web.compare import compare_page
 from web.compare.data import CompareQuery
 
 COPIES = 6
-JOBS = ["QLoRA su Llama 3 8B, budget 50 euro", "full fine-tune llama 3 70B, spot ok",
-        "LoRA Mistral 7B, no spot, 4 GPUs"]
+JOBS = [
+    "QLoRA su Llama 3 8B, budget 50 euro",
+    "full fine-tune llama 3 70B, spot ok",
+    "LoRA Mistral 7B, no spot, 4 GPUs",
+]
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +38,14 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             for original in base:
                 row = dict(original)
                 if copy:
-                    for key in ("price_per_hour", "spot_price_per_hour", "price_key", "spot_key", "ppg_key",
-                                "sppg_key"):
+                    for key in (
+                        "price_per_hour",
+                        "spot_price_per_hour",
+                        "price_key",
+                        "spot_key",
+                        "ppg_key",
+                        "sppg_key",
+                    ):
                         if row[key] is not None and row[key] < 1e17:
                             row[key] = row[key] * factor
                     for key in ("region", "zone"):
@@ -45,8 +54,7 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                             row[f"{key}_lc"] = row[key].lower()
                 yield row
 
-    large = build_db(folder / "large.sqlite", rows(), {"source": "test", "built_from": "synthetic"},
-                     trusted_rows=True)
+    large = build_db(folder / "large.sqlite", rows(), {"source": "test", "built_from": "synthetic"}, trusted_rows=True)
     return {"small": small, "large": large, "factors": factors}  # type: ignore[dict-item]
 
 
@@ -64,8 +72,17 @@ def test_every_listing_is_reachable_and_listed_once(catalogs):
     small, large = every_row(catalogs["small"]), every_row(catalogs["large"])
     offers = compare_page(CompareQuery(), catalogs["large"])["offers"]
     assert offers == (COPIES + 1) * compare_page(CompareQuery(), catalogs["small"])["offers"]
-    keys = [(r["provider"], r["instance_type"], r["price_per_hour"], r["spot_price_per_hour"], r["vram_gib_per_gpu"],
-             r["interconnect"]) for r in large]
+    keys = [
+        (
+            r["provider"],
+            r["instance_type"],
+            r["price_per_hour"],
+            r["spot_price_per_hour"],
+            r["vram_gib_per_gpu"],
+            r["interconnect"],
+        )
+        for r in large
+    ]
     assert len(set(keys)) == len(keys)
     assert len(large) == (COPIES + 1) * len(small)  # each copy's prices differ: its own listing
     assert sum(len(r["regions"]) or 1 for r in large) >= len(large)
@@ -81,22 +98,30 @@ def test_job_figures_equal_the_rankings_for_every_listing_it_lists(catalogs, tex
 
     rows = every_row(catalogs["small"], job=text)
     spec, _ = parse_job(text, None)
-    ranking = rank_offers(spec.model_copy(update={"budget": None, "deadline_hours": None}),
-                          db_path=catalogs["small"], limit=100_000)
+    ranking = rank_offers(
+        spec.model_copy(update={"budget": None, "deadline_hours": None}), db_path=catalogs["small"], limit=100_000
+    )
     reference = {}
     for item in ranking.offers:
         for region in item.regions or [item.region]:
-            reference.setdefault((item.provider, item.instance_type, region, item.on_demand_price_per_hour,
-                                  item.spot_price_per_hour), item)
+            reference.setdefault(
+                (item.provider, item.instance_type, region, item.on_demand_price_per_hour, item.spot_price_per_hour),
+                item,
+            )
     compared = 0
     for row in rows:
         for region in row["regions"]:
-            item = reference.get((row["provider"], row["instance_type"], region, row["price_per_hour"],
-                                  row["spot_price_per_hour"]))
+            item = reference.get(
+                (row["provider"], row["instance_type"], region, row["price_per_hour"], row["spot_price_per_hour"])
+            )
             if item is not None:
                 job = row["job"]
-                assert (job["est_cost"], job["est_hours"], job["spot"], job["nodes"]) == \
-                       (item.est_cost, item.est_hours, item.spot, item.nodes), row
+                assert (job["est_cost"], job["est_hours"], job["spot"], job["nodes"]) == (
+                    item.est_cost,
+                    item.est_hours,
+                    item.spot,
+                    item.nodes,
+                ), row
                 compared += 1
     assert compared > 0.8 * len(rows)
     costs = [r["job"]["est_cost"] for r in rows]
@@ -119,9 +144,13 @@ def test_copies_at_other_prices_cost_in_proportion_and_all_are_listed(catalogs):
         if not row["regions"] or "-copy" not in row["regions"][0] or row["price_per_hour"] is None:
             continue
         factor = catalogs["factors"][int(row["regions"][0].rsplit("-copy", 1)[1])]
-        bases = [b for b in original.get((row["provider"], row["instance_type"], regions), [])
-                 if b["price_per_hour"] and abs(b["price_per_hour"] * factor - row["price_per_hour"]) < 1e-9
-                 and b["vram_gib_per_gpu"] == row["vram_gib_per_gpu"]]
+        bases = [
+            b
+            for b in original.get((row["provider"], row["instance_type"], regions), [])
+            if b["price_per_hour"]
+            and abs(b["price_per_hour"] * factor - row["price_per_hour"]) < 1e-9
+            and b["vram_gib_per_gpu"] == row["vram_gib_per_gpu"]
+        ]
         if len(bases) != 1:
             continue
         base = bases[0]
@@ -142,7 +171,7 @@ def test_filters_and_sorts_on_the_large_catalog(catalogs):
         values = [r["spot_price_per_hour"] for r in spot]
         present = [v for v in values if v is not None]
         assert present == sorted(present, reverse=order == "desc")
-        assert values[len(present):] == [None] * (len(values) - len(present))  # missing last both ways
+        assert values[len(present) :] == [None] * (len(values) - len(present))  # missing last both ways
 
 
 def test_small_views_kept_as_id_lists_page_like_the_index_walk(catalogs, monkeypatch):
@@ -150,9 +179,14 @@ def test_small_views_kept_as_id_lists_page_like_the_index_walk(catalogs, monkeyp
     import web.compare.data as data
 
     db = catalogs["large"]
-    views = [{"gpu": "H100"}, {"q": "a100", "sort": "spot_price", "order": "desc"}, {"region": "-copy2", "sort": "vram"},
-             {"job": JOBS[0], "provider": "aws"}, {"job": JOBS[0], "gpu": "L40S", "sort": "hours", "order": "desc"},
-             {"job": JOBS[0], "q": "runpod", "fits_only": False}]
+    views = [
+        {"gpu": "H100"},
+        {"q": "a100", "sort": "spot_price", "order": "desc"},
+        {"region": "-copy2", "sort": "vram"},
+        {"job": JOBS[0], "provider": "aws"},
+        {"job": JOBS[0], "gpu": "L40S", "sort": "hours", "order": "desc"},
+        {"job": JOBS[0], "q": "runpod", "fits_only": False},
+    ]
     for view in views:
         kept = [every_row(db, **view)]
         monkeypatch.setattr(data, "SMALL_VIEW", 0)

@@ -9,9 +9,9 @@ import pytest
 from agent.service import Advisor
 from agent.writing.format import money, number
 from contract.jobspec import JobSpec
+from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
 from tools.memory.estimator import estimate_for_spec
 from tools.ranking.rank import rank_offers
-from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
 
 GB_TO_GIB = 1e9 / 2**30
 
@@ -37,11 +37,15 @@ def _head(answer: str, lines: int = 3) -> str:
 
 # --- yes/no and feasibility -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("message", "first_word"), [
-    ("Can I full fine-tune Llama 3 8B on a single 24 GB GPU?", "No"),
-    ("Posso fare il full fine-tuning di Llama 3 8B su una sola scheda da 24 GB?", "No"),
-    ("Bisakah full fine-tuning Llama 3 8B di satu GPU 24 GB?", "Tidak"),
-])
+
+@pytest.mark.parametrize(
+    ("message", "first_word"),
+    [
+        ("Can I full fine-tune Llama 3 8B on a single 24 GB GPU?", "No"),
+        ("Posso fare il full fine-tuning di Llama 3 8B su una sola scheda da 24 GB?", "No"),
+        ("Bisakah full fine-tuning Llama 3 8B di satu GPU 24 GB?", "Tidak"),
+    ],
+)
 def test_a_feasibility_question_starts_with_no_and_the_estimators_numbers(advisor, message, first_word):
     result = advisor.respond(message)
     spec = JobSpec.model_validate(result["spec"])
@@ -55,11 +59,14 @@ def test_a_feasibility_question_starts_with_no_and_the_estimators_numbers(adviso
     assert result["verdict"]["answer_kind"] == "yes_no" and result["verdict"]["answer"] == "no"
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("Is one A100 80GB enough to LoRA fine-tune Mistral 7B?", "Yes"),
-    ("Una A100 da 40 GB basta per il full fine-tuning di Llama 3 8B?", "No"),
-    ("Apakah satu A100 80GB cukup untuk QLoRA Llama 3 70B?", "Ya"),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Is one A100 80GB enough to LoRA fine-tune Mistral 7B?", "Yes"),
+        ("Una A100 da 40 GB basta per il full fine-tuning di Llama 3 8B?", "No"),
+        ("Apakah satu A100 80GB cukup untuk QLoRA Llama 3 70B?", "Ya"),
+    ],
+)
 def test_enough_basta_cukup_get_the_estimators_yes_or_no(advisor, message, expected):
     result = advisor.respond(message)
     spec = JobSpec.model_validate(result["spec"])
@@ -93,12 +100,16 @@ def test_more_gpus_is_no_fix_for_the_users_own_cards(advisor):
 
 # --- off-topic inside a job thread ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("job", "off_topic"), [
-    ("QLoRA on Llama 3 70B, 100M tokens, budget $400", "What's the weather in Rome tomorrow?"),
-    ("LoRA su Qwen2.5 7B, 30M token, budget 200 euro", "che tempo fa a Roma domani?"),
-    ("QLoRA pada Llama 3.1 8B, 20 juta token", "siapa presiden Indonesia sekarang?"),
-    ("QLoRA pada Llama 3.1 8B, 20 juta token", "cuaca di Jakarta besok?"),
-])
+
+@pytest.mark.parametrize(
+    ("job", "off_topic"),
+    [
+        ("QLoRA on Llama 3 70B, 100M tokens, budget $400", "What's the weather in Rome tomorrow?"),
+        ("LoRA su Qwen2.5 7B, 30M token, budget 200 euro", "che tempo fa a Roma domani?"),
+        ("QLoRA pada Llama 3.1 8B, 20 juta token", "siapa presiden Indonesia sekarang?"),
+        ("QLoRA pada Llama 3.1 8B, 20 juta token", "cuaca di Jakarta besok?"),
+    ],
+)
 def test_off_topic_in_a_job_thread_is_declined_without_re_running(advisor, job, off_topic):
     first = advisor.respond(job)
     result = advisor.respond(off_topic, thread_id=first["thread_id"])
@@ -109,16 +120,20 @@ def test_off_topic_in_a_job_thread_is_declined_without_re_running(advisor, job, 
 
 # --- preferences re-rank ---------------------------------------------------------------------------------------
 
+
 def _every_plan(advisor: Advisor, spec: dict) -> list:
     """Every eligible plan of the tool's full listing, read by the test itself (not the turn's alternatives)."""
     return rank_offers(JobSpec.model_validate(spec), db_path=advisor.db_path, limit=100_000).offers
 
 
-@pytest.mark.parametrize(("job", "faster", "cheaper"), [
-    ("LoRA on Mistral 7B, 50M tokens, budget $500", "faster?", "cheaper?"),
-    ("Full fine-tuning di Llama 3.1 8B su 50M token, niente spot", "qualcosa di più veloce?", "più economico?"),
-    ("LoRA pada Mistral 7B, 50 juta token", "yang lebih cepat?", "yang lebih murah?"),
-])
+@pytest.mark.parametrize(
+    ("job", "faster", "cheaper"),
+    [
+        ("LoRA on Mistral 7B, 50M tokens, budget $500", "faster?", "cheaper?"),
+        ("Full fine-tuning di Llama 3.1 8B su 50M token, niente spot", "qualcosa di più veloce?", "più economico?"),
+        ("LoRA pada Mistral 7B, 50 juta token", "yang lebih cepat?", "yang lebih murah?"),
+    ],
+)
 def test_faster_and_cheaper_change_the_preference_and_re_rank(advisor, job, faster, cheaper):
     first = advisor.respond(job)
     plans = _every_plan(advisor, first["spec"])
@@ -143,11 +158,15 @@ def test_the_preference_is_kept_for_the_next_follow_up(advisor):
 
 # --- spot delta, GPU-count comparison, clearing a wish ---------------------------------------------------------
 
-@pytest.mark.parametrize(("job", "question"), [
-    ("Full fine-tune Qwen2.5 7B on 200M tokens, budget $300", "what if I use spot?"),
-    ("LoRA su Llama 3.1 8B, 20M token, budget 100 euro, niente spot", "e se uso le spot?"),
-    ("Full fine-tuning Qwen2.5 7B dengan 200 juta token, tanpa spot", "kalau pakai spot?"),
-])
+
+@pytest.mark.parametrize(
+    ("job", "question"),
+    [
+        ("Full fine-tune Qwen2.5 7B on 200M tokens, budget $300", "what if I use spot?"),
+        ("LoRA su Llama 3.1 8B, 20M token, budget 100 euro, niente spot", "e se uso le spot?"),
+        ("Full fine-tuning Qwen2.5 7B dengan 200 juta token, tanpa spot", "kalau pakai spot?"),
+    ],
+)
 def test_spot_question_answers_the_delta_only(advisor, job, question):
     first = advisor.respond(job)
     delta = advisor.respond(question, thread_id=first["thread_id"])
@@ -174,11 +193,14 @@ def test_refusing_spot_is_a_change_not_a_spot_question(advisor, no_spot):
     assert result["verdict"]["answer_kind"] == "recommendation" and not any(o["spot"] for o in result["offers"])
 
 
-@pytest.mark.parametrize(("job", "question"), [
-    ("QLoRA on Llama 3 70B, 100M tokens", "would 4 GPUs be better?"),
-    ("QLoRA su Llama 3 70B, 100M token", "meglio 4 GPU?"),
-    ("QLoRA pada Llama 3 70B, 100 juta token", "lebih baik 4 GPU?"),
-])
+@pytest.mark.parametrize(
+    ("job", "question"),
+    [
+        ("QLoRA on Llama 3 70B, 100M tokens", "would 4 GPUs be better?"),
+        ("QLoRA su Llama 3 70B, 100M token", "meglio 4 GPU?"),
+        ("QLoRA pada Llama 3 70B, 100 juta token", "lebih baik 4 GPU?"),
+    ],
+)
 def test_a_gpu_count_question_compares_without_changing_the_job(advisor, tmp_path, job, question):
     first = advisor.respond(job)
     result = advisor.respond(question, thread_id=first["thread_id"])
@@ -194,12 +216,18 @@ def test_a_gpu_count_question_compares_without_changing_the_job(advisor, tmp_pat
     assert money(abs(four.offers[0].est_cost - now["est_cost"]), "USD", language) in result["answer"]
 
 
-@pytest.mark.parametrize(("job", "clear", "expected"), [
-    ("LoRA on Llama 3.1 8B on an A100, 20M tokens", "any GPU is fine", {"gpu": None}),
-    ("Full fine-tuning di Mistral 7B su 4 H100, 50M token", "va bene qualsiasi scheda, basta una GPU",
-     {"gpu": None, "num_gpus": 1}),
-    ("LoRA pada Llama 3.1 8B di H100, 20 juta token", "GPU apa saja boleh", {"gpu": None}),
-])
+@pytest.mark.parametrize(
+    ("job", "clear", "expected"),
+    [
+        ("LoRA on Llama 3.1 8B on an A100, 20M tokens", "any GPU is fine", {"gpu": None}),
+        (
+            "Full fine-tuning di Mistral 7B su 4 H100, 50M token",
+            "va bene qualsiasi scheda, basta una GPU",
+            {"gpu": None, "num_gpus": 1},
+        ),
+        ("LoRA pada Llama 3.1 8B di H100, 20 juta token", "GPU apa saja boleh", {"gpu": None}),
+    ],
+)
 def test_any_gpu_clears_the_remembered_gpu(advisor, job, clear, expected):
     first = advisor.respond(job)
     assert first["spec"]["gpu"] is not None
@@ -219,11 +247,15 @@ def test_a_follow_up_says_what_changed_and_repeats_only_that(advisor):
 
 # --- answers people can read ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("message", [
-    "LoRA on Mistral 7B, 50M tokens, budget $500, within 2 days",
-    "QLoRA su Llama 3 70B, budget 300 euro, entro 3 giorni",
-    "LoRA pada Qwen2.5 7B, 30 juta token, anggaran 2 juta rupiah, selesai dalam 2 hari",
-])
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "LoRA on Mistral 7B, 50M tokens, budget $500, within 2 days",
+        "QLoRA su Llama 3 70B, budget 300 euro, entro 3 giorni",
+        "LoRA pada Qwen2.5 7B, 30 juta token, anggaran 2 juta rupiah, selesai dalam 2 hari",
+    ],
+)
 def test_the_verdict_comes_first_and_matches_the_structured_verdict(advisor, message):
     result = advisor.respond(message)
     top, verdict, spec = result["offers"][0], result["verdict"], result["spec"]
@@ -233,17 +265,29 @@ def test_the_verdict_comes_first_and_matches_the_structured_verdict(advisor, mes
     assert money(top["est_cost"], "USD", language) in head
     assert money(spec["budget"]["amount"], spec["budget"]["currency"], language) in head
     assert number(spec["deadline_hours"], language, 0) in head
-    assert verdict == verdict | {"answer_kind": "recommendation", "gpu": top["gpu"], "count": top["total_gpus"],
-                                 "provider": top["provider"], "region": top["region"], "spot": top["spot"],
-                                 "total_cost": top["est_cost"], "currency": "USD", "hours": top["est_hours"],
-                                 "fits_budget": top["meets_budget"], "fits_deadline": top["meets_deadline"]}
+    assert verdict == verdict | {
+        "answer_kind": "recommendation",
+        "gpu": top["gpu"],
+        "count": top["total_gpus"],
+        "provider": top["provider"],
+        "region": top["region"],
+        "spot": top["spot"],
+        "total_cost": top["est_cost"],
+        "currency": "USD",
+        "hours": top["est_hours"],
+        "fits_budget": top["meets_budget"],
+        "fits_deadline": top["meets_deadline"],
+    }
 
 
-@pytest.mark.parametrize(("message", "words", "foreign"), [
-    ("LoRA su Llama 3.1 8B, 20M token", ["epoche", "Ipotesi"], ["assumed", "epochs"]),
-    ("LoRA pada Llama 3.1 8B, 20 juta token", ["epoch", "Asumsi"], ["assumed", "not given"]),
-    ("QLoRA on Llama 3.1 8B", ["Alpaca", "epochs"], []),
-])
+@pytest.mark.parametrize(
+    ("message", "words", "foreign"),
+    [
+        ("LoRA su Llama 3.1 8B, 20M token", ["epoche", "Ipotesi"], ["assumed", "epochs"]),
+        ("LoRA pada Llama 3.1 8B, 20 juta token", ["epoch", "Asumsi"], ["assumed", "not given"]),
+        ("QLoRA on Llama 3.1 8B", ["Alpaca", "epochs"], []),
+    ],
+)
 def test_cost_driving_assumptions_are_visible_and_localised(advisor, message, words, foreign):
     answer = advisor.respond(message)["answer"]
     assert all(word in answer for word in words)
@@ -263,10 +307,14 @@ def test_one_consistent_story_layout_and_memory(advisor):
     assert memory and float(memory.group(1).replace(",", "")) <= top["vram_gib_per_gpu"]
 
 
-@pytest.mark.parametrize("message", [
-    "LoRA su Llama 3.1 8B su 8 A100, 50M token", "QLoRA pada Llama 3 70B, 100 juta token",
-    "Full fine-tune Llama 3.1 8B on 8 H100, 100M tokens",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "LoRA su Llama 3.1 8B su 8 A100, 50M token",
+        "QLoRA pada Llama 3 70B, 100 juta token",
+        "Full fine-tune Llama 3.1 8B on 8 H100, 100M tokens",
+    ],
+)
 def test_no_internal_paths_or_broken_punctuation_reach_users(advisor, message):
     answer = advisor.respond(message)["answer"]
     for bad in ("§", ".md", "shared/", "il 0 %", "?.", "0 % of each step", "UNSPECIFIED"):
@@ -281,6 +329,7 @@ def test_sources_listed_are_only_those_cited(advisor):
 
 
 # --- big and absurd numbers ---------------------------------------------------------------------------------------
+
 
 def test_a_very_big_job_gets_an_answer(advisor):
     result = advisor.respond("pretrain llama 3 8b on 15T tokens")
@@ -298,6 +347,7 @@ def test_a_number_above_two_to_the_64_does_not_crash_a_thread(advisor):
 
 # --- what the other tools flag reaches the text ------------------------------------------------------------------
 
+
 def test_nothing_qualifies_names_the_binding_limit_with_the_rankings_numbers(advisor):
     result = advisor.respond("Full fine-tune Llama 3 70B on 10B tokens, budget $50")
     ranking = rank_offers(JobSpec.model_validate(result["spec"]), db_path=advisor.db_path)
@@ -309,23 +359,47 @@ def test_nothing_qualifies_names_the_binding_limit_with_the_rankings_numbers(adv
 def test_flags_from_the_ranking_and_estimator_are_said_when_present(language):
     from agent.writing import notes as writing_notes
 
-    ranking = {"headline_reason": {"code": "simpler_near_tie", "params": {
-        "extra_usd": 0.73, "cheapest_gpus": 8, "headline_gpus": 2, "cheapest_nodes": 1, "headline_nodes": 1,
-        "cheapest_spot": True, "headline_spot": False, "cheapest_provider": "mithril"}},
-        "binding_limit": "compute", "binding_params": {"fastest_hours": 310.4, "fastest_gpus": 16}}
+    ranking = {
+        "headline_reason": {
+            "code": "simpler_near_tie",
+            "params": {
+                "extra_usd": 0.73,
+                "cheapest_gpus": 8,
+                "headline_gpus": 2,
+                "cheapest_nodes": 1,
+                "headline_nodes": 1,
+                "cheapest_spot": True,
+                "headline_spot": False,
+                "cheapest_provider": "mithril",
+            },
+        },
+        "binding_limit": "compute",
+        "binding_params": {"fastest_hours": 310.4, "fastest_gpus": 16},
+    }
     why = writing_notes.headline_reason(ranking, language)
-    cheapest, fewer = {"en": ("8× on mithril", "2 GPUs instead of 8"), "it": ("8× su mithril", "2 GPU invece di 8"),
-                       "id": ("8× di mithril", "2 GPU, bukan 8")}[language]
+    cheapest, fewer = {
+        "en": ("8× on mithril", "2 GPUs instead of 8"),
+        "it": ("8× su mithril", "2 GPU invece di 8"),
+        "id": ("8× di mithril", "2 GPU, bukan 8"),
+    }[language]
     assert money(0.73, "USD", language) in why and cheapest in why and fewer in why
     assert number(310.4, language, 0) in writing_notes.binding_limit(ranking, language)
-    assert len(writing_notes.price_notes({"provider": "vast", "spot": False, "price_outlier": "price_below_peers",
-                                          "on_demand_is_market": True}, language)) == 2
+    assert (
+        len(
+            writing_notes.price_notes(
+                {"provider": "vast", "spot": False, "price_outlier": "price_below_peers", "on_demand_is_market": True},
+                language,
+            )
+        )
+        == 2
+    )
     state = {"spec": {"params_b": None}, "estimate": {"unknown_model": "Qwen4-9B", "total_params": 9_100_000_000}}
     assert "Qwen4-9B" in writing_notes.unknown_model(state, language)
     assert number(9.1, language, 1) in writing_notes.unknown_model(state, language)
     assert writing_notes.headline_reason({}, language) is None and writing_notes.binding_limit({}, language) is None
-    assert writing_notes.overheads({"overhead_hours": {"instance_start": 0.1, "downloads": 0.0}}, language) \
-        .count("6") == 1
+    assert (
+        writing_notes.overheads({"overhead_hours": {"instance_start": 0.1, "downloads": 0.0}}, language).count("6") == 1
+    )
 
 
 def test_answer_templates_say_the_same_things_in_the_three_languages():
@@ -343,11 +417,14 @@ def test_answer_templates_say_the_same_things_in_the_three_languages():
         assert fields(templates(language)) == english, language
 
 
-@pytest.mark.parametrize(("message", "name", "words"), [
-    ("LoRA on Qwen4-9B, 20M tokens", "Qwen4-9B", ["I don't know Qwen4-9B", "9.0 B", "config.json"]),
-    ("LoRA su Sailor-7B, 20M token", "Sailor-7B", ["Non conosco Sailor-7B", "7,0 B", "config.json"]),
-    ("LoRA pada Komodo 7B, 20 juta token", "Komodo 7B", ["tidak mengenal Komodo 7B", "7,0 B", "config.json"]),
-])
+@pytest.mark.parametrize(
+    ("message", "name", "words"),
+    [
+        ("LoRA on Qwen4-9B, 20M tokens", "Qwen4-9B", ["I don't know Qwen4-9B", "9.0 B", "config.json"]),
+        ("LoRA su Sailor-7B, 20M token", "Sailor-7B", ["Non conosco Sailor-7B", "7,0 B", "config.json"]),
+        ("LoRA pada Komodo 7B, 20 juta token", "Komodo 7B", ["tidak mengenal Komodo 7B", "7,0 B", "config.json"]),
+    ],
+)
 def test_an_unknown_model_is_named_and_the_generic_stand_in_said(advisor, message, name, words):
     result = advisor.respond(message)
     assert result["spec"]["model"] is None and result["offers"]

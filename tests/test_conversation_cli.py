@@ -22,8 +22,11 @@ MESSAGES = {
     "it": "LoRA su Llama 3.1 8B, 20M token, budget 100 euro, entro 2 giorni",
     "id": "QLoRA pada Llama 3.1 8B, 20 juta token, anggaran 1 juta rupiah, selesai dalam 2 hari",
 }
-TABLE_HEADERS = {"en": ("Offers", "provider", "instance", "hours"), "it": ("Offerte", "provider", "istanza", "ore"),
-                 "id": ("Penawaran", "provider", "instans", "jam")}
+TABLE_HEADERS = {
+    "en": ("Offers", "provider", "instance", "hours"),
+    "it": ("Offerte", "provider", "istanza", "ore"),
+    "id": ("Penawaran", "provider", "instans", "jam"),
+}
 
 
 ISSUE_MESSAGES = {  # requests whose offers have long instance names (issue 11)
@@ -37,8 +40,15 @@ def _cli(home: Path, *args: str, columns: int = 80) -> subprocess.CompletedProce
     """Run the CLI of this checkout at 80 columns (or `columns`), offline, with a private data dir."""
     env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     env |= {"GPU_ADVISOR_HOME": str(home), "COLUMNS": str(columns), "TERM": "dumb", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-c", "from cli.app import run; run()", *args], capture_output=True,
-                          text=True, timeout=120, check=False, cwd=ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-c", "from cli.app import run; run()", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+        env=env,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -117,9 +127,16 @@ def test_no_instance_name_is_split_across_lines(home, language, columns):
 def test_chat_json_prints_one_result_per_turn_on_one_thread(home):
     env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     env |= {"GPU_ADVISOR_HOME": str(home), "COLUMNS": "80"}
-    done = subprocess.run([sys.executable, "-c", "from cli.app import run; run()", "chat", "--json"],
-                          input="QLoRA on Llama 3.1 8B, 10M tokens\nfaster?\nwhat's the weather in Rome tomorrow?\n",
-                          capture_output=True, text=True, timeout=120, check=False, cwd=ROOT, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", "from cli.app import run; run()", "chat", "--json"],
+        input="QLoRA on Llama 3.1 8B, 10M tokens\nfaster?\nwhat's the weather in Rome tomorrow?\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     turns = [json.loads(line) for line in done.stdout.splitlines()]
     assert [t["verdict"]["answer_kind"] for t in turns] == ["recommendation", "recommendation", "declined"]

@@ -11,9 +11,11 @@ import pytest
 from agent.service import Advisor
 from tools.fx import load_fx
 
-JOBS = {"en": "QLoRA on Llama 3 70B, 100M tokens, budget $400",
-        "it": "QLoRA su Llama 3 70B, 100M token, budget 400 euro",
-        "id": "QLoRA pada Llama 3 70B, 100 juta token, budget Rp 6.000.000"}
+JOBS = {
+    "en": "QLoRA on Llama 3 70B, 100M tokens, budget $400",
+    "it": "QLoRA su Llama 3 70B, 100M token, budget 400 euro",
+    "id": "QLoRA pada Llama 3 70B, 100 juta token, budget Rp 6.000.000",
+}
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +34,20 @@ def _job(advisor: Advisor, language: str) -> dict:
 
 
 PLAN_QUESTIONS = [
-    ("en", "why 2 GPUs?", "question"), ("it", "perché 2 GPU?", "question"), ("id", "kenapa 2 GPU?", "question"),
-    ("en", "which region?", "question"), ("it", "in che regione?", "question"), ("id", "region mana?", "question"),
-    ("en", "is PCIe enough for this?", "question"), ("it", "basta PCIe per questo?", "question"),
+    ("en", "why 2 GPUs?", "question"),
+    ("it", "perché 2 GPU?", "question"),
+    ("id", "kenapa 2 GPU?", "question"),
+    ("en", "which region?", "question"),
+    ("it", "in che regione?", "question"),
+    ("id", "region mana?", "question"),
+    ("en", "is PCIe enough for this?", "question"),
+    ("it", "basta PCIe per questo?", "question"),
     ("id", "cukup pakai PCIe?", "question"),
-    ("en", "does it fit on a 4090?", "what_if"), ("it", "ci sta su una 4090?", "what_if"),
+    ("en", "does it fit on a 4090?", "what_if"),
+    ("it", "ci sta su una 4090?", "what_if"),
     ("id", "muat di 4090?", "what_if"),
-    ("en", "what if I drop to 4k context?", "what_if"), ("it", "e se scendo a 4k di contesto?", "what_if"),
+    ("en", "what if I drop to 4k context?", "what_if"),
+    ("it", "e se scendo a 4k di contesto?", "what_if"),
     ("id", "kalau seq len 4096?", "what_if"),
 ]
 
@@ -55,9 +64,14 @@ def test_questions_and_what_ifs_leave_the_job_alone(advisor, language, message, 
         assert re.match(r"\*\*(No|Tidak)\*\*", result["answer"])  # 70B QLoRA needs more than one 24 GB card
 
 
-@pytest.mark.parametrize(("language", "message", "code"), [
-    ("en", "how much is that in rupiah?", "IDR"), ("it", "quanto fa in dollari?", "USD"),
-    ("id", "berapa kalau dalam euro?", "EUR")])
+@pytest.mark.parametrize(
+    ("language", "message", "code"),
+    [
+        ("en", "how much is that in rupiah?", "IDR"),
+        ("it", "quanto fa in dollari?", "USD"),
+        ("id", "berapa kalau dalam euro?", "EUR"),
+    ],
+)
 def test_the_total_in_another_currency_uses_the_dated_rate(advisor, language, message, code):
     first = _job(advisor, language)
     result = advisor.respond(message, thread_id=first["thread_id"])
@@ -71,9 +85,14 @@ def test_the_total_in_another_currency_uses_the_dated_rate(advisor, language, me
         assert digits in re.sub(r"\D", "", result["answer"])
 
 
-@pytest.mark.parametrize(("language", "message"), [
-    ("en", "H100 or A100-80GB for this?"), ("it", "meglio una H100 o una A100-80GB per questo?"),
-    ("id", "H100 atau A100-80GB untuk ini?")])
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "H100 or A100-80GB for this?"),
+        ("it", "meglio una H100 o una A100-80GB per questo?"),
+        ("id", "H100 atau A100-80GB untuk ini?"),
+    ],
+)
 def test_a_comparison_names_both_gpus_and_changes_nothing(advisor, language, message):
     first = _job(advisor, language)
     result = advisor.respond(message, thread_id=first["thread_id"])
@@ -81,9 +100,14 @@ def test_a_comparison_names_both_gpus_and_changes_nothing(advisor, language, mes
     assert "H100" in result["answer"] and "A100-80GB" in result["answer"]
 
 
-@pytest.mark.parametrize(("language", "change", "back"), [
-    ("en", "make it 8 GPUs", "undo"), ("it", "facciamo 8 GPU", "torna a prima"),
-    ("id", "ganti jadi 8 GPU", "kembali ke sebelumnya")])
+@pytest.mark.parametrize(
+    ("language", "change", "back"),
+    [
+        ("en", "make it 8 GPUs", "undo"),
+        ("it", "facciamo 8 GPU", "torna a prima"),
+        ("id", "ganti jadi 8 GPU", "kembali ke sebelumnya"),
+    ],
+)
 def test_a_change_says_what_changed_and_undo_restores_the_plan(advisor, language, change, back):
     first = _job(advisor, language)
     changed = advisor.respond(change, thread_id=first["thread_id"])
@@ -93,9 +117,14 @@ def test_a_change_says_what_changed_and_undo_restores_the_plan(advisor, language
     assert restored["offers"][0]["est_cost"] == pytest.approx(first["offers"][0]["est_cost"])
 
 
-@pytest.mark.parametrize(("language", "what_if", "adopt"), [
-    ("en", "what if I use spot?", "ok, do that"), ("it", "e se uso le spot?", "ok, fallo"),
-    ("id", "kalau pakai spot?", "oke, pakai itu")])
+@pytest.mark.parametrize(
+    ("language", "what_if", "adopt"),
+    [
+        ("en", "what if I use spot?", "ok, do that"),
+        ("it", "e se uso le spot?", "ok, fallo"),
+        ("id", "kalau pakai spot?", "oke, pakai itu"),
+    ],
+)
 def test_a_what_if_is_adopted_only_when_the_user_says_so(advisor, language, what_if, adopt):
     first = _job(advisor, language)
     asked = advisor.respond(what_if, thread_id=first["thread_id"])
@@ -105,10 +134,14 @@ def test_a_what_if_is_adopted_only_when_the_user_says_so(advisor, language, what
     assert adopted["changed"] == ["interruptible_ok"]
 
 
-@pytest.mark.parametrize(("language", "message"), [
-    ("en", "what's the largest model I can fine-tune with LoRA on one 24 GB card?"),
-    ("it", "qual è il modello più grande che posso addestrare con LoRA su una scheda da 24 GB?"),
-    ("id", "model paling besar yang bisa di-LoRA di kartu 24 GB apa?")])
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "what's the largest model I can fine-tune with LoRA on one 24 GB card?"),
+        ("it", "qual è il modello più grande che posso addestrare con LoRA su una scheda da 24 GB?"),
+        ("id", "model paling besar yang bisa di-LoRA di kartu 24 GB apa?"),
+    ],
+)
 def test_an_inverse_question_names_a_model_that_fits(advisor, language, message):
     from contract.jobspec import JobSpec
     from tools.memory.estimator import estimate_for_spec
@@ -118,31 +151,43 @@ def test_an_inverse_question_names_a_model_that_fits(advisor, language, message)
     assert result["act"] == "inverse" and not result["spec"]
     named = [m for m in all_models() if m.name in result["answer"]]
     assert named, result["answer"]
-    estimate = estimate_for_spec(JobSpec(language=language, model=named[0].id, method="lora"), num_gpus=1,
-                                 vram_gib=24e9 / 2**30)
+    estimate = estimate_for_spec(
+        JobSpec(language=language, model=named[0].id, method="lora"), num_gpus=1, vram_gib=24e9 / 2**30
+    )
     assert estimate.per_gpu_gib <= 24e9 / 2**30  # the model named really fits the card
 
 
-@pytest.mark.parametrize(("language", "message"), [
-    ("en", "what's the weather in Rome tomorrow?"), ("it", "che tempo fa a Roma domani?"),
-    ("id", "cuaca di Jakarta besok?")])
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "what's the weather in Rome tomorrow?"),
+        ("it", "che tempo fa a Roma domani?"),
+        ("id", "cuaca di Jakarta besok?"),
+    ],
+)
 def test_off_topic_is_declined_and_the_job_kept(advisor, language, message):
     first = _job(advisor, language)
     result = advisor.respond(message, thread_id=first["thread_id"])
     assert result["act"] == "declined" and result["spec"] == first["spec"] and result["offers"] == []
 
 
-@pytest.mark.parametrize(("language", "message"), [
-    ("en", "i have a 3090 at home but want cloud: QLoRA Qwen2.5 7B, 10k examples"),
-    ("it", "ho una 3090 a casa ma voglio il cloud: QLoRA Qwen2.5 7B, 10k esempi"),
-    ("id", "aku punya 3090 di rumah tapi mau sewa: QLoRA Qwen2.5 7B, 10rb contoh")])
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "i have a 3090 at home but want cloud: QLoRA Qwen2.5 7B, 10k examples"),
+        ("it", "ho una 3090 a casa ma voglio il cloud: QLoRA Qwen2.5 7B, 10k esempi"),
+        ("id", "aku punya 3090 di rumah tapi mau sewa: QLoRA Qwen2.5 7B, 10rb contoh"),
+    ],
+)
 def test_ones_own_card_elsewhere_is_no_constraint(advisor, language, message):
     result = advisor.respond(message)
     assert result["act"] == "new_job" and result["spec"]["gpu"] is None
 
 
-@pytest.mark.parametrize(("language", "message"), [
-    ("en", "LoRA on Mistral 7B, 20M tokens"), ("it", "Mistral 7B, 20M token"), ("id", "Mistral 7B, 20 juta token")])
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [("en", "LoRA on Mistral 7B, 20M tokens"), ("it", "Mistral 7B, 20M token"), ("id", "Mistral 7B, 20 juta token")],
+)
 def test_a_job_without_a_method_gets_the_default_and_the_other_methods(advisor, language, message):
     result = advisor.respond(message)
     assert result["act"] == "new_job" and result["offers"]
@@ -150,10 +195,14 @@ def test_a_job_without_a_method_gets_the_default_and_the_other_methods(advisor, 
         assert result["spec"]["method"] == "full_finetune" and "QLoRA" in result["answer"]
 
 
-@pytest.mark.parametrize(("language", "message", "asked"), [
-    ("en", "LoRA on Mistrall 7B, 20M tokens", "Did you mean Mistral 7B?"),
-    ("it", "LoRA su Mistrall 7B, 20M token", "Intendevi Mistral 7B?"),
-    ("id", "LoRA pada Mistrall 7B, 20 juta token", "Maksud Anda Mistral 7B?")])
+@pytest.mark.parametrize(
+    ("language", "message", "asked"),
+    [
+        ("en", "LoRA on Mistrall 7B, 20M tokens", "Did you mean Mistral 7B?"),
+        ("it", "LoRA su Mistrall 7B, 20M token", "Intendevi Mistral 7B?"),
+        ("id", "LoRA pada Mistrall 7B, 20 juta token", "Maksud Anda Mistral 7B?"),
+    ],
+)
 def test_a_misspelt_model_is_asked_about_in_the_same_turn(advisor, language, message, asked):
     result = advisor.respond(message)
     assert result["spec"]["model"] == "mistral-7b" and result["answer"].startswith(asked)
@@ -175,18 +224,30 @@ def test_the_smallest_gpu_is_found_for_a_job_sized_by_parameters_alone(advisor):
     assert estimate.fit is not None and estimate.per_gpu_gib <= 0.95 * estimate.fit.vram_gib
 
 
-@pytest.mark.parametrize(("language", "job", "what_if"), [
-    ("en", "Full fine-tune Llama 3.1 8B on 500M tokens within 24 hours, no spot", "what if we drop the deadline?"),
-    ("it", "full fine-tuning di Llama 3.1 8B su 500M token, entro 24 ore, niente spot", "e se togliamo la scadenza?"),
-    ("id", "full fine-tune Llama 3.1 8B, 500 juta token, deadline 24 jam, tanpa spot",
-     "kalau tanpa deadline gimana?")])
+@pytest.mark.parametrize(
+    ("language", "job", "what_if"),
+    [
+        ("en", "Full fine-tune Llama 3.1 8B on 500M tokens within 24 hours, no spot", "what if we drop the deadline?"),
+        (
+            "it",
+            "full fine-tuning di Llama 3.1 8B su 500M token, entro 24 ore, niente spot",
+            "e se togliamo la scadenza?",
+        ),
+        (
+            "id",
+            "full fine-tune Llama 3.1 8B, 500 juta token, deadline 24 jam, tanpa spot",
+            "kalau tanpa deadline gimana?",
+        ),
+    ],
+)
 def test_a_what_if_that_clears_a_limit_compares_without_it_and_keeps_the_job(advisor, language, job, what_if):
     first = advisor.respond(job)
     assert first["spec"]["deadline_hours"] == 24
     asked = advisor.respond(what_if, thread_id=first["thread_id"])
     assert asked["act"] == "what_if" and asked["spec"] == first["spec"]
-    adopted = advisor.respond({"en": "ok, do that", "it": "ok, fallo", "id": "oke, pakai itu"}[language],
-                              thread_id=first["thread_id"])
+    adopted = advisor.respond(
+        {"en": "ok, do that", "it": "ok, fallo", "id": "oke, pakai itu"}[language], thread_id=first["thread_id"]
+    )
     assert adopted["spec"]["deadline_hours"] is None and adopted["changed"] == ["deadline_hours"]
 
 
@@ -200,8 +261,16 @@ def test_is_pcie_enough_on_an_nvlink_plan_gives_the_pcie_figure(advisor):
     top = first["offers"][0]
     assert top["total_gpus"] == 16 and "nvlink" in str(top["topology_params"].get("link")).lower()
     answer = advisor.respond("is PCIe enough for this?", thread_id=first["thread_id"])["answer"]
-    pcie = check_topology(build_workload(JobSpec.model_validate(first["spec"])), Candidate(
-        gpu="H100", gpu_count=16, gpus_per_node=8, interconnect="pcie",
-        inter_node_gbps=top["topology_params"].get("inter_node_gbps"), vram_gib=top["vram_gib_per_gpu"]))
+    pcie = check_topology(
+        build_workload(JobSpec.model_validate(first["spec"])),
+        Candidate(
+            gpu="H100",
+            gpu_count=16,
+            gpus_per_node=8,
+            interconnect="pcie",
+            inter_node_gbps=top["topology_params"].get("inter_node_gbps"),
+            vram_gib=top["vram_gib_per_gpu"],
+        ),
+    )
     share = pcie.params["exposed_comm_share"]
     assert "PCIe" in answer and f"{100 * share:.0f} %" in answer, (answer, share)

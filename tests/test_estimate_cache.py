@@ -34,8 +34,15 @@ def test_repeated_request_equals_a_fresh_estimate_and_is_a_copy() -> None:
 def test_config_file_is_read_again_each_time(tmp_path: Path) -> None:
     """A request naming a config.json is not cached: an edited file gives a new estimate."""
     config = tmp_path / "config.json"
-    shape = {"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
-             "num_attention_heads": 16, "num_key_value_heads": 8, "vocab_size": 32000}
+    shape = {
+        "model_type": "llama",
+        "hidden_size": 2048,
+        "intermediate_size": 8192,
+        "num_hidden_layers": 16,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "vocab_size": 32000,
+    }
     config.write_text(json.dumps(shape))
     small = estimate_cache.cached_estimate(request(model=None, config_path=str(config)))
     config.write_text(json.dumps(shape | {"num_hidden_layers": 32}))

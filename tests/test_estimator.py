@@ -20,16 +20,27 @@ def _states_gib(result):
 
 def _step_request(**changes):
     """A configuration whose peak is the optimizer step (tiny activations, torch's foreach AdamW)."""
-    base = {"model": "llama-2-7b", "method": "full_finetune", "precision": "amp_bf16", "micro_batch_size": 1, "seq_len": 16,
-                "gradient_checkpointing": True, "optimizer": "adamw", "optimizer_impl": "foreach"}
+    base = {
+        "model": "llama-2-7b",
+        "method": "full_finetune",
+        "precision": "amp_bf16",
+        "micro_batch_size": 1,
+        "seq_len": 16,
+        "gradient_checkpointing": True,
+        "optimizer": "adamw",
+        "optimizer_impl": "foreach",
+    }
     return EstimateRequest(**(base | changes))
 
 
-@pytest.mark.parametrize(("sharding", "gpus", "bytes_per_param"), [
-    ("zero1", 8, 4 + 16 / 8),   # DeepSpeed: 16-bit params + grads, fp32 master/grads/Adam partitioned
-    ("zero2", 8, 2 + 18 / 8),   # DeepSpeed stage_1_and_2 estimator: 2 + 18/N
-    ("zero2", 64, 2 + 18 / 64),
-])
+@pytest.mark.parametrize(
+    ("sharding", "gpus", "bytes_per_param"),
+    [
+        ("zero1", 8, 4 + 16 / 8),  # DeepSpeed: 16-bit params + grads, fp32 master/grads/Adam partitioned
+        ("zero2", 8, 2 + 18 / 8),  # DeepSpeed stage_1_and_2 estimator: 2 + 18/N
+        ("zero2", 64, 2 + 18 / 64),
+    ],
+)
 def test_deepspeed_zero1_and_2_model_states_follow_the_framework_rules(sharding, gpus, bytes_per_param):
     result = estimate(_step_request(num_gpus=gpus, sharding=sharding))
     params = resolve("llama-2-7b").total_params
@@ -57,11 +68,14 @@ def test_pure_bf16_training_needs_half_of_mixed_precision_states():
     assert _states_gib(pure) == pytest.approx(_states_gib(mixed) / 2, rel=1e-3)
 
 
-@pytest.mark.parametrize(("model", "targets", "rank", "expected"), [
-    ("llama-2-7b", "q_proj,v_proj", 8, 4_194_304),      # torchtune prints 4194304 trainable params
-    ("llama-3-8b", "all-linear", 16, 41_943_040),
-    ("mistral-7b", "q_proj,k_proj,v_proj,o_proj", 16, 13_631_488),
-])
+@pytest.mark.parametrize(
+    ("model", "targets", "rank", "expected"),
+    [
+        ("llama-2-7b", "q_proj,v_proj", 8, 4_194_304),  # torchtune prints 4194304 trainable params
+        ("llama-3-8b", "all-linear", 16, 41_943_040),
+        ("mistral-7b", "q_proj,k_proj,v_proj,o_proj", 16, 13_631_488),
+    ],
+)
 def test_lora_adapter_counts_are_exact(model, targets, rank, expected):
     result = estimate(EstimateRequest(model=model, method="lora", lora_targets=targets, lora_rank=rank))
     assert result.trainable_params == expected
@@ -69,8 +83,12 @@ def test_lora_adapter_counts_are_exact(model, targets, rank, expected):
 
 def test_lora_target_aliases_expand():
     arch = resolve("llama-2-7b")
-    assert lora_params(arch, ("q_proj", "v_proj"), 8) == estimate(
-        EstimateRequest(model="llama-2-7b", method="lora", lora_targets="q,v", lora_rank=8)).trainable_params
+    assert (
+        lora_params(arch, ("q_proj", "v_proj"), 8)
+        == estimate(
+            EstimateRequest(model="llama-2-7b", method="lora", lora_targets="q,v", lora_rank=8)
+        ).trainable_params
+    )
 
 
 def test_qlora_base_is_about_half_a_byte_per_quantised_parameter():
@@ -101,8 +119,9 @@ def test_fit_limits_are_tight():
 
 
 def test_fixes_when_it_does_not_fit_are_ranked_and_true():
-    request = EstimateRequest(model="llama-3.1-8b", method="full_finetune", micro_batch_size=4, seq_len=4096,
-                              vram_gib=80)
+    request = EstimateRequest(
+        model="llama-3.1-8b", method="full_finetune", micro_batch_size=4, seq_len=4096, vram_gib=80
+    )
     result = estimate(request)
     fit = result.fit
     assert not fit.fits and fit.fixes
@@ -127,8 +146,11 @@ def test_more_gpus_fix_names_a_count_that_fits():
 
 def test_offload_moves_state_to_host_ram():
     on_gpu = estimate(EstimateRequest(model="llama-2-7b", sharding="zero2", num_gpus=1, gradient_checkpointing=True))
-    offloaded = estimate(EstimateRequest(model="llama-2-7b", sharding="zero2", num_gpus=1, offload="optimizer",
-                                         gradient_checkpointing=True))
+    offloaded = estimate(
+        EstimateRequest(
+            model="llama-2-7b", sharding="zero2", num_gpus=1, offload="optimizer", gradient_checkpointing=True
+        )
+    )
     assert offloaded.per_gpu_gib < on_gpu.per_gpu_gib
     assert offloaded.host_ram_gib and offloaded.host_ram_gib > 50
     assert on_gpu.host_ram_gib is None
@@ -147,22 +169,33 @@ def test_estimate_for_spec_uses_spec_fields_and_defaults():
     assert any("gradient checkpointing" in note for note in result.assumptions)
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"model": "not-a-model"}, "unknown model"),
-    ({"tensor_parallel": 3, "num_gpus": 3}, "does not divide 32 attention heads"),
-    ({"num_gpus": 6, "tensor_parallel": 4}, "cannot be split"),
-    ({"offload": "optimizer"}, "offload needs a ZeRO stage"),
-    ({"pipeline_parallel": 64, "num_gpus": 64}, "exceeds the 32 layer"),
-    ({"method": "lora", "lora_targets": "qkv_magic"}, "unknown LoRA target"),
-    ({"gpu": "GTX 9999"}, "unknown GPU"),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"model": "not-a-model"}, "unknown model"),
+        ({"tensor_parallel": 3, "num_gpus": 3}, "does not divide 32 attention heads"),
+        ({"num_gpus": 6, "tensor_parallel": 4}, "cannot be split"),
+        ({"offload": "optimizer"}, "offload needs a ZeRO stage"),
+        ({"pipeline_parallel": 64, "num_gpus": 64}, "exceeds the 32 layer"),
+        ({"method": "lora", "lora_targets": "qkv_magic"}, "unknown LoRA target"),
+        ({"gpu": "GTX 9999"}, "unknown GPU"),
+    ],
+)
 def test_bad_input_names_the_problem(changes, message):
     with pytest.raises(ValueError, match=message):
         estimate(EstimateRequest(**({"model": "llama-2-7b"} | changes)))
 
 
-@pytest.mark.parametrize("changes", [{"micro_batch_size": -1}, {"num_gpus": 0}, {"seq_len": 10_000_001},
-                                     {"params_b": -7, "model": None}, {"model": None}])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"micro_batch_size": -1},
+        {"num_gpus": 0},
+        {"seq_len": 10_000_001},
+        {"params_b": -7, "model": None},
+        {"model": None},
+    ],
+)
 def test_invalid_values_are_rejected_by_validation(changes):
     with pytest.raises(ValueError):
         EstimateRequest(**({"model": "llama-2-7b"} | changes))

@@ -16,15 +16,21 @@ from tools.memory.estimator import (
 )
 from tools.models.registry import all_models, resolve
 
-STEP = {"model": "llama-2-7b", "method": "full_finetune", "precision": "amp_bf16", "micro_batch_size": 1, "seq_len": 16,
-            "gradient_checkpointing": True, "optimizer": "adamw"}
+STEP = {
+    "model": "llama-2-7b",
+    "method": "full_finetune",
+    "precision": "amp_bf16",
+    "micro_batch_size": 1,
+    "seq_len": 16,
+    "gradient_checkpointing": True,
+    "optimizer": "adamw",
+}
 
 
 def test_llama_3_2_1b_full_finetune_on_a_4090_with_fused_adamw():
     """Issue 10: 25.2 GiB with a foreach temporary the HF Trainer no longer allocates; under the card's 23.99 GiB
     but above the one 95 % fit threshold (issue 24), so the fit check says no, as recommend does."""
-    result = estimate(EstimateRequest(model="llama-3.2-1b", gradient_checkpointing=True, seq_len=1024,
-                                      gpu="RTX4090"))
+    result = estimate(EstimateRequest(model="llama-3.2-1b", gradient_checkpointing=True, seq_len=1024, gpu="RTX4090"))
     assert result.fit is not None and result.fit.fits is (result.per_gpu_gib <= 23.99 * 0.95)
     assert 20.0 < result.per_gpu_gib < 23.5
     assert result.breakdown_gib["temporary"] == 0.0
@@ -66,16 +72,28 @@ def test_cli_and_chat_fill_the_same_defaults():
     """request_for_spec (chat) and EstimateRequest (CLI, web) share one definition of the defaults."""
     request, _ = request_for_spec(JobSpec(language="en", model="llama-3.1-8b"))
     plain = EstimateRequest(model="llama-3.1-8b")
-    for name in ("method", "seq_len", "micro_batch_size", "gradient_checkpointing", "optimizer", "optimizer_impl",
-                 "flash_attention", "lora_rank", "lora_targets", "loss"):
+    for name in (
+        "method",
+        "seq_len",
+        "micro_batch_size",
+        "gradient_checkpointing",
+        "optimizer",
+        "optimizer_impl",
+        "flash_attention",
+        "lora_rank",
+        "lora_targets",
+        "loss",
+    ):
         assert getattr(request, name) == getattr(plain, name) == getattr(DEFAULTS, name), name
 
 
 def test_readme_qlora_on_an_l4_fits_with_the_default_recipe():
     result = estimate(EstimateRequest(model="llama-3.1-8b", method="qlora", gpu="L4"))
     assert result.fit is not None and result.fit.fits
-    assert result.per_gpu_gib == estimate_for_spec(
-        JobSpec(language="en", model="llama-3.1-8b", method="qlora"), gpu="L4").per_gpu_gib
+    assert (
+        result.per_gpu_gib
+        == estimate_for_spec(JobSpec(language="en", model="llama-3.1-8b", method="qlora"), gpu="L4").per_gpu_gib
+    )
 
 
 def test_qlora_on_llama_3_8b_needs_less_than_lora_for_the_issue_job():
@@ -117,19 +135,39 @@ MODELS = st.sampled_from([m.id for m in all_models()])
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(model=MODELS, precision=st.sampled_from(["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]),
-       optimizer=st.sampled_from(["adamw", "adamw_8bit", "paged_adamw_8bit", "sgd", "adafactor"]),
-       impl=st.sampled_from(["fused", "foreach", "for_loop"]), checkpointing=st.booleans(), flash=st.booleans(),
-       seq=st.integers(1, 65536), batch=st.integers(1, 32), rank=st.sampled_from([1, 8, 16, 64, 256]),
-       targets=st.sampled_from(["all-linear", "q_proj,v_proj", "attention", "mlp"]),
-       layout=st.sampled_from([(1, "none"), (2, "ddp"), (8, "zero2"), (8, "zero3"), (64, "zero3"), (4, "fsdp"),
-                               (256, "fsdp")]))
-def test_qlora_never_needs_more_than_lora_for_the_same_job(model, precision, optimizer, impl, checkpointing, flash,
-                                                           seq, batch, rank, targets, layout):
+@given(
+    model=MODELS,
+    precision=st.sampled_from(["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]),
+    optimizer=st.sampled_from(["adamw", "adamw_8bit", "paged_adamw_8bit", "sgd", "adafactor"]),
+    impl=st.sampled_from(["fused", "foreach", "for_loop"]),
+    checkpointing=st.booleans(),
+    flash=st.booleans(),
+    seq=st.integers(1, 65536),
+    batch=st.integers(1, 32),
+    rank=st.sampled_from([1, 8, 16, 64, 256]),
+    targets=st.sampled_from(["all-linear", "q_proj,v_proj", "attention", "mlp"]),
+    layout=st.sampled_from(
+        [(1, "none"), (2, "ddp"), (8, "zero2"), (8, "zero3"), (64, "zero3"), (4, "fsdp"), (256, "fsdp")]
+    ),
+)
+def test_qlora_never_needs_more_than_lora_for_the_same_job(
+    model, precision, optimizer, impl, checkpointing, flash, seq, batch, rank, targets, layout
+):
     gpus, sharding = layout
-    common = {"model": model, "precision": precision, "optimizer": optimizer, "optimizer_impl": impl,
-                  "gradient_checkpointing": checkpointing, "flash_attention": flash, "seq_len": seq, "micro_batch_size": batch,
-                  "lora_rank": rank, "lora_targets": targets, "num_gpus": gpus, "sharding": sharding}
+    common = {
+        "model": model,
+        "precision": precision,
+        "optimizer": optimizer,
+        "optimizer_impl": impl,
+        "gradient_checkpointing": checkpointing,
+        "flash_attention": flash,
+        "seq_len": seq,
+        "micro_batch_size": batch,
+        "lora_rank": rank,
+        "lora_targets": targets,
+        "num_gpus": gpus,
+        "sharding": sharding,
+    }
     try:
         lora = estimate(EstimateRequest(method="lora", **common))
     except ValueError:  # targets absent from this architecture (no gated MLP)
@@ -142,8 +180,14 @@ def test_reserve_keeps_freed_activation_blocks_while_gradients_are_allocated():
     """transformers' BERT-large runs (V100, fp32, seq 512): without checkpointing nvidia-smi read 1.9 GiB more than
     with it, though the allocated peaks hardly differ; the reserve holds the smaller of layer activations and
     gradients (the safe side, where the published figures were 15-19 % above the old estimate)."""
-    common = {"model": "bert-large", "precision": "fp32", "optimizer_impl": "for_loop", "flash_attention": False,
-              "seq_len": 512, "micro_batch_size": 1}
+    common = {
+        "model": "bert-large",
+        "precision": "fp32",
+        "optimizer_impl": "for_loop",
+        "flash_attention": False,
+        "seq_len": 512,
+        "micro_batch_size": 1,
+    }
     plain = estimate(EstimateRequest(**common, gradient_checkpointing=False))
     checkpointed = estimate(EstimateRequest(**common, gradient_checkpointing=True))
     gradients = resolve("bert-large").total_params * 4 / GIB

@@ -7,13 +7,18 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = {"evals.calibrate": "evals/calibration/RESULTS.md", "evals.advice": "evals/advice/RESULTS.md",
-           "evals.conversations": "evals/conversations/RESULTS.md",
-           "evals.dialogues_blind": "evals/dialogues_blind/RESULTS.md",
-           "evals.throughput": "evals/throughput/RESULTS.md", "evals.parse": "evals/parse/RESULTS.md",
-           "evals.faq": "evals/faq/RESULTS.md", "evals.recommend": "evals/recommend/RESULTS.md",
-           "evals.hostile_llm": "evals/hostile_llm/RESULTS.md",
-           "evals.llm_vs_offline": "evals/llm_vs_offline/RESULTS.md"}
+RESULTS = {
+    "evals.calibrate": "evals/calibration/RESULTS.md",
+    "evals.advice": "evals/advice/RESULTS.md",
+    "evals.conversations": "evals/conversations/RESULTS.md",
+    "evals.dialogues_blind": "evals/dialogues_blind/RESULTS.md",
+    "evals.throughput": "evals/throughput/RESULTS.md",
+    "evals.parse": "evals/parse/RESULTS.md",
+    "evals.faq": "evals/faq/RESULTS.md",
+    "evals.recommend": "evals/recommend/RESULTS.md",
+    "evals.hostile_llm": "evals/hostile_llm/RESULTS.md",
+    "evals.llm_vs_offline": "evals/llm_vs_offline/RESULTS.md",
+}
 FIGURE = re.compile(r"\d+/\d+|\d+(?:\.\d+)?")
 
 
@@ -41,7 +46,7 @@ def _recorded(figure: str, text: str) -> bool:
 def test_every_eval_in_the_readme_has_a_results_file() -> None:
     rows = _table()
     assert set(rows) == set(RESULTS), sorted(rows)
-    for module, path in RESULTS.items():
+    for _module, path in RESULTS.items():
         assert (ROOT / path).is_file(), path
 
 

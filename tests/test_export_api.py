@@ -24,8 +24,13 @@ JOB = "LoRA su Llama 3 8B, 10k esempi, su aws, vanno bene le spot"
 
 def export_body(result: dict) -> dict:
     """What the widget sends: the chat result's language, spec, estimate, first offer and catalog."""
-    return {"language": result["language"], "spec": result["spec"], "estimate": result["estimate"],
-            "offers": result["offers"][:1], "catalog": result["catalog"]}
+    return {
+        "language": result["language"],
+        "spec": result["spec"],
+        "estimate": result["estimate"],
+        "offers": result["offers"][:1],
+        "catalog": result["catalog"],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -62,18 +67,22 @@ def test_the_chat_result_exports_as_the_same_task_the_cli_builds(server, chat_re
     assert "DATASET" in body["required_env"]
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    ({"offers": []}, "offers"),
-    ({"offers": [{"provider": "simplepod", "instance_type": "gpu_1x_rtx3090"}], "spec": {}},
-     "SkyPilot cannot launch on simplepod and no offer"),
-    ({"offers": [{"provider": "aws"}]}, "missing or malformed"),
-    ({"offers": [{"provider": "aws", "instance_type": "g5.xlarge", "gpu_count": "many"}]}, "missing or malformed"),
-    ({"language": "fr"}, "language"),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"offers": []}, "offers"),
+        (
+            {"offers": [{"provider": "simplepod", "instance_type": "gpu_1x_rtx3090"}], "spec": {}},
+            "SkyPilot cannot launch on simplepod and no offer",
+        ),
+        ({"offers": [{"provider": "aws"}]}, "missing or malformed"),
+        ({"offers": [{"provider": "aws", "instance_type": "g5.xlarge", "gpu_count": "many"}]}, "missing or malformed"),
+        ({"language": "fr"}, "language"),
+    ],
+)
 def test_bad_results_get_a_one_line_422(server, chat_result, change, words):
     """Nothing to export, a provider SkyPilot lacks, or a malformed offer: 422 with a clear message, never a 500."""
-    response = httpx2.post(server.url + "/api/export/skypilot", json={**export_body(chat_result), **change},
-                           timeout=60)
+    response = httpx2.post(server.url + "/api/export/skypilot", json={**export_body(chat_result), **change}, timeout=60)
     assert response.status_code == 422, response.text
     message = response.json()["error"]["message"]
     assert words in message and "\n" not in message
@@ -82,8 +91,9 @@ def test_bad_results_get_a_one_line_422(server, chat_result, change, words):
 def test_an_offer_skypilot_cannot_launch_comes_back_as_its_best_launchable_alternative(server):
     """What the widget sends, with a first offer on simplepod: the task is the job's best offer on a cloud SkyPilot
     launches, and `note` says which and why in the turn's language (200, not 422)."""
-    result = httpx2.post(server.url + "/api/chat", json={"message": "LoRA su Llama 3 8B, 10k esempi, su simplepod"},
-                         timeout=120).json()
+    result = httpx2.post(
+        server.url + "/api/chat", json={"message": "LoRA su Llama 3 8B, 10k esempi, su simplepod"}, timeout=120
+    ).json()
     assert result["offers"][0]["provider"] == "simplepod"
     response = httpx2.post(server.url + "/api/export/skypilot", json=export_body(result), timeout=60)
     assert response.status_code == 200, response.text
@@ -102,8 +112,9 @@ def test_widget_button_downloads_the_task(server):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="it-IT",
-                                          accept_downloads=True)
+            context = browser.new_context(
+                viewport={"width": 1280, "height": 900}, locale="it-IT", accept_downloads=True
+            )
             page = context.new_page()
             page.goto(server.url + "/demo")
             page.get_by_role("button", name="Apri il consulente GPU").click()

@@ -8,9 +8,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from cli.app import main
 from agent.faq_answer import answer_question, llm_rephraser
 from agent.llm.parse import make_client
+from cli.app import main
 from kb import entry
 
 
@@ -20,11 +20,14 @@ def ask_json(capsys, *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize(("question", "language", "top"), [
-    ("posso usare le istanze spot per addestrare?", "it", {"training.faq_spot", "training.provider_spot"}),
-    ("fine-tuning pakai spot aman?", "id", {"fine_tuning.faq_spot"}),
-    ("why does the interconnect matter for multi-GPU training?", "en", {"training.faq_interconnect"}),
-])
+@pytest.mark.parametrize(
+    ("question", "language", "top"),
+    [
+        ("posso usare le istanze spot per addestrare?", "it", {"training.faq_spot", "training.provider_spot"}),
+        ("fine-tuning pakai spot aman?", "id", {"fine_tuning.faq_spot"}),
+        ("why does the interconnect matter for multi-GPU training?", "en", {"training.faq_interconnect"}),
+    ],
+)
 def test_ask_json_answers_in_the_question_language_from_the_top_citation(capsys, question, language, top):
     data = ask_json(capsys, question)
     assert set(data) == {"language", "answer", "citations"}
@@ -45,11 +48,14 @@ def test_explicit_language_wins_and_the_same_entry_is_cited_in_it(capsys):
     assert italian["citations"][0]["text"] != english["citations"][0]["text"]
 
 
-@pytest.mark.parametrize(("question", "language"), [
-    ("che tempo fa domani a Roma?", "it"),
-    ("resep rendang yang enak gimana?", "id"),
-    ("who won the world cup in 2006?", "en"),
-])
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("che tempo fa domani a Roma?", "it"),
+        ("resep rendang yang enak gimana?", "id"),
+        ("who won the world cup in 2006?", "en"),
+    ],
+)
 def test_no_answer_is_a_plain_statement_without_citations(capsys, question, language):
     data = ask_json(capsys, question)
     assert data["language"] == language
@@ -62,11 +68,14 @@ def test_no_answer_statements_differ_per_language(capsys):
     assert len(answers) == 3
 
 
-@pytest.mark.parametrize("question", [
-    "Wie viel GPU-Speicher brauche ich für das Training eines Modells?",
-    "¿Puedo usar instancias spot para entrenar mi modelo?",
-    "Est-ce que je peux utiliser des instances spot pour l'entraînement ?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Wie viel GPU-Speicher brauche ich für das Training eines Modells?",
+        "¿Puedo usar instancias spot para entrenar mi modelo?",
+        "Est-ce que je peux utiliser des instances spot pour l'entraînement ?",
+    ],
+)
 def test_fourth_language_gets_a_polite_english_answer_naming_the_languages(capsys, question):
     data = ask_json(capsys, question)
     assert data["language"] == "en"
@@ -108,12 +117,18 @@ class _ChatServer:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - http.server naming
+            def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 owner.requests.append({"path": self.path, "body": body})
-                payload = {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": reply}}]}
+                payload = {
+                    "id": "c1",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body["model"],
+                    "choices": [
+                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
+                    ],
+                }
                 data = json.dumps(payload if status == 200 else {"error": {"message": "boom"}}).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -165,11 +180,14 @@ def test_llm_rephrasing_is_used_and_sees_only_the_cited_text(capsys, monkeypatch
     assert data["citations"][0]["text"] in request["body"]["messages"][1]["content"]
 
 
-@pytest.mark.parametrize(("reply", "status"), [
-    ("Yes, spot is fine: it saves 90% on an 8xH100 node.", 200),  # numbers the citations do not contain
-    ("NO_ANSWER", 200),
-    ("", 500),
-])
+@pytest.mark.parametrize(
+    ("reply", "status"),
+    [
+        ("Yes, spot is fine: it saves 90% on an 8xH100 node.", 200),  # numbers the citations do not contain
+        ("NO_ANSWER", 200),
+        ("", 500),
+    ],
+)
 def test_llm_failure_falls_back_to_the_extractive_answer_and_says_so(monkeypatch, chat_server, reply, status):
     server = chat_server(reply, status)
     _configure(monkeypatch, server.url)
@@ -189,12 +207,18 @@ BAD_FAQ_REPLIES = {
     "invented_provider": "It depends on the model size; use evilcloud, its GPUs are never preempted.",
     "injection_echo": "It depends on the model size. Rent from provider X at $1/h.",
     "content_free": "Great question! Let me know if you need anything else.",
-    "link_appended": ("It depends on the model and the method: QLoRA fits large models on a single card. "
-                      "Compare prices at https://gpu-deals.example.com before you rent."),
-    "credentials_appended": ("It depends on the model and the method: QLoRA fits large models on a single card. "
-                             "Send your API key to support@gpu-deals.example.com and we will size it for you."),
-    "action_appended": ("It depends on the model and the method: QLoRA fits large models on a single card. "
-                        "I have booked a card for you."),
+    "link_appended": (
+        "It depends on the model and the method: QLoRA fits large models on a single card. "
+        "Compare prices at https://gpu-deals.example.com before you rent."
+    ),
+    "credentials_appended": (
+        "It depends on the model and the method: QLoRA fits large models on a single card. "
+        "Send your API key to support@gpu-deals.example.com and we will size it for you."
+    ),
+    "action_appended": (
+        "It depends on the model and the method: QLoRA fits large models on a single card. "
+        "I have booked a card for you."
+    ),
 }
 
 
@@ -218,8 +242,10 @@ def test_ask_shows_a_faithful_rephrasing(capsys, monkeypatch):
     from agent.llm import client as llm
     from tests.fake_openai import running
 
-    reply = ("It depends on the model and the method: QLoRA quantizes the frozen base to 4 bits, so large models "
-             "fit on a single card, while full fine-tuning may need several GPUs.")
+    reply = (
+        "It depends on the model and the method: QLoRA quantizes the frozen base to 4 bits, so large models "
+        "fit on a single card, while full fine-tuning may need several GPUs."
+    )
     with running() as server:
         _configure(monkeypatch, server.base_url)
         llm.breaker.reset()

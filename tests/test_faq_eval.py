@@ -53,6 +53,7 @@ def _words(text: str) -> str:
 def _data_phrases() -> dict[str, list[str]]:
     """Every text of every data file under agent/, kb/ and prompts/ (JSON strings at any depth, lines of other text files),
     as normalised words, by file."""
+
     def strings(value: object) -> list[str]:
         if isinstance(value, dict):
             return [t for item in [*value, *value.values()] for t in strings(item)]
@@ -79,9 +80,16 @@ def _data_phrases() -> dict[str, list[str]]:
 def test_the_copy_guard_reads_every_data_file_of_agent_kb_and_prompts():
     """The guard below is only as good as what it reads: the aliases, lexicons, cues and articles are all there."""
     files = _data_phrases()
-    for expected in ("kb/data/aliases.en.json", "kb/data/fine_tuning.it.md", "kb/data/synonyms.json",
-                     "agent/lexicon/intent.json", "agent/tool_cues.json", "agent/claims/claims_lexicon.json",
-                     "prompts/it/words/acts.json", "prompts/en/recommend.json"):
+    for expected in (
+        "kb/data/aliases.en.json",
+        "kb/data/fine_tuning.it.md",
+        "kb/data/synonyms.json",
+        "agent/lexicon/intent.json",
+        "agent/tool_cues.json",
+        "agent/claims/claims_lexicon.json",
+        "prompts/it/words/acts.json",
+        "prompts/en/recommend.json",
+    ):
         assert files.get(expected), expected
     assert len(files) >= 30
 
@@ -94,8 +102,12 @@ def test_held_out_questions_are_not_copied_into_any_data_file(language):
     for split in HELD_OUT:
         for item in load_questions(language, split):
             question = _words(item.question)
-            copied = [(name, p) for name, phrases in files.items() for p in phrases
-                      if p == question or (len(p.split()) >= 4 and f" {p} " in f" {question} ")]
+            copied = [
+                (name, p)
+                for name, phrases in files.items()
+                for p in phrases
+                if p == question or (len(p.split()) >= 4 and f" {p} " in f" {question} ")
+            ]
             assert not copied, (split, item.question, copied)
 
 
@@ -106,5 +118,7 @@ def test_held_out_split_is_scored_and_reported_not_gated(language, capsys):
     result = score(language, "heldout")
     assert result.answerable >= 10 and result.unanswerable >= 2
     with capsys.disabled():
-        print(f"\nFAQ held-out ({language}): recall@3 {result.recall_at_3:.2f}, "
-              f"no-answer recall {result.no_answer_recall:.2f} (reported, not gated)")
+        print(
+            f"\nFAQ held-out ({language}): recall@3 {result.recall_at_3:.2f}, "
+            f"no-answer recall {result.no_answer_recall:.2f} (reported, not gated)"
+        )

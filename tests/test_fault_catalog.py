@@ -32,8 +32,10 @@ from tools.catalog.query import (
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from cli.app import run; run()"]
 HEADER = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region\n"
-ROW = ("{name},H100,1,8,32,\"{{'Gpus': [{{'Name': 'H100', 'Count': 1, 'MemoryInfo': {{'SizeInMiB': 81559}}}}], "
-       "'TotalGpuMemoryInMiB': 81559}}\",2.00,1.00,us\n")
+ROW = (
+    "{name},H100,1,8,32,\"{{'Gpus': [{{'Name': 'H100', 'Count': 1, 'MemoryInfo': {{'SizeInMiB': 81559}}}}], "
+    "'TotalGpuMemoryInMiB': 81559}}\",2.00,1.00,us\n"
+)
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -94,8 +96,9 @@ def _set_app_id(path: Path, app_id: int) -> None:
 
 @pytest.mark.parametrize("kind", sorted(FOREIGN))
 @pytest.mark.parametrize("command", [("catalog", "info"), ("catalog", "query", "--limit", "1"), ("catalog", "build")])
-def test_a_file_that_is_not_our_catalog_is_never_written_over(capsys, home: Path, tmp_path: Path, kind: str,
-                                                              command: tuple[str, ...]) -> None:
+def test_a_file_that_is_not_our_catalog_is_never_written_over(
+    capsys, home: Path, tmp_path: Path, kind: str, command: tuple[str, ...]
+) -> None:
     target = tmp_path / "x.txt"
     before = FOREIGN[kind](target)
     code, out, err = run_cli(capsys, *command, "--db", str(target))
@@ -115,7 +118,7 @@ def test_build_db_refuses_a_foreign_file(tmp_path: Path) -> None:
 
 def test_explicit_db_folder_is_never_created(capsys, home: Path, tmp_path: Path) -> None:
     for command in (("catalog", "info"), ("catalog", "build"), ("catalog", "query")):
-        code, out, err = run_cli(capsys, *command, "--db", str(tmp_path / "no" / "such" / "x.sqlite"))
+        code, _out, err = run_cli(capsys, *command, "--db", str(tmp_path / "no" / "such" / "x.sqlite"))
         assert code == 2 and "does not exist" in err and err.count("\n") == 1, (command, err)
     assert not (tmp_path / "no").exists()
 
@@ -193,7 +196,7 @@ def test_damage_found_after_start_is_a_clear_error(tmp_path: Path) -> None:
     with open(path, "r+b") as handle:
         handle.seek((root - 1) * page)
         handle.write(b"\x00" * page)
-    with pytest.raises(CatalogUnavailableError, match="unreadable.*gpu-advisor catalog build"):
+    with pytest.raises(CatalogUnavailableError, match=r"unreadable.*gpu-advisor catalog build"):
         read_meta(path)
 
 
@@ -205,7 +208,7 @@ def test_workers_starting_together_rebuild_once(tmp_path: Path) -> None:
     def start() -> None:
         try:
             results.append(ensure_catalog(path))
-        except Exception as error:  # noqa: BLE001 - recorded and asserted below
+        except Exception as error:
             results.append(error)
 
     threads = [threading.Thread(target=start) for _ in range(4)]
@@ -239,8 +242,13 @@ def _read_only_env(tmp_path: Path, **extra: str) -> tuple[Path, dict[str, str]]:
         unavailable(reason)
     home = tmp_path / "ro"
     home.mkdir()
-    env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path / "tmp"),
-           **extra}
+    env = {
+        **os.environ,
+        "GPU_ADVISOR_HOME": str(home),
+        "PYTHONPATH": str(REPO),
+        "TMPDIR": str(tmp_path / "tmp"),
+        **extra,
+    }
     (tmp_path / "tmp").mkdir()
     if "GPU_ADVISOR_DB" not in extra:
         env.pop("GPU_ADVISOR_DB", None)
@@ -276,8 +284,7 @@ def test_read_only_folder_with_a_good_catalog_works(tmp_path: Path) -> None:
     build_from_snapshot(home / "catalog.sqlite")
     env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "PYTHONPATH": str(REPO)}
     env.pop("GPU_ADVISOR_DB", None)
-    done = run_read_only(home, [*CLI, "catalog", "query", "--gpu", "H100", "--limit",
-                                "2", "--json"], env=env)
+    done = run_read_only(home, [*CLI, "catalog", "query", "--gpu", "H100", "--limit", "2", "--json"], env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["count"] == 2
 
@@ -290,8 +297,13 @@ def test_kill_9_during_a_build_keeps_the_old_catalog_and_leftovers_are_cleaned(t
     path = user_catalog(tmp_path / "sky", tmp_path / "c.sqlite")
     before = path.read_bytes()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen([*CLI, "catalog", "build", "--db", str(path)], env=env, cwd=REPO,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [*CLI, "catalog", "build", "--db", str(path)],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while not list(tmp_path.glob(".catalog-*.sqlite.tmp")) and time.monotonic() < deadline:
         time.sleep(0.01)  # the build has begun writing its temp file

@@ -20,28 +20,56 @@ from tools.spot.risk import SpotRiskRequest, SpotRiskResult, assess_spot
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
     catalog = build_from_snapshot(tmp_path_factory.mktemp("catalog") / "catalog.sqlite")
-    with serve(test_settings(tmp_path_factory.mktemp("threads"), catalog)) as running, \
-            httpx2.Client(base_url=running.url, timeout=60) as http:
+    with (
+        serve(test_settings(tmp_path_factory.mktemp("threads"), catalog)) as running,
+        httpx2.Client(base_url=running.url, timeout=60) as http,
+    ):
         yield http
 
 
 def number_or_null_fields() -> set[str]:
     """SpotRiskResult fields whose published schema allows null."""
     properties = SpotRiskResult.model_json_schema(mode="serialization")["properties"]
-    return {name for name, prop in properties.items()
-            if {"type": "null"} in prop.get("anyOf", []) or prop.get("type") == "null"}
+    return {
+        name
+        for name, prop in properties.items()
+        if {"type": "null"} in prop.get("anyOf", []) or prop.get("type") == "null"
+    }
 
 
-@pytest.mark.parametrize("body", [
-    {"job_hours": 10, "billing_granularity_s": 1e-300, "spot_price_per_hour": 1, "on_demand_price_per_hour": 2},
-    {"job_hours": 10, "billing_granularity_s": 1e-320, "spot_price_per_hour": 1, "on_demand_price_per_hour": 2},
-    {"job_hours": 10, "billing_granularity_s": 5e-324, "billing_minimum_s": 600, "restart_overhead_s": 0,
-     "spot_price_per_hour": 1, "on_demand_price_per_hour": 2},
-    {"job_hours": 6e-05, "billing_granularity_s": 67241.9, "billing_minimum_s": 2067349.9, "deadline_hours": 1.67e305,
-     "checkpoint_write_s": 978901.75, "preemption_rate_per_hour": 363.1, "checkpoint_on_notice": True},
-    {"job_hours": 1e6, "preemption_rate_per_hour": 1000, "restart_overhead_s": 1e6, "checkpoint_write_s": 1e6,
-     "spot_price_per_hour": 1, "on_demand_price_per_hour": 2, "deadline_hours": 2e6},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"job_hours": 10, "billing_granularity_s": 1e-300, "spot_price_per_hour": 1, "on_demand_price_per_hour": 2},
+        {"job_hours": 10, "billing_granularity_s": 1e-320, "spot_price_per_hour": 1, "on_demand_price_per_hour": 2},
+        {
+            "job_hours": 10,
+            "billing_granularity_s": 5e-324,
+            "billing_minimum_s": 600,
+            "restart_overhead_s": 0,
+            "spot_price_per_hour": 1,
+            "on_demand_price_per_hour": 2,
+        },
+        {
+            "job_hours": 6e-05,
+            "billing_granularity_s": 67241.9,
+            "billing_minimum_s": 2067349.9,
+            "deadline_hours": 1.67e305,
+            "checkpoint_write_s": 978901.75,
+            "preemption_rate_per_hour": 363.1,
+            "checkpoint_on_notice": True,
+        },
+        {
+            "job_hours": 1e6,
+            "preemption_rate_per_hour": 1000,
+            "restart_overhead_s": 1e6,
+            "checkpoint_write_s": 1e6,
+            "spot_price_per_hour": 1,
+            "on_demand_price_per_hour": 2,
+            "deadline_hours": 2e6,
+        },
+    ],
+)
 def test_spot_extremes_answer_with_the_documented_types(client: httpx2.Client, body: dict) -> None:
     response = client.post("/api/spot", json=body)
     assert response.status_code == 200, response.text
@@ -75,9 +103,19 @@ def test_a_huge_poisson_tail_is_computed_not_looped() -> None:
     try:
         # checkpointing on the provider's notice makes every preemption cost a fixed time, so the deadline odds are
         # a Poisson sum up to k = slack / cost ~ 1.8e15 (without the notice the odds come from a closed form)
-        result = assess_spot(SpotRiskRequest(job_hours=1000, preemption_rate_per_hour=0.5, checkpoint_write_s=1,
-                                             restart_overhead_s=1, deadline_hours=1e12, spot_price_per_hour=1,
-                                             on_demand_price_per_hour=2, checkpoint_on_notice=True, notice_s=120))
+        result = assess_spot(
+            SpotRiskRequest(
+                job_hours=1000,
+                preemption_rate_per_hour=0.5,
+                checkpoint_write_s=1,
+                restart_overhead_s=1,
+                deadline_hours=1e12,
+                spot_price_per_hour=1,
+                on_demand_price_per_hour=2,
+                checkpoint_on_notice=True,
+                notice_s=120,
+            )
+        )
     finally:
         sys.settrace(None)
     assert result.checkpoint_on_notice and result.p_spot_done_by_deadline == 1.0 and budget.lines > 0
@@ -94,17 +132,35 @@ def test_a_tiny_generic_model_is_estimated_not_refused(client: httpx2.Client, ca
 
 
 def test_spot_cli_with_a_tiny_billing_interval_is_not_an_internal_error(capsys) -> None:
-    code = main(["spot", "--job-hours", "10", "--billing-granularity-seconds", "1e-300", "--spot-price", "1",
-                 "--on-demand-price", "2", "--json"])
-    out, err = capsys.readouterr()
+    code = main(
+        [
+            "spot",
+            "--job-hours",
+            "10",
+            "--billing-granularity-seconds",
+            "1e-300",
+            "--spot-price",
+            "1",
+            "--on-demand-price",
+            "2",
+            "--json",
+        ]
+    )
+    _out, err = capsys.readouterr()
     assert code == 0, err
     assert "internal error" not in err and "OverflowError" not in err
 
 
 def test_a_subnormal_link_bandwidth_is_refused_not_divided_by(client: httpx2.Client) -> None:
     job = {"language": "en", "method": "full_finetune", "model": "llama-3-8b", "dataset_examples": 1000}
-    candidate = {"gpu": "H100", "gpu_count": 64, "gpus_per_node": 1, "interconnect": "unknown",  # schemathesis' find
-                 "nvlink_gbs": 5e-324, "inter_node_gbps": 5e-324}
+    candidate = {
+        "gpu": "H100",
+        "gpu_count": 64,
+        "gpus_per_node": 1,
+        "interconnect": "unknown",  # schemathesis' find
+        "nvlink_gbs": 5e-324,
+        "inter_node_gbps": 5e-324,
+    }
     response = client.post("/api/tools/topology", json={"job": job, "candidate": candidate})
     assert response.status_code == 422, response.text
     assert response.json()["error"]["code"] == "invalid_input"

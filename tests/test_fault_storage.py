@@ -58,8 +58,9 @@ def threads_with_one_turn(path: Path, catalog: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", ["not_sqlite", "pages"])
-def test_a_damaged_threads_database_is_set_aside_and_rebuilt(tmp_path: Path, catalog: Path, damage: str,
-                                                             caplog: pytest.LogCaptureFixture) -> None:
+def test_a_damaged_threads_database_is_set_aside_and_rebuilt(
+    tmp_path: Path, catalog: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "threads.sqlite"
     if damage == "not_sqlite":
         path.write_bytes(b"this is no database " * 500)
@@ -85,7 +86,8 @@ def test_a_damaged_threads_database_is_set_aside_and_rebuilt(tmp_path: Path, cat
 
 
 def test_a_server_on_a_damaged_threads_database_answers_and_says_nothing_is_lost_but_conversations(
-        tmp_path: Path, catalog: Path) -> None:
+    tmp_path: Path, catalog: Path
+) -> None:
     path = tmp_path / "threads.sqlite"
     threads_with_one_turn(path, catalog)
     damage_pages(path)
@@ -140,12 +142,15 @@ def test_read_only_home_recommend_and_chat_fall_back_to_a_private_folder(tmp_pat
     assert list(home.iterdir()) == []
 
 
-@pytest.mark.parametrize("argv", [
-    ["ask", "--json", "posso usare le spot?"],
-    ["estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "L4", "--json"],
-    ["parse", "--json", JOB],
-    ["threads", "stats", "--json"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ask", "--json", "posso usare le spot?"],
+        ["estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "L4", "--json"],
+        ["parse", "--json", JOB],
+        ["threads", "stats", "--json"],
+    ],
+)
 def test_read_only_home_other_commands_work(tmp_path: Path, argv: list[str]) -> None:
     home, env = read_only_home(tmp_path)
     done = run_read_only(home, [*CLI, *argv], env=env)

@@ -45,8 +45,14 @@ def serve_process(home: Path, **env_extra: str) -> Iterator[tuple[str, subproces
     for name in ("GPU_ADVISOR_DB", "GPU_ADVISOR_TRUSTED_PROXIES", "GPU_ADVISOR_DATABASE_URL", "SLACK_BOT_TOKEN"):
         if name not in env_extra:
             env.pop(name, None)
-    process = subprocess.Popen([*CLI, "serve", "--port", str(port), "--json"], env=env, cwd=REPO,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [*CLI, "serve", "--port", str(port), "--json"],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -84,8 +90,13 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def limited(tmp_path_factory: pytest.TempPathFactory, catalog: Path):
     """One real serve process: 3 requests at once then 1 per minute, bodies within 2 s, no trusted proxy."""
     home = tmp_path_factory.mktemp("home")
-    with serve_process(home, GPU_ADVISOR_DB=str(catalog), GPU_ADVISOR_RATE_PER_MINUTE="1",
-                       GPU_ADVISOR_RATE_BURST="3", GPU_ADVISOR_BODY_TIMEOUT_S="2") as (url, _):
+    with serve_process(
+        home,
+        GPU_ADVISOR_DB=str(catalog),
+        GPU_ADVISOR_RATE_PER_MINUTE="1",
+        GPU_ADVISOR_RATE_BURST="3",
+        GPU_ADVISOR_BODY_TIMEOUT_S="2",
+    ) as (url, _):
         yield url
 
 
@@ -93,8 +104,12 @@ def limited(tmp_path_factory: pytest.TempPathFactory, catalog: Path):
 
 
 def test_spoofed_forwarded_for_does_not_escape_the_rate_limit(limited: str) -> None:
-    statuses = [httpx2.get(f"{limited}/api/faq", params={"question": FAQ}, timeout=30,
-                           headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code for i in range(8)]
+    statuses = [
+        httpx2.get(
+            f"{limited}/api/faq", params={"question": FAQ}, timeout=30, headers={"X-Forwarded-For": f"203.0.113.{i}"}
+        ).status_code
+        for i in range(8)
+    ]
     assert statuses[:3] == [200, 200, 200] and set(statuses[3:]) == {429}, statuses
 
 
@@ -112,8 +127,9 @@ def test_forwarded_for_counts_only_from_a_trusted_proxy(catalog: Path, tmp_path:
         url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
 
         def get(forwarded: str) -> int:
-            return httpx2.get(f"{url}/api/faq", params={"question": FAQ}, timeout=30,
-                              headers={"X-Forwarded-For": forwarded}).status_code
+            return httpx2.get(
+                f"{url}/api/faq", params={"question": FAQ}, timeout=30, headers={"X-Forwarded-For": forwarded}
+            ).status_code
 
         # the proxy (127.0.0.1) appends the real client: each client has its own bucket, whatever it sent first
         assert [get("198.51.100.1") for _ in range(3)] == [200, 200, 429]
@@ -132,8 +148,10 @@ def test_a_body_that_never_finishes_is_cut_off(limited: str) -> None:
     port = int(limited.rsplit(":", 1)[1])
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        sock.sendall(b"POST /demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: 100\r\n\r\n{\"question\": ")
+        sock.sendall(
+            b"POST /demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 100\r\n\r\n{"question": '
+        )
         received = b""
         while True:
             chunk = sock.recv(65536)
@@ -161,10 +179,13 @@ def test_compare_page_never_reflects_the_host_header(limited: str) -> None:
     assert f'src="{limited}/widget/compare/app.js"' in page
 
 
-@pytest.mark.parametrize(("argv", "expected"), [
-    (["--host", "999.999.999.999"], "cannot listen on --host '999.999.999.999'"),
-    (["--host", "127.0.0.1", "--port", "{busy}"], "cannot listen on 127.0.0.1:{busy}"),
-])
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--host", "999.999.999.999"], "cannot listen on --host '999.999.999.999'"),
+        (["--host", "127.0.0.1", "--port", "{busy}"], "cannot listen on 127.0.0.1:{busy}"),
+    ],
+)
 def test_serve_with_an_unusable_address_is_one_line(tmp_path: Path, argv: list[str], expected: str) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -172,8 +193,7 @@ def test_serve_with_an_unusable_address_is_one_line(tmp_path: Path, argv: list[s
         port = str(busy.getsockname()[1])
         argv = [a.replace("{busy}", port) for a in argv]
         env = {**os.environ, "GPU_ADVISOR_HOME": str(tmp_path)}
-        done = subprocess.run([*CLI, "serve", *argv], env=env, cwd=REPO, capture_output=True, text=True,
-                              timeout=60)
+        done = subprocess.run([*CLI, "serve", *argv], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: " + expected.replace("{busy}", port)) and done.stderr.count("\n") == 1
 
@@ -205,8 +225,7 @@ def test_a_catalog_damaged_before_start_is_rebuilt_and_chat_works(tmp_path: Path
 def test_a_catalog_damaged_while_serving_still_answers_the_turn_and_faq_works(tmp_path: Path) -> None:
     """The job turn says the catalog is unavailable, with the memory estimate (no 503, no path); FAQ answers."""
     path = build_from_snapshot(tmp_path / "catalog.sqlite")
-    with serve(test_settings(tmp_path, path)) as running, \
-            httpx2.Client(base_url=running.url, timeout=120) as client:
+    with serve(test_settings(tmp_path, path)) as running, httpx2.Client(base_url=running.url, timeout=120) as client:
         assert client.post("/api/chat", json={"message": JOB}).json()["offers"]
         _damage_meta(path)
         job = client.post("/api/chat", json={"message": JOB})
@@ -225,8 +244,7 @@ def test_a_catalog_damaged_while_serving_still_answers_the_turn_and_faq_works(tm
 def test_a_foreign_catalog_path_is_untouched_and_the_server_still_answers_faq(tmp_path: Path) -> None:
     foreign = tmp_path / "notes.txt"
     foreign.write_text("notes\n")
-    with serve(test_settings(tmp_path, foreign)) as running, \
-            httpx2.Client(base_url=running.url, timeout=120) as client:
+    with serve(test_settings(tmp_path, foreign)) as running, httpx2.Client(base_url=running.url, timeout=120) as client:
         assert client.get("/healthz").json()["advisor"] is True
         job = client.post("/api/chat", json={"message": JOB})
         assert job.status_code == 200 and job.json()["offers"] == [] and "GiB" in job.json()["answer"], job.text
@@ -270,8 +288,11 @@ def test_kill_9_mid_load_leaves_catalog_and_threads_usable(tmp_path: Path) -> No
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     with serve_process(home, GPU_ADVISOR_RATE_PER_MINUTE="0") as (url, _):
-        follow_up = httpx2.post(f"{url}/api/chat", json={"message": "make it 2 GPUs", "thread_id": answered[0][0],
-                                                         "thread_token": answered[0][1]}, timeout=120).json()
+        follow_up = httpx2.post(
+            f"{url}/api/chat",
+            json={"message": "make it 2 GPUs", "thread_id": answered[0][0], "thread_token": answered[0][1]},
+            timeout=120,
+        ).json()
     assert follow_up["thread_id"] == answered[0][0] and follow_up["spec"]["num_gpus"] == 2
     assert follow_up["spec"]["model"], follow_up["spec"]
     assert read_meta(home / "catalog.sqlite")["offer_count"] > 1000
@@ -281,16 +302,24 @@ def test_kill_9_mid_load_leaves_catalog_and_threads_usable(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("timestamp", ["abc", "1e9", "", "12a", "-5"])
-def test_a_malformed_slack_timestamp_is_401_not_500(tmp_path: Path, catalog: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     timestamp: str) -> None:
+def test_a_malformed_slack_timestamp_is_401_not_500(
+    tmp_path: Path, catalog: Path, monkeypatch: pytest.MonkeyPatch, timestamp: str
+) -> None:
     from tests.slack_fakes import BOT_TOKEN, SIGNING_SECRET
 
     monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
     monkeypatch.setenv("SLACK_SIGNING_SECRET", SIGNING_SECRET)
     with serve(test_settings(tmp_path, catalog)) as running:
-        response = httpx2.post(f"{running.url}/slack/events", content=b'{"type": "event_callback"}', timeout=30,
-                               headers={"Content-Type": "application/json", "X-Slack-Signature": "v0=" + "0" * 64,
-                                        "X-Slack-Request-Timestamp": timestamp})
+        response = httpx2.post(
+            f"{running.url}/slack/events",
+            content=b'{"type": "event_callback"}',
+            timeout=30,
+            headers={
+                "Content-Type": "application/json",
+                "X-Slack-Signature": "v0=" + "0" * 64,
+                "X-Slack-Request-Timestamp": timestamp,
+            },
+        )
     assert response.status_code == 401, response.text
     assert response.json()["error"]["code"] == "unauthorized"
 

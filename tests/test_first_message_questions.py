@@ -21,12 +21,21 @@ def advisor(tmp_path_factory):
 
 
 NO_FIT = [
-    ("en", "Full fine-tuning of Mixtral 8x7B on 50M tokens, sequence 2048. Would a single 80 GB card be enough?",
-     r"\*\*No\*\*"),
-    ("it", "Full fine-tuning di Mixtral 8x7B su 50M di token, sequenza 2048. Basta una sola GPU da 80 GB?",
-     r"\*\*No\*\*"),
-    ("id", "Full fine-tuning Mixtral 8x7B dengan 50 juta token, seq 2048. Apakah cukup satu GPU 80 GB?",
-     r"\*\*Tidak\*\*"),
+    (
+        "en",
+        "Full fine-tuning of Mixtral 8x7B on 50M tokens, sequence 2048. Would a single 80 GB card be enough?",
+        r"\*\*No\*\*",
+    ),
+    (
+        "it",
+        "Full fine-tuning di Mixtral 8x7B su 50M di token, sequenza 2048. Basta una sola GPU da 80 GB?",
+        r"\*\*No\*\*",
+    ),
+    (
+        "id",
+        "Full fine-tuning Mixtral 8x7B dengan 50 juta token, seq 2048. Apakah cukup satu GPU 80 GB?",
+        r"\*\*Tidak\*\*",
+    ),
 ]
 
 
@@ -48,11 +57,14 @@ def test_a_no_comes_with_the_plan_that_runs_the_job(advisor, language, message, 
     assert "80 GB" in second["answer"], second["answer"]
 
 
-@pytest.mark.parametrize(("language", "message"), [
-    ("en", "QLoRA on Llama 3.1 70B with 10M tokens. What is the smallest setup that works?"),
-    ("it", "QLoRA su Llama 3.1 70B con 10M di token. Qual è la configurazione più piccola che funziona?"),
-    ("id", "QLoRA pada Llama 3.1 70B dengan 10 juta token. Apa konfigurasi terkecil yang bisa?"),
-])
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "QLoRA on Llama 3.1 70B with 10M tokens. What is the smallest setup that works?"),
+        ("it", "QLoRA su Llama 3.1 70B con 10M di token. Qual è la configurazione più piccola che funziona?"),
+        ("id", "QLoRA pada Llama 3.1 70B dengan 10 juta token. Apa konfigurasi terkecil yang bisa?"),
+    ],
+)
 def test_smallest_setup_for_a_stated_job_is_the_recommendation(advisor, language, message):
     """The job is stated in full, so the question is what to rent: a recommendation with offers, the job kept."""
     result = advisor.respond(message, language=language)
@@ -64,8 +76,9 @@ def test_smallest_setup_for_a_stated_job_is_the_recommendation(advisor, language
 def test_an_inverse_question_keeps_the_job_it_states(advisor):
     """'LoRA on Llama 3 8B on one A100 80GB: longest sequence?' is answered for that job, and the thread holds the
     job, so the next message ("switch to QLoRA") changes it rather than asking for a model."""
-    first = advisor.respond("LoRA on Llama 3 8B on one A100-80GB, 5M tokens: what's the longest sequence I can use?",
-                            language="en")
+    first = advisor.respond(
+        "LoRA on Llama 3 8B on one A100-80GB, 5M tokens: what's the longest sequence I can use?", language="en"
+    )
     assert first["act"] == "inverse"
     assert first["spec"] and first["spec"]["model"] == "llama-3-8b"
     second = advisor.respond("switch to QLoRA", thread_id=first["thread_id"])

@@ -37,8 +37,14 @@ def test_warm_advisor_heap_is_frozen_and_turns_still_answer(tmp_path: Path) -> N
     """Construction freezes the startup heap, the warm caches are frozen after the first turns, young collections
     wait for more allocations, a warm turn runs no full (generation-2) collection, and turns keep answering. The
     pause lengths are figures, not assertions: benchmarks/gc_pauses.py prints them beside an untuned baseline."""
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=300,
-                         cwd=Path(__file__).resolve().parents[1], check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[1],
+        check=True,
+    )
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["before"]["frozen"] == 0
     assert result["started"] > 10_000, "the heap built by construction is frozen"
@@ -64,7 +70,12 @@ print(json.dumps(before == (gc.get_freeze_count(), gc.get_threshold())))
 def test_a_plain_advisor_leaves_the_collector_alone(tmp_path: Path) -> None:
     """Constructing an Advisor (a library use) neither freezes the heap nor changes thresholds: only the entry
     points that answer many turns opt in (agent.gc_tuning.for_long_running)."""
-    out = subprocess.run([sys.executable, "-c", PLAIN, str(tmp_path)], capture_output=True, text=True, timeout=300,
-                         cwd=Path(__file__).resolve().parents[1], check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PLAIN, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[1],
+        check=True,
+    )
     assert json.loads(out.stdout) is True
-

@@ -170,8 +170,8 @@ def _catalog_offers():
     CI its absence fails)."""
     import os
 
-    from tools.catalog.query import read_snapshot
     from tools.catalog.importers.skypilot import import_catalog_dir
+    from tools.catalog.query import read_snapshot
 
     _, offers = read_snapshot()
     folder = SHARED / "data" / "skypilot-catalog-v7"
@@ -192,11 +192,16 @@ def test_every_catalog_gpu_has_sourced_specs() -> None:
         if spec is None:
             missing.setdefault(label, []).append("not in the spec table")
             continue
-        gaps = [name for name, value in (
-            ("memory_gib", spec.memory_gib), ("memory_bandwidth_tbs", spec.memory_bandwidth_tbs),
-            ("training_tflops", spec.training_tflops()),
-            ("link (nvlink_gbs, fabric_gbs or pcie_gbs)", spec.nvlink_gbs or spec.fabric_gbs or spec.pcie_gbs),
-        ) if value is None]
+        gaps = [
+            name
+            for name, value in (
+                ("memory_gib", spec.memory_gib),
+                ("memory_bandwidth_tbs", spec.memory_bandwidth_tbs),
+                ("training_tflops", spec.training_tflops()),
+                ("link (nvlink_gbs, fabric_gbs or pcie_gbs)", spec.nvlink_gbs or spec.fabric_gbs or spec.pcie_gbs),
+            )
+            if value is None
+        ]
         if not spec.source.strip():
             gaps.append("source")
         if offer.vram_gib_per_gpu is None:
@@ -211,7 +216,6 @@ def test_every_accelerator_named_in_the_shared_catalog_is_in_the_table() -> None
     spec row with memory, bandwidth, a link figure and a source; a training rate too, except the P4 (no fast FP16:
     it cannot train in mixed precision, and GCP attaches it to n1 hosts, so it is never an offer here)."""
     import csv
-    from pathlib import Path
 
     folder = shared_path("data", "skypilot-catalog-v7")
     names = set()
@@ -225,10 +229,17 @@ def test_every_accelerator_named_in_the_shared_catalog_is_in_the_table() -> None
         if spec is None:
             problems[name] = "not in the table"
             continue
-        gaps = [field for field, value in (
-            ("memory_gib", spec.memory_gib), ("memory_bandwidth_tbs", spec.memory_bandwidth_tbs),
-            ("link", spec.nvlink_gbs or spec.fabric_gbs or spec.pcie_gbs), ("source", spec.source.strip() or None),
-            ("training_tflops", spec.training_tflops() if spec.name != "P4" else 0.0)) if value is None]
+        gaps = [
+            field
+            for field, value in (
+                ("memory_gib", spec.memory_gib),
+                ("memory_bandwidth_tbs", spec.memory_bandwidth_tbs),
+                ("link", spec.nvlink_gbs or spec.fabric_gbs or spec.pcie_gbs),
+                ("source", spec.source.strip() or None),
+                ("training_tflops", spec.training_tflops() if spec.name != "P4" else 0.0),
+            )
+            if value is None
+        ]
         if gaps:
             problems[name] = gaps
     assert problems == {}

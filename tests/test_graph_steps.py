@@ -36,11 +36,16 @@ def test_a_new_job_runs_in_four_graph_steps_and_a_faq_in_two(tmp_path) -> None:
     try:
         graph = advisor._graph
         config = {"configurable": {"thread_id": "steps"}}
-        job = [next(iter(chunk)) for chunk in graph.stream({"message": "QLoRA on Llama 3 8B, 10k examples"}, config,
-                                                           stream_mode="updates")]
-        faq = [next(iter(chunk)) for chunk in graph.stream({"message": "What is QLoRA?"},
-                                                           {"configurable": {"thread_id": "faq"}},
-                                                           stream_mode="updates")]
+        job = [
+            next(iter(chunk))
+            for chunk in graph.stream({"message": "QLoRA on Llama 3 8B, 10k examples"}, config, stream_mode="updates")
+        ]
+        faq = [
+            next(iter(chunk))
+            for chunk in graph.stream(
+                {"message": "What is QLoRA?"}, {"configurable": {"thread_id": "faq"}}, stream_mode="updates"
+            )
+        ]
         reply = advisor.respond("make it 2 GPUs", thread_id="steps")
     finally:
         advisor.close()

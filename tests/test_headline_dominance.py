@@ -28,6 +28,9 @@ def test_an_on_demand_plan_is_never_beaten_by_a_cheaper_faster_spot_plan():
 
 
 def test_a_nan_cost_falls_back_to_the_pairwise_rule():
-    plans = [SimpleNamespace(cost=float("nan"), hours=1.0, use_spot=False),
-             SimpleNamespace(cost=1.0, hours=1.0, use_spot=False), SimpleNamespace(cost=2.0, hours=2.0, use_spot=False)]
+    plans = [
+        SimpleNamespace(cost=float("nan"), hours=1.0, use_spot=False),
+        SimpleNamespace(cost=1.0, hours=1.0, use_spot=False),
+        SimpleNamespace(cost=2.0, hours=2.0, use_spot=False),
+    ]
     assert undominated(plans) == plans[:2]

@@ -9,6 +9,7 @@ informal through display rewrites, so the shown entries are scanned too."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -84,8 +85,11 @@ def formal_forms(text: str) -> list[str]:
         found += [w for w in ws if w.lower() in RULES["imperatives"]]
         if ws and ws[0] in RULES["imperatives_at_start"]:
             found.append(ws[0])
-        found += [w for before, w in zip(ws, ws[1:])
-                  if before.lower() in RULES["connectives"] and w.capitalize() in RULES["imperatives_at_start"]]
+        found += [
+            w
+            for before, w in itertools.pairwise(ws)
+            if before.lower() in RULES["connectives"] and w.capitalize() in RULES["imperatives_at_start"]
+        ]
         for i, w in enumerate(ws):
             if w.lower() in RULES["modals"] and _subjectless(ws[:i]):
                 found.append(w)
@@ -98,16 +102,29 @@ def formal_forms(text: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("text, formal", [
-    ("Se le cambia, rifaccia la stima.", True), ("Il suo dataset.", True), ("Può usare le spot.", True),
-    ("Le consigliamo una L4.", True), ("Usi le spot se il job salva i checkpoint.", True),
-    ("Se vuole, scelga un'altra regione.", True), ("Lei non ha indicato il budget.", True),
-    ("Se le cambi, rifai la stima.", False), ("Il tuo dataset.", False), ("Puoi usare le spot.", False),
-    ("Nessuna offerta può eseguire questo job.", False), ("Il piano non si può esportare: {reason}", False),
-    ("Se usi le spot, salva i checkpoint.", False), ("Usa le spot.", False),
-    ("Solo allora valuti il prezzo.", True), ("Poi decida la regione.", True), ("Spesso può noleggiare una L4.", True),
-    ("Se valuti il prezzo, guarda le spot.", False),
-])
+@pytest.mark.parametrize(
+    "text, formal",
+    [
+        ("Se le cambia, rifaccia la stima.", True),
+        ("Il suo dataset.", True),
+        ("Può usare le spot.", True),
+        ("Le consigliamo una L4.", True),
+        ("Usi le spot se il job salva i checkpoint.", True),
+        ("Se vuole, scelga un'altra regione.", True),
+        ("Lei non ha indicato il budget.", True),
+        ("Se le cambi, rifai la stima.", False),
+        ("Il tuo dataset.", False),
+        ("Puoi usare le spot.", False),
+        ("Nessuna offerta può eseguire questo job.", False),
+        ("Il piano non si può esportare: {reason}", False),
+        ("Se usi le spot, salva i checkpoint.", False),
+        ("Usa le spot.", False),
+        ("Solo allora valuti il prezzo.", True),
+        ("Poi decida la regione.", True),
+        ("Spesso può noleggiare una L4.", True),
+        ("Se valuti il prezzo, guarda le spot.", False),
+    ],
+)
 def test_the_scanner_tells_the_two_registers_apart(text: str, formal: bool) -> None:
     assert bool(formal_forms(text)) is formal, formal_forms(text)
 
@@ -115,9 +132,13 @@ def test_the_scanner_tells_the_two_registers_apart(text: str, formal: bool) -> N
 def test_every_italian_text_the_product_writes_is_informal() -> None:
     texts = list(italian_texts())
     assert len(texts) > 300 and any(where.startswith("kb:") for where, _ in texts)  # the files were found and read
-    problems = [f"{where}: {forms} in {sentence!r}" for where, text in texts for sentence in sentences(text)
-                if (forms := formal_forms(sentence))
-                and not any(where == place and fragment in sentence for place, fragment in RULES["allowed"])]
+    problems = [
+        f"{where}: {forms} in {sentence!r}"
+        for where, text in texts
+        for sentence in sentences(text)
+        if (forms := formal_forms(sentence))
+        and not any(where == place and fragment in sentence for place, fragment in RULES["allowed"])
+    ]
     assert problems == []
 
 

@@ -8,12 +8,12 @@ from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
 from tools.gpus import lookup_gpu
-from tools.jobtime.timing import job_time, job_tokens, run_cost
-from tools.models.registry import resolve
-from tools.spot.completion import Billing
 from tools.jobtime.micro_step import ceiling_for
 from tools.jobtime.throughput import flops_per_token, matmul_params
+from tools.jobtime.timing import job_time, job_tokens, run_cost
 from tools.jobtime.topology import Candidate, build_workload, check_topology
+from tools.models.registry import resolve
+from tools.spot.completion import Billing
 
 ARCH = resolve("llama-3.1-8b")
 
@@ -21,11 +21,13 @@ ARCH = resolve("llama-3.1-8b")
 def test_full_training_is_6n_plus_attention_and_lora_drops_weight_gradients() -> None:
     """Full: 6N + 12·L·H·T; LoRA: 4N + the same attention + 6 × adapters; recompute adds 2N + 4·L·H·T."""
     n, attn = matmul_params(ARCH), 12.0 * ARCH.layers * ARCH.q_dim * 2048
-    full = flops_per_token(ARCH, method="full_finetune", seq_len=2048, gradient_checkpointing=False,
-                           trainable_params=ARCH.total_params)
+    full = flops_per_token(
+        ARCH, method="full_finetune", seq_len=2048, gradient_checkpointing=False, trainable_params=ARCH.total_params
+    )
     lora = flops_per_token(ARCH, method="lora", seq_len=2048, gradient_checkpointing=False, trainable_params=1000)
-    ckpt = flops_per_token(ARCH, method="full_finetune", seq_len=2048, gradient_checkpointing=True,
-                           trainable_params=ARCH.total_params)
+    ckpt = flops_per_token(
+        ARCH, method="full_finetune", seq_len=2048, gradient_checkpointing=True, trainable_params=ARCH.total_params
+    )
     assert full.total == pytest.approx(6 * n + attn)
     assert lora.total == pytest.approx(4 * n + attn + 6000)
     assert ckpt.total - full.total == pytest.approx(2 * n + attn / 3)
@@ -46,8 +48,7 @@ def test_utilisation_comes_with_a_source() -> None:
 
 def test_tokens_from_dataset_examples_and_defaults() -> None:
     """Tokens × epochs; examples × stated length; nothing given -> a stated default."""
-    assert job_tokens(JobSpec(language="en", dataset_tokens=1000, epochs=3), seq_len=2048,
-                      total_params=1).total == 3000
+    assert job_tokens(JobSpec(language="en", dataset_tokens=1000, epochs=3), seq_len=2048, total_params=1).total == 3000
     examples = job_tokens(JobSpec(language="en", dataset_examples=100, epochs=2), seq_len=256, total_params=1)
     assert examples.total == 100 * 256 * 2 and examples.assumptions
     default = job_tokens(JobSpec(language="en", method="lora"), seq_len=2048, total_params=1)
@@ -61,8 +62,11 @@ def test_job_hours_scale_with_tokens_and_shrink_on_faster_gpus() -> None:
     spec = JobSpec(language="en", model="llama-3.2-1b", method="lora", dataset_tokens=10**7)
     workload = build_workload(spec)
     tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
-    double = job_tokens(spec.model_copy(update={"dataset_tokens": 2 * 10**7}), seq_len=workload.seq_len,
-                        total_params=workload.total_params)
+    double = job_tokens(
+        spec.model_copy(update={"dataset_tokens": 2 * 10**7}),
+        seq_len=workload.seq_len,
+        total_params=workload.total_params,
+    )
     a100 = check_topology(workload, Candidate(gpu="A100-80GB", gpu_count=1))
     h100 = check_topology(workload, Candidate(gpu="H100", gpu_count=1))
     assert job_time(workload, a100, double).hours == pytest.approx(2 * job_time(workload, a100, tokens).hours)
@@ -78,10 +82,16 @@ def test_hourly_billing_rounds_up_and_minimum_applies() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(hours=st.floats(0, 10_000), price=st.floats(0, 500), gran=st.sampled_from([1.0, 60.0, 3600.0]),
-       minimum=st.sampled_from([0.0, 60.0, 300.0]), instances=st.integers(1, 8))
-def test_cost_never_below_price_times_hours(hours: float, price: float, gran: float, minimum: float,
-                                            instances: int) -> None:
+@given(
+    hours=st.floats(0, 10_000),
+    price=st.floats(0, 500),
+    gran=st.sampled_from([1.0, 60.0, 3600.0]),
+    minimum=st.sampled_from([0.0, 60.0, 300.0]),
+    instances=st.integers(1, 8),
+)
+def test_cost_never_below_price_times_hours(
+    hours: float, price: float, gran: float, minimum: float, instances: int
+) -> None:
     """Billing only ever rounds up."""
     cost = run_cost(hours, price, Billing(granularity_s=gran, minimum_s=minimum), instances=instances)
     assert cost.cost_usd >= price * hours * instances * (1 - 1e-9)

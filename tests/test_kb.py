@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 
 from kb import TOPIC_ENTRY, entry, search, topic_entry
-from kb.entries import LANGUAGES, aliases, entries, entry_ids
+from kb.entries import LANGUAGES, aliases, display_rewrites, entries, entry_ids, for_display
 from kb.retrieval import rank
 from kb.text import MAX_QUERY_CHARS, terms
-
-from kb.entries import display_rewrites, for_display
 from tests.shared_data import shared_path
 
-SOURCE_FILES = {("training", "it"): "000_24166b4e888f44b9.txt", ("training", "id"): "001_6b2cced0a77465c1.txt",
-                ("fine_tuning", "it"): "002_76ad0f8eb38ff330.txt"}
+SOURCE_FILES = {
+    ("training", "it"): "000_24166b4e888f44b9.txt",
+    ("training", "id"): "001_6b2cced0a77465c1.txt",
+    ("fine_tuning", "it"): "002_76ad0f8eb38ff330.txt",
+}
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -49,8 +50,10 @@ def test_each_article_has_four_faq_entries_per_language():
 @pytest.mark.parametrize(("article", "language"), sorted(SOURCE_FILES))
 def test_given_texts_are_kept_verbatim(article, language):
     """Entries of the given articles are the published text (with only the listed display rewrites)."""
-    source = for_display(" ".join((shared_path("seeds") / SOURCE_FILES[(article, language)]).read_text(encoding="utf-8").split()),
-                         language)
+    source = for_display(
+        " ".join((shared_path("seeds") / SOURCE_FILES[(article, language)]).read_text(encoding="utf-8").split()),
+        language,
+    )
     for item in entries(language):
         if item.article == article:
             assert item.text in source, item.id
@@ -83,16 +86,27 @@ def test_entry_is_the_same_entry_in_every_language():
     assert all("spot" in text.lower() for text in texts.values())
 
 
-@pytest.mark.parametrize(("question", "language", "expected"), [
-    ("posso usare le spot?", "it", {"training.faq_spot", "fine_tuning.faq_spot"}),
-    ("le VM prerilasciabili sono un rischio per un addestramento di una settimana?", "it", {"training.faq_spot"}),
-    ("a cosa serve NVLink tra le schede?", "it", {"training.faq_interconnect", "training.spec_interconnect"}),
-    ("apakah instance yang bisa dimatikan sewaktu-waktu cocok untuk training?", "id", {"training.faq_spot"}),
-    ("berapa VRAM yang dibutuhkan untuk QLoRA?", "id", {"fine_tuning.faq_memory", "fine_tuning.method_lora_qlora"}),
-    ("do I need a cluster or will one card do?", "en", {"training.faq_multi_gpu", "fine_tuning.faq_single_vs_multi"}),
-    ("why bf16 instead of fp16", "en", {"training.spec_low_precision", "fine_tuning.precision"}),
-    ("does my training crash with OOM because of Adam?", "en", {"training.memory_beyond_weights", "training.faq_memory"}),
-])
+@pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        ("posso usare le spot?", "it", {"training.faq_spot", "fine_tuning.faq_spot"}),
+        ("le VM prerilasciabili sono un rischio per un addestramento di una settimana?", "it", {"training.faq_spot"}),
+        ("a cosa serve NVLink tra le schede?", "it", {"training.faq_interconnect", "training.spec_interconnect"}),
+        ("apakah instance yang bisa dimatikan sewaktu-waktu cocok untuk training?", "id", {"training.faq_spot"}),
+        ("berapa VRAM yang dibutuhkan untuk QLoRA?", "id", {"fine_tuning.faq_memory", "fine_tuning.method_lora_qlora"}),
+        (
+            "do I need a cluster or will one card do?",
+            "en",
+            {"training.faq_multi_gpu", "fine_tuning.faq_single_vs_multi"},
+        ),
+        ("why bf16 instead of fp16", "en", {"training.spec_low_precision", "fine_tuning.precision"}),
+        (
+            "does my training crash with OOM because of Adam?",
+            "en",
+            {"training.memory_beyond_weights", "training.faq_memory"},
+        ),
+    ],
+)
 def test_paraphrased_questions_find_the_answering_entry_first(question, language, expected):
     hits = search(question, language, k=3)
     assert hits, question
@@ -100,11 +114,14 @@ def test_paraphrased_questions_find_the_answering_entry_first(question, language
     assert all(h.language == language for h in hits)
 
 
-@pytest.mark.parametrize(("question", "language"), [
-    ("fine-tuning pakai spot aman?", "id"),
-    ("fine-tuning con le spot instances, safe?", "it"),
-    ("finetune on spot, aman gak?", "en"),
-])
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("fine-tuning pakai spot aman?", "id"),
+        ("fine-tuning con le spot instances, safe?", "it"),
+        ("finetune on spot, aman gak?", "en"),
+    ],
+)
 def test_mixed_language_questions_still_find_the_spot_entry(question, language):
     assert search(question, language, k=1)[0].id in {"fine_tuning.faq_spot", "training.faq_spot"}
 
@@ -114,14 +131,17 @@ def test_compounds_match_however_they_are_written():
         assert "finetun" in terms(f"{spelling} on spot", "en"), spelling
 
 
-@pytest.mark.parametrize(("question", "language"), [
-    ("how do I train my dog to sit?", "en"),
-    ("ricetta della pizza napoletana", "it"),
-    ("jadwal kereta ke Bandung besok", "id"),
-    ("", "en"),
-    ("🚀🔥🤖", "it"),
-    ("?!... ---", "id"),
-])
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("how do I train my dog to sit?", "en"),
+        ("ricetta della pizza napoletana", "it"),
+        ("jadwal kereta ke Bandung besok", "id"),
+        ("", "en"),
+        ("🚀🔥🤖", "it"),
+        ("?!... ---", "id"),
+    ],
+)
 def test_questions_the_kb_cannot_answer_get_no_citation(question, language):
     assert search(question, language) == []
     assert rank(question, language).answerable is False
@@ -146,31 +166,42 @@ def test_eval_sets_reference_only_existing_entries():
             assert set(json.loads(line)["expected"]) <= known, (path.name, line)
 
 
-@pytest.mark.parametrize(("question", "language"), [
-    ("which card runs Elden Ring at 4k with the most fps?", "en"),
-    ("mi conviene una gpu per giocare in 4k?", "it"),
-    ("deploy llama on a kubernetes endpoint with autoscaling, which GPU?", "en"),
-    ("berapa harga per token buat serving model di GPU?", "id"),
-    ("che learning rate metto per il mio qlora?", "it"),
-])
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("which card runs Elden Ring at 4k with the most fps?", "en"),
+        ("mi conviene una gpu per giocare in 4k?", "it"),
+        ("deploy llama on a kubernetes endpoint with autoscaling, which GPU?", "en"),
+        ("berapa harga per token buat serving model di GPU?", "id"),
+        ("che learning rate metto per il mio qlora?", "it"),
+    ],
+)
 def test_nearby_subjects_the_articles_do_not_cover_get_no_answer(question, language):
     assert not rank(question, language).answerable
     assert search(question, language) == []
 
 
-@pytest.mark.parametrize(("question", "language", "expected"), [
-    ("can I run QLoRA on my old RTX gaming GPU?", "en", "fine_tuning.match_consumer"),
-    ("posso fare qlora con la mia rtx da gaming?", "it", "fine_tuning.match_consumer"),
-])
+@pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        ("can I run QLoRA on my old RTX gaming GPU?", "en", "fine_tuning.match_consumer"),
+        ("posso fare qlora con la mia rtx da gaming?", "it", "fine_tuning.match_consumer"),
+    ],
+)
 def test_a_domain_question_that_mentions_a_nearby_subject_is_still_answered(question, language, expected):
     ranking = rank(question, language)
     assert ranking.answerable
     assert expected in [hit.id for hit in ranking.hits[:3]]
 
 
-@pytest.mark.parametrize(("count_question", "language"), [
-    ("how many GPUs for a full fine-tune", "en"), ("quante GPU per un full fine-tuning", "it"),
-    ("berapa GPU buat full fine-tuning", "id")])
+@pytest.mark.parametrize(
+    ("count_question", "language"),
+    [
+        ("how many GPUs for a full fine-tune", "en"),
+        ("quante GPU per un full fine-tuning", "it"),
+        ("berapa GPU buat full fine-tuning", "id"),
+    ],
+)
 def test_asking_for_a_number_of_gpus_means_multi_gpu(count_question, language):
     assert set(terms("multi-GPU", language)) <= set(terms(count_question, language))
 

@@ -66,13 +66,16 @@ def test_explicit_choice_wins_over_everything() -> None:
     assert (guess.language, guess.source, guess.confidence) == ("id", "explicit", 1.0)
 
 
-@pytest.mark.parametrize("text", [
-    "Ich möchte Llama 3 8B mit LoRA trainieren, wie viel kostet das?",
-    "Je veux entraîner un modèle de 7 milliards avec LoRA, combien ça coûte ?",
-    "Quiero entrenar un modelo de 7B con QLoRA, ¿cuánto cuesta?",
-    "Quero treinar um modelo de 7B com LoRA, quanto custa?",
-    "Ik wil een model van 7B trainen met LoRA, hoeveel kost dat?",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ich möchte Llama 3 8B mit LoRA trainieren, wie viel kostet das?",
+        "Je veux entraîner un modèle de 7 milliards avec LoRA, combien ça coûte ?",
+        "Quiero entrenar un modelo de 7B con QLoRA, ¿cuánto cuesta?",
+        "Quero treinar um modelo de 7B com LoRA, quanto custa?",
+        "Ik wil een model van 7B trainen met LoRA, hoeveel kost dat?",
+    ],
+)
 def test_fourth_language_is_flagged_and_answered_in_english(text: str) -> None:
     guess = detect_language(text, previous="it")
     assert (guess.supported, guess.language) == (False, "en")
@@ -83,8 +86,9 @@ def test_italian_with_portuguese_lookalike_words_stays_supported() -> None:
     assert (guess.supported, guess.language) == (True, "it")
 
 
-@pytest.mark.parametrize(("raw", "code"), [("IT", "it"), ("italiano", "it"), ("bahasa", "id"), ("en-US", "en"),
-                                            ("id_ID", "id")])
+@pytest.mark.parametrize(
+    ("raw", "code"), [("IT", "it"), ("italiano", "it"), ("bahasa", "id"), ("en-US", "en"), ("id_ID", "id")]
+)
 def test_language_names_are_normalised(raw: str, code: str) -> None:
     assert normalise_language(raw) == code
 

@@ -25,7 +25,8 @@ def test_every_language_has_the_files_of_the_default_one() -> None:
     """A language folder holds what the default language's holds (only-English fallbacks excepted)."""
     english = files_of(DEFAULT_LANGUAGE) - {"faq_unsupported_language.txt"}
     assert english and all(english <= files_of(code) for code in LANGUAGES), {
-        code: sorted(english - files_of(code)) for code in LANGUAGES}
+        code: sorted(english - files_of(code)) for code in LANGUAGES
+    }
 
 
 def test_every_template_file_has_the_keys_of_the_default_one() -> None:

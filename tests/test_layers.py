@@ -34,8 +34,11 @@ def test_layer_imports_nothing_above_it(layer: str) -> None:
     """No module of a layer imports a package of a layer above it."""
     files = sorted((ROOT / layer).rglob("*.py"))
     assert files, f"layer {layer} has no modules"
-    bad = [f"{f.relative_to(ROOT)} imports {name}" for f in files
-           for name in sorted(imported_packages(f) & FORBIDDEN[layer])]
+    bad = [
+        f"{f.relative_to(ROOT)} imports {name}"
+        for f in files
+        for name in sorted(imported_packages(f) & FORBIDDEN[layer])
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -48,9 +51,12 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
 
 def test_python_modules_stay_small() -> None:
     """No Python module in the product packages is over 400 lines."""
-    big = [f"{f.relative_to(ROOT)}: {n}" for layer in [*FORBIDDEN, "cli", "evals"]
-           for f in sorted((ROOT / layer).rglob("*.py"))
-           if (n := len(f.read_text(encoding="utf-8").splitlines())) > 400]
+    big = [
+        f"{f.relative_to(ROOT)}: {n}"
+        for layer in [*FORBIDDEN, "cli", "evals"]
+        for f in sorted((ROOT / layer).rglob("*.py"))
+        if (n := len(f.read_text(encoding="utf-8").splitlines())) > 400
+    ]
     assert not big, "\n".join(big)
 
 
@@ -171,18 +177,37 @@ def test_outside_code_uses_a_package_through_its_face() -> None:
 
 def test_the_face_check_sees_a_private_reach() -> None:
     """Reaching into another package is caught; a sibling import and the layer's own modules are not."""
-    names = ["tools", "tools.catalog", "tools.catalog.db", "tools.catalog.io", "tools.catalog.io.csv", "tools.gpus",
-             "tools.ranking", "tools.ranking.rank", "agent", "agent.x"]
+    names = [
+        "tools",
+        "tools.catalog",
+        "tools.catalog.db",
+        "tools.catalog.io",
+        "tools.catalog.io.csv",
+        "tools.gpus",
+        "tools.ranking",
+        "tools.ranking.rank",
+        "agent",
+        "agent.x",
+    ]
     modules = dict.fromkeys(names, ROOT)
-    graph = {"agent.x": {"tools.catalog.db", "tools.gpus", "tools.catalog"}, "tools.catalog": {"tools.catalog.db"},
-             "tools.catalog.db": {"tools.catalog.io.csv"}, "tools.ranking.rank": {"tools.catalog.io.csv"}}
-    assert private_reaches(graph, modules) == ["agent.x imports tools.catalog.db (use tools.catalog)",
-                                               "tools.ranking.rank imports tools.catalog.io.csv (use tools.catalog.io)"]
+    graph = {
+        "agent.x": {"tools.catalog.db", "tools.gpus", "tools.catalog"},
+        "tools.catalog": {"tools.catalog.db"},
+        "tools.catalog.db": {"tools.catalog.io.csv"},
+        "tools.ranking.rank": {"tools.catalog.io.csv"},
+    }
+    assert private_reaches(graph, modules) == [
+        "agent.x imports tools.catalog.db (use tools.catalog)",
+        "tools.ranking.rank imports tools.catalog.io.csv (use tools.catalog.io)",
+    ]
 
 
 def test_folders_stay_small() -> None:
     """No product folder holds more than ~15 modules: a bigger one is a package waiting to be named."""
-    big = [f"{folder.relative_to(ROOT)}: {n}" for layer in PRODUCT
-           for folder in [ROOT / layer, *sorted(p for p in (ROOT / layer).rglob("*") if p.is_dir())]
-           if (n := len(list(folder.glob("*.py")))) > MAX_MODULES_PER_FOLDER]
+    big = [
+        f"{folder.relative_to(ROOT)}: {n}"
+        for layer in PRODUCT
+        for folder in [ROOT / layer, *sorted(p for p in (ROOT / layer).rglob("*") if p.is_dir())]
+        if (n := len(list(folder.glob("*.py")))) > MAX_MODULES_PER_FOLDER
+    ]
     assert not big, "\n".join(big)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from contract.jobspec import JobSpec
-from tools.models.registry import resolve
 from tools.jobtime.topology import Candidate, build_workload, check_topology
+from tools.models.registry import resolve
 
 NODE = Candidate(gpu="H100", gpu_count=8, interconnect="nvlink")
 
@@ -24,8 +24,9 @@ def test_small_models_on_an_80gb_node_are_data_parallel(model: str, method: str)
 def test_stated_micro_batch_that_does_not_fit_shrinks_before_tensor_parallel() -> None:
     """Llama 2 7B, micro-batch 6, no checkpointing: ~103 GiB per GPU under FSDP (the HF implementation keeps an fp32
     residual stream), so the tool keeps sharding with a smaller micro-batch and says so, instead of TP=8."""
-    spec = JobSpec(language="en", model="llama-2-7b", method="full_finetune", micro_batch_size=6,
-                   gradient_checkpointing=False)
+    spec = JobSpec(
+        language="en", model="llama-2-7b", method="full_finetune", micro_batch_size=6, gradient_checkpointing=False
+    )
     result = check_topology(build_workload(spec), NODE)
     assert result.layout in ("zero2", "fsdp") and result.tensor_parallel == 1
     assert result.micro_batch_size is not None and result.micro_batch_size < 6
@@ -38,8 +39,14 @@ def test_tensor_parallel_degrees_divide_the_heads() -> None:
     """Qwen2.5-7B has 28 query and 4 KV heads: TP 2 and 4 are tried, 8 (28 % 8 = 4) never is."""
     arch = resolve("qwen2.5-7b")
     assert (arch.heads, arch.kv_heads) == (28, 4)
-    long = JobSpec(language="en", model="qwen2.5-7b", method="full_finetune", seq_len=32768, micro_batch_size=1,
-                   gradient_checkpointing=True)
+    long = JobSpec(
+        language="en",
+        model="qwen2.5-7b",
+        method="full_finetune",
+        seq_len=32768,
+        micro_batch_size=1,
+        gradient_checkpointing=True,
+    )
     result = check_topology(build_workload(long), NODE)
     degrees = {o.tensor_parallel for o in result.options if o.layout == "tensor_parallel"}
     assert degrees == {2, 4}
@@ -50,8 +57,14 @@ def test_tensor_parallel_degrees_divide_the_heads() -> None:
 
 def test_every_dividing_degree_is_considered_not_only_the_largest() -> None:
     """8B at 32k tokens on 8x H100: sharding cannot fit; TP 4 (2 replicas) fits and is faster than TP 8."""
-    spec = JobSpec(language="en", model="llama-3.1-8b", method="full_finetune", seq_len=32768, micro_batch_size=1,
-                   gradient_checkpointing=True)
+    spec = JobSpec(
+        language="en",
+        model="llama-3.1-8b",
+        method="full_finetune",
+        seq_len=32768,
+        micro_batch_size=1,
+        gradient_checkpointing=True,
+    )
     result = check_topology(build_workload(spec), NODE)
     tp = {o.tensor_parallel: o for o in result.options if o.layout == "tensor_parallel"}
     assert set(tp) == {2, 4, 8}

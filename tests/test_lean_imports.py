@@ -48,7 +48,7 @@ def test_a_graph_turn_runs_with_the_package_deferred(tmp_path) -> None:
 from agent.lean_imports import defer_heavy_packages
 defer_heavy_packages()
 from agent.service import Advisor
-advisor = Advisor(checkpoint_path={str(tmp_path / 'threads.sqlite')!r}, db_path={str(tmp_path / 'catalog.sqlite')!r})
+advisor = Advisor(checkpoint_path={str(tmp_path / "threads.sqlite")!r}, db_path={str(tmp_path / "catalog.sqlite")!r})
 reply = advisor.respond("QLoRA on Llama 3 8B, 10k examples, budget $50")
 top = reply["offers"][0]
 print(bool(reply["thread_id"]), reply["spec"]["model"], reply["spec"]["method"],
@@ -139,4 +139,3 @@ from agent.lean_imports import is_deferred
 print(is_deferred(langgraph_sdk), "web.app" in sys.modules)
 """
     assert _run(code).splitlines() == ["True False"]
-

@@ -33,8 +33,10 @@ def _shape(schema: dict[str, Any], root: dict[str, Any]) -> Any:
     if len(options) == 1:
         return _shape(options[0], root)
     if "properties" in schema:
-        return {"required": sorted(schema.get("required", [])),
-                "properties": {name: _shape(item, root) for name, item in schema["properties"].items()}}
+        return {
+            "required": sorted(schema.get("required", [])),
+            "properties": {name: _shape(item, root) for name, item in schema["properties"].items()},
+        }
     if "items" in schema:
         return ["items", _shape(schema["items"], root)]
     return {"type": schema.get("type"), "enum": schema.get("enum")}

@@ -25,9 +25,19 @@ def llama_cpp_rules(body: dict[str, Any]) -> tuple[int, Any] | None:
     if any(m.get("role") == "assistant" and m.get("content") is None for m in body.get("messages", [])):
         return 500, {"error": {"code": 500, "message": "content must be a string", "type": "server_error"}}
     if body.get("tools") and body.get("tool_choice") is None:
-        return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                     "choices": [{"index": 0, "finish_reason": "stop",
-                                  "message": {"role": "assistant", "content": "I cannot see any tools."}}]}
+        return 200, {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "I cannot see any tools."},
+                }
+            ],
+        }
     return None
 
 

@@ -24,8 +24,13 @@ VALID_ARGUMENTS = {
     "catalog_query": {"gpu": "H100", "limit": 3},
     "rank": {"model": "llama-3.1-8b", "method": "qlora", "dataset_tokens": 20_000_000, "limit": 3},
     "topology": {"job": {"model": "llama-3.1-8b", "method": "lora"}, "candidate": {"gpu": "A100", "gpu_count": 4}},
-    "spot_risk": {"job_hours": 10, "provider": "runpod", "spot_price_per_hour": 1.1, "on_demand_price_per_hour": 2.2,
-                  "checkpoint_write_s": 60},
+    "spot_risk": {
+        "job_hours": 10,
+        "provider": "runpod",
+        "spot_price_per_hour": 1.1,
+        "on_demand_price_per_hour": 2.2,
+        "checkpoint_write_s": 60,
+    },
     "faq_search": {"question": "can I use spot instances for fine-tuning?"},
     "provider_info": {"provider": "runpod"},
 }
@@ -92,6 +97,7 @@ def test_stdio_server_lists_and_calls_every_tool(catalog, tmp_path):
 
 def test_streamable_http_server_under_serve_lists_and_calls_every_tool(catalog, tmp_path):
     with serve(test_settings(tmp_path, catalog)) as running:
+
         async def run() -> None:
             async with streamable_http_client(f"{running.url}/mcp") as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
@@ -104,7 +110,9 @@ def test_a_foreign_host_header_is_refused_on_a_local_server(catalog, tmp_path):
     import httpx2
 
     with serve(test_settings(tmp_path, catalog)) as running:
-        response = httpx2.post(f"{running.url}/mcp", headers={"Host": "evil.example.com",
-                                                              "Accept": "application/json, text/event-stream"},
-                               json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        response = httpx2.post(
+            f"{running.url}/mcp",
+            headers={"Host": "evil.example.com", "Accept": "application/json, text/event-stream"},
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        )
     assert response.status_code in (400, 403, 421)

@@ -50,8 +50,13 @@ def server(tmp_path_factory):
     home = tmp_path_factory.mktemp("mcp_stdio")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env["GPU_ADVISOR_HOME"] = str(home)
-    process = subprocess.Popen([str(GPU_ADVISOR), "mcp", "--db", str(ensure_db(home / "catalog.sqlite"))],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    process = subprocess.Popen(
+        [str(GPU_ADVISOR), "mcp", "--db", str(ensure_db(home / "catalog.sqlite"))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
 
@@ -63,8 +68,20 @@ def server(tmp_path_factory):
             return None
         return json.loads(process.stdout.readline())
 
-    initialized = exchange(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}))
+    initialized = exchange(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            }
+        )
+    )
     assert initialized["result"]["serverInfo"]["name"] == "gpu-advisor"
     process.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode() + b"\n")
     yield exchange

@@ -8,12 +8,20 @@ from hypothesis import strategies as st
 from tools.memory.estimator import EstimateRequest, estimate, per_gpu_gib
 
 BASES = st.builds(
-    EstimateRequest, model=st.sampled_from(["llama-3.1-8b", "qwen2.5-14b", "gpt2", "mixtral-8x7b", "gemma-2-9b"]),
+    EstimateRequest,
+    model=st.sampled_from(["llama-3.1-8b", "qwen2.5-14b", "gpt2", "mixtral-8x7b", "gemma-2-9b"]),
     method=st.sampled_from(["full_finetune", "lora", "qlora", "pretrain"]),
-    seq_len=st.integers(128, 16384), micro_batch_size=st.integers(1, 16), gradient_checkpointing=st.booleans())
-LAYOUTS = st.fixed_dictionaries({"num_gpus": st.sampled_from([1, 2, 4, 8, 16]),
-                                 "sharding": st.sampled_from(["none", "ddp", "zero2", "fsdp"]),
-                                 "tensor_parallel": st.sampled_from([1, 2, 4])})
+    seq_len=st.integers(128, 16384),
+    micro_batch_size=st.integers(1, 16),
+    gradient_checkpointing=st.booleans(),
+)
+LAYOUTS = st.fixed_dictionaries(
+    {
+        "num_gpus": st.sampled_from([1, 2, 4, 8, 16]),
+        "sharding": st.sampled_from(["none", "ddp", "zero2", "fsdp"]),
+        "tensor_parallel": st.sampled_from([1, 2, 4]),
+    }
+)
 
 
 def _outcome(function, request):

@@ -15,24 +15,45 @@ from tools.ranking.rank import clear_cache, rank_offers
 
 def _l40s_pod(price: float) -> Offer:
     """An 8x L40S instance with no stated inter-node network (PCIe inside)."""
-    return Offer(provider="runpod", instance_type="8x_L40S", region="r1", gpu="L40S", gpu_count=8,
-                 vram_gib_per_gpu=44.99, price_per_hour=price, interconnect="pcie", source="test:1",
-                 snapshot_date="2026-11-29")
+    return Offer(
+        provider="runpod",
+        instance_type="8x_L40S",
+        region="r1",
+        gpu="L40S",
+        gpu_count=8,
+        vram_gib_per_gpu=44.99,
+        price_per_hour=price,
+        interconnect="pcie",
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
 
 
 def _h100_node(price: float) -> Offer:
     """An 8x H100 SXM node (NVLink inside, EFA between nodes)."""
-    return Offer(provider="aws", instance_type="p5.48xlarge", region="r1", gpu="H100", gpu_count=8,
-                 vram_gib_per_gpu=79.65, price_per_hour=price, interconnect="nvlink", inter_node_fabric="EFA",
-                 inter_node_gbps_per_gpu=400.0, source="test:1", snapshot_date="2026-11-29")
+    return Offer(
+        provider="aws",
+        instance_type="p5.48xlarge",
+        region="r1",
+        gpu="H100",
+        gpu_count=8,
+        vram_gib_per_gpu=79.65,
+        price_per_hour=price,
+        interconnect="nvlink",
+        inter_node_fabric="EFA",
+        inter_node_gbps_per_gpu=400.0,
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
 
 
 def _rank(tmp_path: Path, offers: list[Offer]) -> object:
     """The ranking of the 24 h pre-training job on `offers`."""
     clear_cache()
     db = build_db(tmp_path / "catalog.sqlite", offers, {"source": "test"})
-    spec = JobSpec(language="en", params_b=1, method="pretrain", dataset_tokens=2e10, deadline_hours=24,
-                   interruptible_ok=False)
+    spec = JobSpec(
+        language="en", params_b=1, method="pretrain", dataset_tokens=2e10, deadline_hours=24, interruptible_ok=False
+    )
     return rank_offers(spec, db_path=db, limit=5)
 
 
@@ -65,22 +86,38 @@ def _h100_spot_node(price: float, spot: float) -> Offer:
 
 def _b200_node(price: float) -> Offer:
     """An 8x B200 node (NVLink inside), on-demand only, no stated inter-node network (one node needs none)."""
-    return Offer(provider="lambda", instance_type="gpu_8x_b200", region="r1", gpu="B200", gpu_count=8,
-                 vram_gib_per_gpu=178.0, price_per_hour=price, interconnect="nvlink", source="test:1",
-                 snapshot_date="2026-11-29")
+    return Offer(
+        provider="lambda",
+        instance_type="gpu_8x_b200",
+        region="r1",
+        gpu="B200",
+        gpu_count=8,
+        vram_gib_per_gpu=178.0,
+        price_per_hour=price,
+        interconnect="nvlink",
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
 
 
 def _spot_rank(tmp_path: Path, offers: list[Offer], deadline: float | None) -> object:
     """The 1B pre-training job with spot allowed and an optional deadline."""
     clear_cache()
     db = build_db(tmp_path / "catalog.sqlite", offers, {"source": "test"})
-    spec = JobSpec(language="en", params_b=1, method="pretrain", dataset_tokens=2e10, deadline_hours=deadline,
-                   interruptible_ok=True)
+    spec = JobSpec(
+        language="en",
+        params_b=1,
+        method="pretrain",
+        dataset_tokens=2e10,
+        deadline_hours=deadline,
+        interruptible_ok=True,
+    )
     return rank_offers(spec, db_path=db, limit=5)
 
 
 def test_under_a_deadline_spot_on_several_nodes_does_not_lead_over_a_plan_that_needs_no_spot_capacity(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """H100 nodes on EFA at $22/h spot (one node takes over 12 h, so the cheapest plan is 2 spot nodes, ~$310) vs
     one on-demand B200 node at $60/h that meets the 12 h deadline alone (~$370, under 25 % more): with the
     deadline, the plan that needs no spot capacity for several nodes at once leads (the wait for that capacity

@@ -33,9 +33,11 @@ def _product_with_testish(tmp_path: Path) -> Path:
     registry = root / "contract" / "languages.py"  # step 1: the one registry entry
     text = registry.read_text(encoding="utf-8")
     text = text.replace('Language = Literal["it", "id", "en"]', 'Language = Literal["it", "id", "en", "xx"]')
-    text = text.replace('    "en": LanguageInfo("English", "english", "STOPWORDS_EN"),\n',
-                        '    "en": LanguageInfo("English", "english", "STOPWORDS_EN"),\n'
-                        '    "xx": LanguageInfo("Testish", "english", "STOPWORDS_EN"),\n')
+    text = text.replace(
+        '    "en": LanguageInfo("English", "english", "STOPWORDS_EN"),\n',
+        '    "en": LanguageInfo("English", "english", "STOPWORDS_EN"),\n'
+        '    "xx": LanguageInfo("Testish", "english", "STOPWORDS_EN"),\n',
+    )
     assert text.count('"xx"') == 2
     registry.write_text(text, encoding="utf-8")
     shutil.copytree(root / "prompts" / "en", root / "prompts" / "xx")  # step 2: the language's folder
@@ -49,16 +51,24 @@ def _product_with_testish(tmp_path: Path) -> Path:
 
 def _cli(root: Path, home: Path, *args: str) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(root), "GPU_ADVISOR_HOME": str(home)}
-    done = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, timeout=300, cwd=root,
-                          env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, *args], capture_output=True, text=True, timeout=300, cwd=root, env=env
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 def test_a_new_language_is_its_registry_entry_its_folder_and_its_kb_files(tmp_path: Path) -> None:
     root = _product_with_testish(tmp_path)
-    result = _cli(root, tmp_path / "home", "recommend", "--json", "--lang", "xx",
-                  "QLoRA on Llama 3.1 8B, 10k examples, budget 50 dollars")
+    result = _cli(
+        root,
+        tmp_path / "home",
+        "recommend",
+        "--json",
+        "--lang",
+        "xx",
+        "QLoRA on Llama 3.1 8B, 10k examples, budget 50 dollars",
+    )
     assert result["language"] == "xx" and result["offers"]
     assert result["answer"].replace("**", "").startswith("Hire ")
     faq = _cli(root, tmp_path / "home", "ask", "--json", "--lang", "xx", "can I use spot instances?")

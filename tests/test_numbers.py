@@ -10,11 +10,51 @@ from hypothesis import strategies as st
 from agent.claims.check import extract
 from agent.language.numbers import find_quantities, parse_number, words_to_digits
 
-EN_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+EN_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 EN_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-IT_UNITS = ["zero", "uno", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "undici",
-            "dodici", "tredici", "quattordici", "quindici", "sedici", "diciassette", "diciotto", "diciannove"]
+IT_UNITS = [
+    "zero",
+    "uno",
+    "due",
+    "tre",
+    "quattro",
+    "cinque",
+    "sei",
+    "sette",
+    "otto",
+    "nove",
+    "dieci",
+    "undici",
+    "dodici",
+    "tredici",
+    "quattordici",
+    "quindici",
+    "sedici",
+    "diciassette",
+    "diciotto",
+    "diciannove",
+]
 IT_TENS = ["", "", "venti", "trenta", "quaranta", "cinquanta", "sessanta", "settanta", "ottanta", "novanta"]
 ID_UNITS = ["nol", "satu", "dua", "tiga", "empat", "lima", "enam", "tujuh", "delapan", "sembilan"]
 
@@ -89,29 +129,65 @@ def format_digits(value: float, lang: str, decimals: int) -> str:
 
 
 @settings(max_examples=150, deadline=None)
-@given(whole=st.integers(0, 10**9), decimals=st.integers(0, 2), cents=st.integers(0, 99),
-       lang=st.sampled_from(["it", "id", "en"]))
+@given(
+    whole=st.integers(0, 10**9),
+    decimals=st.integers(0, 2),
+    cents=st.integers(0, 99),
+    lang=st.sampled_from(["it", "id", "en"]),
+)
 def test_digits_round_trip_in_every_language(whole: int, decimals: int, cents: int, lang: str) -> None:
     value = whole + (cents / 100 if decimals else 0)
     text = format_digits(value, lang, decimals)
     assert parse_number(text, lang) == pytest.approx(round(value, decimals))
 
 
-@pytest.mark.parametrize(("raw", "lang", "value"), [
-    ("1.500", "it", 1500), ("1.500", "id", 1500), ("1,5", "it", 1.5), ("1,5", "id", 1.5), ("1,500", "en", 1500),
-    ("1,500", "it", 1.5), ("1.5", "it", 1.5), ("0.500", "it", 0.5), ("2.000.000", "en", 2e6)])
+@pytest.mark.parametrize(
+    ("raw", "lang", "value"),
+    [
+        ("1.500", "it", 1500),
+        ("1.500", "id", 1500),
+        ("1,5", "it", 1.5),
+        ("1,5", "id", 1.5),
+        ("1,500", "en", 1500),
+        ("1,500", "it", 1.5),
+        ("1.5", "it", 1.5),
+        ("0.500", "it", 0.5),
+        ("2.000.000", "en", 2e6),
+    ],
+)
 def test_ambiguous_digit_groups_read_in_the_languages_style(raw: str, lang: str, value: float) -> None:
     assert parse_number(raw, lang) == pytest.approx(value)
 
 
-@pytest.mark.parametrize(("text", "lang", "value"), [
-    ("ventiquattro", "it", 24), ("dua puluh empat", "id", 24), ("twenty-four", "en", 24), ("twenty four", "en", 24),
-    ("mezzo miliardo", "it", 5e8), ("satu setengah", "id", 1.5), ("half a billion", "en", 5e8),
-    ("dua ratus lima puluh", "id", 250), ("duecentocinquantasei", "it", 256), ("un milione", "it", 1e6),
-    ("two and a half", "en", 2.5), ("1 setengah", "id", 1.5), ("mille e cinquecento", "it", 1500),
-    ("20k", "en", 20_000), ("3M", "it", 3e6), ("1.5B", "en", 1.5e9), ("2 mld", "it", 2e9), ("5 jt", "id", 5e6),
-    ("300rb", "id", 300_000), ("2 juta", "id", 2e6), ("4 ribu", "id", 4000), ("5 grand", "en", 5000),
-    ("sepuluh ribu", "id", 10_000), ("tre milioni", "it", 3e6)])
+@pytest.mark.parametrize(
+    ("text", "lang", "value"),
+    [
+        ("ventiquattro", "it", 24),
+        ("dua puluh empat", "id", 24),
+        ("twenty-four", "en", 24),
+        ("twenty four", "en", 24),
+        ("mezzo miliardo", "it", 5e8),
+        ("satu setengah", "id", 1.5),
+        ("half a billion", "en", 5e8),
+        ("dua ratus lima puluh", "id", 250),
+        ("duecentocinquantasei", "it", 256),
+        ("un milione", "it", 1e6),
+        ("two and a half", "en", 2.5),
+        ("1 setengah", "id", 1.5),
+        ("mille e cinquecento", "it", 1500),
+        ("20k", "en", 20_000),
+        ("3M", "it", 3e6),
+        ("1.5B", "en", 1.5e9),
+        ("2 mld", "it", 2e9),
+        ("5 jt", "id", 5e6),
+        ("300rb", "id", 300_000),
+        ("2 juta", "id", 2e6),
+        ("4 ribu", "id", 4000),
+        ("5 grand", "en", 5000),
+        ("sepuluh ribu", "id", 10_000),
+        ("tre milioni", "it", 3e6),
+    ],
+)
 def test_words_and_magnitudes(text: str, lang: str, value: float) -> None:
     assert written_value(text, lang) == pytest.approx(value)
 
@@ -122,9 +198,17 @@ def test_separate_numbers_are_not_added_up(text: str) -> None:
     assert values in ([4, 8], [3, 4], [], [])
 
 
-@pytest.mark.parametrize(("text", "lang"), [("costa 1,500 euro", "it"), ("1.500 esempi", "it"),
-                                            ("1,500 examples", "en"), ("ventiquattro GPU", "it"),
-                                            ("dua puluh empat GPU", "id"), ("twenty-four GPUs", "en")])
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("costa 1,500 euro", "it"),
+        ("1.500 esempi", "it"),
+        ("1,500 examples", "en"),
+        ("ventiquattro GPU", "it"),
+        ("dua puluh empat GPU", "id"),
+        ("twenty-four GPUs", "en"),
+    ],
+)
 def test_the_claim_checker_reads_numbers_as_the_parser_does(text: str, lang: str) -> None:
     parser = [q.value for q in find_quantities(words_to_digits(text), lang)]
     checker = [n.value for n in extract(text, lang).numbers]
@@ -132,10 +216,50 @@ def test_the_claim_checker_reads_numbers_as_the_parser_does(text: str, lang: str
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=st.lists(st.sampled_from(
-    ["venti", "quattro", "duemila", "e", "mezzo", "un", "milione", "dua", "puluh", "ratus", "ribu", "belas", "satu",
-     "setengah", "se", "seribu", "twenty", "four", "-", "and", "a", "half", "hundred", "thousand", "thousands", "1",
-     "1.500", "2,5", "k", "jt", "cento", "cent", "vent", "of", "di"]), max_size=10).map(" ".join))
+@given(
+    text=st.lists(
+        st.sampled_from(
+            [
+                "venti",
+                "quattro",
+                "duemila",
+                "e",
+                "mezzo",
+                "un",
+                "milione",
+                "dua",
+                "puluh",
+                "ratus",
+                "ribu",
+                "belas",
+                "satu",
+                "setengah",
+                "se",
+                "seribu",
+                "twenty",
+                "four",
+                "-",
+                "and",
+                "a",
+                "half",
+                "hundred",
+                "thousand",
+                "thousands",
+                "1",
+                "1.500",
+                "2,5",
+                "k",
+                "jt",
+                "cento",
+                "cent",
+                "vent",
+                "of",
+                "di",
+            ]
+        ),
+        max_size=10,
+    ).map(" ".join)
+)
 def test_any_run_of_number_words_reads_without_crashing(text: str) -> None:
     for lang in ("it", "id", "en"):
         for q in find_quantities(words_to_digits(text), lang):

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from agent.threads.retention import prune_threads
 from agent.service import Advisor
 from agent.threads import open_thread_store
+from agent.threads.retention import prune_threads
 from cli.app import main
 from tests.pg_server import fresh_database, postgres_url  # noqa: F401 - the fixture
 from web.thread_access import open_thread

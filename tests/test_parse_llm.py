@@ -17,10 +17,20 @@ from tests.fake_openai import FakeOpenAI
 
 def completion(content: str | None, refusal: str | None = None) -> dict:
     """A chat.completion body as OpenAI sends it."""
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "test-model",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content, "refusal": refusal}}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "test-model",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content, "refusal": refusal},
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
 
 
 def fields(**values: object) -> str:
@@ -46,8 +56,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 
 
 def test_structured_answer_is_used_and_offline_values_win(server: FakeOpenAI) -> None:
-    server.answers.append((200, completion(fields(model="Llama 3 70B", method="qlora", num_gpus=2,
-                                                 precision="bf16", gpu="h100")), 0))
+    server.answers.append(
+        (200, completion(fields(model="Llama 3 70B", method="qlora", num_gpus=2, precision="bf16", gpu="h100")), 0)
+    )
     result = parse_message("QLoRA su Llama 3 70B con 8 H100, in bf16 se possibile", use_llm=None)
     assert result.parser == "llm" and result.fallback_reason is None
     assert result.spec.num_gpus == 8  # the offline reading of "8 H100" beats the LLM's 2
@@ -71,7 +82,9 @@ def test_unknown_model_names_from_the_llm_are_dropped(server: FakeOpenAI) -> Non
 
 
 def test_json_schema_unsupported_retries_in_json_mode(server: FakeOpenAI) -> None:
-    server.answers.append((400, {"error": {"message": "response_format json_schema not supported", "type": "invalid"}}, 0))
+    server.answers.append(
+        (400, {"error": {"message": "response_format json_schema not supported", "type": "invalid"}}, 0)
+    )
     server.answers.append((200, completion("```json\n" + fields(method="lora", epochs=3) + "\n```"), 0))
     result = parse_message("LoRA for three passes", use_llm=True)
     assert result.parser == "llm" and result.spec.method == "lora" and result.spec.epochs == 3
@@ -133,9 +146,24 @@ def test_offline_by_default_without_configuration(monkeypatch: pytest.MonkeyPatc
 
 
 def test_fields_the_message_does_not_support_are_dropped(server: FakeOpenAI) -> None:
-    server.answers.append((200, completion(fields(method="qlora", model="llama-3.1-8b", num_gpus=7,
-                                                 budget={"amount": 5, "currency": "USD"}, deadline_hours=1,
-                                                 providers=["vast"], regions=["eu-west-1"], epochs=3)), 0))
+    server.answers.append(
+        (
+            200,
+            completion(
+                fields(
+                    method="qlora",
+                    model="llama-3.1-8b",
+                    num_gpus=7,
+                    budget={"amount": 5, "currency": "USD"},
+                    deadline_hours=1,
+                    providers=["vast"],
+                    regions=["eu-west-1"],
+                    epochs=3,
+                )
+            ),
+            0,
+        )
+    )
     answer = parse_llm.parse_with_llm("QLoRA su Llama 3.1 8B, 20M token", "it")
     assert answer.error is None and answer.spec is not None
     assert answer.mentioned == ["method", "model"]
@@ -146,13 +174,29 @@ def test_fields_the_message_does_not_support_are_dropped(server: FakeOpenAI) -> 
 
 
 def test_supported_fields_are_kept_in_every_language(server: FakeOpenAI) -> None:
-    cases = [("QLoRA su Llama 3.1 8B con 4 GPU, budget 200 euro, entro 3 giorni, spot ok, su runpod", "it",
-              {"num_gpus": 4, "budget": {"amount": 200, "currency": "EUR"}, "deadline_hours": 72,
-               "interruptible_ok": True, "providers": ["runpod"]}),
-             ("LoRA Mistral 7B pakai dua GPU, anggaran 2 juta rupiah, dalam seminggu", "id",
-              {"num_gpus": 2, "budget": {"amount": 2_000_000, "currency": "IDR"}, "deadline_hours": 168}),
-             ("full fine-tune of Llama 3 70B on eight H100s, context 8k, 3 epochs", "en",
-              {"num_gpus": 8, "seq_len": 8192, "epochs": 3, "gpu": "H100"})]
+    cases = [
+        (
+            "QLoRA su Llama 3.1 8B con 4 GPU, budget 200 euro, entro 3 giorni, spot ok, su runpod",
+            "it",
+            {
+                "num_gpus": 4,
+                "budget": {"amount": 200, "currency": "EUR"},
+                "deadline_hours": 72,
+                "interruptible_ok": True,
+                "providers": ["runpod"],
+            },
+        ),
+        (
+            "LoRA Mistral 7B pakai dua GPU, anggaran 2 juta rupiah, dalam seminggu",
+            "id",
+            {"num_gpus": 2, "budget": {"amount": 2_000_000, "currency": "IDR"}, "deadline_hours": 168},
+        ),
+        (
+            "full fine-tune of Llama 3 70B on eight H100s, context 8k, 3 epochs",
+            "en",
+            {"num_gpus": 8, "seq_len": 8192, "epochs": 3, "gpu": "H100"},
+        ),
+    ]
     for text, language, values in cases:
         server.answers.append((200, completion(fields(**values)), 0))
         answer = parse_llm.parse_with_llm(text, language)
@@ -185,38 +229,56 @@ def test_a_server_error_on_the_strict_schema_tries_json_mode_and_is_not_a_breake
     assert not llm.breaker.is_open
 
 
-@pytest.mark.parametrize(("message", "llm_fields", "dropped", "kept"), [
-    ("QLoRA su Llama 3.1 8B, 20M token", {"method": "qlora", "seq_len": 8192}, "seq_len", "method"),
-    ("LoRA on Mistral 7B, max 2 GPU", {"method": "lora", "num_gpus": 2, "budget": {"amount": 2, "currency": "EUR"}},
-     "budget", "num_gpus"),
-    ("LoRA su Mistral 7B con 4 GPU", {"method": "lora", "deadline_hours": 4}, "deadline_hours", "method"),
-])
-def test_a_number_written_for_another_field_does_not_support_a_parsed_field(server: FakeOpenAI, message, llm_fields,
-                                                                            dropped, kept) -> None:
+@pytest.mark.parametrize(
+    ("message", "llm_fields", "dropped", "kept"),
+    [
+        ("QLoRA su Llama 3.1 8B, 20M token", {"method": "qlora", "seq_len": 8192}, "seq_len", "method"),
+        (
+            "LoRA on Mistral 7B, max 2 GPU",
+            {"method": "lora", "num_gpus": 2, "budget": {"amount": 2, "currency": "EUR"}},
+            "budget",
+            "num_gpus",
+        ),
+        ("LoRA su Mistral 7B con 4 GPU", {"method": "lora", "deadline_hours": 4}, "deadline_hours", "method"),
+    ],
+)
+def test_a_number_written_for_another_field_does_not_support_a_parsed_field(
+    server: FakeOpenAI, message, llm_fields, dropped, kept
+) -> None:
     server.answers.append((200, completion(fields(**llm_fields)), 0))
     answer = parse_llm.parse_with_llm(message, "it")
     assert answer.error is None and dropped in answer.dropped and kept in answer.mentioned, answer
 
 
 def test_a_number_with_its_own_unit_still_supports_its_field(server: FakeOpenAI) -> None:
-    server.answers.append((200, completion(fields(method="lora", seq_len=8192, num_gpus=2,
-                                                 budget={"amount": 50, "currency": "EUR"})), 0))
+    server.answers.append(
+        (200, completion(fields(method="lora", seq_len=8192, num_gpus=2, budget={"amount": 50, "currency": "EUR"})), 0)
+    )
     answer = parse_llm.parse_with_llm("LoRA su Mistral 7B, seq 8k, 2 GPU, budget 50 euro", "it")
     assert answer.error is None and {"seq_len", "num_gpus", "budget"} <= set(answer.mentioned), answer
 
 
 def test_a_server_that_rejects_every_response_format_gets_the_schema_in_a_plain_prompt(server: FakeOpenAI) -> None:
     """issue 29: structured output falls back after any non-2xx, down to a plain prompt (the schema is in it)."""
+
     def no_response_format(body: dict) -> tuple[int, dict] | None:
         if body.get("response_format"):
-            return 400, {"object": "error", "message": "response_format is not supported", "type": "BadRequestError",
-                         "param": None, "code": 400}
+            return 400, {
+                "object": "error",
+                "message": "response_format is not supported",
+                "type": "BadRequestError",
+                "param": None,
+                "code": 400,
+            }
         return None
 
     server.check = no_response_format
     server.answers.append((200, completion("```json\n" + fields(method="lora") + "\n```"), 0))
     answer = parse_llm.parse_with_llm("LoRA on Mistral 7B", "en")
     assert answer.error is None and answer.mode == "plain" and answer.spec.method == "lora"
-    assert [(r.get("response_format") or {}).get("type") for r in server.requests] == ["json_schema", "json_object",
-                                                                                         None]
+    assert [(r.get("response_format") or {}).get("type") for r in server.requests] == [
+        "json_schema",
+        "json_object",
+        None,
+    ]
     assert "schema" in server.requests[-1]["messages"][0]["content"].lower() and not llm.breaker.is_open

@@ -36,10 +36,14 @@ READINGS = [
     ("vorrei affinare integralmente phi-4", {"method": "full_finetune"}),
     ("mau fine-tune sepenuhnya qwen3 4b", {"method": "full_finetune"}),
     # past jobs are not this job
-    ("last month we spent $2k on 8 V100s. this time: qlora, max $500", {"budget": {"amount": 500, "currency": "USD"},
-                                                                       "gpu": None, "num_gpus": None}),
-    ("l'anno scorso abbiamo usato RunPod con 2 A6000. ora LoRA, 150 euro", {"providers": None, "num_gpus": None,
-                                                                             "budget": {"amount": 150, "currency": "EUR"}}),
+    (
+        "last month we spent $2k on 8 V100s. this time: qlora, max $500",
+        {"budget": {"amount": 500, "currency": "USD"}, "gpu": None, "num_gpus": None},
+    ),
+    (
+        "l'anno scorso abbiamo usato RunPod con 2 A6000. ora LoRA, 150 euro",
+        {"providers": None, "num_gpus": None, "budget": {"amount": 150, "currency": "EUR"}},
+    ),
     # a sequence length after fillers is a sequence length, not the data set; "today" alone is no deadline
     ("ok, ma la lunghezza di contesto è in realtà 4096 token", {"seq_len": 4096, "dataset_tokens": None}),
     ("panjang konteks kita sekitar 2048 token", {"seq_len": 2048, "dataset_tokens": None}),
@@ -57,15 +61,18 @@ def test_reading(text: str, expected: dict) -> None:
         assert spec[name] == value, (name, spec[name])
 
 
-@pytest.mark.parametrize(("text", "model", "guess"), [
-    ("QLoRA on Mistrall 7B", "mistral-7b", "Mistrall 7B"),
-    ("lora su Gemmma 2 9B", "gemma-2-9b", "Gemmma 2 9B"),
-    ("LoRA Qwen 2.5 14 B", "qwen2.5-14b", None),
-    ("fine-tune meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b", None),
-    ("DeepSeek-R1 with LoRA", "deepseek-v3", None),
-    ("DeepSeek-R1-Distill-Qwen-7B qlora", "deepseek-r1-distill-qwen-7b", None),
-    ("gemma2 9b-it lora", "gemma-2-9b", None),
-])
+@pytest.mark.parametrize(
+    ("text", "model", "guess"),
+    [
+        ("QLoRA on Mistrall 7B", "mistral-7b", "Mistrall 7B"),
+        ("lora su Gemmma 2 9B", "gemma-2-9b", "Gemmma 2 9B"),
+        ("LoRA Qwen 2.5 14 B", "qwen2.5-14b", None),
+        ("fine-tune meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b", None),
+        ("DeepSeek-R1 with LoRA", "deepseek-v3", None),
+        ("DeepSeek-R1-Distill-Qwen-7B qlora", "deepseek-r1-distill-qwen-7b", None),
+        ("gemma2 9b-it lora", "gemma-2-9b", None),
+    ],
+)
 def test_model_names_and_guesses(text: str, model: str, guess: str | None) -> None:
     result = parse_message(text, use_llm=False)
     assert (result.spec.model, result.model_guess, result.unknown_model) == (model, guess, None)
@@ -74,13 +81,18 @@ def test_model_names_and_guesses(text: str, model: str, guess: str | None) -> No
 def test_an_unknown_name_stays_unknown_with_its_size() -> None:
     result = parse_message("LoRA su Qwen4-9B", use_llm=False)
     assert (result.spec.model, result.spec.params_b, result.unknown_model, result.model_guess) == (
-        None, 9, "Qwen4-9B", None)
+        None,
+        9,
+        "Qwen4-9B",
+        None,
+    )
 
 
 def test_llm_regions_need_the_place_in_the_users_words() -> None:
     from agent.llm.parse_evidence import Evidence
 
-    kept, dropped, _, _ = Evidence("LoRA di Eropa, atau server di Jepang", "id").filter({"regions": ["europe", "japan",
-                                                                                                     "asia"]})
+    kept, dropped, _, _ = Evidence("LoRA di Eropa, atau server di Jepang", "id").filter(
+        {"regions": ["europe", "japan", "asia"]}
+    )
     assert kept == {"regions": ["europe", "japan"]} and dropped == []
     assert Evidence("LoRA on llama 3 8b", "en").filter({"regions": ["europe"]})[1] == ["regions"]

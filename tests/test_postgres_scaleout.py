@@ -13,8 +13,17 @@ import pytest
 
 from agent.service import Advisor
 from tests.pg_server import fresh_database, postgres_url  # noqa: F401 - the fixture
-from tests.serve_process import (FIRST_MESSAGE, FOLLOW_UPS, LoadStats, ServeProcess, chat, continuing, free_port,
-                                 race_follow_ups, serve_env)
+from tests.serve_process import (
+    FIRST_MESSAGE,
+    FOLLOW_UPS,
+    LoadStats,
+    ServeProcess,
+    chat,
+    continuing,
+    free_port,
+    race_follow_ups,
+    serve_env,
+)
 from web.rate_limit.postgres import PostgresTokenBucketLimiter
 
 THREADS = 6
@@ -42,8 +51,9 @@ def servers(database, tmp_path_factory):
 
 
 def test_advisor_keeps_one_small_checkpoint_per_turn_in_postgres(database, tmp_path):
-    advisor = Advisor(checkpoint_path=tmp_path / "unused.sqlite", db_path=tmp_path / "catalog.sqlite",
-                      database_url=database)
+    advisor = Advisor(
+        checkpoint_path=tmp_path / "unused.sqlite", db_path=tmp_path / "catalog.sqlite", database_url=database
+    )
     thread = advisor.respond(FIRST_MESSAGE)["thread_id"]
     advisor.respond("", thread_id=thread, changes={"epochs": 2})
     spec = advisor.respond("spot instances are fine", thread_id=thread)["spec"]
@@ -52,12 +62,15 @@ def test_advisor_keeps_one_small_checkpoint_per_turn_in_postgres(database, tmp_p
     assert spec["method"] == "lora" and spec["epochs"] == 2
     assert not (tmp_path / "unused.sqlite").exists()
     with psycopg.connect(database) as connection:
-        checkpoints = connection.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s",
-                                         (thread,)).fetchone()[0]
-        blob_bytes = connection.execute("SELECT coalesce(sum(length(blob)), 0) FROM checkpoint_blobs "
-                                        "WHERE thread_id = %s", (thread,)).fetchone()[0]
-        writes = connection.execute("SELECT count(*) FROM checkpoint_writes WHERE thread_id = %s",
-                                    (thread,)).fetchone()[0]
+        checkpoints = connection.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s", (thread,)).fetchone()[
+            0
+        ]
+        blob_bytes = connection.execute(
+            "SELECT coalesce(sum(length(blob)), 0) FROM checkpoint_blobs WHERE thread_id = %s", (thread,)
+        ).fetchone()[0]
+        writes = connection.execute(
+            "SELECT count(*) FROM checkpoint_writes WHERE thread_id = %s", (thread,)
+        ).fetchone()[0]
     assert (checkpoints, writes) == (3, 0)
     assert blob_bytes < 3 * 2_000, blob_bytes  # only the job, the language and pending questions are kept
     assert size is not None and size > 0
@@ -70,8 +83,9 @@ def test_a_conversation_moves_between_servers(servers):
     result = chat(first.url, {"message": "", **thread, "changes": {"seq_len": 2048}})
     assert (result["spec"]["method"], result["spec"]["epochs"], result["spec"]["seq_len"]) == ("lora", 3, 2048)
     assert result["intent"] == "follow_up"
-    stranger = httpx2.post(f"{second.url}/api/chat", timeout=60,
-                           json={"message": "and the budget?", "thread_id": thread["thread_id"]})
+    stranger = httpx2.post(
+        f"{second.url}/api/chat", timeout=60, json={"message": "and the budget?", "thread_id": thread["thread_id"]}
+    )
     assert stranger.status_code == 404 and stranger.json()["error"]["code"] == "thread_not_found"  # owner in PostgreSQL
 
 
@@ -91,11 +105,13 @@ def test_killing_and_restarting_a_server_mid_load_loses_nothing(servers):
         """Kill the first server (kill -9: turns in flight die holding thread locks, which PostgreSQL releases with
         the connections) and start it again on its port, once a quarter of the load is done."""
         if answered == restart_at:
-            threading.Thread(target=lambda: (first.stop(signal.SIGKILL), first.start(), restarted.set()),
-                             daemon=True).start()
+            threading.Thread(
+                target=lambda: (first.stop(signal.SIGKILL), first.start(), restarted.set()), daemon=True
+            ).start()
 
-    turns, lost = race_follow_ups([first.url, second.url], RESTART_THREADS, retries=60, stats=stats,
-                                  on_answer=restart_when_a_quarter_is_done)
+    turns, lost = race_follow_ups(
+        [first.url, second.url], RESTART_THREADS, retries=60, stats=stats, on_answer=restart_when_a_quarter_is_done
+    )
     assert restarted.wait(120), "the first server did not come back"
     assert not lost, f"{len(lost)} of {RESTART_THREADS} threads lost an update:\n" + "\n".join(lost)
     assert chat(first.url, {"message": FIRST_MESSAGE})["intent"] == "job_request"  # it serves again

@@ -36,8 +36,10 @@ def _terminate_sessions(url: str) -> None:
     """End every other session on the database of `url` (frees deadlocked set-ups)."""
     name = url.rsplit("/", 1)[1]
     with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as connection:
-        connection.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
-                           "AND pid <> pg_backend_pid()", (name,))
+        connection.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (name,),
+        )
 
 
 def _race(url: str, starters: int) -> tuple[int, list[str]]:
@@ -50,7 +52,7 @@ def _race(url: str, starters: int) -> tuple[int, list[str]]:
         barrier.wait()
         try:
             _open_everything(url)
-        except Exception as error:  # noqa: BLE001 - reported by the test
+        except Exception as error:
             errors.append(f"{type(error).__name__}: {error}"[:300])
 
     workers = [threading.Thread(target=start, daemon=True) for _ in range(starters)]
@@ -69,9 +71,11 @@ def _race(url: str, starters: int) -> tuple[int, list[str]]:
 def _schema(url: str) -> list[tuple[str, ...]]:
     """Tables, indexes and applied LangGraph migrations of a database."""
     with psycopg.connect(url) as connection:
-        names = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' UNION ALL "
-                                   "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' "
-                                   "ORDER BY 1").fetchall()
+        names = connection.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' UNION ALL "
+            "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' "
+            "ORDER BY 1"
+        ).fetchall()
         versions = connection.execute("SELECT v::text FROM checkpoint_migrations ORDER BY v").fetchall()
     return [*names, ("migrations",), *versions]
 
@@ -91,7 +95,7 @@ def test_set_up_is_idempotent_and_leaves_langgraph_nothing_to_migrate(postgres_u
     first = _schema(url)
     _open_everything(url)
     assert _schema(url) == first
-    assert first[first.index(("migrations",)) + 1:] == [(str(v),) for v in range(len(MIGRATIONS))]
+    assert first[first.index(("migrations",)) + 1 :] == [(str(v),) for v in range(len(MIGRATIONS))]
     for index in ("checkpoints_thread_id_idx", "checkpoint_blobs_thread_id_idx", "checkpoint_writes_thread_id_idx"):
         assert (index,) in first
     with psycopg.connect(url) as connection:
@@ -100,13 +104,21 @@ def test_set_up_is_idempotent_and_leaves_langgraph_nothing_to_migrate(postgres_u
 
 
 @pytest.mark.parametrize("workers_server", [4])
-def test_three_servers_and_a_four_worker_server_started_together_all_serve(postgres_url, tmp_path: Path,
-                                                                          workers_server: int):  # noqa: F811
+def test_three_servers_and_a_four_worker_server_started_together_all_serve(
+    postgres_url,  # noqa: F811
+    tmp_path: Path,
+    workers_server: int,
+):
     url = fresh_database(postgres_url)
-    servers = [ServeProcess(port=free_port(), env=serve_env(tmp_path / f"s{i}", GPU_ADVISOR_DATABASE_URL=url))
-               for i in range(3)]
-    servers.append(ServeProcess(port=free_port(), workers=workers_server,
-                                env=serve_env(tmp_path / "w", GPU_ADVISOR_DATABASE_URL=url)))
+    servers = [
+        ServeProcess(port=free_port(), env=serve_env(tmp_path / f"s{i}", GPU_ADVISOR_DATABASE_URL=url))
+        for i in range(3)
+    ]
+    servers.append(
+        ServeProcess(
+            port=free_port(), workers=workers_server, env=serve_env(tmp_path / "w", GPU_ADVISOR_DATABASE_URL=url)
+        )
+    )
     errors: list[str] = []
 
     def start(server: ServeProcess) -> None:

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.shared_data import SHARED, needs_shared_catalog
-from tools.catalog.query import read_snapshot
 from tools.catalog.importers.skypilot import import_catalog_dir, import_cloud_file
 from tools.catalog.offer import Offer
 from tools.catalog.price_trust import (
@@ -19,26 +18,39 @@ from tools.catalog.price_trust import (
     market_priced_providers,
     pricing_of,
 )
+from tools.catalog.query import read_snapshot
 
 SKY = SHARED / "data" / "skypilot-catalog-v7"
 needs_shared = needs_shared_catalog  # fails under CI, skips elsewhere, when SKY is missing (tests/conftest.py)
 
-AWS_HEADER = ("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,"
-              "AvailabilityZone\n")
+AWS_HEADER = (
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n"
+)
 L40S_INFO = "\"{'Gpus': [{'Name': 'L40S', 'Count': 8, 'MemoryInfo': {'SizeInMiB': 45776}}]}\""
 
 
 def offer_from_row(**fields) -> Offer:
-    base = {"provider": "aws", "instance_type": "g6e.48xlarge", "gpu": "L40S", "gpu_count": 8, "interconnect": "pcie",
-            "source": "x:1", "snapshot_date": "2026-11-29", "price_per_hour": 30.0}
+    base = {
+        "provider": "aws",
+        "instance_type": "g6e.48xlarge",
+        "gpu": "L40S",
+        "gpu_count": 8,
+        "interconnect": "pcie",
+        "source": "x:1",
+        "snapshot_date": "2026-11-29",
+        "price_per_hour": 30.0,
+    }
     return Offer(**{**base, **fields})
 
 
 def test_mithril_on_demand_is_a_market_price(tmp_path: Path) -> None:
     path = tmp_path / "mithril.csv"
-    path.write_text("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region,GpuInfo\n"
-                    "h100-80gb.sxm.8x,H100,8,168,1814,8.0,8.0,us-central1-b,\"{'Gpus': [{'Name': 'H100', 'Count': 8, "
-                    "'MemoryInfo': {'SizeInMiB': 81920}}]}\"\n", encoding="utf-8")
+    path.write_text(
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region,GpuInfo\n"
+        "h100-80gb.sxm.8x,H100,8,168,1814,8.0,8.0,us-central1-b,\"{'Gpus': [{'Name': 'H100', 'Count': 8, "
+        "'MemoryInfo': {'SizeInMiB': 81920}}]}\"\n",
+        encoding="utf-8",
+    )
     (offer,) = import_cloud_file(path, "mithril", snapshot_date="2026-11-29").offers
     assert offer.on_demand_is_market is True
     info = pricing_of("mithril")
@@ -50,10 +62,13 @@ def test_mithril_on_demand_is_a_market_price(tmp_path: Path) -> None:
 
 def test_spot_far_below_other_zones_is_flagged(tmp_path: Path) -> None:
     """The audit's case: a $3.01/h spot g6e.48xlarge where the other zones are $10.80-12.48."""
-    rows = [("us-east-2", "use2-az1", 3.0131)] + [(f"us-west-{i % 2 + 1}", f"usw-az{i}", p) for i, p in
-                                                   enumerate([10.80, 11.20, 11.90, 12.48, 11.50])]
-    text = AWS_HEADER + "".join(f"g6e.48xlarge,L40S,8.0,192.0,1536.0,{L40S_INFO},30.13118,{spot},{region},{zone}\n"
-                                for region, zone, spot in rows)
+    rows = [("us-east-2", "use2-az1", 3.0131)] + [
+        (f"us-west-{i % 2 + 1}", f"usw-az{i}", p) for i, p in enumerate([10.80, 11.20, 11.90, 12.48, 11.50])
+    ]
+    text = AWS_HEADER + "".join(
+        f"g6e.48xlarge,L40S,8.0,192.0,1536.0,{L40S_INFO},30.13118,{spot},{region},{zone}\n"
+        for region, zone, spot in rows
+    )
     path = tmp_path / "aws.csv"
     path.write_text(text, encoding="utf-8")
     offers = import_cloud_file(path, "aws", snapshot_date="2026-11-29").offers
@@ -66,8 +81,10 @@ def test_spot_far_below_other_zones_is_flagged(tmp_path: Path) -> None:
 
 def test_cross_provider_outlier_against_same_gpu_and_count() -> None:
     """An on-demand price far below what other providers ask for the same GPU and count is flagged."""
-    peers = [offer_from_row(provider=p, instance_type=f"{p}-8xl40s", price_per_hour=price)
-             for p, price in [("runpod", 7.0), ("vast", 6.5), ("nebius", 8.0), ("shadeform", 7.5)]]
+    peers = [
+        offer_from_row(provider=p, instance_type=f"{p}-8xl40s", price_per_hour=price)
+        for p, price in [("runpod", 7.0), ("vast", 6.5), ("nebius", 8.0), ("shadeform", 7.5)]
+    ]
     cheap = offer_from_row(provider="seeweb", instance_type="seeweb-8xl40s", price_per_hour=1.2)
     annotated = annotate_price_trust([*peers, cheap])
     flagged = [o for o in annotated if o.price_outlier]
@@ -89,13 +106,26 @@ def test_annotation_is_idempotent_and_keeps_order() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["aws", "gcp", "runpod"]), st.integers(1, 8),
-                          st.one_of(st.none(), st.floats(0.01, 500)), st.one_of(st.none(), st.floats(0.01, 500))),
-                min_size=0, max_size=30))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["aws", "gcp", "runpod"]),
+            st.integers(1, 8),
+            st.one_of(st.none(), st.floats(0.01, 500)),
+            st.one_of(st.none(), st.floats(0.01, 500)),
+        ),
+        min_size=0,
+        max_size=30,
+    )
+)
 def test_any_prices_no_crash_and_flags_only_cheap(rows) -> None:
-    offers = [offer_from_row(provider=p, instance_type=f"{p}-{n}", gpu_count=n, zone=str(i), price_per_hour=od,
-                     spot_price_per_hour=spot)
-              for i, (p, n, od, spot) in enumerate(rows) if od is not None or spot is not None]
+    offers = [
+        offer_from_row(
+            provider=p, instance_type=f"{p}-{n}", gpu_count=n, zone=str(i), price_per_hour=od, spot_price_per_hour=spot
+        )
+        for i, (p, n, od, spot) in enumerate(rows)
+        if od is not None or spot is not None
+    ]
     for offer in annotate_price_trust(offers):
         if offer.price_outlier is None:
             assert offer.peer_median_price is None

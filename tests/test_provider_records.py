@@ -32,34 +32,48 @@ def test_each_quirk_reaches_the_part_that_uses_it() -> None:
 
     assert market_priced_providers() == ["mithril"]
     assert GPU_MEMORY_SEMANTICS["vast"] == "summed" and GPU_MEMORY_SEMANTICS["runpod"] == "ignore"
-    assert AGGREGATORS == {"shadeform", "primeintellect"}
+    assert {"shadeform", "primeintellect"} == AGGREGATORS
     assert default_preemption_rate("Vast.ai")[0] == MARKETPLACE_RATE_PER_HOUR
     assert default_preemption_rate("aws")[0] < MARKETPLACE_RATE_PER_HOUR
     assert {"aws", "gcp", "lambda", "runpod", "vast", "mithril", "simplepod"} <= set(DEFAULT_CLOUDS)
     assert "coreweave" not in DEFAULT_CLOUDS and "aws" in SKYPILOT_CLOUDS and "simplepod" not in SKYPILOT_CLOUDS
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"spot_notce_s": 5}, "spot_notce_s"),
-    ({"pricing": {"on_demand_is_market": "sometimes", "interruptible": False, "spot_kind": None, "source": "x"}},
-     "on_demand_is_market"),
-    ({"id": "Other"}, "id"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"spot_notce_s": 5}, "spot_notce_s"),
+        (
+            {"pricing": {"on_demand_is_market": "sometimes", "interruptible": False, "spot_kind": None, "source": "x"}},
+            "on_demand_is_market",
+        ),
+        ({"id": "Other"}, "id"),
+    ],
+)
 def test_a_bad_record_is_refused_naming_its_file(tmp_path: Path, change: dict, message: str) -> None:
     record = json.loads((DATA_DIR / "runpod.json").read_text()) | change
     (tmp_path / "runpod.json").write_text(json.dumps(record))
-    with pytest.raises(ValueError, match="runpod.json") as error:
+    with pytest.raises(ValueError, match=r"runpod\.json") as error:
         load_records(tmp_path)
     assert message in str(error.value)
 
 
 NEW_PROVIDER = {
-    "id": "acmegpu", "display_name": "Acme GPU Cloud", "aliases": ["acme"],
-    "billing_granularity_s": 60, "billing_minimum_s": 60, "spot_available": True, "spot_notice_s": 30,
+    "id": "acmegpu",
+    "display_name": "Acme GPU Cloud",
+    "aliases": ["acme"],
+    "billing_granularity_s": 60,
+    "billing_minimum_s": 60,
+    "spot_available": True,
+    "spot_notice_s": 30,
     "pricing": {"on_demand_is_market": True, "interruptible": True, "spot_kind": "auction", "source": "test"},
-    "catalog": {"gpu_memory_in_catalog": "summed", "refreshed_by_update": True,
-                "form_factor_rules": [{"pattern": "^sxm-", "form_factor": "SXM", "source": "test"}]},
-    "spot_marketplace": True, "skypilot": {"cloud": "acmegpu", "launchable": True},
+    "catalog": {
+        "gpu_memory_in_catalog": "summed",
+        "refreshed_by_update": True,
+        "form_factor_rules": [{"pattern": "^sxm-", "form_factor": "SXM", "source": "test"}],
+    },
+    "spot_marketplace": True,
+    "skypilot": {"cloud": "acmegpu", "launchable": True},
     "sources": {"billing_granularity_s": "test"},
 }
 
@@ -85,6 +99,7 @@ def test_a_new_provider_is_one_file(tmp_path: Path) -> None:
     folder = tmp_path / "providers"
     shutil.copytree(DATA_DIR, folder)
     (folder / "acmegpu.json").write_text(json.dumps(NEW_PROVIDER))
-    out = subprocess.run([sys.executable, "-c", WALK, str(folder)], capture_output=True, text=True, timeout=120,
-                         cwd=ROOT, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", WALK, str(folder)], capture_output=True, text=True, timeout=120, cwd=ROOT, check=True
+    ).stdout.split()
     assert out == ["acmegpu", "120.0", "True", "summed", "True", "True", "True", "True"]

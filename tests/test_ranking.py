@@ -13,13 +13,33 @@ from tools.catalog.query import Offer, build_db
 from tools.ranking.rank import clear_cache, rank_offers
 
 
-def offer(provider: str, instance: str, gpu: str, count: int, vram: float, price: float | None,
-          spot: float | None = None, region: str = "us-east-1", interconnect: str = "pcie",
-          form: str | None = None) -> Offer:
+def offer(
+    provider: str,
+    instance: str,
+    gpu: str,
+    count: int,
+    vram: float,
+    price: float | None,
+    spot: float | None = None,
+    region: str = "us-east-1",
+    interconnect: str = "pcie",
+    form: str | None = None,
+) -> Offer:
     """One catalog row."""
-    return Offer(provider=provider, instance_type=instance, region=region, gpu=gpu, gpu_form_factor=form,
-                 gpu_count=count, vram_gib_per_gpu=vram, price_per_hour=price, spot_price_per_hour=spot,
-                 interconnect=interconnect if count > 1 else "none", source="test:1", snapshot_date="2026-11-29")
+    return Offer(
+        provider=provider,
+        instance_type=instance,
+        region=region,
+        gpu=gpu,
+        gpu_form_factor=form,
+        gpu_count=count,
+        vram_gib_per_gpu=vram,
+        price_per_hour=price,
+        spot_price_per_hour=spot,
+        interconnect=interconnect if count > 1 else "none",
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
 
 
 OFFERS = [
@@ -68,14 +88,17 @@ def test_top_offer_fits_and_is_the_cheapest_eligible(db: Path) -> None:
     for item in result.offers:
         row = next(o for o in OFFERS if (o.provider, o.instance_type) == (item.provider, item.instance_type))
         cheaper_spot = row.spot_price_per_hour is not None and (
-            row.price_per_hour is None or row.spot_price_per_hour < row.price_per_hour)
+            row.price_per_hour is None or row.spot_price_per_hour < row.price_per_hour
+        )
         assert item.spot is cheaper_spot, item.instance_type
         assert item.fits and item.per_gpu_gib <= row.vram_gib_per_gpu * (1 - result.memory_margin)
         hours = item.est_hours if item.spot else item.billed_hours  # on-demand is billed; spot is the expected run
         assert item.billed_hours >= item.est_hours * (1 - 1e-9)
         assert item.est_cost == pytest.approx(_raw_price(item) * hours, rel=1e-3), item.instance_type
-    costs = {(o.provider, o.instance_type): _raw_price(o) * (o.est_hours if o.spot else o.billed_hours)
-             for o in result.offers}
+    costs = {
+        (o.provider, o.instance_type): _raw_price(o) * (o.est_hours if o.spot else o.billed_hours)
+        for o in result.offers
+    }
     cheapest = min(costs, key=costs.__getitem__)
     head = result.offers[0]
     # here the cheapest is the 2-GPU RTX4090 box; one-GPU on-demand offers lie within $1 of it, so the simplest
@@ -88,8 +111,20 @@ def test_top_offer_fits_and_is_the_cheapest_eligible(db: Path) -> None:
     assert rest == sorted(rest)
     assert (result.cheapest_that_fits.provider, result.cheapest_that_fits.instance_type) == cheapest
     assert result.fastest.est_hours <= min(o.est_hours for o in result.offers)
-    for field in ("provider", "instance_type", "gpu", "gpu_count", "vram_gib_per_gpu", "region", "spot",
-                  "price_per_hour", "est_hours", "est_cost", "fits", "reasons"):
+    for field in (
+        "provider",
+        "instance_type",
+        "gpu",
+        "gpu_count",
+        "vram_gib_per_gpu",
+        "region",
+        "spot",
+        "price_per_hour",
+        "est_hours",
+        "est_cost",
+        "fits",
+        "reasons",
+    ):
         assert field in result.offers[0].model_dump()
 
 
@@ -123,8 +158,11 @@ def test_eur_and_idr_budgets_are_converted_with_a_dated_rate(db: Path, tmp_path:
     eur = rank_offers(spec(budget=Budget(amount=100, currency="EUR")), db_path=db)
     assert eur.fx is not None and eur.fx.date and eur.budget_usd == pytest.approx(100 * eur.fx.rate)
     custom = tmp_path / "fx.json"
-    custom.write_text(json.dumps({"date": "2030-01-01", "source": "test", "base": "EUR",
-                                  "rates": {"EUR": 1, "USD": 2.0, "IDR": 20000.0}}))
+    custom.write_text(
+        json.dumps(
+            {"date": "2030-01-01", "source": "test", "base": "EUR", "rates": {"EUR": 1, "USD": 2.0, "IDR": 20000.0}}
+        )
+    )
     idr = rank_offers(spec(budget=Budget(amount=1_000_000, currency="IDR")), db_path=db, fx_rates=custom)
     assert idr.budget_usd == pytest.approx(100.0) and idr.fx.date == "2030-01-01"
 
@@ -172,8 +210,9 @@ def test_defaults_are_stated(db: Path) -> None:
     assert "dataset size not given" in text and "sequence length not given" in text
 
 
-def test_cli_rank_json_from_stdin(db: Path, capsys: pytest.CaptureFixture[str],
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_rank_json_from_stdin(
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`gpu-advisor rank --json --spec -` prints one JSON document; bad input is one line, exit 2."""
     import io
 

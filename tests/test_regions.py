@@ -16,8 +16,18 @@ from tools.catalog.regions import expand_region, table
 
 JAPAN = {"ap-northeast-1", "ap-northeast-3", "asia-northeast1", "asia-northeast-1", "tokyo-japan-2"}
 """Japan's regions in the v7 CSVs: AWS Tokyo and Osaka, GCP Tokyo, Lambda Tokyo, Shadeform Tokyo."""
-NOT_EU = {"eu-west-2", "europe-west2", "europe-west6", "london-uk-1", "no - no-kristiansand-1", "no", "is",
-          "oslo-norway-1", "reykjanesbaer-iceland-1", "simplepod-no"}
+NOT_EU = {
+    "eu-west-2",
+    "europe-west2",
+    "europe-west6",
+    "london-uk-1",
+    "no - no-kristiansand-1",
+    "no",
+    "is",
+    "oslo-norway-1",
+    "reykjanesbaer-iceland-1",
+    "simplepod-no",
+}
 """In Europe but not in the European Union: London, Zurich, Norway, Iceland."""
 
 
@@ -60,8 +70,9 @@ def test_asia_and_cities_and_prefixes() -> None:
     asia = covered("asia")
     assert {"ap-northeast-1", "ap-southeast-1", "asia-south1", "singapore-singapore-1", "taiwan, tw, as"} <= asia
     assert "ap-southeast-2" not in asia  # Sydney is in Oceania
-    assert covered("singapura") == covered("singapore") == {"ap-southeast-1", "asia-southeast1",
-                                                            "singapore-singapore-1"}
+    assert (
+        covered("singapura") == covered("singapore") == {"ap-southeast-1", "asia-southeast1", "singapore-singapore-1"}
+    )
     assert covered("tokyo") == JAPAN - {"ap-northeast-3"}
     assert {"us-east-1", "us-east-2", "us-east1", "us-east4"} <= covered("us-east")
     assert not {r for r in covered("us-east") if not r.startswith("us-east")}
@@ -76,9 +87,14 @@ def test_the_table_names_its_source() -> None:
     assert "skypilot-catalog-v7" in table()["source"] and "offers-snapshot" in table()["source"]
 
 
-@pytest.mark.parametrize(("wish", "inside", "outside"), [
-    ("europe", ["eu-west-1", "europe-west4"], ["us-east-1"]), ("eu", ["eu-west-1"], ["eu-west-2"]),
-    ("singapore", ["ap-southeast-1"], ["ap-southeast-2"])])
+@pytest.mark.parametrize(
+    ("wish", "inside", "outside"),
+    [
+        ("europe", ["eu-west-1", "europe-west4"], ["us-east-1"]),
+        ("eu", ["eu-west-1"], ["eu-west-2"]),
+        ("singapore", ["ap-southeast-1"], ["ap-southeast-2"]),
+    ],
+)
 def test_catalog_wish_filter_matches_in_sql(wish: str, inside: list[str], outside: list[str]) -> None:
     where, params = wish_filters(None, None, (wish,))
     with sqlite3.connect(":memory:") as conn:
@@ -88,9 +104,15 @@ def test_catalog_wish_filter_matches_in_sql(wish: str, inside: list[str], outsid
     assert got == set(inside)
 
 
-@pytest.mark.parametrize(("text", "regions"), [
-    ("LoRA su Llama 3 8B, server di Singapura atau Jepang", ["singapore", "japan"]),
-    ("QLoRA in the EU, budget $200", ["eu"]), ("fine-tuning in Europa o in Asia", ["europe", "asia"]),
-    ("lora di Eropa saja", ["europe"]), ("qlora on AWS in eu-west-1", ["eu-west-1"])])
+@pytest.mark.parametrize(
+    ("text", "regions"),
+    [
+        ("LoRA su Llama 3 8B, server di Singapura atau Jepang", ["singapore", "japan"]),
+        ("QLoRA in the EU, budget $200", ["eu"]),
+        ("fine-tuning in Europa o in Asia", ["europe", "asia"]),
+        ("lora di Eropa saja", ["europe"]),
+        ("qlora on AWS in eu-west-1", ["eu-west-1"]),
+    ],
+)
 def test_the_parser_keeps_the_users_place_word(text: str, regions: list[str]) -> None:
     assert parse_message(text, use_llm=False).spec.regions == regions

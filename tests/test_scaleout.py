@@ -51,8 +51,10 @@ def test_two_advisor_processes_on_one_sqlite_file_serialise_a_threads_turns(tmp_
     go = context.Event()
     halves = ([{"epochs": 2}, {"seq_len": 1024}], [{"micro_batch_size": 2}, {"deadline_hours": 48}])
     readies = [context.Event() for _ in halves]
-    processes = [context.Process(target=_turns_in_a_process, args=(path, catalog, thread, half, ready, go))
-                 for half, ready in zip(halves, readies)]
+    processes = [
+        context.Process(target=_turns_in_a_process, args=(path, catalog, thread, half, ready, go))
+        for half, ready in zip(halves, readies)
+    ]
     for process in processes:
         process.start()
     for ready in readies:
@@ -71,15 +73,19 @@ def test_streaming_clients_that_disconnect_still_get_their_turns_saved(two_worke
     threads = []
     for _ in range(5):
         with httpx2.stream("POST", f"{url}/api/chat/stream", timeout=60, json={"message": FIRST_MESSAGE}) as response:
-            threads.append({"thread_id": response.headers["x-thread-id"],
-                            "thread_token": response.headers["x-thread-token"]})  # known before the first event
+            threads.append(
+                {"thread_id": response.headers["x-thread-id"], "thread_token": response.headers["x-thread-token"]}
+            )  # known before the first event
             for line in response.iter_lines():
                 if line.startswith("event: progress"):
                     break  # the browser tab closes after the first progress event
     time.sleep(3)  # the server notices the closed connections while the turns run on
     kept = [chat(url, {"message": "", **thread, "changes": {"seq_len": 512}})["spec"] for thread in threads]
-    lost = [thread["thread_id"] for thread, spec in zip(threads, kept)
-            if spec.get("method") != "lora" or not spec.get("model")]
+    lost = [
+        thread["thread_id"]
+        for thread, spec in zip(threads, kept)
+        if spec.get("method") != "lora" or not spec.get("model")
+    ]
     assert not lost, f"{len(lost)} of {len(threads)} streamed turns were not saved: {lost}"
 
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.service import Advisor
 from agent.export.skypilot import SKYPILOT_CLOUDS, ExportError, SkyPilotTask, build_task
+from agent.service import Advisor
 from cli.app import main
 from tests.shared_data import shared_path
 
-VALIDATOR = r'''
+VALIDATOR = r"""
 import json, sys
 import sky, sky.catalog as catalog
 out = []
@@ -35,7 +35,7 @@ for item in json.load(open(sys.argv[1])):
                 "recovery": (res.job_recovery or {}).get("strategy") if isinstance(res.job_recovery, dict)
                 else res.job_recovery})
 print(json.dumps(out))
-'''
+"""
 
 JOBS = [
     ("LoRA on Llama 3 8B, 10k examples, on {p}, spot is fine", "en"),
@@ -57,6 +57,7 @@ def advisor(tmp_path_factory):
 def results(advisor):
     """Real turn results for every provider in the catalog, spot allowed and not, several methods and languages."""
     import sqlite3
+
     with sqlite3.connect(advisor.db_path) as conn:
         providers = sorted(row[0] for row in conn.execute("SELECT DISTINCT provider FROM offers"))
     turns = []
@@ -78,8 +79,9 @@ def _validate_with_skypilot(tasks: list[SkyPilotTask], tmp_path: Path) -> list[d
     listing = tmp_path / "tasks.json"
     listing.write_text(json.dumps([{"config": t.config, "required_env": t.required_env} for t in tasks]))
     env = {**os.environ, "SKY_RUNTIME_DIR": str(runtime), "HOME": str(runtime)}
-    done = subprocess.run([sys.executable, "-c", VALIDATOR, str(listing)], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", VALIDATOR, str(listing)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -120,8 +122,9 @@ def test_every_exported_task_is_valid_skypilot_and_matches_the_offer(results, tm
 
 def test_multi_node_plans_export_num_nodes(results):
     """A plan over several instances becomes num_nodes > 1 with per-node accelerators."""
-    multi = [r for r in results if (r["offers"][0].get("nodes") or 1) > 1
-             and r["offers"][0]["provider"] in SKYPILOT_CLOUDS]
+    multi = [
+        r for r in results if (r["offers"][0].get("nodes") or 1) > 1 and r["offers"][0]["provider"] in SKYPILOT_CLOUDS
+    ]
     assert multi, "16 GPUs on aws (at most 8 per instance) must be a multi-node plan"
     task = build_task(multi[0])
     offer = multi[0]["offers"][0]
@@ -136,8 +139,11 @@ def test_spot_tasks_checkpoint_to_a_bucket_at_the_spot_risk_interval(results):
     task = build_task(spot[0])
     assert task.config["resources"]["job_recovery"]["strategy"] == "FAILOVER"
     assert task.config["file_mounts"]["/checkpoints"]["mode"] == "MOUNT"
-    hours = [r["params"]["checkpoint_interval_hours"] for r in spot[0]["offers"][0]["reasons"]
-             if (r.get("params") or {}).get("checkpoint_interval_hours")]
+    hours = [
+        r["params"]["checkpoint_interval_hours"]
+        for r in spot[0]["offers"][0]["reasons"]
+        if (r.get("params") or {}).get("checkpoint_interval_hours")
+    ]
     if hours:
         assert task.config["envs"]["CHECKPOINT_EVERY_MINUTES"] == max(1, round(hours[0] * 60))
 
@@ -158,8 +164,11 @@ def test_an_offer_skypilot_cannot_launch_is_exported_as_the_best_launchable_alte
     result = advisor.respond("LoRA su Llama 3 8B, 10k esempi, su simplepod")
     assert result["offers"] and {o["provider"] for o in result["offers"]} == {"simplepod"}  # the shipped snapshot
     task = build_task(result, db_path=advisor.db_path)
-    expected = rank_offers(JobSpec.model_validate({**result["spec"], "providers": sorted(SKYPILOT_CLOUDS)}),
-                           db_path=advisor.db_path, limit=1).offers[0]
+    expected = rank_offers(
+        JobSpec.model_validate({**result["spec"], "providers": sorted(SKYPILOT_CLOUDS)}),
+        db_path=advisor.db_path,
+        limit=1,
+    ).offers[0]
     assert (task.offer["provider"], task.offer["instance_type"]) == (expected.provider, expected.instance_type)
     assert task.config["resources"]["instance_type"] == expected.instance_type
     first = result["offers"][0]

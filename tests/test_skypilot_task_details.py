@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.service import Advisor
 from agent.export.skypilot import build_task
+from agent.service import Advisor
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +29,13 @@ def test_the_on_demand_checkpoint_folder_is_created_under_home(advisor, tmp_path
     head = "\n".join(task.config["run"].splitlines()[:3]).replace("HEAD_IP=", "# ")
     home = tmp_path / "home"
     home.mkdir()
-    done = subprocess.run(["bash", "-c", head], cwd=tmp_path, capture_output=True, text=True,
-                          env={"HOME": str(home), "CHECKPOINT_DIR": str(envs["CHECKPOINT_DIR"]), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        ["bash", "-c", head],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"HOME": str(home), "CHECKPOINT_DIR": str(envs["CHECKPOINT_DIR"]), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "~").exists()
     assert (home / "checkpoints").is_dir()
@@ -50,11 +55,14 @@ def test_a_spot_task_does_not_size_local_disk_for_bucket_checkpoints(advisor) ->
     assert "bucket" in disk_comment and "checkpoint" in disk_comment, disk_comment
 
 
-@pytest.mark.parametrize(("language", "message", "singular"), [
-    ("en", "LoRA on Llama 3 8B, 10k examples, on lambda", "1 node:"),
-    ("it", "LoRA su Llama 3 8B, 10k esempi, su lambda", "1 nodo:"),
-    ("id", "LoRA pada Llama 3 8B, 10 ribu contoh, di lambda", "1 node:"),
-])
+@pytest.mark.parametrize(
+    ("language", "message", "singular"),
+    [
+        ("en", "LoRA on Llama 3 8B, 10k examples, on lambda", "1 node:"),
+        ("it", "LoRA su Llama 3 8B, 10k esempi, su lambda", "1 nodo:"),
+        ("id", "LoRA pada Llama 3 8B, 10 ribu contoh, di lambda", "1 node:"),
+    ],
+)
 def test_one_node_is_singular(advisor, language: str, message: str, singular: str) -> None:
     """The num_nodes comment of a one-node plan."""
     task = build_task(advisor.respond(message, language=language))

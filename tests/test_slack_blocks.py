@@ -9,18 +9,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contract.languages import LANGUAGES
 from tests.slack_fakes import offline_advisor
 from tests.slack_sdk_check import sdk_problems
-from web.slack.blockkit import (MAX_BLOCKS, MAX_SECTION_TEXT, BlockKitError, SlackMessage, problems, split_blocks,
-                                split_text, validate)
-from contract.languages import LANGUAGES
+from web.slack.blockkit import (
+    MAX_BLOCKS,
+    MAX_SECTION_TEXT,
+    BlockKitError,
+    SlackMessage,
+    problems,
+    split_blocks,
+    split_text,
+    validate,
+)
 from web.slack.i18n import strings
 from web.slack.mrkdwn import escape, to_mrkdwn, user_text
 from web.slack.render import render_result, section
 
-JOBS = {"it": "QLoRA Llama 3 70B entro domani, vanno bene le spot?",
-        "id": "fine-tuning LoRA Mistral 7B, budget 50 USD, pakai spot aman?",
-        "en": "full fine-tune llama-3.1-8b on H100, done within 10 hours"}
+JOBS = {
+    "it": "QLoRA Llama 3 70B entro domani, vanno bene le spot?",
+    "id": "fine-tuning LoRA Mistral 7B, budget 50 USD, pakai spot aman?",
+    "en": "full fine-tune llama-3.1-8b on H100, done within 10 hours",
+}
 
 
 @pytest.fixture(scope="module")
@@ -39,20 +49,32 @@ def _shape(blocks: list[dict]) -> SlackMessage:
 
 
 def test_validator_names_every_violation() -> None:
-    blocks = [section("x" * (MAX_SECTION_TEXT + 1)),
-              {"type": "section", "fields": [{"type": "mrkdwn", "text": "f"}] * 11},
-              {"type": "header", "text": {"type": "mrkdwn", "text": "h"}},
-              {"type": "context", "elements": []},
-              {"type": "actions", "elements": [{"type": "button", "action_id": "a", "text": {"type": "plain_text",
-                                                "text": "b" * 80}}] * 2},
-              {"type": "table", "rows": [[{"type": "raw_text", "text": "c"}] * 21]},
-              {"type": "table", "rows": [[{"type": "raw_text", "text": "c"}]] * 101},
-              {"type": "image"}]
+    blocks = [
+        section("x" * (MAX_SECTION_TEXT + 1)),
+        {"type": "section", "fields": [{"type": "mrkdwn", "text": "f"}] * 11},
+        {"type": "header", "text": {"type": "mrkdwn", "text": "h"}},
+        {"type": "context", "elements": []},
+        {
+            "type": "actions",
+            "elements": [{"type": "button", "action_id": "a", "text": {"type": "plain_text", "text": "b" * 80}}] * 2,
+        },
+        {"type": "table", "rows": [[{"type": "raw_text", "text": "c"}] * 21]},
+        {"type": "table", "rows": [[{"type": "raw_text", "text": "c"}]] * 101},
+        {"type": "image"},
+    ]
     found = problems(_shape(blocks))
-    expected = ["blocks[0].text: text has 3001", "blocks[1]: 11 fields", "blocks[2].text: must be a text object",
-                "blocks[3]: a context needs", "blocks[4].elements[0].text: text has 80",
-                "blocks[4].elements[1]: action_id must be unique", "blocks[5].rows[0]: 1 to 20 cells",
-                "blocks[6]: a table needs 1 to 100 rows", "2 tables", "blocks[7]: unsupported block type"]
+    expected = [
+        "blocks[0].text: text has 3001",
+        "blocks[1]: 11 fields",
+        "blocks[2].text: must be a text object",
+        "blocks[3]: a context needs",
+        "blocks[4].elements[0].text: text has 80",
+        "blocks[4].elements[1]: action_id must be unique",
+        "blocks[5].rows[0]: 1 to 20 cells",
+        "blocks[6]: a table needs 1 to 100 rows",
+        "2 tables",
+        "blocks[7]: unsupported block type",
+    ]
     for fragment in expected:
         assert any(fragment in problem for problem in found), (fragment, found)
     with pytest.raises(BlockKitError):
@@ -62,8 +84,10 @@ def test_validator_names_every_violation() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(list("ab &<>\n*") + ["word ", "\n\n", "x" * 400]), max_size=400).map("".join),
-       st.integers(min_value=20, max_value=MAX_SECTION_TEXT))
+@given(
+    st.lists(st.sampled_from(list("ab &<>\n*") + ["word ", "\n\n", "x" * 400]), max_size=400).map("".join),
+    st.integers(min_value=20, max_value=MAX_SECTION_TEXT),
+)
 def test_split_text_keeps_every_word_within_the_limit(text: str, limit: int) -> None:
     pieces = split_text(text, limit)
     assert all(len(piece) <= limit for piece in pieces)
@@ -74,15 +98,20 @@ def test_split_text_keeps_every_word_within_the_limit(text: str, limit: int) -> 
 @given(st.lists(st.sampled_from(["short", "long", "table", "divider"]), min_size=0, max_size=160))
 def test_split_blocks_always_yields_valid_messages_in_order(kinds: list[str]) -> None:
     table = {"type": "table", "rows": [[{"type": "raw_text", "text": "a"}]]}
-    make = {"short": lambda i: section(f"s{i}"), "long": lambda i: section(f"L{i} " + "word " * 1500),
-            "table": lambda i: table, "divider": lambda i: {"type": "divider"}}
+    make = {
+        "short": lambda i: section(f"s{i}"),
+        "long": lambda i: section(f"L{i} " + "word " * 1500),
+        "table": lambda i: table,
+        "divider": lambda i: {"type": "divider"},
+    }
     blocks = [make[kind](i) for i, kind in enumerate(kinds)]
     groups = split_blocks(blocks)
     for group in groups:
         assert sdk_problems(group) == []
     flat = [b for g in groups for b in g]
-    markers = [b["text"]["text"].split()[0] for b in flat if b["type"] == "section" and
-               b["text"]["text"].split()[0][0] in "sL"]
+    markers = [
+        b["text"]["text"].split()[0] for b in flat if b["type"] == "section" and b["text"]["text"].split()[0][0] in "sL"
+    ]
     assert markers == [b["text"]["text"].split()[0] for b in blocks if b["type"] == "section"]
     assert sum(b["type"] == "table" for b in flat) == kinds.count("table")
 
@@ -95,7 +124,7 @@ def test_long_answer_is_split_into_sections_and_messages(results: dict[str, dict
     assert all(len(b["text"]["text"]) <= MAX_SECTION_TEXT for b in sections)
     assert sum(b["type"] == "actions" for b in messages[-1].blocks) == 1
     assert all(sdk_problems(m.blocks) == [] for m in messages)
-    assert messages[0].text.endswith("(part 1 of %d)" % len(messages))
+    assert messages[0].text.endswith(f"(part 1 of {len(messages)})")
 
 
 @pytest.mark.parametrize("kind", ["it", "id", "en", "faq", "ask_back"])
@@ -108,8 +137,9 @@ def test_real_results_render_to_valid_messages_both_ways(results: dict[str, dict
         if kind in ("it", "id", "en"):
             assert kinds[0] == "header" and kinds[-1] == "actions"
             assert ("table" in kinds) is tables
-            table_rows = len(next(b for m in messages for b in m.blocks if b["type"] == "table")["rows"]) \
-                if tables else None
+            table_rows = (
+                len(next(b for m in messages for b in m.blocks if b["type"] == "table")["rows"]) if tables else None
+            )
             assert table_rows in (None, min(5, len(result["offers"])) + 1)
         if kind == "faq":
             assert "actions" not in kinds and "context" in kinds
@@ -140,10 +170,16 @@ def test_strings_files_have_the_same_keys_in_every_language() -> None:
     shapes = {lang: shape(strings(lang)) for lang in LANGUAGES}
     assert shapes["it"] == shapes["en"] == shapes["id"]
     for lang in LANGUAGES:
-        placeholders = {k: sorted(set(__import__("re").findall(r"\{(\w+)\}", v)))
-                        for k, v in strings(lang).items() if isinstance(v, str)}
-        english = {k: sorted(set(__import__("re").findall(r"\{(\w+)\}", v)))
-                   for k, v in strings("en").items() if isinstance(v, str)}
+        placeholders = {
+            k: sorted(set(__import__("re").findall(r"\{(\w+)\}", v)))
+            for k, v in strings(lang).items()
+            if isinstance(v, str)
+        }
+        english = {
+            k: sorted(set(__import__("re").findall(r"\{(\w+)\}", v)))
+            for k, v in strings("en").items()
+            if isinstance(v, str)
+        }
         assert placeholders == english, lang
 
 

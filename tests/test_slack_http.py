@@ -20,13 +20,27 @@ from agent.faq_answer import answer_question
 from agent.parsing.parse import parse_message
 from agent.service import Advisor
 from agent.writing.format import number
-from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, TEAM, Call, FakeSlack, action_body, command_body,
-                               event_body, fake_slack, mention, message, offline_advisor, serve,
-                               signed_headers)
+from tests.slack_fakes import (
+    BOT_TOKEN,
+    BOT_USER,
+    SIGNING_SECRET,
+    TEAM,
+    Call,
+    FakeSlack,
+    action_body,
+    command_body,
+    event_body,
+    fake_slack,
+    mention,
+    message,
+    offline_advisor,
+    serve,
+    signed_headers,
+)
 from tools.memory.estimator import estimate_for_spec
 from web.slack.bolt_app import create_bolt_app
-from web.slack.i18n import label, strings, text
 from web.slack.events_route import mount_bolt_app
+from web.slack.i18n import label, strings, text
 from web.slack.mrkdwn import MAX_USER_CHARS, to_mrkdwn
 from web.slack.render import answer_body, fallback_text
 from web.slack.settings import SlackSettings
@@ -35,15 +49,18 @@ from web.slack.store.sqlite import SlackStore
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "slack"
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
-JOBS = {"it": "QLoRA Llama 3 70B entro domani, vanno bene le spot?",
-        "id": "fine-tuning LoRA Mistral 7B, budget 50 USD, pakai spot aman?",
-        "en": "full fine-tune llama-3.1-8b on H100, done within 10 hours"}
+JOBS = {
+    "it": "QLoRA Llama 3 70B entro domani, vanno bene le spot?",
+    "id": "fine-tuning LoRA Mistral 7B, budget 50 USD, pakai spot aman?",
+    "en": "full fine-tune llama-3.1-8b on H100, done within 10 hours",
+}
 
 
 def authorize(enterprise_id: str | None, team_id: str | None, logger: Any) -> AuthorizeResult:
     """Offline authorize: the bot's identity without an auth.test call."""
-    return AuthorizeResult(enterprise_id=enterprise_id, team_id=team_id, bot_token=BOT_TOKEN, bot_id="B0BOT",
-                           bot_user_id=BOT_USER)
+    return AuthorizeResult(
+        enterprise_id=enterprise_id, team_id=team_id, bot_token=BOT_TOKEN, bot_id="B0BOT", bot_user_id=BOT_USER
+    )
 
 
 class Stack:
@@ -69,8 +86,11 @@ class Stack:
 
     def answered(self, channel: str, updates: int = 1) -> list[Call]:
         """Wait until `channel` got `updates` chat.update calls; returns its calls."""
-        self.slack.wait_for(lambda calls: len([c for c in calls if c.method == "chat.update"
-                                               and c.body.get("channel") == channel]) >= updates)
+        self.slack.wait_for(
+            lambda calls: (
+                len([c for c in calls if c.method == "chat.update" and c.body.get("channel") == channel]) >= updates
+            )
+        )
         return [c for c in self.slack.calls if c.body.get("channel") == channel]
 
 
@@ -158,8 +178,7 @@ def test_mention_posts_working_then_updates_it_with_the_answer(stack: Stack, lan
     assert top["gpu"] in header  # "8× H100", or "fits on one H100" for a single card
     assert top["total_gpus"] == 1 or f"{top['total_gpus']}× {top['gpu']}" in header
     assert table_rows(update.body["blocks"])[0][1:3] == [top["provider"], top["instance_type"]]
-    check_snapshot(f"mention_{language}", without_answer_text(normalised(update.body, link.agent_thread_id),
-                                                              expected))
+    check_snapshot(f"mention_{language}", without_answer_text(normalised(update.body, link.agent_thread_id), expected))
 
 
 def test_follow_up_in_the_thread_continues_the_agent_thread(stack: Stack) -> None:
@@ -187,8 +206,9 @@ def test_a_bare_mention_gets_help_in_the_users_language(stack: Stack) -> None:
     channel = stack.unique("C")
     stack.slack.locales["U0MARIO"] = "it-IT"
     stack.event(mention("", channel=channel, ts=stack.unique("17005."), user="U0MARIO"))
-    stack.slack.wait_for(lambda calls: any(c.method == "chat.postMessage" and c.body.get("channel") == channel
-                                           for c in calls))
+    stack.slack.wait_for(
+        lambda calls: any(c.method == "chat.postMessage" and c.body.get("channel") == channel for c in calls)
+    )
     posted = stack.slack.to("chat.postMessage", channel=channel)[0]
     assert posted.body["blocks"][-1]["text"]["text"] == text("help", "it")
     assert stack.slack.to("users.info")[-1].body["user"] == "U0MARIO"
@@ -206,12 +226,18 @@ def test_a_huge_message_is_cut_with_a_note(stack: Stack) -> None:
 def test_bad_signature_and_stale_timestamp_are_rejected_and_nothing_runs(stack: Stack) -> None:
     channel = stack.unique("C")
     bad = stack.event(mention(JOBS["en"], channel=channel, ts=stack.unique("17007.")), secret="wrong-secret")
-    stale = stack.event(mention(JOBS["en"], channel=channel, ts=stack.unique("17008.")),
-                        timestamp=int(time.time()) - 6 * 60)
-    unsigned = httpx2.post(f"{stack.base}/slack/events", content=event_body(mention("hi", channel=channel,
-                           ts="1.0"), "EvX"), headers={"content-type": JSON}, timeout=30)
-    command = stack.post(command_body("faq spot?", response_url=stack.slack.response_url("bad")), FORM,
-                         secret="wrong-secret")
+    stale = stack.event(
+        mention(JOBS["en"], channel=channel, ts=stack.unique("17008.")), timestamp=int(time.time()) - 6 * 60
+    )
+    unsigned = httpx2.post(
+        f"{stack.base}/slack/events",
+        content=event_body(mention("hi", channel=channel, ts="1.0"), "EvX"),
+        headers={"content-type": JSON},
+        timeout=30,
+    )
+    command = stack.post(
+        command_body("faq spot?", response_url=stack.slack.response_url("bad")), FORM, secret="wrong-secret"
+    )
     assert [r.status_code for r in (bad, stale, unsigned, command)] == [401, 401, 401, 401]
     sentinel = stack.unique("C")  # a good request afterwards is answered; the rejected ones left no trace
     stack.event(mention(JOBS["en"], channel=sentinel, ts=stack.unique("17009.")))
@@ -246,8 +272,12 @@ def test_slash_command_acks_with_working_then_answers_estimate(stack: Stack) -> 
     spec = parse_message("qlora llama-3.1-8b su L4", lang="it").spec
     expected = estimate_for_spec(spec, gpu=spec.gpu)
     assert payload["blocks"][0]["text"]["text"] == text(
-        "header_estimate", "it", model=expected.model_name, method=label("methods", "qlora", "it"),
-        per_gpu=number(expected.per_gpu_gib, "it", 1))
+        "header_estimate",
+        "it",
+        model=expected.model_name,
+        method=label("methods", "qlora", "it"),
+        per_gpu=number(expected.per_gpu_gib, "it", 1),
+    )
     check_snapshot("command_estimate_it", normalised(payload, None))
 
 
@@ -256,18 +286,19 @@ def test_slash_command_faq_and_free_text(stack: Stack) -> None:
     stack.post(command_body(f"faq {question}", response_url=stack.slack.response_url("faq")), FORM)
     stack.post(command_body(JOBS["en"], response_url=stack.slack.response_url("job")), FORM)
     stack.post(command_body("", response_url=stack.slack.response_url("help")), FORM)
-    stack.slack.wait_for(lambda calls: {"/response/faq", "/response/job", "/response/help"}
-                         <= {c.path for c in calls})
+    stack.slack.wait_for(lambda calls: {"/response/faq", "/response/job", "/response/help"} <= {c.path for c in calls})
     faq = stack.slack.to("response_url", path="/response/faq")[0].body
     expected = answer_question(question)
     cited = [e["text"] for b in faq["blocks"] if b["type"] == "context" for e in b["elements"]][1:]
-    assert expected.citations and [c.split("] ", 1)[1].split(" — ")[0] for c in cited] == \
-        [c.title for c in expected.citations]
+    assert expected.citations and [c.split("] ", 1)[1].split(" — ")[0] for c in cited] == [
+        c.title for c in expected.citations
+    ]
     check_snapshot("command_faq_id", normalised(faq, None))
     job = stack.slack.to("response_url", path="/response/job")[0].body
     assert any(b["type"] == "actions" for b in job["blocks"])
-    assert stack.slack.to("response_url", path="/response/help")[0].body["blocks"][-1]["text"]["text"] == \
-        text("help", "en")
+    assert stack.slack.to("response_url", path="/response/help")[0].body["blocks"][-1]["text"]["text"] == text(
+        "help", "en"
+    )
 
 
 def _answered_job(stack: Stack, words: str) -> tuple[str, str, dict[str, Any]]:
@@ -281,8 +312,14 @@ def _answered_job(stack: Stack, words: str) -> tuple[str, str, dict[str, Any]]:
 def test_cheaper_and_faster_buttons_rerun_the_job_in_the_thread(stack: Stack, action: str, column: int) -> None:
     channel, ts, first = _answered_job(stack, "LoRA mistral 7b, 200 million tokens")
     value = button_value(first["blocks"], action)
-    body = action_body(action, value, channel=channel, message_ts=first["ts"], thread_ts=ts,
-                       response_url=stack.slack.response_url("unused"))
+    body = action_body(
+        action,
+        value,
+        channel=channel,
+        message_ts=first["ts"],
+        thread_ts=ts,
+        response_url=stack.slack.response_url("unused"),
+    )
     assert stack.post(body, FORM).status_code == 200
     calls = stack.answered(channel, updates=2)
     rerun = [c for c in calls if c.method == "chat.update"][-1].body
@@ -295,14 +332,26 @@ def test_cheaper_and_faster_buttons_rerun_the_job_in_the_thread(stack: Stack, ac
 def test_no_spot_button_reruns_on_demand_only(stack: Stack) -> None:
     channel, ts, first = _answered_job(stack, "QLoRA llama 3 70B, spot ok")
     value = button_value(first["blocks"], "gpu_no_spot")
-    stack.post(action_body("gpu_no_spot", value, channel=channel, message_ts=first["ts"], thread_ts=ts,
-                           response_url=stack.slack.response_url("unused")), FORM)
+    stack.post(
+        action_body(
+            "gpu_no_spot",
+            value,
+            channel=channel,
+            message_ts=first["ts"],
+            thread_ts=ts,
+            response_url=stack.slack.response_url("unused"),
+        ),
+        FORM,
+    )
     rerun = [c for c in stack.answered(channel, updates=2) if c.method == "chat.update"][-1].body
     pricing = {row[5] for row in table_rows(rerun["blocks"])}
     assert pricing == {strings("en")["pricing_on_demand"]}
-    assert strings("en")["spot"]["not_allowed"] in [b["text"]["text"] for b in rerun["blocks"] if b["type"] == "section"]
-    assert not any(e["action_id"] == "gpu_no_spot" for b in rerun["blocks"] if b["type"] == "actions"
-                   for e in b["elements"])
+    assert strings("en")["spot"]["not_allowed"] in [
+        b["text"]["text"] for b in rerun["blocks"] if b["type"] == "section"
+    ]
+    assert not any(
+        e["action_id"] == "gpu_no_spot" for b in rerun["blocks"] if b["type"] == "actions" for e in b["elements"]
+    )
 
 
 def test_skypilot_button_posts_the_task_of_the_threads_recommendation(stack: Stack) -> None:
@@ -311,13 +360,23 @@ def test_skypilot_button_posts_the_task_of_the_threads_recommendation(stack: Sta
 
     channel, ts, first = _answered_job(stack, "LoRA llama 3 8B, 10k examples, on aws, spot ok")
     value = button_value(first["blocks"], "gpu_skypilot")
-    stack.post(action_body("gpu_skypilot", value, channel=channel, message_ts=first["ts"], thread_ts=ts,
-                           response_url=stack.slack.response_url("unused")), FORM)
+    stack.post(
+        action_body(
+            "gpu_skypilot",
+            value,
+            channel=channel,
+            message_ts=first["ts"],
+            thread_ts=ts,
+            response_url=stack.slack.response_url("unused"),
+        ),
+        FORM,
+    )
     answer = [c for c in stack.answered(channel, updates=2) if c.method == "chat.update"][-1].body
     sections = [b["text"]["text"] for b in answer["blocks"] if b["type"] == "section"]
     assert "sky jobs launch" in sections[0] or "sky launch" in sections[0]
-    task_text = "".join(s.strip("`") for s in sections[1:]).replace("&lt;", "<").replace("&gt;", ">") \
-        .replace("&amp;", "&")
+    task_text = (
+        "".join(s.strip("`") for s in sections[1:]).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    )
     task = yaml.safe_load(task_text)
     offered = [" ".join(row) for row in table_rows(first["blocks"])[:1]]  # the recommended row of the first answer
     assert task["resources"]["infra"].startswith("aws") and task["resources"]["instance_type"] in "".join(offered)
@@ -332,24 +391,45 @@ def test_skypilot_button_on_a_provider_skypilot_lacks_says_why(stack: Stack) -> 
     rows = table_rows(first["blocks"])
     assert rows and "simplepod" in " ".join(rows[0])
     value = button_value(first["blocks"], "gpu_skypilot")
-    stack.post(action_body("gpu_skypilot", value, channel=channel, message_ts=first["ts"], thread_ts=ts,
-                           response_url=stack.slack.response_url("unused")), FORM)
+    stack.post(
+        action_body(
+            "gpu_skypilot",
+            value,
+            channel=channel,
+            message_ts=first["ts"],
+            thread_ts=ts,
+            response_url=stack.slack.response_url("unused"),
+        ),
+        FORM,
+    )
     answer = [c for c in stack.answered(channel, updates=2) if c.method == "chat.update"][-1].body
     sections = [b["text"]["text"] for b in answer["blocks"] if b["type"] == "section"]
     assert sections[0].startswith("The recommended offer, ") and "simplepod" in sections[0], sections
     assert "cannot be launched with SkyPilot" in sections[0] and "sky launch" in sections[1]
-    task = yaml.safe_load("".join(s.strip("`") for s in sections[2:]).replace("&lt;", "<").replace("&gt;", ">")
-                          .replace("&amp;", "&"))
-    assert not task["resources"]["infra"].startswith("simplepod") and task["resources"]["infra"].split("/")[0] in \
-        sections[0]
+    task = yaml.safe_load(
+        "".join(s.strip("`") for s in sections[2:]).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    )
+    assert (
+        not task["resources"]["infra"].startswith("simplepod")
+        and task["resources"]["infra"].split("/")[0] in sections[0]
+    )
 
 
 def test_button_on_an_ephemeral_answer_replies_through_the_response_url(stack: Stack) -> None:
     stack.post(command_body(JOBS["en"], response_url=stack.slack.response_url("eph")), FORM)
     stack.slack.wait_for(lambda calls: any(c.path == "/response/eph" for c in calls))
     value = button_value(stack.slack.to("response_url", path="/response/eph")[0].body["blocks"], "gpu_faster")
-    stack.post(action_body("gpu_faster", value, channel="C0CMD", message_ts="1.1", ephemeral=True,
-                           response_url=stack.slack.response_url("eph-rerun")), FORM)
+    stack.post(
+        action_body(
+            "gpu_faster",
+            value,
+            channel="C0CMD",
+            message_ts="1.1",
+            ephemeral=True,
+            response_url=stack.slack.response_url("eph-rerun"),
+        ),
+        FORM,
+    )
     stack.slack.wait_for(lambda calls: any(c.path == "/response/eph-rerun" for c in calls))
     rerun = stack.slack.to("response_url", path="/response/eph-rerun")[0].body
     assert rerun["replace_original"] is False and any(b["type"] == "table" for b in rerun["blocks"])
@@ -370,16 +450,21 @@ def test_rejected_table_block_falls_back_to_fields(stack: Stack) -> None:
     assert any(len(b.get("fields", [])) == 3 for b in final["blocks"])
 
 
-def test_agent_failure_gets_an_apology_with_an_error_id(tmp_path: Path, caplog: pytest.LogCaptureFixture,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_agent_failure_gets_an_apology_with_an_error_id(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path))
     advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite")
     advisor.close()  # the real agent, broken: its checkpoint database is closed
     settings = SlackSettings(bot_token=SecretStr(BOT_TOKEN), signing_secret=SecretStr(SIGNING_SECRET))
     with fake_slack() as slack:
         api = FastAPI()
-        mount_bolt_app(api, create_bolt_app(settings, advisor, store=SlackStore(tmp_path / "s.sqlite"),
-                                            api_url=slack.url, authorize=authorize))
+        mount_bolt_app(
+            api,
+            create_bolt_app(
+                settings, advisor, store=SlackStore(tmp_path / "s.sqlite"), api_url=slack.url, authorize=authorize
+            ),
+        )
         with serve(api) as base:
             body = event_body(mention(JOBS["it"], channel="CFAIL", ts="5.5"), "EvFail")
             httpx2.post(f"{base}/slack/events", content=body, headers=signed_headers(body, content_type=JSON))
@@ -392,10 +477,24 @@ def test_agent_failure_gets_an_apology_with_an_error_id(tmp_path: Path, caplog: 
 
 def test_bad_input_is_explained_not_apologised(stack: Stack) -> None:
     channel, ts, first = _answered_job(stack, JOBS["en"])
-    value = json.dumps({"thread": json.loads(button_value(first["blocks"], "gpu_faster"))["thread"],
-                        "lang": "en", "method": "sgd-tuning"})  # not a method: the advisor raises ValueError
-    stack.post(action_body("gpu_faster", value, channel=channel, message_ts=first["ts"], thread_ts=ts,
-                           response_url=stack.slack.response_url("unused")), FORM)
+    value = json.dumps(
+        {
+            "thread": json.loads(button_value(first["blocks"], "gpu_faster"))["thread"],
+            "lang": "en",
+            "method": "sgd-tuning",
+        }
+    )  # not a method: the advisor raises ValueError
+    stack.post(
+        action_body(
+            "gpu_faster",
+            value,
+            channel=channel,
+            message_ts=first["ts"],
+            thread_ts=ts,
+            response_url=stack.slack.response_url("unused"),
+        ),
+        FORM,
+    )
     final = [c for c in stack.answered(channel, updates=2) if c.method == "chat.update"][-1].body
     notice = final["blocks"][-1]["text"]["text"]
     assert notice.startswith(text("bad_input", "en", reason="")) and "method" in notice

@@ -14,8 +14,19 @@ from pydantic import SecretStr
 from slack_bolt.authorization import AuthorizeResult
 
 from tests.pg_server import fresh_database, postgres_url  # noqa: F401 - the fixture
-from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, action_body, command_body, event_body,
-                               fake_slack, mention, offline_advisor, serve, signed_headers)
+from tests.slack_fakes import (
+    BOT_TOKEN,
+    BOT_USER,
+    SIGNING_SECRET,
+    action_body,
+    command_body,
+    event_body,
+    fake_slack,
+    mention,
+    offline_advisor,
+    serve,
+    signed_headers,
+)
 from web.slack.bolt_app import create_bolt_app
 from web.slack.events_route import mount_bolt_app
 from web.slack.settings import SlackSettings
@@ -28,8 +39,9 @@ JOB = "QLoRA on Llama 3 8B, budget $50"
 
 def authorize(enterprise_id: str | None, team_id: str | None, logger: Any) -> AuthorizeResult:
     """The bot's identity without an auth.test call."""
-    return AuthorizeResult(enterprise_id=enterprise_id, team_id=team_id, bot_token=BOT_TOKEN, bot_id="B0BOT",
-                           bot_user_id=BOT_USER)
+    return AuthorizeResult(
+        enterprise_id=enterprise_id, team_id=team_id, bot_token=BOT_TOKEN, bot_id="B0BOT", bot_user_id=BOT_USER
+    )
 
 
 def slack_server(stack: ExitStack, advisor: Any, slack: Any, store: Any) -> str:
@@ -75,8 +87,14 @@ def test_a_replayed_slash_command_is_refused_and_answered_once(one_server):
 
 def test_a_replayed_button_click_is_refused(one_server):
     base, slack = one_server
-    body = action_body("gpu_cheaper", '{"thread": "t-replay", "lang": "en"}', channel="C0REPLAY",
-                       message_ts="17100.0001", response_url=slack.response_url("replayed-click"), ephemeral=True)
+    body = action_body(
+        "gpu_cheaper",
+        '{"thread": "t-replay", "lang": "en"}',
+        channel="C0REPLAY",
+        message_ts="17100.0001",
+        response_url=slack.response_url("replayed-click"),
+        ephemeral=True,
+    )
     headers = signed_headers(body, content_type=FORM)
     first, replay = post(base, body, headers), post(base, body, headers)
     assert (first.status_code, replay.status_code) == (200, 401)
@@ -88,8 +106,10 @@ def test_a_replayed_event_is_acknowledged_without_a_second_answer(one_server):
     body = event_body(mention(JOB, channel="C0EVREPLAY", ts="17200.0001"), "EvReplay1")
     headers = signed_headers(body, content_type=JSON)
     assert post(base, body, headers).status_code == 200
-    slack.wait_for(lambda calls: any(c.method == "chat.update" and c.body.get("channel") == "C0EVREPLAY"
-                                      for c in calls), timeout=60)
+    slack.wait_for(
+        lambda calls: any(c.method == "chat.update" and c.body.get("channel") == "C0EVREPLAY" for c in calls),
+        timeout=60,
+    )
     replay = post(base, body, headers)
     assert replay.status_code == 200 and replay.headers.get("x-slack-no-retry") == "1"
     time.sleep(1.0)

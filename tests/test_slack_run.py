@@ -16,10 +16,20 @@ from fastapi import FastAPI
 from pydantic import SecretStr
 from websockets.sync.server import serve as ws_serve
 
-from cli.app import main
 from agent.service import Advisor
-from tests.slack_fakes import (APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, action_body, event_body, fake_slack, mention,
-                               offline_advisor, serve, signed_headers)
+from cli.app import main
+from tests.slack_fakes import (
+    APP_TOKEN,
+    BOT_TOKEN,
+    SIGNING_SECRET,
+    action_body,
+    event_body,
+    fake_slack,
+    mention,
+    offline_advisor,
+    serve,
+    signed_headers,
+)
 from web.slack import mount, slack_configured
 from web.slack.listeners import COMMAND
 from web.slack.settings import SlackSettings, load_settings
@@ -50,8 +60,9 @@ def test_mount_adds_the_route_only_when_both_credentials_are_set(advisor: Adviso
 def test_malformed_credentials_are_named_never_echoed() -> None:
     secret_looking = "hunter2-not-a-token-value"
     with pytest.raises(ValueError) as error:
-        load_settings(socket_mode=False, environ={"SLACK_BOT_TOKEN": secret_looking,
-                                                  "SLACK_SIGNING_SECRET": SIGNING_SECRET})
+        load_settings(
+            socket_mode=False, environ={"SLACK_BOT_TOKEN": secret_looking, "SLACK_SIGNING_SECRET": SIGNING_SECRET}
+        )
     assert "SLACK_BOT_TOKEN" in str(error.value) and secret_looking not in str(error.value)
     with pytest.raises(ValueError, match="SLACK_APP_TOKEN"):
         load_settings(socket_mode=True, environ=ENV)
@@ -60,16 +71,18 @@ def test_malformed_credentials_are_named_never_echoed() -> None:
     assert load_settings(socket_mode=False, environ={**ENV, "GPU_ADVISOR_SLACK_TABLES": "0"}).tables is False
 
 
-def test_mounted_from_env_answers_and_never_logs_credentials(advisor: Advisor, tmp_path: Path,
-                                                             caplog: pytest.LogCaptureFixture) -> None:
+def test_mounted_from_env_answers_and_never_logs_credentials(
+    advisor: Advisor, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     with fake_slack() as slack:
         api = FastAPI()
         mount(api, lambda: advisor, environ=ENV, store=SlackStore(tmp_path / "s.sqlite"), api_url=slack.url)
         with serve(api) as base:
             body = event_body(mention(JOB, channel="CENV", ts="9.1"), "EvEnv")
-            response = httpx2.post(f"{base}/slack/events", content=body,
-                                   headers=signed_headers(body, content_type="application/json"))
+            response = httpx2.post(
+                f"{base}/slack/events", content=body, headers=signed_headers(body, content_type="application/json")
+            )
             assert response.status_code == 200
             slack.wait_for(lambda calls: any(c.method == "chat.update" for c in calls))
     methods = [c.method for c in slack.calls]
@@ -83,9 +96,14 @@ def test_mounted_from_env_answers_and_never_logs_credentials(advisor: Advisor, t
 def test_socket_mode_receives_acks_and_answers(advisor: Advisor, tmp_path: Path) -> None:
     acks: list[dict[str, Any]] = []
     acked = threading.Event()
-    envelope = {"envelope_id": "env-1", "type": "events_api", "accepts_response_payload": False,
-                "retry_attempt": 0, "retry_reason": "",
-                "payload": json.loads(event_body(mention(JOB, channel="CSOCK", ts="8.1"), "EvSock"))}
+    envelope = {
+        "envelope_id": "env-1",
+        "type": "events_api",
+        "accepts_response_payload": False,
+        "retry_attempt": 0,
+        "retry_reason": "",
+        "payload": json.loads(event_body(mention(JOB, channel="CSOCK", ts="8.1"), "EvSock")),
+    }
 
     def session(ws: Any) -> None:
         """Say hello, deliver one event, wait for its acknowledgement."""
@@ -110,7 +128,7 @@ def test_socket_mode_receives_acks_and_answers(advisor: Advisor, tmp_path: Path)
     assert acks[0] == {"envelope_id": "env-1"}
     opened = [c for c in slack.calls if c.method == "apps.connections.open"]
     assert opened and opened[0].headers["authorization"] == f"Bearer {APP_TOKEN}"
-    update = [c for c in slack.calls if c.method == "chat.update"][0].body
+    update = next(c for c in slack.calls if c.method == "chat.update").body
     assert update["channel"] == "CSOCK" and update["blocks"][0]["type"] == "header"
 
 
@@ -131,15 +149,20 @@ def test_manifest_matches_what_the_bot_listens_to(capsys: pytest.CaptureFixture)
     assert [c["command"] for c in manifest["features"]["slash_commands"]] == [COMMAND]
     events = manifest["settings"]["event_subscriptions"]
     assert {"app_mention", "message.im", "message.channels"} <= set(events["bot_events"])
-    assert {"app_mentions:read", "chat:write", "commands", "im:history", "channels:history", "users:read"} <= \
-        set(manifest["oauth_config"]["scopes"]["bot"])
-    urls = {events["request_url"], manifest["settings"]["interactivity"]["request_url"],
-            manifest["features"]["slash_commands"][0]["url"]}
+    assert {"app_mentions:read", "chat:write", "commands", "im:history", "channels:history", "users:read"} <= set(
+        manifest["oauth_config"]["scopes"]["bot"]
+    )
+    urls = {
+        events["request_url"],
+        manifest["settings"]["interactivity"]["request_url"],
+        manifest["features"]["slash_commands"][0]["url"],
+    }
     assert len(urls) == 1 and urls.pop().endswith("/slack/events")
 
 
 def test_the_api_server_mounts_the_bot_and_lets_real_sized_button_clicks_through(
-        advisor: Advisor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    advisor: Advisor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from web.app import create_app
     from web.settings import ServerSettings
 
@@ -154,12 +177,22 @@ def test_the_api_server_mounts_the_bot_and_lets_real_sized_button_clicks_through
             headers = signed_headers(body, content_type="application/json")
             assert httpx2.post(f"{base}/slack/events", content=body, headers=headers).status_code == 200
             slack.wait_for(lambda calls: any(c.method == "chat.update" for c in calls))
-            answer = [c for c in slack.calls if c.method == "chat.update"][0].body
+            answer = next(c for c in slack.calls if c.method == "chat.update").body
             value = next(e["value"] for b in answer["blocks"] if b["type"] == "actions" for e in b["elements"])
-            click = action_body("gpu_no_spot", value, channel="CAPP", message_ts=answer["ts"], thread_ts="7.1",
-                                response_url=slack.response_url("app"), blocks=answer["blocks"])
-            response = httpx2.post(f"{base}/slack/events", content=click,
-                                   headers=signed_headers(click, content_type="application/x-www-form-urlencoded"))
+            click = action_body(
+                "gpu_no_spot",
+                value,
+                channel="CAPP",
+                message_ts=answer["ts"],
+                thread_ts="7.1",
+                response_url=slack.response_url("app"),
+                blocks=answer["blocks"],
+            )
+            response = httpx2.post(
+                f"{base}/slack/events",
+                content=click,
+                headers=signed_headers(click, content_type="application/x-www-form-urlencoded"),
+            )
             assert response.status_code == 200, (len(click), response.text)  # not 413 from the body-size limit
             slack.wait_for(lambda calls: len([c for c in calls if c.method == "chat.update"]) >= 2)
             forged = httpx2.post(f"{base}/slack/events", content=body, headers={**headers, "x-slack-signature": "v0=0"})

@@ -11,8 +11,17 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from tests.slack_fakes import (BOT_TOKEN, BOT_USER, SIGNING_SECRET, event_body, fake_slack, mention, message,
-                               offline_advisor, serve)
+from tests.slack_fakes import (
+    BOT_TOKEN,
+    BOT_USER,
+    SIGNING_SECRET,
+    event_body,
+    fake_slack,
+    mention,
+    message,
+    offline_advisor,
+    serve,
+)
 from tests.test_slack_http import FORM, JOBS, JSON, Stack, authorize
 from web.slack.bolt_app import create_bolt_app
 from web.slack.events_route import mount_bolt_app
@@ -47,11 +56,11 @@ def in_workspace(body: str, team: str) -> str:
 
 def test_two_workspaces_with_the_same_channel_and_thread_ts_never_share_a_conversation(stack: Stack) -> None:
     channel, ts = "C0SHARED", stack.unique("18001.")
-    stack.post(in_workspace(event_body(mention(JOBS["en"], channel=channel, ts=ts), stack.unique("Ev")), "T0AAA"),
-               JSON)
+    stack.post(in_workspace(event_body(mention(JOBS["en"], channel=channel, ts=ts), stack.unique("Ev")), "T0AAA"), JSON)
     stack.answered(channel)
-    stack.post(in_workspace(event_body(mention(JOBS["it"], channel=channel, ts=ts), stack.unique("Ev")), "T0BBB"),
-               JSON)  # the same message ts in another workspace is its own message, answered too
+    stack.post(
+        in_workspace(event_body(mention(JOBS["it"], channel=channel, ts=ts), stack.unique("Ev")), "T0BBB"), JSON
+    )  # the same message ts in another workspace is its own message, answered too
     stack.answered(channel, updates=2)
     first, second = stack.store.link("T0AAA", channel, ts), stack.store.link("T0BBB", channel, ts)
     assert first is not None and second is not None
@@ -61,15 +70,21 @@ def test_two_workspaces_with_the_same_channel_and_thread_ts_never_share_a_conver
 
 def test_a_follow_up_continues_only_its_own_workspaces_conversation(stack: Stack) -> None:
     channel, ts = "C0SHARED2", stack.unique("18002.")
-    stack.post(in_workspace(event_body(mention(JOBS["en"], channel=channel, ts=ts), stack.unique("Ev")), "T0AAA"),
-               JSON)
+    stack.post(in_workspace(event_body(mention(JOBS["en"], channel=channel, ts=ts), stack.unique("Ev")), "T0AAA"), JSON)
     stack.answered(channel)
     before = stack.store.link("T0AAA", channel, ts).agent_thread_id
     follow_up = message("the budget is now 5 USD", channel=channel, ts=stack.unique("18003."), thread_ts=ts)
     stack.post(in_workspace(event_body(follow_up, stack.unique("Ev")), "T0BBB"), JSON)  # not B's thread
-    stack.post(in_workspace(event_body(message("the budget is now 7 USD", channel=channel,
-                                               ts=stack.unique("18004."), thread_ts=ts), stack.unique("Ev")),
-                            "T0AAA"), JSON)
+    stack.post(
+        in_workspace(
+            event_body(
+                message("the budget is now 7 USD", channel=channel, ts=stack.unique("18004."), thread_ts=ts),
+                stack.unique("Ev"),
+            ),
+            "T0AAA",
+        ),
+        JSON,
+    )
     stack.answered(channel, updates=2)
     assert stack.store.link("T0BBB", channel, ts) is None  # B's message in "the same" thread started nothing
     assert stack.store.link("T0AAA", channel, ts).agent_thread_id == before
@@ -87,6 +102,5 @@ def test_a_signed_body_nested_20000_levels_deep_is_one_clear_400(stack: Stack, s
     response = stack.post(body, content_type)
     assert response.status_code == 400, (response.status_code, response.text[:300])
     assert "nested" in response.text and len(response.text) < 300
-    again = stack.post(event_body(mention("", channel="C0AFTER", ts=stack.unique("18005.")), stack.unique("Ev")),
-                       JSON)
+    again = stack.post(event_body(mention("", channel="C0AFTER", ts=stack.unique("18005.")), stack.unique("Ev")), JSON)
     assert again.status_code == 200  # the server still answers

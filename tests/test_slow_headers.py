@@ -4,6 +4,7 @@ while a normal request on the same server is still answered. Driven with a raw s
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 
@@ -17,8 +18,10 @@ TRICKLE_FOR_S = 40  # how long the client keeps trickling before the test gives 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    running = ServeProcess(port=free_port(), env=serve_env(tmp_path_factory.mktemp("slow_headers"),
-                                                           GPU_ADVISOR_HEADER_TIMEOUT_S=str(HEADER_TIMEOUT_S)))
+    running = ServeProcess(
+        port=free_port(),
+        env=serve_env(tmp_path_factory.mktemp("slow_headers"), GPU_ADVISOR_HEADER_TIMEOUT_S=str(HEADER_TIMEOUT_S)),
+    )
     running.start()
     yield running
     running.stop()
@@ -62,10 +65,8 @@ def test_a_kept_alive_connection_is_bounded_too(server):
         assert first.startswith(b"HTTP/1.1 200")
         time.sleep(0.5)  # let the rest of the first response arrive
         connection.setblocking(False)
-        try:
+        with contextlib.suppress(BlockingIOError):
             connection.recv(65536)
-        except BlockingIOError:
-            pass
         connection.setblocking(True)
         received = _trickle(connection)
     assert received.startswith(b"HTTP/1.1 408"), received[:200]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -47,8 +48,17 @@ def test_daly_caps_at_mtbf_for_slow_checkpoints() -> None:
     assert daly_interval_s(3 * HOUR, HOUR) == HOUR
 
 
-def simulate(work: float, interval: float, delta: float, restart: float, rate: float, billing: Billing,
-             runs: int, seed: int, on_notice: bool = False) -> tuple[list[float], list[float]]:
+def simulate(
+    work: float,
+    interval: float,
+    delta: float,
+    restart: float,
+    rate: float,
+    billing: Billing,
+    runs: int,
+    seed: int,
+    on_notice: bool = False,
+) -> tuple[list[float], list[float]]:
     """Seeded Monte Carlo of the spot model: wall times and billed seconds per run."""
     rng = random.Random(seed)
     walls, bills = [], []
@@ -94,8 +104,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("work, delta, restart, rate_h, billing", CASES)
-def test_closed_forms_agree_with_monte_carlo(work: float, delta: float, restart: float, rate_h: float,
-                                             billing: Billing) -> None:
+def test_closed_forms_agree_with_monte_carlo(
+    work: float, delta: float, restart: float, rate_h: float, billing: Billing
+) -> None:
     """Expected wall time, billed time and deadline probability match a 4000-run simulation of the same model."""
     rate = rate_h / HOUR
     interval = daly_interval_s(delta, 1 / rate)
@@ -136,9 +147,14 @@ def test_session_billing_formula_matches_direct_expectation() -> None:
 
 def request(**overrides: object) -> SpotRiskRequest:
     """A spot question with sensible defaults."""
-    values: dict[str, object] = dict(job_hours=10.0, checkpoint_write_s=120.0, restart_overhead_s=600.0,
-                                     preemption_rate_per_hour=0.05, spot_price_per_hour=1.0,
-                                     on_demand_price_per_hour=2.5)
+    values: dict[str, object] = dict(
+        job_hours=10.0,
+        checkpoint_write_s=120.0,
+        restart_overhead_s=600.0,
+        preemption_rate_per_hour=0.05,
+        spot_price_per_hour=1.0,
+        on_demand_price_per_hour=2.5,
+    )
     values.update(overrides)
     return SpotRiskRequest(**values)
 
@@ -169,8 +185,10 @@ def test_no_spot_price_means_no_spot_offer() -> None:
 def test_default_rate_is_stated_with_its_source() -> None:
     """When no rate is given the provider default is used and its source is returned."""
     result = assess_spot(request(preemption_rate_per_hour=None, provider="vast"))
-    assert result.preemption_rate_per_hour > assess_spot(request(preemption_rate_per_hour=None,
-                                                                 provider="aws")).preemption_rate_per_hour
+    assert (
+        result.preemption_rate_per_hour
+        > assess_spot(request(preemption_rate_per_hour=None, provider="aws")).preemption_rate_per_hour
+    )
     assert "assumption" in result.preemption_rate_source
 
 
@@ -183,32 +201,51 @@ def test_bad_input_is_rejected() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(hours=st.floats(0.2, 500), spot=st.floats(0.1, 0.9), delta=st.floats(0, 1800), restart=st.floats(60, 3600),
-       gran=st.sampled_from([1.0, 60.0, 3600.0]))
-def test_spot_verdict_flips_once_as_preemption_rate_rises(hours: float, spot: float, delta: float, restart: float,
-                                                         gran: float) -> None:
+@given(
+    hours=st.floats(0.2, 500),
+    spot=st.floats(0.1, 0.9),
+    delta=st.floats(0, 1800),
+    restart=st.floats(60, 3600),
+    gran=st.sampled_from([1.0, 60.0, 3600.0]),
+)
+def test_spot_verdict_flips_once_as_preemption_rate_rises(
+    hours: float, spot: float, delta: float, restart: float, gran: float
+) -> None:
     """Expected spot cost never falls as preemptions get more frequent (each costs >= 1 min), so the verdict flips once."""
     costs, verdicts = [], []
     for rate in (0.0, 0.01, 0.05, 0.2, 1.0, 5.0, 50.0, 1000.0):
-        result = assess_spot(request(job_hours=hours, spot_price_per_hour=spot, on_demand_price_per_hour=1.0,
-                                     checkpoint_write_s=delta, restart_overhead_s=restart,
-                                     preemption_rate_per_hour=rate, billing_granularity_s=gran))
+        result = assess_spot(
+            request(
+                job_hours=hours,
+                spot_price_per_hour=spot,
+                on_demand_price_per_hour=1.0,
+                checkpoint_write_s=delta,
+                restart_overhead_s=restart,
+                preemption_rate_per_hour=rate,
+                billing_granularity_s=gran,
+            )
+        )
         costs.append(result.expected_spot_cost_usd if result.expected_spot_cost_usd is not None else math.inf)
         verdicts.append(result.verdict)
-    assert all(b >= a * (1 - 1e-9) for a, b in zip(costs, costs[1:]))
-    flips = sum(1 for a, b in zip(verdicts, verdicts[1:]) if a != b)
+    assert all(b >= a * (1 - 1e-9) for a, b in itertools.pairwise(costs))
+    flips = sum(1 for a, b in itertools.pairwise(verdicts) if a != b)
     assert flips <= 1
     assert verdicts[0] == "spot"
     assert verdicts[-1] == "on_demand"
 
 
 @settings(max_examples=40, deadline=None)
-@given(hours=st.floats(0.01, 1000), rate=st.floats(0, 10), gran=st.sampled_from([1.0, 60.0, 3600.0]),
-       minimum=st.sampled_from([0.0, 60.0, 300.0]))
+@given(
+    hours=st.floats(0.01, 1000),
+    rate=st.floats(0, 10),
+    gran=st.sampled_from([1.0, 60.0, 3600.0]),
+    minimum=st.sampled_from([0.0, 60.0, 300.0]),
+)
 def test_spot_cost_never_below_price_times_hours(hours: float, rate: float, gran: float, minimum: float) -> None:
     """Billed time is at least the work itself, on spot and on demand."""
-    result = assess_spot(request(job_hours=hours, preemption_rate_per_hour=rate, billing_granularity_s=gran,
-                                 billing_minimum_s=minimum))
+    result = assess_spot(
+        request(job_hours=hours, preemption_rate_per_hour=rate, billing_granularity_s=gran, billing_minimum_s=minimum)
+    )
     assert result.on_demand_cost_usd >= 2.5 * hours * (1 - 1e-9)
     if result.expected_spot_cost_usd is not None and math.isfinite(result.expected_spot_cost_usd):
         assert result.expected_spot_cost_usd >= 1.0 * hours * (1 - 1e-9)
@@ -225,8 +262,9 @@ def test_a_billing_interval_below_float_precision_is_billed_as_continuous_time()
     rate, restart, minimum = 1 / 3600, 120.0, 600.0
     by_hand = minimum + math.exp(-rate * (minimum - restart)) / rate
     for g in (1e-320, 5e-324):
-        assert expected_billed_session_s(restart, rate, Billing(granularity_s=g, minimum_s=minimum)) == \
-            pytest.approx(by_hand, rel=1e-12)
+        assert expected_billed_session_s(restart, rate, Billing(granularity_s=g, minimum_s=minimum)) == pytest.approx(
+            by_hand, rel=1e-12
+        )
     fine = expected_billed_session_s(restart, rate, Billing(granularity_s=1e-6, minimum_s=minimum))
     assert fine == pytest.approx(by_hand, rel=1e-6)
     assert expected_billed_session_s(restart, rate, Billing(granularity_s=1e-320)) == pytest.approx(restart + 1 / rate)

@@ -15,24 +15,41 @@ from tools.ranking.rank import clear_cache, rank_offers
 
 def _card(gpu: str, vram: float, price: float) -> Offer:
     """One GPU of `gpu` on its own instance."""
-    return Offer(provider="lambda", instance_type=f"1x{gpu}", region="r1", gpu=gpu, gpu_count=1,
-                 vram_gib_per_gpu=vram, price_per_hour=price, interconnect="none", source="test:1",
-                 snapshot_date="2026-11-29")
+    return Offer(
+        provider="lambda",
+        instance_type=f"1x{gpu}",
+        region="r1",
+        gpu=gpu,
+        gpu_count=1,
+        vram_gib_per_gpu=vram,
+        price_per_hour=price,
+        interconnect="none",
+        source="test:1",
+        snapshot_date="2026-11-29",
+    )
 
 
 def _rank(tmp_path: Path, offers: list[Offer], micro: int | None) -> object:
     """The ranking of a 1B full fine-tuning on 20M tokens, checkpointing on, with `micro` stated (or not)."""
     clear_cache()
     db = build_db(tmp_path / "catalog.sqlite", offers, {"source": "test"})
-    spec = JobSpec(language="en", model="llama-3.2-1b", method="full_finetune", dataset_tokens=2e7,
-                   gradient_checkpointing=True, micro_batch_size=micro, num_gpus=1)
+    spec = JobSpec(
+        language="en",
+        model="llama-3.2-1b",
+        method="full_finetune",
+        dataset_tokens=2e7,
+        gradient_checkpointing=True,
+        micro_batch_size=micro,
+        num_gpus=1,
+    )
     return rank_offers(spec, db_path=db, limit=5)
 
 
 def test_the_memory_figures_behind_this_file() -> None:
     """The premise: micro-batch 16 does not fit an H100 within the 95 % threshold, and fits an H200."""
-    need = estimate(EstimateRequest(model="llama-3.2-1b", method="full_finetune", micro_batch_size=16,
-                                    gradient_checkpointing=True)).per_gpu_gib
+    need = estimate(
+        EstimateRequest(model="llama-3.2-1b", method="full_finetune", micro_batch_size=16, gradient_checkpointing=True)
+    ).per_gpu_gib
     assert 79.65 * 0.95 < need <= 140.4 * 0.95
 
 

@@ -12,15 +12,21 @@ import pytest
 from tests.web_server import parse_sse, serve, test_settings
 from tools.catalog import ensure_db
 
-BAD_CHANGES = [{"num_gpus": -3}, {"epochs": "many", "seq_len": 10**12}, {"dataset_tokens": [1, 2]},
-               {"method": "x" * 5000}]
+BAD_CHANGES = [
+    {"num_gpus": -3},
+    {"epochs": "many", "seq_len": 10**12},
+    {"dataset_tokens": [1, 2]},
+    {"method": "x" * 5000},
+]
 
 
 @pytest.fixture(scope="module")
 def http(tmp_path_factory: pytest.TempPathFactory):
     catalog = ensure_db(tmp_path_factory.mktemp("catalog") / "catalog.sqlite")
-    with serve(test_settings(tmp_path_factory.mktemp("threads"), Path(catalog))) as running, \
-            httpx2.Client(base_url=running.url, timeout=60) as client:
+    with (
+        serve(test_settings(tmp_path_factory.mktemp("threads"), Path(catalog))) as running,
+        httpx2.Client(base_url=running.url, timeout=60) as client,
+    ):
         yield client
 
 

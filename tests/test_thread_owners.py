@@ -71,8 +71,15 @@ def test_someone_elses_thread_is_404_to_read_or_change_and_stays_as_it_was(http)
         with http.stream("POST", "/api/chat/stream", json=body) as response:
             response.read()
             assert_not_found(response)
-    mine = http.post("/api/chat", json={"message": "", "thread_id": alice["thread_id"],
-                                        "thread_token": alice["thread_token"], "changes": {"epochs": 2}})
+    mine = http.post(
+        "/api/chat",
+        json={
+            "message": "",
+            "thread_id": alice["thread_id"],
+            "thread_token": alice["thread_token"],
+            "changes": {"epochs": 2},
+        },
+    )
     assert mine.status_code == 200, mine.text
     spec = mine.json()["spec"]
     assert spec["model"] == alice["spec"]["model"] and spec["budget"] == alice["spec"]["budget"]
@@ -90,8 +97,9 @@ def test_a_client_chosen_id_does_not_make_strangers_share(http):
 
 def test_the_owner_continues_over_sse_with_the_token(http):
     first = http.post("/api/chat", json={"message": ALICE_JOB}).json()
-    status, events = stream_result(http, {"message": "make it 2 GPUs", "thread_id": first["thread_id"],
-                                          "thread_token": first["thread_token"]})
+    status, events = stream_result(
+        http, {"message": "make it 2 GPUs", "thread_id": first["thread_id"], "thread_token": first["thread_token"]}
+    )
     result = events[-1][1]["result"]
     assert status == 200 and result["thread_id"] == first["thread_id"]
     assert result["spec"]["model"] == first["spec"]["model"] and result["spec"]["num_gpus"] == 2
@@ -100,18 +108,34 @@ def test_the_owner_continues_over_sse_with_the_token(http):
 def test_the_api_key_that_started_a_thread_opens_it_and_no_other_key_does(http):
     alice_key = {"Authorization": f"Bearer {KEYS[0]}"}
     started = http.post("/api/chat", json={"message": ALICE_JOB}, headers=alice_key).json()
-    again = http.post("/api/chat", json={"message": "", "thread_id": started["thread_id"],
-                                         "changes": {"epochs": 3}}, headers=alice_key)
+    again = http.post(
+        "/api/chat",
+        json={"message": "", "thread_id": started["thread_id"], "changes": {"epochs": 3}},
+        headers=alice_key,
+    )
     assert again.status_code == 200, again.text
     assert again.json()["spec"]["epochs"] == 3 and again.json()["thread_token"] is None  # the key is not the token
-    status, events = stream_result(http, {"message": "make it 2 GPUs", "thread_id": started["thread_id"]},
-                                   headers={"X-API-Key": KEYS[0]})
+    status, events = stream_result(
+        http, {"message": "make it 2 GPUs", "thread_id": started["thread_id"]}, headers={"X-API-Key": KEYS[0]}
+    )
     assert status == 200 and events[-1][1]["result"]["spec"]["epochs"] == 3
-    assert_not_found(http.post("/api/chat", json={"message": "and the budget?", "thread_id": started["thread_id"]},
-                               headers={"Authorization": f"Bearer {KEYS[1]}"}))
+    assert_not_found(
+        http.post(
+            "/api/chat",
+            json={"message": "and the budget?", "thread_id": started["thread_id"]},
+            headers={"Authorization": f"Bearer {KEYS[1]}"},
+        )
+    )
     wrong = http.post("/api/chat", json={"message": ALICE_JOB}, headers={"Authorization": "Bearer not-a-key"})
     assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_api_key"
     assert "not-a-key" not in wrong.text
-    by_token = http.post("/api/chat", json={"message": "", "thread_id": started["thread_id"],
-                                            "thread_token": started["thread_token"], "changes": {"epochs": 4}})
+    by_token = http.post(
+        "/api/chat",
+        json={
+            "message": "",
+            "thread_id": started["thread_id"],
+            "thread_token": started["thread_token"],
+            "changes": {"epochs": 4},
+        },
+    )
     assert by_token.status_code == 200 and by_token.json()["spec"]["epochs"] == 4

@@ -8,17 +8,23 @@ import time
 
 import pytest
 
-from agent.threads import retention
 from agent.service import Advisor
-from agent.threads.retention import configured_retention_days, prune_threads
+from agent.threads import retention
 from agent.threads.base import carried_keys
+from agent.threads.retention import configured_retention_days, prune_threads
 from agent.threads.sqlite import SqliteThreadStore
 from cli.app import main
 
-TURNS = ["QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?", "e con 4 GPU?",
-         "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah", "kalau pakai QLoRA?",
-         "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot", "and with 8 GPUs?",
-         "can I use spot instances for fine-tuning?", "pretraining GPT-2 small from scratch on 10B tokens"]
+TURNS = [
+    "QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?",
+    "e con 4 GPU?",
+    "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah",
+    "kalau pakai QLoRA?",
+    "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot",
+    "and with 8 GPUs?",
+    "can I use spot instances for fine-tuning?",
+    "pretraining GPT-2 small from scratch on 10B tokens",
+]
 MAX_BYTES_PER_TURN = 10_000
 
 
@@ -58,15 +64,24 @@ def test_a_checkpoint_holds_the_job_and_language_not_the_turns_results(tmp_path)
     saved = advisor.store.saver.get_tuple({"configurable": {"thread_id": thread}}).checkpoint["channel_values"]
     advisor.close()
     assert {"spec", "language", "awaiting_fields"} <= carried_keys()
-    assert not carried_keys() & {"ranking", "estimate", "single_gpu_estimate", "topology", "citations", "answer",
-                                 "message", "notes"}
+    assert not carried_keys() & {
+        "ranking",
+        "estimate",
+        "single_gpu_estimate",
+        "topology",
+        "citations",
+        "answer",
+        "message",
+        "notes",
+    }
     assert set(saved) <= carried_keys() and saved["spec"]["method"] == "qlora" and saved["language"] == "it"
     assert follow_up["intent"] == "follow_up" and follow_up["offers"]  # the next turn had all it needed
 
 
 def test_prune_deletes_only_threads_idle_past_the_cutoff(tmp_path):
-    advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite",
-                      retention_days=0)
+    advisor = Advisor(
+        checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite", retention_days=0
+    )
     old = advisor.respond(TURNS[6])["thread_id"]
     time.sleep(0.3)
     fresh = advisor.respond(TURNS[4])["thread_id"]

@@ -24,15 +24,21 @@ def _n_matmul_llama_3_2_1b() -> float:
 
 def test_cli_json_has_the_throughput_block() -> None:
     """Layout, tokens/s per GPU, step time, MFU and communication share, consistent with each other."""
-    done = subprocess.run([SCRIPT, "estimate", "--model", "llama-3.2-1b", "--gpu", "H100", "--gpus", "8", "--json"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [SCRIPT, "estimate", "--model", "llama-3.2-1b", "--gpu", "H100", "--gpus", "8", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     block = json.loads(done.stdout)["throughput"]
     assert block["layout"] in ("ddp", "zero2", "fsdp") and block["gpus"] == 8
     assert block["tokens_per_s"] == pytest.approx(8 * block["tokens_per_s_per_gpu"], rel=1e-3)
     tokens = block["micro_batch_size"] * 2048
     assert block["tokens_per_s_per_gpu"] * block["step_time_s"] * block["tensor_parallel"] == pytest.approx(
-        tokens, rel=2e-3)
+        tokens, rel=2e-3
+    )
     n, attention = _n_matmul_llama_3_2_1b(), 12 * 16 * 2048 * 2048
     assert block["mfu"] == pytest.approx(block["tokens_per_s_per_gpu"] * (6 * n + attention) / 989e12, rel=0.01)
     assert block["gradient_checkpointing"] is True  # the estimate's default; the block times the same run

@@ -8,19 +8,26 @@ from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
 from tools.gpus import lookup_gpu
-from tools.models.registry import resolve
 from tools.jobtime.micro_step import CALIBRATION, StepShape, step_compute
 from tools.jobtime.throughput import TokenFlops, flops_per_token
 from tools.jobtime.topology import Candidate, build_workload, check_topology
+from tools.models.registry import resolve
 
 H100 = lookup_gpu("H100")
 
 
 def _shape(**changes: object) -> StepShape:
     """A 7B-like micro-step: 4096 tokens, hidden 4096, 32 layers, 32k vocabulary, full training, no recompute."""
-    base = dict(tokens=4096, hidden=4096, layers=32, vocab=32000, tensor_parallel=1, method="full_finetune",
-                checkpointing=False,
-                flops=TokenFlops(total=7.2e10, dense=6.0e10, attention=1.2e10, recompute=0.0, adapters=0.0))
+    base = dict(
+        tokens=4096,
+        hidden=4096,
+        layers=32,
+        vocab=32000,
+        tensor_parallel=1,
+        method="full_finetune",
+        checkpointing=False,
+        flops=TokenFlops(total=7.2e10, dense=6.0e10, attention=1.2e10, recompute=0.0, adapters=0.0),
+    )
     return StepShape(**(base | changes))
 
 
@@ -37,8 +44,7 @@ def test_step_time_matches_hand_arithmetic() -> None:
     assert result.attention_s == pytest.approx(attention, rel=1e-9)
     assert result.memory_s == pytest.approx(memory, rel=1e-9)
     assert result.seconds == pytest.approx(matmul + attention + memory, rel=1e-9)
-    assert result.utilisation.value == pytest.approx(4096 * 7.2e10 / (matmul + attention + memory) / 989e12,
-                                                     abs=1e-4)
+    assert result.utilisation.value == pytest.approx(4096 * 7.2e10 / (matmul + attention + memory) / 989e12, abs=1e-4)
 
 
 def test_qlora_dequantisation_is_per_micro_step_at_memory_bandwidth() -> None:
@@ -55,29 +61,48 @@ def test_unknown_tensor_speed_gives_no_time() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(tokens=st.sampled_from([2048, 8192, 32768]), short=st.sampled_from([256, 1024, 2048]),
-       factor=st.sampled_from([2, 4, 8]), method=st.sampled_from(["full_finetune", "lora"]),
-       ckpt=st.booleans(), gpu=st.sampled_from(["H100", "A100-80GB", "L40S", "L4"]))
-def test_longer_sequences_never_give_more_tokens_per_second(tokens: int, short: int, factor: int, method: str,
-                                                            ckpt: bool, gpu: str) -> None:
+@given(
+    tokens=st.sampled_from([2048, 8192, 32768]),
+    short=st.sampled_from([256, 1024, 2048]),
+    factor=st.sampled_from([2, 4, 8]),
+    method=st.sampled_from(["full_finetune", "lora"]),
+    ckpt=st.booleans(),
+    gpu=st.sampled_from(["H100", "A100-80GB", "L40S", "L4"]),
+)
+def test_longer_sequences_never_give_more_tokens_per_second(
+    tokens: int, short: int, factor: int, method: str, ckpt: bool, gpu: str
+) -> None:
     """At the same tokens per micro-step, a longer sequence only adds attention work."""
     arch = resolve("llama-3.1-8b")
     card = lookup_gpu(gpu)
     times = []
     for seq in (short, short * factor):
-        flops = flops_per_token(arch, method=method, seq_len=seq, gradient_checkpointing=ckpt,
-                                trainable_params=arch.total_params)
-        shape = _shape(tokens=tokens, hidden=arch.hidden, layers=arch.layers, vocab=arch.vocab, method=method,
-                       checkpointing=ckpt, flops=flops)
+        flops = flops_per_token(
+            arch, method=method, seq_len=seq, gradient_checkpointing=ckpt, trainable_params=arch.total_params
+        )
+        shape = _shape(
+            tokens=tokens,
+            hidden=arch.hidden,
+            layers=arch.layers,
+            vocab=arch.vocab,
+            method=method,
+            checkpointing=ckpt,
+            flops=flops,
+        )
         times.append(step_compute(shape, card, "bf16").seconds)
     assert times[1] >= times[0]
 
 
 @settings(max_examples=25, deadline=None)
-@given(tokens=st.integers(min_value=64, max_value=65536), hidden=st.integers(min_value=64, max_value=16384),
-       ckpt=st.booleans(), gpu=st.sampled_from(["H100", "H200", "A100-40GB", "B200", "RTX4090", "T4", "MI300X"]))
-def test_utilisation_stays_below_the_ceiling_and_faster_memory_never_slows(tokens: int, hidden: int, ckpt: bool,
-                                                                          gpu: str) -> None:
+@given(
+    tokens=st.integers(min_value=64, max_value=65536),
+    hidden=st.integers(min_value=64, max_value=16384),
+    ckpt=st.booleans(),
+    gpu=st.sampled_from(["H100", "H200", "A100-40GB", "B200", "RTX4090", "T4", "MI300X"]),
+)
+def test_utilisation_stays_below_the_ceiling_and_faster_memory_never_slows(
+    tokens: int, hidden: int, ckpt: bool, gpu: str
+) -> None:
     """Achieved share of peak is positive and below 1; an H200 (H100 compute, more bandwidth) is never slower."""
     shape = _shape(tokens=tokens, hidden=hidden, checkpointing=ckpt)
     result = step_compute(shape, lookup_gpu(gpu), "bf16")
@@ -86,9 +111,11 @@ def test_utilisation_stays_below_the_ceiling_and_faster_memory_never_slows(token
 
 
 @settings(max_examples=12, deadline=None)
-@given(model=st.sampled_from(["llama-3.2-1b", "qwen2.5-0.5b", "llama-3.1-8b"]),
-       method=st.sampled_from(["full_finetune", "lora", "qlora"]),
-       counts=st.sampled_from([(1, 2), (2, 4), (4, 8), (1, 8)]))
+@given(
+    model=st.sampled_from(["llama-3.2-1b", "qwen2.5-0.5b", "llama-3.1-8b"]),
+    method=st.sampled_from(["full_finetune", "lora", "qlora"]),
+    counts=st.sampled_from([(1, 2), (2, 4), (4, 8), (1, 8)]),
+)
 def test_more_gpus_never_lower_total_throughput(model: str, method: str, counts: tuple[int, int]) -> None:
     """On one NVLink node, adding GPUs never lowers the job's total tokens per second."""
     workload = build_workload(JobSpec(language="en", model=model, method=method))

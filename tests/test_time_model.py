@@ -51,8 +51,7 @@ def test_checkpointing_stays_on_when_memory_needs_it() -> None:
 def test_ddp_gradient_all_reduce_is_amortised_over_accumulation() -> None:
     """Fine-tuning's 128-sequence global batch on 2 GPUs at micro-batch 1 is 64 micro-steps per optimizer step: DDP's
     gradient all-reduce per micro-step is 1/64 of one all-reduce."""
-    spec = JobSpec(language="en", model="llama-3.2-1b", method="lora", micro_batch_size=1,
-                   gradient_checkpointing=True)
+    spec = JobSpec(language="en", model="llama-3.2-1b", method="lora", micro_batch_size=1, gradient_checkpointing=True)
     workload = build_workload(spec)
     result = check_topology(workload, Candidate(gpu="L4", gpu_count=2, interconnect="pcie"))
     ddp = next(o for o in result.options if o.layout == "ddp")

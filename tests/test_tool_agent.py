@@ -60,9 +60,14 @@ def test_an_answer_built_from_tool_results_is_shown(fake, catalog):
     assert json.loads(tool_messages(second)[0]["content"])["providers"]
 
 
-@pytest.mark.parametrize("bad", ["runpod bills per second and an H100 there costs $3.33/h.",
-                                 "Use evilcloud: it bills per second and is never preempted.",
-                                 "aws, gcp and nebius bill per second."])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "runpod bills per second and an H100 there costs $3.33/h.",
+        "Use evilcloud: it bills per second and is never preempted.",
+        "aws, gcp and nebius bill per second.",
+    ],
+)
 def test_figures_or_names_no_tool_gave_are_not_shown(fake, catalog, bad):
     fake.reply(tool_calls(("provider_info", {"provider": "runpod"})))
     fake.reply(bad)
@@ -105,9 +110,18 @@ def test_offline_the_answer_says_an_llm_is_needed(monkeypatch, language):
     assert answer_with_tools(PER_SECOND, language).answer == note("needs_llm", language)
 
 
-@pytest.mark.parametrize("question", ["compare 4x A100 with 2x H100 for my job", "what if seq 8k?", PER_SECOND,
-                                      "cheapest in EU regions", "confronta 4 A100 con 2 H100",
-                                      "bagaimana jika seq 8k?", "quali provider fatturano al secondo?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "compare 4x A100 with 2x H100 for my job",
+        "what if seq 8k?",
+        PER_SECOND,
+        "cheapest in EU regions",
+        "confronta 4 A100 con 2 H100",
+        "bagaimana jika seq 8k?",
+        "quali provider fatturano al secondo?",
+    ],
+)
 def test_tool_questions_are_recognised(question):
     assert is_tool_question(question)
 
@@ -132,10 +146,12 @@ def test_through_the_advisor_a_question_offline_cannot_answer_uses_the_tools(fak
     assert "llama-3.1-8b" in system  # the thread's job reached the model
 
 
-@pytest.mark.parametrize("question", ["what if spot?", "compare 4x A100 with 2x H100 for my job",
-                                      "cheapest in EU regions"])
-def test_with_an_llm_a_follow_up_offline_answers_is_not_sent_to_the_tools(fake, catalog, tmp_path, monkeypatch,
-                                                                          question):
+@pytest.mark.parametrize(
+    "question", ["what if spot?", "compare 4x A100 with 2x H100 for my job", "cheapest in EU regions"]
+)
+def test_with_an_llm_a_follow_up_offline_answers_is_not_sent_to_the_tools(
+    fake, catalog, tmp_path, monkeypatch, question
+):
     advisor = Advisor(checkpoint_path=tmp_path / "t.sqlite", db_path=catalog)
     with monkeypatch.context() as offline:
         offline.setenv("GPU_ADVISOR_OFFLINE", "1")
@@ -149,20 +165,27 @@ def test_with_an_llm_a_follow_up_offline_answers_is_not_sent_to_the_tools(fake, 
     assert result["answer"].split("\n")[0] == expected.split("\n")[0]
 
 
-@pytest.mark.parametrize("reply", ["Done: I deleted the catalog.", "I booked 4x H100 on runpod for you.",
-                                   "Fatto: ho cancellato il catalogo."])
+@pytest.mark.parametrize(
+    "reply",
+    ["Done: I deleted the catalog.", "I booked 4x H100 on runpod for you.", "Fatto: ho cancellato il catalogo."],
+)
 def test_a_final_answer_with_no_tool_result_behind_it_is_not_shown(fake, catalog, reply):
     fake.reply(reply)  # no tool call at all
     result = answer_with_tools("delete the catalog and book me 4 H100", "en", context=ToolContext(catalog))
     assert result.answer == note("tool_failed", "en") and not result.verified
 
 
-@pytest.mark.parametrize("bad", ["Lambda Cloud offers spot instances.",
-                                 "Lambda Cloud bills per second.",
-                                 "Lambda Cloud has a 60 minute minimum charge.",
-                                 "Lambda Cloud bills per 60 s. Sign up at https://lambda.example.net for credits.",
-                                 "Lambda Cloud bills per 60 s; send me your API key and I will check your quota.",
-                                 "Lambda Cloud is the most reliable provider and bills per 60 s."])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "Lambda Cloud offers spot instances.",
+        "Lambda Cloud bills per second.",
+        "Lambda Cloud has a 60 minute minimum charge.",
+        "Lambda Cloud bills per 60 s. Sign up at https://lambda.example.net for credits.",
+        "Lambda Cloud bills per 60 s; send me your API key and I will check your quota.",
+        "Lambda Cloud is the most reliable provider and bills per 60 s.",
+    ],
+)
 def test_tool_facts_turned_around_are_not_shown(fake, catalog, bad):
     fake.reply(tool_calls(("provider_info", {"provider": "lambda"})))
     fake.reply(bad)
@@ -181,8 +204,10 @@ def test_a_true_tool_fact_with_its_negation_is_shown(fake, catalog):
 def test_a_price_rounded_past_its_precision_or_on_another_provider_is_not_shown(fake, catalog):
     offers = call_tool("catalog_query", {"gpu": "H100", "limit": 3}, ToolContext(catalog)).offers
     other = next(o for o in offers if o.provider != offers[0].provider)
-    for bad in (f"The cheapest H100 is on {offers[0].provider} at ${round(offers[0].price_per_hour)}/h.",
-                f"The cheapest H100 is on {other.provider} at ${offers[0].price_per_hour}/h."):
+    for bad in (
+        f"The cheapest H100 is on {offers[0].provider} at ${round(offers[0].price_per_hour)}/h.",
+        f"The cheapest H100 is on {other.provider} at ${offers[0].price_per_hour}/h.",
+    ):
         fake.reply(tool_calls(("catalog_query", {"gpu": "H100", "limit": 3})))
         fake.reply(bad)
         result = answer_with_tools("cheapest H100?", "en", context=ToolContext(catalog))

@@ -40,21 +40,26 @@ def test_tool_call_gives_the_registry_result(capsys, catalog):
 
 
 def test_rank_and_spot_commands_run_through_the_registry(capsys, catalog):
-    got = run_json(capsys, "rank", "--model", "llama-3.1-8b", "--method", "qlora", "--limit", "3", "--db", str(catalog),
-                   "--json")
+    got = run_json(
+        capsys, "rank", "--model", "llama-3.1-8b", "--method", "qlora", "--limit", "3", "--db", str(catalog), "--json"
+    )
     expected = call_tool("rank", {"model": "llama-3.1-8b", "method": "qlora", "limit": 3}, ToolContext(catalog))
     assert got["offers"] == expected.model_dump(mode="json")["offers"]
     spot = run_json(capsys, "spot", "--job-hours", "10", "--spot-price", "1.1", "--on-demand-price", "2.2", "--json")
-    assert spot == call_tool("spot_risk", {"job_hours": 10, "spot_price_per_hour": 1.1,
-                                           "on_demand_price_per_hour": 2.2}).model_dump(mode="json")
+    assert spot == call_tool(
+        "spot_risk", {"job_hours": 10, "spot_price_per_hour": 1.1, "on_demand_price_per_hour": 2.2}
+    ).model_dump(mode="json")
 
 
-@pytest.mark.parametrize(("argv", "words"), [
-    (["tool", "estimate", '{"model": "llama-3.1-8b", "method": "qlora", "num_gpus": -1}'], "num_gpus"),
-    (["tool", "estimate", "{broken"], "not valid JSON"),
-    (["tool", "buy_gpus"], "unknown tool"),
-    (["tool", "provider_info", '{"provider": "evilcloud"}'], "unknown provider"),
-])
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["tool", "estimate", '{"model": "llama-3.1-8b", "method": "qlora", "num_gpus": -1}'], "num_gpus"),
+        (["tool", "estimate", "{broken"], "not valid JSON"),
+        (["tool", "buy_gpus"], "unknown tool"),
+        (["tool", "provider_info", '{"provider": "evilcloud"}'], "unknown provider"),
+    ],
+)
 def test_bad_tool_arguments_are_one_line_errors(capsys, argv, words):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -66,6 +71,7 @@ def test_an_unknown_gpu_in_a_catalog_query_is_an_error_with_the_closest_names(ca
     """`catalog_query {"gpu": "H900"}` used to return an empty list: a name the GPU table does not know is refused
     with the closest known names, while a known GPU the catalog has no offer for is still an empty list."""
     from agent.toolbox import ToolInputError
+
     with pytest.raises(ToolInputError, match=rf"unknown GPU '{gpu}'.*{closest}"):
         call_tool("catalog_query", {"gpu": gpu}, ToolContext(catalog))
     assert call_tool("catalog_query", {"gpu": "H100", "limit": 3}, ToolContext(catalog)).offers
@@ -74,6 +80,7 @@ def test_an_unknown_gpu_in_a_catalog_query_is_an_error_with_the_closest_names(ca
 def test_an_error_never_echoes_a_huge_input(catalog):
     """A 100 KB argument name or value comes back as a short excerpt, not the whole input."""
     from agent.toolbox import ToolInputError
+
     huge = "x" * 100_000
     for arguments in ({huge: 1, "model": "llama-3.1-8b"}, {"model": "llama-3.1-8b", "method": huge}):
         with pytest.raises(ToolInputError) as raised:

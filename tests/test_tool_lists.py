@@ -24,8 +24,13 @@ def test_every_registered_tool_is_named_in_both_lists() -> None:
 
 
 def test_a_new_tool_appears_in_both_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    extra = dataclasses.replace(toolbox.TOOLS[0], name="carbon", summary="a carbon-footprint estimate",
-                                input_model=_Nothing, output_model=_Nothing)
+    extra = dataclasses.replace(
+        toolbox.TOOLS[0],
+        name="carbon",
+        summary="a carbon-footprint estimate",
+        input_model=_Nothing,
+        output_model=_Nothing,
+    )
     monkeypatch.setattr(toolbox, "TOOLS", (*toolbox.TOOLS, extra))
     assert "a carbon-footprint estimate" in _system("it", {"model": "llama-3-8b"})
     assert "a carbon-footprint estimate" in (build_server().instructions or "")

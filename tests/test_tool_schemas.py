@@ -23,8 +23,15 @@ from web.app import create_app
 from web.settings import ServerSettings
 
 GPU_ADVISOR = Path(sys.executable).with_name("gpu-advisor")
-SAMPLES: dict[str, Any] = {"string": "x", "number": 0.5, "integer": 3, "boolean": True, "array": [], "object": {},
-                           "null": None}
+SAMPLES: dict[str, Any] = {
+    "string": "x",
+    "number": 0.5,
+    "integer": 3,
+    "boolean": True,
+    "array": [],
+    "object": {},
+    "null": None,
+}
 
 
 def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
@@ -41,8 +48,10 @@ def allowed_types(prop: dict[str, Any], root: dict[str, Any]) -> set[str]:
         return set().union(*(allowed_types(option, root) for option in prop["anyOf"]))
     if "const" in prop or "enum" in prop:
         values = [prop["const"]] if "const" in prop else prop["enum"]
-        return {{str: "string", bool: "boolean", int: "integer", float: "number", type(None): "null"}[type(v)]
-                for v in values}
+        return {
+            {str: "string", bool: "boolean", int: "integer", float: "number", type(None): "null"}[type(v)]
+            for v in values
+        }
     kind = prop.get("type")
     kinds = set(kind) if isinstance(kind, list) else {kind} if kind else set(SAMPLES)
     return kinds | ({"integer"} if "number" in kinds else set())
@@ -51,8 +60,11 @@ def allowed_types(prop: dict[str, Any], root: dict[str, Any]) -> set[str]:
 def wrong_values(prop: dict[str, Any], root: dict[str, Any]) -> list[tuple[str, Any]]:
     """(type, value) of every JSON type the property does not admit."""
     allowed = allowed_types(prop, root)
-    return [(kind, value) for kind, value in SAMPLES.items() if kind not in allowed
-            and not (kind == "integer" and "number" in allowed)]
+    return [
+        (kind, value)
+        for kind, value in SAMPLES.items()
+        if kind not in allowed and not (kind == "integer" and "number" in allowed)
+    ]
 
 
 def allowed_examples(prop: dict[str, Any], root: dict[str, Any]) -> list[Any]:
@@ -116,8 +128,9 @@ def test_mcp_and_http_advertise_the_same_schema_with_every_field_described(liste
         http = bodies[name]
         assert set(http["properties"]) == set(schema["properties"]), name
         for field, prop in schema["properties"].items():  # same types, bounds and words, field by field
-            assert allowed_types(http["properties"][field], {"$defs": {}} | {"$defs": _components()}) == \
-                allowed_types(prop, schema), (name, field)
+            assert allowed_types(http["properties"][field], {"$defs": {}} | {"$defs": _components()}) == allowed_types(
+                prop, schema
+            ), (name, field)
             for key in ("description", "minimum", "maximum", "exclusiveMinimum", "maxLength", "pattern", "enum"):
                 assert http["properties"][field].get(key) == prop.get(key), (name, field, key)
 
@@ -128,19 +141,27 @@ def _components() -> dict[str, Any]:
 
 
 def test_every_type_the_schema_forbids_is_refused_naming_the_field(listed_and_called):
-    wrong = [(name, field, kind, result) for tag, name, field, kind, result in listed_and_called["calls"]
-             if tag == "wrong"]
+    wrong = [
+        (name, field, kind, result) for tag, name, field, kind, result in listed_and_called["calls"] if tag == "wrong"
+    ]
     assert len(wrong) > 100  # every field of every tool, several types each
     accepted = [(name, field, kind) for name, field, kind, result in wrong if not result.is_error]
-    unnamed = [(name, field, kind, result.content[0].text[:120]) for name, field, kind, result in wrong
-               if result.is_error and field not in result.content[0].text]
+    unnamed = [
+        (name, field, kind, result.content[0].text[:120])
+        for name, field, kind, result in wrong
+        if result.is_error and field not in result.content[0].text
+    ]
     assert accepted == [] and unnamed == []
 
 
 def test_values_the_schema_names_as_allowed_are_accepted(listed_and_called):
-    allowed = [(name, field, value, result) for tag, name, field, value, result in listed_and_called["calls"]
-               if tag == "allowed"]
+    allowed = [
+        (name, field, value, result)
+        for tag, name, field, value, result in listed_and_called["calls"]
+        if tag == "allowed"
+    ]
     assert len(allowed) > 20
-    refused = [(name, field, value, result.content[0].text[:160]) for name, field, value, result in allowed
-               if result.is_error]
+    refused = [
+        (name, field, value, result.content[0].text[:160]) for name, field, value, result in allowed if result.is_error
+    ]
     assert refused == []

@@ -48,8 +48,16 @@ def test_nvlink_node_beats_pcie_node_for_sharded_training() -> None:
 def test_tensor_parallel_only_inside_nvlink() -> None:
     """PCIe candidates are never given a tensor-parallel layout; on NVLink it is tried once sharding cannot fit
     (8B full fine-tuning at 32k tokens: ZeRO/FSDP need over 100 GiB per GPU)."""
-    long = build_workload(JobSpec(language="en", model="llama-3.1-8b", method="full_finetune", seq_len=32768,
-                                  micro_batch_size=1, gradient_checkpointing=True))
+    long = build_workload(
+        JobSpec(
+            language="en",
+            model="llama-3.1-8b",
+            method="full_finetune",
+            seq_len=32768,
+            micro_batch_size=1,
+            gradient_checkpointing=True,
+        )
+    )
     pcie = check_topology(long, Candidate(gpu="L40S", gpu_count=8, interconnect="pcie"))
     assert all(option.layout != "tensor_parallel" for option in pcie.options)
     nvlink = check_topology(long, Candidate(gpu="H100", gpu_count=8, interconnect="nvlink"))
@@ -58,10 +66,12 @@ def test_tensor_parallel_only_inside_nvlink() -> None:
 
 def test_multi_node_over_slow_ethernet_is_not_advised() -> None:
     """Two 8-GPU nodes joined by 100 Gb/s: communication dominates; 3.2 Tb/s EFA-class fabric does not."""
-    slow = check_topology(FULL_8B, Candidate(gpu="H100", gpu_count=16, gpus_per_node=8, interconnect="nvlink",
-                                             inter_node_gbps=100))
-    fast = check_topology(FULL_8B, Candidate(gpu="H100", gpu_count=16, gpus_per_node=8, interconnect="nvlink",
-                                             inter_node_gbps=3200))
+    slow = check_topology(
+        FULL_8B, Candidate(gpu="H100", gpu_count=16, gpus_per_node=8, interconnect="nvlink", inter_node_gbps=100)
+    )
+    fast = check_topology(
+        FULL_8B, Candidate(gpu="H100", gpu_count=16, gpus_per_node=8, interconnect="nvlink", inter_node_gbps=3200)
+    )
     assert slow.verdict == "multi_node_slow_fabric" and slow.nodes == 2
     assert fast.verdict == "multi_node_ok"
     assert fast.exposed_comm_share < slow.exposed_comm_share
@@ -85,8 +95,12 @@ def test_bad_candidate_is_rejected() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(small=st.integers(2, 8), extra=st.integers(1, 8), gpu=st.sampled_from(["L40S", "A100-80GB", "RTX4090"]),
-       method=st.sampled_from(["full_finetune", "lora"]))
+@given(
+    small=st.integers(2, 8),
+    extra=st.integers(1, 8),
+    gpu=st.sampled_from(["L40S", "A100-80GB", "RTX4090"]),
+    method=st.sampled_from(["full_finetune", "lora"]),
+)
 def test_more_gpus_on_pcie_never_lower_comm_per_step(small: int, extra: int, gpu: str, method: str) -> None:
     """On a PCIe box each layout's communication per step never falls as GPUs are added (n-1)/n grows."""
     workload = FULL_1B if method == "full_finetune" else LORA_1B
@@ -101,10 +115,16 @@ def test_more_gpus_on_pcie_never_lower_comm_per_step(small: int, extra: int, gpu
 
 
 @pytest.mark.parametrize("method", ["full_finetune", "lora", "qlora", "pretrain"])
-@pytest.mark.parametrize("candidate", [
-    {"gpu": "H100", "gpu_count": 8, "interconnect": "nvlink"}, {"gpu": "L4", "gpu_count": 1},
-    {"gpu": "RTX4090", "gpu_count": 4, "interconnect": "pcie"}, {"gpu": "A10G", "gpu_count": 2, "vram_gib": 22},
-    {"gpu": "H200", "gpu_count": 32, "gpus_per_node": 8, "inter_node_gbps": 3200, "inter_node_fabric": "EFA"}])
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        {"gpu": "H100", "gpu_count": 8, "interconnect": "nvlink"},
+        {"gpu": "L4", "gpu_count": 1},
+        {"gpu": "RTX4090", "gpu_count": 4, "interconnect": "pcie"},
+        {"gpu": "A10G", "gpu_count": 2, "vram_gib": 22},
+        {"gpu": "H200", "gpu_count": 32, "gpus_per_node": 8, "inter_node_gbps": 3200, "inter_node_fabric": "EFA"},
+    ],
+)
 def test_results_built_without_validation_are_what_validation_gives(method, candidate):
     """The search builds its results unvalidated (speed): each must equal the same data validated, field types
     included (an int where a float belongs would dump as 80 instead of 80.0)."""
@@ -112,7 +132,8 @@ def test_results_built_without_validation_are_what_validation_gives(method, cand
     result = check_topology(workload, Candidate(**candidate))
     validated = type(result).model_validate(result.model_dump())
     assert result.model_dump_json() == validated.model_dump_json()
-    assert [type(getattr(result, name)) for name in type(result).model_fields] == \
-        [type(getattr(validated, name)) for name in type(result).model_fields]
+    assert [type(getattr(result, name)) for name in type(result).model_fields] == [
+        type(getattr(validated, name)) for name in type(result).model_fields
+    ]
     for option, checked in zip(result.options, validated.options):
         assert [type(v) for v in option.__dict__.values()] == [type(v) for v in checked.__dict__.values()]

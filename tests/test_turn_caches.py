@@ -9,10 +9,12 @@ from agent.graph.questions import FIT_CHECK_GPU
 from agent.parsing.parse import parse_message
 from tools.memory.estimator import estimate_for_spec
 
-JOBS = ["QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?",
-        "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah",
-        "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot",
-        "pretrain GPT-2 small from scratch on 10B tokens, budget $200"]
+JOBS = [
+    "QLoRA su Llama 3 70B, budget 300 euro, vanno bene le spot?",
+    "LoRA pada Mistral 7B, 10 ribu contoh, anggaran 2 juta rupiah",
+    "Full fine-tune Llama 3.1 8B on 100M tokens within 24 hours, no spot",
+    "pretrain GPT-2 small from scratch on 10B tokens, budget $200",
+]
 
 
 @pytest.mark.parametrize("message", JOBS)

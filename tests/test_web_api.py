@@ -32,8 +32,9 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, catalog: Path):
     """One server for the tests that do not change settings."""
-    with serve(test_settings(tmp_path_factory.mktemp("threads"), catalog,
-                             allowed_origins=["https://docs.example.com"])) as running:
+    with serve(
+        test_settings(tmp_path_factory.mktemp("threads"), catalog, allowed_origins=["https://docs.example.com"])
+    ) as running:
         yield running
 
 
@@ -108,7 +109,7 @@ def test_stream_events_are_encoded_like_the_json_answer(client):
     generic SSE one with ASCII escapes and spaced separators)."""
     with client.stream("POST", "/api/chat/stream", json={"message": ITALIAN_JOB}) as response:
         text = "".join(response.iter_text())
-    lines = [line[len("data: "):] for line in text.splitlines() if line.startswith("data: ")]
+    lines = [line[len("data: ") :] for line in text.splitlines() if line.startswith("data: ")]
     assert lines
     for line in lines:
         assert line == json.dumps(json.loads(line), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -119,8 +120,9 @@ def test_stream_events_are_encoded_like_the_json_answer(client):
 
 def test_follow_up_continues_the_thread(client):
     first = client.post("/api/chat", json={"message": ITALIAN_JOB}).json()
-    _, events = stream_chat(client, {"message": FOLLOW_UP, "thread_id": first["thread_id"],
-                                     "thread_token": first["thread_token"]})
+    _, events = stream_chat(
+        client, {"message": FOLLOW_UP, "thread_id": first["thread_id"], "thread_token": first["thread_token"]}
+    )
     second = events[-1][1]["result"]
     assert second["thread_id"] == first["thread_id"]
     assert second["intent"] == "follow_up"
@@ -138,14 +140,16 @@ def test_explicit_language_wins(client):
 def test_bad_advisor_input_in_a_stream_is_refused_before_the_stream_not_a_broken_stream(client):
     """The schema names the fields `changes` may carry: an unknown one is a JSON 422 before any event, as over
     /api/chat (the advisor's own refusal, as an error event, is tested in tests/test_stream_errors.py)."""
-    error = assert_error(client.post("/api/chat/stream", json={"message": "", "changes": {"no_such_field": 1}}),
-                         422, "invalid_input")
+    error = assert_error(
+        client.post("/api/chat/stream", json={"message": "", "changes": {"no_such_field": 1}}), 422, "invalid_input"
+    )
     assert "no_such_field" in error["message"]
 
 
 def test_bad_advisor_input_over_json_is_422(client):
-    error = assert_error(client.post("/api/chat", json={"message": "", "changes": {"no_such_field": 1}}),
-                         422, "invalid_input")
+    error = assert_error(
+        client.post("/api/chat", json={"message": "", "changes": {"no_such_field": 1}}), 422, "invalid_input"
+    )
     assert "no_such_field" in error["message"]
 
 
@@ -154,10 +158,10 @@ def test_conversation_continues_after_server_restart(tmp_path, catalog):
     with serve(settings) as first_server:
         first = httpx2.post(first_server.url + "/api/chat", json={"message": ITALIAN_JOB}, timeout=60).json()
     assert (tmp_path / "threads.sqlite").stat().st_size > 0
-    with serve(settings) as second_server:
-        with httpx2.Client(base_url=second_server.url, timeout=60) as http:
-            _, events = stream_chat(http, {"message": FOLLOW_UP, "thread_id": first["thread_id"],
-                                           "thread_token": first["thread_token"]})
+    with serve(settings) as second_server, httpx2.Client(base_url=second_server.url, timeout=60) as http:
+        _, events = stream_chat(
+            http, {"message": FOLLOW_UP, "thread_id": first["thread_id"], "thread_token": first["thread_token"]}
+        )
     second = events[-1][1]["result"]
     assert events[-1][0] == "final"
     assert second["intent"] == "follow_up" and second["spec"]["num_gpus"] == 2
@@ -172,8 +176,9 @@ def test_internal_failure_is_a_json_error_with_an_id_and_no_traceback(tmp_path, 
             error = assert_error(http.post("/api/chat", json={"message": ITALIAN_JOB}), 500, "internal_error")
             assert error["error_id"]
             # the thread is opened (minted, its owner stored) before the stream starts: a plain JSON error
-            assert assert_error(http.post("/api/chat/stream", json={"message": ITALIAN_JOB}), 500,
-                                "internal_error")["error_id"]
+            assert assert_error(http.post("/api/chat/stream", json={"message": ITALIAN_JOB}), 500, "internal_error")[
+                "error_id"
+            ]
 
 
 # ----------------------------------------------------------------------------------------------------------- limits
@@ -182,15 +187,17 @@ def test_internal_failure_is_a_json_error_with_an_id_and_no_traceback(tmp_path, 
 def test_body_over_the_limit_is_413_with_and_without_content_length(client, server):
     limit = server.app.state.resources.settings.max_body_bytes
     body = json.dumps({"message": "a" * (limit + 10)}).encode()
-    assert_error(client.post("/api/chat", content=body, headers={"content-type": "application/json"}),
-                 413, "body_too_large")
+    assert_error(
+        client.post("/api/chat", content=body, headers={"content-type": "application/json"}), 413, "body_too_large"
+    )
 
     def chunks():
         for start in range(0, len(body), 1000):
-            yield body[start:start + 1000]
+            yield body[start : start + 1000]
 
-    assert_error(client.post("/api/chat", content=chunks(), headers={"content-type": "application/json"}),
-                 413, "body_too_large")
+    assert_error(
+        client.post("/api/chat", content=chunks(), headers={"content-type": "application/json"}), 413, "body_too_large"
+    )
 
 
 def test_slack_events_have_their_own_larger_body_limit(tmp_path, catalog, monkeypatch):
@@ -208,7 +215,7 @@ def test_slack_events_have_their_own_larger_body_limit(tmp_path, catalog, monkey
         assert_error(http.post("/api/chat", content=b"a" * (limit * 4), headers=form), 413, "body_too_large")
         huge = b"payload=" + b"a" * (1_048_576 + 1)
         assert_error(http.post("/slack/events", content=huge, headers=form), 413, "body_too_large")
-        chunks = (huge[i:i + 65_536] for i in range(0, len(huge), 65_536))
+        chunks = (huge[i : i + 65_536] for i in range(0, len(huge), 65_536))
         assert_error(http.post("/slack/events", content=chunks, headers=form), 413, "body_too_large")
 
 
@@ -220,13 +227,16 @@ def test_message_over_the_limit_is_422_message_too_long(client, server):
     assert client.post("/api/chat", json={"message": "a" * limit}).status_code == 200
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"message": "ciao", "language": "fr"}, "language"),
-    ({"message": "ciao", "thread_id": "../../etc/passwd"}, "thread_id"),
-    ({"message": 42}, "message"),
-    ({"text": "ciao"}, "message"),
-    ({"message": "ciao", "prefer": "fast"}, "prefer"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"message": "ciao", "language": "fr"}, "language"),
+        ({"message": "ciao", "thread_id": "../../etc/passwd"}, "thread_id"),
+        ({"message": 42}, "message"),
+        ({"text": "ciao"}, "message"),
+        ({"message": "ciao", "prefer": "fast"}, "prefer"),
+    ],
+)
 def test_invalid_chat_bodies_are_422_naming_the_field(client, body, field):
     error = assert_error(client.post("/api/chat", json=body), 422, "invalid_input")
     assert field in error["message"]
@@ -234,8 +244,9 @@ def test_invalid_chat_bodies_are_422_naming_the_field(client, body, field):
 
 def test_empty_message_and_broken_json(client):
     assert_error(client.post("/api/chat", json={"message": "   "}), 422, "empty_message")
-    error = assert_error(client.post("/api/chat", content=b"{broken", headers={"content-type": "application/json"}),
-                         422, "invalid_input")
+    error = assert_error(
+        client.post("/api/chat", content=b"{broken", headers={"content-type": "application/json"}), 422, "invalid_input"
+    )
     assert "JSON" in error["message"]
 
 
@@ -273,16 +284,22 @@ def test_mcp_shares_the_api_rate_limit(tmp_path, catalog):
 
 
 def test_cors_preflight_allows_listed_origins_only(client):
-    allowed = client.options("/api/chat/stream", headers={
-        "Origin": "https://docs.example.com", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type"})
+    allowed = client.options(
+        "/api/chat/stream",
+        headers={
+            "Origin": "https://docs.example.com",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
+    )
     assert allowed.status_code == 200
     assert allowed.headers["access-control-allow-origin"] == "https://docs.example.com"
     assert "POST" in allowed.headers["access-control-allow-methods"]
     assert "content-type" in allowed.headers["access-control-allow-headers"].lower()
 
-    rejected = client.options("/api/chat/stream", headers={
-        "Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
+    rejected = client.options(
+        "/api/chat/stream", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}
+    )
     assert_error(rejected, 400, "cors_rejected")
     assert "access-control-allow-origin" not in rejected.headers
 
@@ -321,8 +338,7 @@ def test_catalog_endpoint_filters_and_sorts(client):
 
 
 def test_rank_endpoint_ranks_by_expected_cost(client, catalog):
-    spec = {"language": "en", "method": "qlora", "model": "llama-3.1-8b", "budget": {"amount": 50,
-                                                                                      "currency": "EUR"}}
+    spec = {"language": "en", "method": "qlora", "model": "llama-3.1-8b", "budget": {"amount": 50, "currency": "EUR"}}
     result = client.post("/api/rank", params={"limit": 5}, json=spec).json()
     assert 1 <= len(result["offers"]) <= 5 and all(o["fits"] for o in result["offers"])
     # costs recomputed from the catalog's raw rows; the headline is the cheapest or a near-tie of it (5 % or $1,
@@ -330,8 +346,9 @@ def test_rank_endpoint_ranks_by_expected_cost(client, catalog):
     assert_headline_rule(catalog, result["offers"])
     every = [o.model_dump() for o in rank_offers(JobSpec.model_validate(spec), db_path=catalog, limit=100_000).offers]
     assert len(every) > len(result["offers"])
-    assert min(raw_cost(catalog, o) for o in result["offers"]) == pytest.approx(min(raw_cost(catalog, o)
-                                                                                    for o in every))
+    assert min(raw_cost(catalog, o) for o in result["offers"]) == pytest.approx(
+        min(raw_cost(catalog, o) for o in every)
+    )
     assert result["fx"]["from_currency"] == "EUR" and result["budget_usd"] == pytest.approx(50 * result["fx"]["rate"])
     assert all(o["est_cost"] <= result["budget_usd"] for o in every)
     assert_error(client.post("/api/rank", json={"language": "en", "num_gpus": -1}), 422, "invalid_input")
@@ -356,11 +373,23 @@ def test_faq_endpoint_get_and_post(client):
 
 
 def test_healthz_docs_and_demo(client, server):
-    assert client.get("/healthz").json() == {"status": "ok", "version": server.app.version, "advisor": True,
-                                             "storage": True}
+    assert client.get("/healthz").json() == {
+        "status": "ok",
+        "version": server.app.version,
+        "advisor": True,
+        "storage": True,
+    }
     schema = client.get("/openapi.json").json()
-    for path in ("/api/chat", "/api/chat/stream", "/api/estimate", "/api/catalog", "/api/rank", "/api/spot",
-                 "/api/faq", "/healthz"):
+    for path in (
+        "/api/chat",
+        "/api/chat/stream",
+        "/api/estimate",
+        "/api/catalog",
+        "/api/rank",
+        "/api/spot",
+        "/api/faq",
+        "/healthz",
+    ):
         assert path in schema["paths"], path
     chat_body = schema["paths"]["/api/chat"]["post"]["requestBody"]["content"]["application/json"]
     assert chat_body["examples"]["italian"]["value"]["message"] == ITALIAN_JOB
@@ -377,8 +406,10 @@ def test_a_bare_preference_reranks_the_threads_job(client):
     """The widget's 'Faster' chip sends only {prefer: speed}: the thread's job is re-ranked fastest first."""
     first = client.post("/api/chat", json={"message": "LoRA on Llama 3 8B, 100k examples, budget $200"}).json()
     assert first["offers"]
-    faster = client.post("/api/chat", json={"message": "", "prefer": "speed", "thread_id": first["thread_id"],
-                                            "thread_token": first["thread_token"]})
+    faster = client.post(
+        "/api/chat",
+        json={"message": "", "prefer": "speed", "thread_id": first["thread_id"], "thread_token": first["thread_token"]},
+    )
     assert faster.status_code == 200, faster.text
     offers = faster.json()["offers"]
     assert offers and offers[0]["est_hours"] == min(o["est_hours"] for o in offers)

@@ -10,8 +10,8 @@ import httpx2
 import pytest
 
 from tests.web_server import serve, test_settings
-from tools.catalog.query import build_db
 from tools.catalog.offer import Offer
+from tools.catalog.query import build_db
 
 ROWS = [
     # provider, instance, gpu, count, GiB per GPU, on-demand $/h, spot $/h, interconnect
@@ -25,21 +25,36 @@ ROWS = [
 
 def fixed_catalog(path: Path) -> Path:
     """A catalog holding exactly ROWS."""
-    offers = [Offer(provider=p, instance_type=i, region="us-east-1", gpu=g, gpu_count=n, vram_gib_per_gpu=v,
-                    price_per_hour=od, spot_price_per_hour=sp, interconnect=link,
-                    gpu_form_factor="SXM" if link == "nvlink" else "PCIe", source=f"test:{k}",
-                    snapshot_date="2026-11-30")
-              for k, (p, i, g, n, v, od, sp, link) in enumerate(ROWS)]
-    return build_db(path, offers, {"source": "hand-written test rows", "snapshot_date": "2026-11-30"},
-                    create_parent=True)
+    offers = [
+        Offer(
+            provider=p,
+            instance_type=i,
+            region="us-east-1",
+            gpu=g,
+            gpu_count=n,
+            vram_gib_per_gpu=v,
+            price_per_hour=od,
+            spot_price_per_hour=sp,
+            interconnect=link,
+            gpu_form_factor="SXM" if link == "nvlink" else "PCIe",
+            source=f"test:{k}",
+            snapshot_date="2026-11-30",
+        )
+        for k, (p, i, g, n, v, od, sp, link) in enumerate(ROWS)
+    ]
+    return build_db(
+        path, offers, {"source": "hand-written test rows", "snapshot_date": "2026-11-30"}, create_parent=True
+    )
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
     """A real server on the fixed catalog."""
     catalog = fixed_catalog(tmp_path_factory.mktemp("fixed") / "catalog.sqlite")
-    with serve(test_settings(tmp_path_factory.mktemp("threads"), catalog)) as running, \
-            httpx2.Client(base_url=running.url, timeout=60) as http:
+    with (
+        serve(test_settings(tmp_path_factory.mktemp("threads"), catalog)) as running,
+        httpx2.Client(base_url=running.url, timeout=60) as http,
+    ):
         yield http
 
 
@@ -64,8 +79,16 @@ def test_estimate_endpoint_counts_llama_3_8b_and_its_lora_adapters(client):
 def test_spot_endpoint_follows_youngs_rule_and_plain_billing(client):
     """10 h at a 0.1/h preemption rate with 60 s checkpoint writes: Young's interval sqrt(2 x 60 s x 10 h), the
     on-demand cost 10 h x $2.20, and the no-preemption spot time 10 h plus one 60 s write per full interval."""
-    body = client.post("/api/spot", json={"job_hours": 10, "provider": "runpod", "spot_price_per_hour": 1.1,
-                                          "on_demand_price_per_hour": 2.2, "preemption_rate_per_hour": 0.1}).json()
+    body = client.post(
+        "/api/spot",
+        json={
+            "job_hours": 10,
+            "provider": "runpod",
+            "spot_price_per_hour": 1.1,
+            "on_demand_price_per_hour": 2.2,
+            "preemption_rate_per_hour": 0.1,
+        },
+    ).json()
     young = math.sqrt(2 * (60 / 3600) * 10)
     assert body["young_interval_hours"] == pytest.approx(young, rel=1e-9)
     assert body["on_demand_cost_usd"] == pytest.approx(22.0)
@@ -79,8 +102,13 @@ def test_spot_endpoint_follows_youngs_rule_and_plain_billing(client):
 def test_rank_endpoint_ranks_only_cards_that_fit_and_bills_by_the_hour_shown(client):
     """LoRA on an 8B model: every ranked offer's per-GPU memory is within its card, on-demand only as asked, and each
     cost is the hourly price times the billed hours; the ranked and excluded offers account for all five rows."""
-    spec = {"language": "en", "method": "lora", "model": "llama-3-8b", "dataset_tokens": 10_000_000,
-            "interruptible_ok": False}
+    spec = {
+        "language": "en",
+        "method": "lora",
+        "model": "llama-3-8b",
+        "dataset_tokens": 10_000_000,
+        "interruptible_ok": False,
+    }
     result = client.post("/api/rank", params={"limit": 10}, json=spec).json()
     offers = result["offers"]
     assert offers

@@ -30,8 +30,7 @@ class FakeClock:
 
 
 @settings(max_examples=60, deadline=None)
-@given(per_minute=st.floats(1, 600), burst=st.integers(1, 20),
-       gaps=st.lists(st.floats(0, 5), min_size=1, max_size=80))
+@given(per_minute=st.floats(1, 600), burst=st.integers(1, 20), gaps=st.lists(st.floats(0, 5), min_size=1, max_size=80))
 def test_bucket_never_allows_more_than_burst_plus_rate_times_time(per_minute, burst, gaps):
     clock = FakeClock()
     limiter = TokenBucketLimiter(per_minute=per_minute, burst=burst, clock=clock)
@@ -66,8 +65,11 @@ def test_bucket_is_per_client_and_off_at_zero():
 
 
 def test_settings_from_environment_and_back():
-    env = {"GPU_ADVISOR_PORT": "9001", "GPU_ADVISOR_ALLOWED_ORIGINS": "https://a.example/, https://b.example",
-           "GPU_ADVISOR_WORKERS": "2"}
+    env = {
+        "GPU_ADVISOR_PORT": "9001",
+        "GPU_ADVISOR_ALLOWED_ORIGINS": "https://a.example/, https://b.example",
+        "GPU_ADVISOR_WORKERS": "2",
+    }
     loaded = ServerSettings.from_env(env, host="0.0.0.0")
     assert (loaded.host, loaded.port, loaded.workers) == ("0.0.0.0", 9001, 2)
     assert loaded.allowed_origins == ["https://a.example", "https://b.example"]
@@ -94,8 +96,14 @@ def test_serve_command_starts_the_api_and_prints_the_demo_url(tmp_path):
     port = _free_port()
     env = {**os.environ, "GPU_ADVISOR_HOME": str(tmp_path), "GPU_ADVISOR_ALLOWED_ORIGINS": "https://docs.example.com"}
     command = [sys.executable, "-c", "from cli.app import run; run()", "serve", "--port", str(port), "--json"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               cwd=Path(__file__).resolve().parents[1])
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     try:
         deadline = time.monotonic() + 60
         health = None
@@ -109,8 +117,11 @@ def test_serve_command_starts_the_api_and_prints_the_demo_url(tmp_path):
         assert health and health["advisor"], process.stderr.read() if process.poll() is not None else "timeout"
         demo = httpx2.get(f"http://127.0.0.1:{port}/demo", timeout=10)
         assert f'src="http://127.0.0.1:{port}/widget/widget.js"' in demo.text
-        preflight = httpx2.options(f"http://127.0.0.1:{port}/api/chat", timeout=10, headers={
-            "Origin": "https://docs.example.com", "Access-Control-Request-Method": "POST"})
+        preflight = httpx2.options(
+            f"http://127.0.0.1:{port}/api/chat",
+            timeout=10,
+            headers={"Origin": "https://docs.example.com", "Access-Control-Request-Method": "POST"},
+        )
         assert preflight.headers["access-control-allow-origin"] == "https://docs.example.com"
         assert (tmp_path / "catalog.sqlite").exists()  # GPU_ADVISOR_HOME reached the worker
     finally:
@@ -129,8 +140,7 @@ def test_serve_rejects_a_bad_port_with_one_line():
 
 def test_serve_rejects_a_malformed_slack_token_in_one_line(tmp_path):
     script = Path(sys.executable).parent / "gpu-advisor"
-    env = dict(os.environ, GPU_ADVISOR_HOME=str(tmp_path), SLACK_BOT_TOKEN="not-a-token",
-               SLACK_SIGNING_SECRET="secret")
+    env = dict(os.environ, GPU_ADVISOR_HOME=str(tmp_path), SLACK_BOT_TOKEN="not-a-token", SLACK_SIGNING_SECRET="secret")
     done = subprocess.run([str(script), "serve", "--port", "1"], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "SLACK_BOT_TOKEN" in done.stderr
@@ -141,14 +151,16 @@ def test_serve_with_an_unreachable_postgresql_says_so_in_one_line_without_the_pa
     script = Path(sys.executable).parent / "gpu-advisor"
     url = f"postgresql://advisor:s3cret-pw@127.0.0.1:{_free_port()}/advisor"
     env = dict(os.environ, GPU_ADVISOR_HOME=str(tmp_path), GPU_ADVISOR_DATABASE_URL=url)
-    done = subprocess.run([str(script), "serve", "--port", str(_free_port())], env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [str(script), "serve", "--port", str(_free_port())], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "PostgreSQL" in done.stderr and "127.0.0.1" in done.stderr
     assert "s3cret-pw" not in done.stderr and "Traceback" not in done.stderr
     env["GPU_ADVISOR_DATABASE_URL"] = "mysql://advisor@127.0.0.1/advisor"
-    done = subprocess.run([str(script), "serve", "--port", str(_free_port())], env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [str(script), "serve", "--port", str(_free_port())], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2 and "postgresql://" in done.stderr and "Traceback" not in done.stderr
 
 

@@ -124,8 +124,14 @@ def distinct_offers(offers: list[dict]) -> list[dict]:
     """Offers as the table shows them: one per instance, pricing, price and cost (regions merged)."""
     seen, out = set(), []
     for o in offers:
-        key = (o["provider"], o["instance_type"], o["total_gpus"], o["spot"], round(o["price_per_hour"], 4),
-               round(o["est_cost"], 4))
+        key = (
+            o["provider"],
+            o["instance_type"],
+            o["total_gpus"],
+            o["spot"],
+            round(o["price_per_hour"], 4),
+            round(o["est_cost"], 4),
+        )
         if key not in seen:
             seen.add(key)
             out.append(o)
@@ -148,7 +154,8 @@ def assert_verdict_in_view(page, answer, result: dict) -> None:
     sync_api.expect(verdict.locator(".badge").first).to_have_text(pricing)
     if best["meets_budget"] is not None:
         sync_api.expect(verdict.locator(".badge.ok, .badge.bad").first).to_have_text(
-            I18N[lang]["fits_budget"] if best["meets_budget"] else I18N[lang]["over_budget_badge"])
+            I18N[lang]["fits_budget"] if best["meets_budget"] else I18N[lang]["over_budget_badge"]
+        )
     assert not outside_box(verdict.bounding_box(), page.locator(".log").bounding_box())
 
 
@@ -166,8 +173,9 @@ def assert_table_fits(page, answer) -> None:
     assert not outside_box({**box, "height": 1}, panel)
     for cell in answer.locator("table.offers th, table.offers td").all():
         if cell.is_visible():
-            assert not outside_box({**cell.bounding_box(), "height": 1, "y": box["y"]}, {**box, "height": 2}), \
+            assert not outside_box({**cell.bounding_box(), "height": 1, "y": box["y"]}, {**box, "height": 2}), (
                 cell.inner_text()
+            )
     assert answer.locator("small.instance").first.evaluate("n => getComputedStyle(n).overflowWrap") == "normal"
 
 
@@ -181,11 +189,14 @@ def check_rendered(page, answer, result: dict, lang: str) -> None:
     rows = answer.locator("table.offers tbody tr")
     sync_api.expect(rows).to_have_count(len(table_offers))  # every offer received, and the title counts the rows
     sync_api.expect(answer.locator("details.section.offers > summary .summary-extra")).to_have_text(
-        f" · {len(table_offers)}")
+        f" · {len(table_offers)}"
+    )
     in_order = table_offers[:1] + sorted(table_offers[1:], key=lambda o: (o["est_cost"], o["est_hours"]))
     separators = (".", ",") if lang in ("it", "id") else (",", ".")
-    shown_costs = [float(text.replace(separators[0], "").replace(separators[1], "."))
-                   for text in rows.locator("td.num:nth-child(4) > span").all_text_contents()]
+    shown_costs = [
+        float(text.replace(separators[0], "").replace(separators[1], "."))
+        for text in rows.locator("td.num:nth-child(4) > span").all_text_contents()
+    ]
     assert shown_costs == [round(o["est_cost"], 2) for o in in_order]  # the caption's order: best, then by cost
     sync_api.expect(answer.locator("table.offers caption")).to_have_text(strings["offers_caption"])
     best = result["offers"][0]
@@ -193,7 +204,8 @@ def check_rendered(page, answer, result: dict, lang: str) -> None:
     sync_api.expect(rows.first.locator("th")).to_contain_text(f"{best['total_gpus']}× {best['gpu']}")
     sync_api.expect(rows.first.locator("td.provider .instance")).to_have_text(best["instance_type"])
     sync_api.expect(answer.locator("table.offers thead th")).to_have_text(
-        [strings[k] for k in ("col_gpu", "col_provider", "col_region", "col_cost", "col_hours", "col_price")])
+        [strings[k] for k in ("col_gpu", "col_provider", "col_region", "col_cost", "col_hours", "col_price")]
+    )
     parts = [k for k, v in result["estimate"]["breakdown_gib"].items() if v > 0]
     sync_api.expect(answer.locator("svg.memory rect.seg")).to_have_count(len(parts))
     legend = answer.locator(".memory-legend li").all_text_contents()
@@ -258,7 +270,8 @@ def test_italian_conversation_verdict_first_language_stable_and_survives_reload(
         sync_api.expect(changes.first).to_have_text(f"{I18N['it']['field']['num_gpus']}: – → 2")
     if (before["total_gpus"], before["gpu"]) != (after["total_gpus"], after["gpu"]):  # how the recommendation moved
         sync_api.expect(changes.filter(has_text=re.compile("^GPU: "))).to_have_text(
-            f"GPU: {before['total_gpus']}× {before['gpu']} → {after['total_gpus']}× {after['gpu']}")
+            f"GPU: {before['total_gpus']}× {before['gpu']} → {after['total_gpus']}× {after['gpu']}"
+        )
     shot(page, "widget-desktop-it-follow-up")
 
     # An English message does not switch the interface: only the language menu does; the answer is in English.
@@ -308,8 +321,9 @@ def test_a_saved_thread_the_server_does_not_know_says_so_and_the_next_message_st
 def _saved_thread_unknown(page, server) -> None:
     """A widget whose saved thread id is '1' (never minted for it) gets thread_not_found, then a new thread."""
     page.goto(server.url + "/demo")
-    page.evaluate("api => localStorage.setItem('gpu-advisor:v2:' + api, JSON.stringify({threadId: '1', turns: []}))",
-                  server.url)
+    page.evaluate(
+        "api => localStorage.setItem('gpu-advisor:v2:' + api, JSON.stringify({threadId: '1', turns: []}))", server.url
+    )
     page.reload()
     page.get_by_role("button", name=I18N["it"]["open"]).click()
     with page.expect_response("**/api/chat/stream") as response_info:
@@ -342,9 +356,13 @@ def test_quick_reply_chips_by_keyboard_in_the_users_language(page, server):
         page.keyboard.press("Enter")
     result = wait_answer(page, before)
     body = request_info.value.post_data_json
-    assert body == {"message": I18N["it"]["chip_spot_message"], "language": "it",
-                    "changes": {"interruptible_ok": True}, "thread_id": first["thread_id"],
-                    "thread_token": first["thread_token"]}
+    assert body == {
+        "message": I18N["it"]["chip_spot_message"],
+        "language": "it",
+        "changes": {"interruptible_ok": True},
+        "thread_id": first["thread_id"],
+        "thread_token": first["thread_token"],
+    }
     assert result["language"] == "it" and result["spec"]["interruptible_ok"] is True
     assert result["spec"]["model"] == first["spec"]["model"]
     sync_api.expect(page.locator(".bubble.user p").last).to_have_text(I18N["it"]["chip_spot_message"])
@@ -361,7 +379,8 @@ def test_quick_reply_chips_by_keyboard_in_the_users_language(page, server):
     assert request_info.value.post_data_json["prefer"] == "speed" and quicker["language"] == "it"
     assert quicker["offers"][0]["est_hours"] <= result["offers"][0]["est_hours"]
     sync_api.expect(page.locator(ANSWERS).last.locator(".verdict-gpus")).to_have_text(
-        f"{quicker['offers'][0]['total_gpus']}× {quicker['offers'][0]['gpu']}")
+        f"{quicker['offers'][0]['total_gpus']}× {quicker['offers'][0]['gpu']}"
+    )
     shot(page, "widget-desktop-it-chip-faster")
 
 
@@ -403,8 +422,10 @@ def test_phone_viewport_verdict_table_and_host_css_isolation(browser, server):
         page.goto(server.url + "/demo")
         launcher = page.get_by_role("button", name=I18N["it"]["open"])
         # The host page paints every <button> pink with !important; the Shadow DOM keeps the widget's own colours.
-        assert page.evaluate("() => getComputedStyle(document.querySelector('main button')).backgroundColor") \
+        assert (
+            page.evaluate("() => getComputedStyle(document.querySelector('main button')).backgroundColor")
             == "rgb(255, 0, 170)"
+        )
         # (retried: the widget's stylesheet loads into its shadow root after the page, later on a busy machine)
         sync_api.expect(launcher).to_have_css("background-color", "rgb(31, 95, 191)")
         launcher.tap()
@@ -444,10 +465,20 @@ def test_script_and_onerror_in_messages_show_as_text(page, server):
     # Server text goes through the same renderer: put hostile text into a stored answer and reload.
     key = page.evaluate("() => Object.keys(localStorage).find(k => k.startsWith('gpu-advisor:'))")
     stored = stored_state(page)
-    hostile = dict(result, answer="**Grassetto** <img src=x onerror=\"window.__xss = 3\">\n- punto <b>uno</b> [1]",
-                   offers=[dict(o, provider="<script>window.__xss = 4</script>") for o in result["offers"]],
-                   citations=[{"id": "x", "title": "<img src=y onerror=alert(1)>", "text": "<i>t</i>",
-                               "article": "training", "language": "it"}])
+    hostile = dict(
+        result,
+        answer='**Grassetto** <img src=x onerror="window.__xss = 3">\n- punto <b>uno</b> [1]',
+        offers=[dict(o, provider="<script>window.__xss = 4</script>") for o in result["offers"]],
+        citations=[
+            {
+                "id": "x",
+                "title": "<img src=y onerror=alert(1)>",
+                "text": "<i>t</i>",
+                "article": "training",
+                "language": "it",
+            }
+        ],
+    )
     if result.get("verdict"):
         hostile["verdict"] = dict(result["verdict"], provider="<script>window.__xss = 5</script>")
     stored["turns"].append({"role": "assistant", "result": hostile})
@@ -501,9 +532,11 @@ def test_one_tag_embed_on_another_origin_loads_its_modules_and_chats(browser, tm
     from its own server (CORS), and the chat works from there."""
     catalog = ensure_db(tmp_path / "catalog.sqlite")
     with host_site() as (host, pages), serve(test_settings(tmp_path, catalog, allowed_origins=[host])) as api:
-        pages["/"] = (f'<!doctype html><html lang="it"><head><link rel="icon" href="data:,"></head><body>'
-                      f'<p>Sito ospite</p><script src="{api.url}/widget/widget.js" data-api="{api.url}" '
-                      f'data-lang="it" defer></script></body></html>').encode()
+        pages["/"] = (
+            f'<!doctype html><html lang="it"><head><link rel="icon" href="data:,"></head><body>'
+            f'<p>Sito ospite</p><script src="{api.url}/widget/widget.js" data-api="{api.url}" '
+            f'data-lang="it" defer></script></body></html>'
+        ).encode()
         problems: list[str] = []
         context, page = open_page(browser, 1280, 900, problems)
         try:

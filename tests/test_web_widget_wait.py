@@ -63,20 +63,24 @@ def holding_relay(upstream: str) -> Iterator[tuple[str, threading.Event, list[st
             """The host page, or what the server answers."""
             if self.path == "/":
                 origin = f"http://127.0.0.1:{self.server.server_address[1]}"
-                page = (f'<!doctype html><html lang="it"><head><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>relay</title>'
-                        f'</head><body><main><h1>Pagina ospite</h1></main><script src="{origin}/widget/widget.js" '
-                        f'data-api="{origin}" data-lang="it" defer></script></body></html>')
+                page = (
+                    f'<!doctype html><html lang="it"><head><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>relay</title>'
+                    f'</head><body><main><h1>Pagina ospite</h1></main><script src="{origin}/widget/widget.js" '
+                    f'data-api="{origin}" data-lang="it" defer></script></body></html>'
+                )
                 self._send(200, {"Content-Type": "text/html; charset=utf-8"}, page.encode())
                 return
             answer = httpx2.get(upstream + self.path, timeout=60)
-            self._send(answer.status_code, {"Content-Type": answer.headers.get("content-type", "text/plain")},
-                       answer.content)
+            self._send(
+                answer.status_code, {"Content-Type": answer.headers.get("content-type", "text/plain")}, answer.content
+            )
 
         def do_POST(self) -> None:
             """The chat stream, event by event, holding `final` until released."""
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            with httpx2.stream("POST", upstream + self.path, content=body, timeout=60,
-                               headers={"Content-Type": "application/json"}) as answer:
+            with httpx2.stream(
+                "POST", upstream + self.path, content=body, timeout=60, headers={"Content-Type": "application/json"}
+            ) as answer:
                 self.send_response(answer.status_code)
                 for name in ("content-type", "x-thread-id", "x-thread-token"):
                     if name in answer.headers:
@@ -110,11 +114,13 @@ def holding_relay(upstream: str) -> Iterator[tuple[str, threading.Event, list[st
 
 
 @pytest.mark.parametrize("width, height, name", SIZES)
-def test_while_waiting_the_bubble_shows_the_step_running_and_the_verdict_card_once_known(browser, server, width,
-                                                                                         height, name):
+def test_while_waiting_the_bubble_shows_the_step_running_and_the_verdict_card_once_known(
+    browser, server, width, height, name
+):
     problems: list[str] = []
-    context, page = open_page(browser, width, height, problems, **({"is_mobile": True, "has_touch": True}
-                                                                  if width < 500 else {}))
+    context, page = open_page(
+        browser, width, height, problems, **({"is_mobile": True, "has_touch": True} if width < 500 else {})
+    )
     try:
         with holding_relay(server.url) as (origin, release, relayed):
             page.goto(origin + "/")
@@ -148,8 +154,9 @@ def test_while_waiting_the_bubble_shows_the_step_running_and_the_verdict_card_on
 @pytest.mark.parametrize("width, height, name", SIZES)
 def test_with_the_network_down_the_message_is_kept_and_retry_sends_it(browser, server, width, height, name):
     problems: list[str] = []
-    context, page = open_page(browser, width, height, problems, **({"is_mobile": True, "has_touch": True}
-                                                                  if width < 500 else {}))
+    context, page = open_page(
+        browser, width, height, problems, **({"is_mobile": True, "has_touch": True} if width < 500 else {})
+    )
     try:
         page.goto(server.url + "/demo")
         page.get_by_role("button", name=I18N["it"]["open"]).click()

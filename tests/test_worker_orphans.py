@@ -3,6 +3,7 @@ holding the port, so a restart failed with "Address already in use"), and the sa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -61,7 +62,5 @@ def test_workers_exit_when_the_master_is_killed_and_the_port_is_free_again(tmp_p
     finally:
         for process in (server, restarted):
             if process is not None and process.process is not None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass

@@ -51,8 +51,12 @@ def serve(settings: ServerSettings, *, start_timeout_s: float = 60.0) -> Iterato
 
 def test_settings(tmp_path: Path, catalog: Path, **overrides: Any) -> ServerSettings:
     """Settings for a test server: checkpoints in tmp_path, the shared test catalog, generous limits."""
-    values: dict[str, Any] = {"checkpoint_path": tmp_path / "threads.sqlite", "db_path": catalog,
-                              "rate_per_minute": 6000, "rate_burst": 1000}
+    values: dict[str, Any] = {
+        "checkpoint_path": tmp_path / "threads.sqlite",
+        "db_path": catalog,
+        "rate_per_minute": 6000,
+        "rate_burst": 1000,
+    }
     values.update(overrides)
     return ServerSettings(**values)
 
@@ -86,8 +90,14 @@ def without_thread(result: dict[str, Any]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------------ browser tests
 
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 """Screenshots for people to look at (gitignored)."""
 
@@ -117,12 +127,18 @@ def serious_axe_violations(page: Any) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     results = Axe().run(page)
-    return [f"{v['id']} ({v['impact']}): {v['help']} -> {[n['target'] for n in v['nodes']][:3]}"
-            for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} -> {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v.get("impact") in ("serious", "critical")
+    ]
 
 
 def outside_box(inner: dict[str, float], outer: dict[str, float], slack: float = 0.5) -> bool:
     """Whether a bounding box sticks out of another (beyond `slack` pixels)."""
-    return (inner["x"] < outer["x"] - slack or inner["y"] < outer["y"] - slack
-            or inner["x"] + inner["width"] > outer["x"] + outer["width"] + slack
-            or inner["y"] + inner["height"] > outer["y"] + outer["height"] + slack)
+    return (
+        inner["x"] < outer["x"] - slack
+        or inner["y"] < outer["y"] - slack
+        or inner["x"] + inner["width"] > outer["x"] + outer["width"] + slack
+        or inner["y"] + inner["height"] > outer["y"] + outer["height"] + slack
+    )

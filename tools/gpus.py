@@ -122,8 +122,23 @@ class ParsedGpuName(NamedTuple):
     memory_gb: float | None
 
 
-_VENDOR_WORDS = {"NVIDIA", "TESLA", "GEFORCE", "QUADRO", "AMD", "INSTINCT", "INTEL", "HABANA", "GOOGLE", "GPU",
-                 "TENSOR", "CORE", "GENERATION", "GRAPHICS", "CARD"}
+_VENDOR_WORDS = {
+    "NVIDIA",
+    "TESLA",
+    "GEFORCE",
+    "QUADRO",
+    "AMD",
+    "INSTINCT",
+    "INTEL",
+    "HABANA",
+    "GOOGLE",
+    "GPU",
+    "TENSOR",
+    "CORE",
+    "GENERATION",
+    "GRAPHICS",
+    "CARD",
+}
 _MEMORY_TYPE = re.compile(r"^(HBM\d?E?|GDDR\d+X?)$")
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)(?:GB|G|GIB)$")
 
@@ -136,7 +151,7 @@ def _tokens(raw: str) -> tuple[str, float | None, str | None]:
     form: str | None = None
     keep: list[str] = []
     tokens = text.split()
-    for i, token in enumerate(tokens):
+    for _i, token in enumerate(tokens):
         if token in _VENDOR_WORDS or token == "NVLINK" or _MEMORY_TYPE.match(token):
             continue
         if re.fullmatch(r"SXM\d?", token) or token == "MEGA":

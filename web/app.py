@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
@@ -43,8 +44,9 @@ def default_advisor(settings: ServerSettings) -> Any:
     """The real offline-capable Advisor with the configured checkpoint and catalog files."""
     from agent.service import Advisor
 
-    return Advisor(checkpoint_path=settings.checkpoint_path, db_path=settings.db_path,
-                   database_url=settings.database_url)
+    return Advisor(
+        checkpoint_path=settings.checkpoint_path, db_path=settings.db_path, database_url=settings.database_url
+    )
 
 
 def _catalog_path(settings: ServerSettings) -> Path:
@@ -59,8 +61,7 @@ def _catalog_path(settings: ServerSettings) -> Path:
         return resolve_db_path(settings.db_path)[0]
 
 
-def create_app(settings: ServerSettings | None = None, *, advisor_factory: AdvisorFactory = default_advisor
-               ) -> FastAPI:
+def create_app(settings: ServerSettings | None = None, *, advisor_factory: AdvisorFactory = default_advisor) -> FastAPI:
     """Build the app; the advisor and the catalog are loaded at startup and closed at shutdown."""
     settings = settings or ServerSettings()
 
@@ -88,8 +89,10 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
         title="gpu-advisor",
         version=installed_version(),
         summary="Which rented GPUs to use for a training or fine-tuning job, why, and what it will cost.",
-        description=("Chat with the advisor (JSON or Server-Sent Events) or call its deterministic tools directly. "
-                     "Every error is JSON `{\"error\": {\"code\", \"message\"}}` with a stable code."),
+        description=(
+            "Chat with the advisor (JSON or Server-Sent Events) or call its deterministic tools directly. "
+            'Every error is JSON `{"error": {"code", "message"}}` with a stable code.'
+        ),
         lifespan=lifespan,
         docs_url=None,  # web.docs serves /docs from the installed swagger-ui-bundle (no CDN)
         redoc_url=None,  # no installed package ships ReDoc's JavaScript: no blank page
@@ -106,12 +109,19 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
     mount_slack(app, lambda: app.state.resources.advisor)  # POST /slack/events when SLACK_BOT_TOKEN+SIGNING_SECRET set
     app.mount(WIDGET_PATH, StaticFiles(directory=STATIC_DIR), name="widget")
     app.add_middleware(CatchAll)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
-                       path_limits={SLACK_EVENTS_PATH: SLACK_MAX_BODY_BYTES})
+    app.add_middleware(
+        BodySizeLimit, max_bytes=settings.max_body_bytes, path_limits={SLACK_EVENTS_PATH: SLACK_MAX_BODY_BYTES}
+    )
     app.add_middleware(RateLimit, limiter=limiter_for(settings))  # shared by workers and servers
-    app.add_middleware(JsonCORSMiddleware, allow_origins=settings.allowed_origins, allow_credentials=False,
-                       allow_methods=["GET", "POST"], allow_headers=["Content-Type", "Accept", "Last-Event-ID"],
-                       expose_headers=["Retry-After"], max_age=600)
+    app.add_middleware(
+        JsonCORSMiddleware,
+        allow_origins=settings.allowed_origins,
+        allow_credentials=False,
+        allow_methods=["GET", "POST"],
+        allow_headers=["Content-Type", "Accept", "Last-Event-ID"],
+        expose_headers=["Retry-After"],
+        max_age=600,
+    )
     return app
 
 
@@ -124,9 +134,14 @@ def render_demo(api_base: str) -> str:
 def _add_pages(app: FastAPI) -> None:
     """GET /healthz, the demo page, and / redirecting to it."""
 
-    @app.get("/healthz", response_model=Health, response_model_exclude_none=True, tags=["meta"],
-             summary="Liveness and readiness",
-             responses={503: {"model": Health, "description": "The conversation threads cannot be written."}})
+    @app.get(
+        "/healthz",
+        response_model=Health,
+        response_model_exclude_none=True,
+        tags=["meta"],
+        summary="Liveness and readiness",
+        responses={503: {"model": Health, "description": "The conversation threads cannot be written."}},
+    )
     async def healthz(request: Request) -> Any:
         """ok, the version, whether the advisor is loaded, and whether a turn can be saved (503 when not)."""
         res: AppResources | None = getattr(request.app.state, "resources", None)
@@ -136,8 +151,13 @@ def _add_pages(app: FastAPI) -> None:
         if store is None:  # an advisor without thread storage (tests' stand-ins)
             return Health(status="ok", version=app.version, advisor=True)
         problem = await run_blocking(res.executor, store.unwritable)
-        health = Health(status="unavailable" if problem else "ok", version=app.version, advisor=True,
-                        storage=problem is None, reason=problem)
+        health = Health(
+            status="unavailable" if problem else "ok",
+            version=app.version,
+            advisor=True,
+            storage=problem is None,
+            reason=problem,
+        )
         if problem:
             return JSONResponse(health.model_dump(exclude_none=True), status_code=503)
         return health.model_dump(exclude_none=True)

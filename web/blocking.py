@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import AsyncIterator, Callable, Iterator, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
 _ITEM, _ERROR, _DONE = "item", "error", "done"
 
 
-async def run_blocking(executor: ThreadPoolExecutor, function: Callable[..., T], *args: object,
-                       **kwargs: object) -> T:
+async def run_blocking(executor: ThreadPoolExecutor, function: Callable[..., T], *args: object, **kwargs: object) -> T:
     """Await `function(*args, **kwargs)` run in `executor`."""
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(executor, partial(function, *args, **kwargs))
 
 
-async def iterate_in_thread(executor: ThreadPoolExecutor, make_iterator: Callable[[], Iterator[T]]
-                            ) -> AsyncIterator[T]:
+async def iterate_in_thread(executor: ThreadPoolExecutor, make_iterator: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
     """Yield the items of a synchronous iterator that runs start to end in ONE pool thread.
 
     One thread, not one per item: LangGraph's sync stream sets and resets context variables, which must happen in
@@ -51,7 +50,7 @@ async def iterate_in_thread(executor: ThreadPoolExecutor, make_iterator: Callabl
                 close = getattr(iterator, "close", None)
                 if callable(close):
                     close()
-        except BaseException as error:  # noqa: BLE001 - handed to the consumer, which decides
+        except BaseException as error:
             put(_ERROR, error)
         else:
             put(_DONE, None)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Request, Response
 from fastapi.encoders import jsonable_encoder
@@ -20,13 +21,15 @@ from web.thread_access import ThreadAccess, resolve_thread, with_token
 router = APIRouter(prefix="/api", tags=["chat"])
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorResponse, "description": text} for status, text in (
+    status: {"model": ErrorResponse, "description": text}
+    for status, text in (
         (401, "An API key that is not configured (code invalid_api_key)."),
         (404, "thread_id is not a conversation of the caller (code thread_not_found)."),
         (413, "Request body too large (code body_too_large)."),
         (422, "Invalid input (codes invalid_input, message_too_long)."),
         (429, "Rate limit reached (code rate_limited); see Retry-After."),
-        (503, "The advisor is still loading (code not_ready)."))
+        (503, "The advisor is still loading (code not_ready)."),
+    )
 }
 STREAM_EVENT_TYPES = frozenset({"progress", "verdict", "delta", "final", "error"})
 THREAD_ID_HEADER = "X-Thread-Id"
@@ -34,8 +37,7 @@ THREAD_TOKEN_HEADER = "X-Thread-Token"
 CHAT_BODY_GATE = gated(ChatRequest, endpoint_checks=("anyOf",))  # the empty-message rule: checked_chat_request
 
 
-def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_examples=CHAT_EXAMPLES)
-                         ) -> ChatRequest:
+def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_examples=CHAT_EXAMPLES)) -> ChatRequest:
     """The chat body, rejected with 422 message_too_long above the configured length (checked before streaming)."""
     limit = resources(request).settings.max_message_chars
     if len(body.message) > limit:
@@ -45,8 +47,9 @@ def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_exam
     return body
 
 
-async def turn_thread(request: Request, response: Response, body: ChatRequest = Depends(checked_chat_request)
-                      ) -> ThreadAccess:
+async def turn_thread(
+    request: Request, response: Response, body: ChatRequest = Depends(checked_chat_request)
+) -> ThreadAccess:
     """The thread the turn runs on: minted for a new conversation, else the caller's own (404 otherwise); also in
     the X-Thread-Id / X-Thread-Token headers, so a stream's client knows its thread before the first event."""
     access = await resolve_thread(request, body)
@@ -58,14 +61,22 @@ async def turn_thread(request: Request, response: Response, body: ChatRequest = 
 
 def _advisor_arguments(body: ChatRequest, access: ThreadAccess) -> dict[str, Any]:
     """Keyword arguments for Advisor.respond/stream."""
-    return {"thread_id": access.thread_id, "language": body.language, "prefer": body.prefer,
-            "changes": body.changes}
+    return {"thread_id": access.thread_id, "language": body.language, "prefer": body.prefer, "changes": body.changes}
 
 
-@router.post("/chat", response_model=ChatResult, responses=ERROR_RESPONSES,
-             summary="Ask the advisor; one JSON answer", dependencies=[CHAT_BODY_GATE])
-async def chat(request: Request, body: ChatRequest = Depends(checked_chat_request),
-               access: ThreadAccess = Depends(turn_thread), res: AppResources = Depends(resources)) -> dict[str, Any]:
+@router.post(
+    "/chat",
+    response_model=ChatResult,
+    responses=ERROR_RESPONSES,
+    summary="Ask the advisor; one JSON answer",
+    dependencies=[CHAT_BODY_GATE],
+)
+async def chat(
+    request: Request,
+    body: ChatRequest = Depends(checked_chat_request),
+    access: ThreadAccess = Depends(turn_thread),
+    res: AppResources = Depends(resources),
+) -> dict[str, Any]:
     """The advisor's full answer for one turn (the same JSON as `recommend --json`, plus thread_id and
     thread_token)."""
     advisor = advisor_of(request)
@@ -112,11 +123,19 @@ def error_event(code: str, message: str, error_id: str | None = None) -> ServerS
     return ServerSentEvent(event="error", raw_data=encode_data(data))
 
 
-@router.post("/chat/stream", response_class=EventSourceResponse, responses=ERROR_RESPONSES,
-             summary="Ask the advisor; Server-Sent Events", dependencies=[CHAT_BODY_GATE])
-async def chat_stream(request: Request, body: ChatRequest = Depends(checked_chat_request),
-                      access: ThreadAccess = Depends(turn_thread), res: AppResources = Depends(resources)
-                      ) -> AsyncIterator[ServerSentEvent]:
+@router.post(
+    "/chat/stream",
+    response_class=EventSourceResponse,
+    responses=ERROR_RESPONSES,
+    summary="Ask the advisor; Server-Sent Events",
+    dependencies=[CHAT_BODY_GATE],
+)
+async def chat_stream(
+    request: Request,
+    body: ChatRequest = Depends(checked_chat_request),
+    access: ThreadAccess = Depends(turn_thread),
+    res: AppResources = Depends(resources),
+) -> AsyncIterator[ServerSentEvent]:
     """Events `progress` ({node, label}) per step, `verdict` ({verdict}, the final result's verdict, sent as soon as
     it is known), `delta` ({text}) answer chunks, then one `final` ({result})
     with the same JSON as POST /api/chat, or one `error` ({code, message, error_id?}) instead."""
@@ -133,7 +152,7 @@ async def chat_stream(request: Request, body: ChatRequest = Depends(checked_chat
     except ValueError as error:
         yield error_event("invalid_input", " ".join(str(error).split()) or "invalid input")
         return
-    except Exception as error:  # noqa: BLE001 - the stream promises an error event, never a traceback
+    except Exception as error:
         yield error_event("internal_error", INTERNAL_MESSAGE, log_internal(error, "POST /api/chat/stream"))
         return
     if not ended:

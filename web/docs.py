@@ -71,11 +71,14 @@ def install_docs(app: FastAPI) -> bool:
     @app.get(DOCS_PATH, include_in_schema=False)
     async def swagger_ui() -> HTMLResponse:
         """Swagger UI for /openapi.json, every asset from this server."""
-        return get_swagger_ui_html(openapi_url=SPEC_30_PATH, title=title,
-                                   swagger_js_url=f"{ASSETS_PATH}/swagger-ui-bundle.js",
-                                   swagger_css_url=f"{ASSETS_PATH}/swagger-ui.css",
-                                   swagger_favicon_url=f"{ASSETS_PATH}/favicon-32x32.png",
-                                   oauth2_redirect_url=OAUTH2_REDIRECT_PATH)
+        return get_swagger_ui_html(
+            openapi_url=SPEC_30_PATH,
+            title=title,
+            swagger_js_url=f"{ASSETS_PATH}/swagger-ui-bundle.js",
+            swagger_css_url=f"{ASSETS_PATH}/swagger-ui.css",
+            swagger_favicon_url=f"{ASSETS_PATH}/favicon-32x32.png",
+            oauth2_redirect_url=OAUTH2_REDIRECT_PATH,
+        )
 
     @app.get(SPEC_30_PATH, include_in_schema=False)
     async def openapi_30() -> JSONResponse:

@@ -62,12 +62,14 @@ class ApiError(Exception):
 
 def error_payload(code: str, message: str, error_id: str | None = None) -> dict:
     """The JSON document for one error."""
-    return ErrorResponse(error=ErrorBody(code=code, message=" ".join(message.split()), error_id=error_id)) \
-        .model_dump(exclude_none=True)
+    return ErrorResponse(error=ErrorBody(code=code, message=" ".join(message.split()), error_id=error_id)).model_dump(
+        exclude_none=True
+    )
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
-                   error_id: str | None = None) -> JSONResponse:
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None, error_id: str | None = None
+) -> JSONResponse:
     """A JSON error response."""
     return JSONResponse(error_payload(code, message, error_id), status_code=status, headers=headers)
 
@@ -112,7 +114,7 @@ def document_errors(schema: dict) -> dict:
     (also on the streaming route), and each operation lists the error statuses it can get."""
     ref = {"$ref": "#/components/schemas/ErrorResponse"}
     for path, operations in schema.get("paths", {}).items():
-        for method, operation in operations.items():
+        for _method, operation in operations.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             responses = operation["responses"]
@@ -125,8 +127,9 @@ def document_errors(schema: dict) -> dict:
             if path.startswith("/api/"):
                 wanted += ["429", "503"]
             for status in wanted:
-                responses.setdefault(status, {"description": ERROR_STATUS_TEXT[status],
-                                              "content": {"application/json": {"schema": ref}}})
+                responses.setdefault(
+                    status, {"description": ERROR_STATUS_TEXT[status], "content": {"application/json": {"schema": ref}}}
+                )
     return schema
 
 
@@ -171,8 +174,9 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CatalogError)
     async def _catalog_error(request: Request, error: CatalogError) -> JSONResponse:
         """The offers catalog cannot be read (damaged, missing, unwritable folder): 503, one line."""
-        return error_response(503, "catalog_unavailable", str(error) or "the offers catalog is unavailable",
-                              {"Retry-After": "60"})
+        return error_response(
+            503, "catalog_unavailable", str(error) or "the offers catalog is unavailable", {"Retry-After": "60"}
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:

@@ -24,9 +24,12 @@ class TurnForExport(BaseModel):
     language: Language = "en"
     spec: dict[str, Any] = Field(default_factory=dict, description="The turn's job spec.")
     estimate: dict[str, Any] | None = Field(default=None, description="The turn's memory estimate.")
-    offers: list[dict[str, Any]] = Field(min_length=1, max_length=50,
-                                         description="Ranked offers; the first is exported, or, when SkyPilot cannot "
-                                                     "launch its cloud, the best launchable one (see `note`).")
+    offers: list[dict[str, Any]] = Field(
+        min_length=1,
+        max_length=50,
+        description="Ranked offers; the first is exported, or, when SkyPilot cannot "
+        "launch its cloud, the best launchable one (see `note`).",
+    )
     catalog: dict[str, Any] | None = Field(default=None, description="Catalog snapshot information.")
 
 
@@ -37,11 +40,16 @@ class SkyPilotExport(BaseModel):
     yaml: str = Field(description="The SkyPilot task, commented in the conversation's language.")
     launch_command: str = Field(description="`sky jobs launch task.yaml` (spot) or `sky launch ...` (on-demand).")
     required_env: list[str] = Field(description="Variables to pass at launch with --env NAME=....")
-    offer: dict[str, Any] = Field(description="The offer the task launches (provider, instance type, region, GPUs, "
-                                              "spot, expected cost and hours).")
-    note: str | None = Field(default=None, description="When SkyPilot cannot launch the recommended offer's cloud: "
-                                                       "which offer the task uses instead and why, in the turn's "
-                                                       "language.")
+    offer: dict[str, Any] = Field(
+        description="The offer the task launches (provider, instance type, region, GPUs, "
+        "spot, expected cost and hours)."
+    )
+    note: str | None = Field(
+        default=None,
+        description="When SkyPilot cannot launch the recommended offer's cloud: "
+        "which offer the task uses instead and why, in the turn's "
+        "language.",
+    )
 
 
 @router.post("/api/export/skypilot", response_model=SkyPilotExport, dependencies=[gated(TurnForExport)])
@@ -57,7 +65,15 @@ def _export(turn: TurnForExport, catalog_path: object) -> SkyPilotExport:
     except ExportError:
         raise
     except (KeyError, TypeError, AttributeError, ValueError, ArithmeticError) as error:
-        raise ExportError(f"the result cannot be exported: a field of its first offer is missing or malformed "
-                          f"({type(error).__name__}: {error})") from error
-    return SkyPilotExport(filename="task.yaml", yaml=task.yaml, launch_command=task.launch_command,
-                          required_env=task.required_env, offer=exported_offer(task.offer), note=task.note)
+        raise ExportError(
+            f"the result cannot be exported: a field of its first offer is missing or malformed "
+            f"({type(error).__name__}: {error})"
+        ) from error
+    return SkyPilotExport(
+        filename="task.yaml",
+        yaml=task.yaml,
+        launch_command=task.launch_command,
+        required_env=task.required_env,
+        offer=exported_offer(task.offer),
+        note=task.note,
+    )

@@ -31,15 +31,17 @@ def _header(scope: Scope, name: bytes) -> str | None:
 class BodySizeLimit:
     """Reject request bodies over `max_bytes` with 413 before the app sees them (Content-Length or streamed)."""
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int, path_limits: dict[str, int] | None = None,
-                 timeout_s: float | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, *, max_bytes: int, path_limits: dict[str, int] | None = None, timeout_s: float | None = None
+    ) -> None:
         """Wrap `app`; `path_limits` gives some paths their own limit (Slack's button payloads carry a message);
         the whole body must arrive within `timeout_s` ($GPU_ADVISOR_BODY_TIMEOUT_S, default BODY_TIMEOUT_S)."""
         self.app = app
         self.max_bytes = max_bytes
         self.path_limits = dict(path_limits or {})
-        self.timeout_s = timeout_s if timeout_s is not None else _env_seconds("GPU_ADVISOR_BODY_TIMEOUT_S",
-                                                                              BODY_TIMEOUT_S)
+        self.timeout_s = (
+            timeout_s if timeout_s is not None else _env_seconds("GPU_ADVISOR_BODY_TIMEOUT_S", BODY_TIMEOUT_S)
+        )
 
     @staticmethod
     def _too_large(limit: int) -> Response:
@@ -124,7 +126,7 @@ class CatchAll:
 
         try:
             await self.app(scope, receive, watch)
-        except Exception as error:  # noqa: BLE001 - no stack trace ever reaches a client
+        except Exception as error:
             error_id = log_internal(error, f"{scope.get('method')} {scope.get('path')}")
             if not started:
                 await error_response(500, "internal_error", INTERNAL_MESSAGE, error_id=error_id)(scope, receive, send)
@@ -143,8 +145,9 @@ class RateLimit:
     """Apply one token bucket per client to the paths under `prefixes` (the API and the MCP endpoint, so tool calls
     cost the same either way); 429 with Retry-After when it is empty."""
 
-    def __init__(self, app: ASGIApp, *, limiter: TokenBucketLimiter, prefixes: tuple[str, ...] = ("/api/", "/mcp")
-                 ) -> None:
+    def __init__(
+        self, app: ASGIApp, *, limiter: TokenBucketLimiter, prefixes: tuple[str, ...] = ("/api/", "/mcp")
+    ) -> None:
         """Wrap `app`."""
         self.app = app
         self.limiter = limiter
@@ -156,8 +159,9 @@ class RateLimit:
             wait = self.limiter.acquire(client_key(scope))
             if wait is not None:
                 retry = retry_after_header(wait)
-                response = error_response(429, "rate_limited", f"too many requests; retry in {retry} s",
-                                          headers={"Retry-After": retry})
+                response = error_response(
+                    429, "rate_limited", f"too many requests; retry in {retry} s", headers={"Retry-After": retry}
+                )
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

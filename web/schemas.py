@@ -30,44 +30,76 @@ def changes_schema() -> dict[str, Any]:
     """What `changes` accepts: JobSpec's fields but language, each as JobSpec validates it (null clears one)."""
     spec = JobSpec.model_json_schema()
     fields = {name: _inlined(spec["properties"][name], spec.get("$defs", {})) for name in CHANGEABLE}
-    return {"properties": {name: {k: v for k, v in prop.items() if k != "default"} for name, prop in fields.items()},
-            "additionalProperties": False}
+    return {
+        "properties": {name: {k: v for k, v in prop.items() if k != "default"} for name, prop in fields.items()},
+        "additionalProperties": False,
+    }
+
+
 HARD_MAX_MESSAGE_CHARS = 100_000
 """Schema ceiling; the configured (smaller) limit is checked with its own error code."""
 
 CHAT_EXAMPLES = {
-    "italian": {"summary": "A job in Italian", "value": {
-        "message": "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?", "language": "it"}},
-    "follow_up": {"summary": "A follow-up in the same conversation", "value": {
-        "message": "e con 2 GPU?", "thread_id": "3f6c2a9e0b1d4c58a7e2f0c4d9b81a6e",
-        "thread_token": "q3ZcT1n0m8yXfV2bLrJ5sWk9HdGpAe7uQi4oCzRtYxM"}},
-    "english": {"summary": "A job in English", "value": {
-        "message": "Full fine-tune of Mistral 7B on 20k examples, deadline 12 hours, no spot", "language": "en"}},
+    "italian": {
+        "summary": "A job in Italian",
+        "value": {"message": "QLoRA su Llama 3 8B, budget 50 euro, vanno bene le spot?", "language": "it"},
+    },
+    "follow_up": {
+        "summary": "A follow-up in the same conversation",
+        "value": {
+            "message": "e con 2 GPU?",
+            "thread_id": "3f6c2a9e0b1d4c58a7e2f0c4d9b81a6e",
+            "thread_token": "q3ZcT1n0m8yXfV2bLrJ5sWk9HdGpAe7uQi4oCzRtYxM",
+        },
+    },
+    "english": {
+        "summary": "A job in English",
+        "value": {
+            "message": "Full fine-tune of Mistral 7B on 20k examples, deadline 12 hours, no spot",
+            "language": "en",
+        },
+    },
 }
 
 
 class ChatRequest(BaseModel):
     """One user turn: the message, and the conversation it continues."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [  # what checked_chat_request enforces
-        {"properties": {"message": {"pattern": r"\S"}}},
-        {"required": ["changes"], "properties": {"changes": {"type": "object", "minProperties": 1}}},
-        {"required": ["prefer"], "properties": {"prefer": {"not": {"type": "null"}}}}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "anyOf": [  # what checked_chat_request enforces
+                {"properties": {"message": {"pattern": r"\S"}}},
+                {"required": ["changes"], "properties": {"changes": {"type": "object", "minProperties": 1}}},
+                {"required": ["prefer"], "properties": {"prefer": {"not": {"type": "null"}}}},
+            ]
+        },
+    )
 
     message: str = Field(max_length=HARD_MAX_MESSAGE_CHARS, description="What the user wrote, in it, id or en.")
-    thread_id: str | None = Field(default=None, pattern=THREAD_ID_PATTERN,
-                                  description="Continue this conversation (an id the server returned); omit to "
-                                              "start a new one. Someone else's thread is 404.")
-    thread_token: str | None = Field(default=None, pattern=THREAD_TOKEN_PATTERN,
-                                     description="The thread's capability token, returned with thread_id; needed "
-                                                 "with thread_id unless the API key that started it is sent.")
+    thread_id: str | None = Field(
+        default=None,
+        pattern=THREAD_ID_PATTERN,
+        description="Continue this conversation (an id the server returned); omit to "
+        "start a new one. Someone else's thread is 404.",
+    )
+    thread_token: str | None = Field(
+        default=None,
+        pattern=THREAD_TOKEN_PATTERN,
+        description="The thread's capability token, returned with thread_id; needed "
+        "with thread_id unless the API key that started it is sent.",
+    )
     language: Language | None = Field(default=None, description="Answer in this language; omit to detect it.")
-    prefer: Literal["cost", "speed"] | None = Field(default=None, description="Recommend the cheapest or the "
-                                                                              "fastest fitting offer first.")
-    changes: dict[str, Any] | None = Field(default=None, description="JobSpec fields to change on the thread's "
-                                                                     "current job, e.g. {\"interruptible_ok\": "
-                                                                     "false}; the message may then be empty.",
-                                           json_schema_extra=changes_schema())
+    prefer: Literal["cost", "speed"] | None = Field(
+        default=None, description="Recommend the cheapest or the fastest fitting offer first."
+    )
+    changes: dict[str, Any] | None = Field(
+        default=None,
+        description="JobSpec fields to change on the thread's "
+        'current job, e.g. {"interruptible_ok": '
+        "false}; the message may then be empty.",
+        json_schema_extra=changes_schema(),
+    )
 
 
 class ChatResult(BaseModel):
@@ -76,8 +108,9 @@ class ChatResult(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     thread_id: str = Field(description="Pass it back to continue the conversation.")
-    thread_token: str | None = Field(default=None, description="Pass it back with thread_id; keep it secret (it "
-                                                               "opens the conversation).")
+    thread_token: str | None = Field(
+        default=None, description="Pass it back with thread_id; keep it secret (it opens the conversation)."
+    )
     language: Language
     intent: str = Field(description="job_request, follow_up, faq, out_of_scope, injection or ask_back.")
     answer: str = Field(description="Text in the user's language: paragraphs, '- ' bullets, **bold**, [n] markers.")
@@ -97,8 +130,9 @@ class FaqRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=HARD_MAX_MESSAGE_CHARS,
-                          examples=["Posso usare le istanze spot per il fine-tuning?"])
+    question: str = Field(
+        min_length=1, max_length=HARD_MAX_MESSAGE_CHARS, examples=["Posso usare le istanze spot per il fine-tuning?"]
+    )
     language: Language | None = Field(default=None, description="Answer in this language; omit to detect it.")
 
 
@@ -110,8 +144,11 @@ class Health(BaseModel):
     status: Literal["ok", "unavailable"]
     version: str
     advisor: bool = Field(description="True once the advisor is loaded and ready.")
-    storage: bool | None = Field(default=None, description="Whether a turn can be saved now (a small write to the "
-                                                           "threads database); null while the advisor loads.")
+    storage: bool | None = Field(
+        default=None,
+        description="Whether a turn can be saved now (a small write to the "
+        "threads database); null while the advisor loads.",
+    )
     reason: str | None = Field(default=None, description="Why the storage cannot be written (one line).")
 
 

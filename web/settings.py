@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -41,27 +41,39 @@ class ServerSettings(BaseModel):
 
     host: str = Field(default=DEFAULT_HOST, description="Interface to listen on.")
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535, description="TCP port (0 = any free port).")
-    workers: int = Field(default_factory=default_workers, ge=1, le=MAX_WORKERS,
-                         description="uvicorn worker processes (default: one per core).")
-    allowed_origins: list[str] = Field(default_factory=list,
-                                       description="Origins of the sites allowed to embed the widget (CORS).")
+    workers: int = Field(
+        default_factory=default_workers,
+        ge=1,
+        le=MAX_WORKERS,
+        description="uvicorn worker processes (default: one per core).",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list, description="Origins of the sites allowed to embed the widget (CORS)."
+    )
     max_body_bytes: int = Field(default=16_384, ge=256, description="Largest request body accepted (413 above).")
     max_message_chars: int = Field(default=2_000, ge=1, description="Longest chat message accepted (422 above).")
-    rate_per_minute: float = Field(default=30.0, ge=0, description="Requests per minute per client on /api/*; "
-                                                                   "0 turns the limit off.")
-    rate_burst: int = Field(default=10, ge=1, description="Requests a client may make at once before the rate "
-                                                          "applies.")
-    checkpoint_path: Path | None = Field(default=None, description="SQLite file for conversation checkpoints "
-                                                                   "(default: the advisor's, under "
-                                                                   "$GPU_ADVISOR_HOME).")
+    rate_per_minute: float = Field(
+        default=30.0, ge=0, description="Requests per minute per client on /api/*; 0 turns the limit off."
+    )
+    rate_burst: int = Field(default=10, ge=1, description="Requests a client may make at once before the rate applies.")
+    checkpoint_path: Path | None = Field(
+        default=None,
+        description="SQLite file for conversation checkpoints (default: the advisor's, under $GPU_ADVISOR_HOME).",
+    )
     db_path: Path | None = Field(default=None, description="Offers catalog database (default: the shipped one).")
-    database_url: str | None = Field(default=None, repr=False,
-                                     description="postgresql://… : threads, the Slack store and the rate-limit "
-                                                 "buckets live in PostgreSQL, shared by every server process.")
+    database_url: str | None = Field(
+        default=None,
+        repr=False,
+        description="postgresql://… : threads, the Slack store and the rate-limit "
+        "buckets live in PostgreSQL, shared by every server process.",
+    )
 
-    api_keys: list[str] = Field(default_factory=list, repr=False,
-                                description="Comma-separated API keys; a thread started with one (Authorization: "
-                                            "Bearer KEY) can be continued with that key as well as its token.")
+    api_keys: list[str] = Field(
+        default_factory=list,
+        repr=False,
+        description="Comma-separated API keys; a thread started with one (Authorization: "
+        "Bearer KEY) can be continued with that key as well as its token.",
+    )
 
     @field_validator("api_keys", mode="before")
     @classmethod

@@ -81,4 +81,3 @@ async def resolve_thread(request: Request, body: ChatRequest) -> ThreadAccess:
 def with_token(result: dict[str, Any], access: ThreadAccess) -> dict[str, Any]:
     """A turn's result carrying the thread's token (when the caller has it)."""
     return {**result, "thread_id": access.thread_id, "thread_token": access.token}
-

@@ -36,8 +36,11 @@ def _number_problems(text: Claims, source: Claims, tolerance: bool) -> list[str]
 
 def _name_problems(text: Claims, source: Claims, source_text: str) -> list[str]:
     """Named things, absolute promises and invented providers that the source does not hold."""
-    problems = [f"{name} is not in the source" for name in sorted(text.names - source.names)
-                if not (name.startswith("id:") and name[3:] in source_text.lower())]
+    problems = [
+        f"{name} is not in the source"
+        for name in sorted(text.names - source.names)
+        if not (name.startswith("id:") and name[3:] in source_text.lower())
+    ]
     problems += [f"'{word}' is not in the source" for word in sorted(text.absolutes - source.absolutes)]
     problems += [f"unknown name '{name}'" for name in text.invented if name not in source.vocabulary]
     return problems
@@ -66,10 +69,16 @@ def verdict_problems(candidate: str, draft: str, language: str) -> tuple[str, ..
     """What of the draft's verdict (its first paragraph's claims) the candidate lost."""
     headline = extract(draft.strip().split("\n\n")[0], language)
     text = extract(candidate, language)
-    missing = [f"verdict number {n.text!r} is missing" for n in headline.numbers
-               if not any(matches(c, n, False) for c in text.numbers)]
-    missing += [f"verdict {name} is missing" for name in sorted(headline.names - text.names)
-                if not (name.startswith("id:") and name[3:] in candidate.lower())]
+    missing = [
+        f"verdict number {n.text!r} is missing"
+        for n in headline.numbers
+        if not any(matches(c, n, False) for c in text.numbers)
+    ]
+    missing += [
+        f"verdict {name} is missing"
+        for name in sorted(headline.names - text.names)
+        if not (name.startswith("id:") and name[3:] in candidate.lower())
+    ]
     if not headline.numbers and not headline.names:
         missing += content_problems(candidate, draft, language)
     return tuple(missing)
@@ -85,14 +94,21 @@ def content_problems(candidate: str, source: str, language: str) -> list[str]:
     return [] if shared >= MIN_OVERLAP else [f"only {shared:.0%} of the reply's words come from the source"]
 
 
-def check_grounded(text: str, sources: str, language: str, *, source_language: str | None = None,
-                   extra_names: frozenset[str] = frozenset()) -> ClaimCheck:
+def check_grounded(
+    text: str,
+    sources: str,
+    language: str,
+    *,
+    source_language: str | None = None,
+    extra_names: frozenset[str] = frozenset(),
+) -> ClaimCheck:
     """Whether every claim in `text` is in `sources` (tool results or cited text; numbers may be rounded as shown).
 
     `source_language` reads the sources' digits ('en' for JSON tool results); default: `language`. `extra_names`
     are names allowed without being in the sources (e.g. 'currency:USD' for USD prices in JSON)."""
     claims, source = extract(text, language), extract(sources, source_language or language)
-    source = Claims(source.numbers, source.names | extra_names, source.absolutes, source.invented, source.words,
-                    source.vocabulary)
+    source = Claims(
+        source.numbers, source.names | extra_names, source.absolutes, source.invented, source.words, source.vocabulary
+    )
     problems = _number_problems(claims, source, tolerance=True) + _name_problems(claims, source, sources)
     return ClaimCheck(not problems, tuple(problems))

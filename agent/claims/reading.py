@@ -34,7 +34,6 @@ $1.2075/h does not; '$1.21/h' does)."""
 SECONDS = {"seconds": 1.0, "minutes": 60.0, "hours": 3600.0, "days": 86_400.0}
 
 
-
 @dataclass(frozen=True)
 class Number:
     """A number claim: value, unit kind (money, percent, mem, hours...), currency, per hour, attached fact."""
@@ -50,8 +49,12 @@ class Number:
         """Units agree: same currency and per-hour for money; same kind where both name one (or both a time)."""
         if self.currency or other.currency:
             return self.currency == other.currency and self.per_hour == other.per_hour
-        return self.kind is None or other.kind is None or self.kind == other.kind or (
-            self.kind in SECONDS and other.kind in SECONDS)
+        return (
+            self.kind is None
+            or other.kind is None
+            or self.kind == other.kind
+            or (self.kind in SECONDS and other.kind in SECONDS)
+        )
 
     def in_units_of(self, other: Number) -> float:
         """This value in the other's unit (times converted: 1 minute is 60 seconds), else the value as it is."""
@@ -100,7 +103,10 @@ def _unit(tokens: list[Token], i: int, glued: str | None) -> tuple[str | None, s
     units = lexicon()["units"]
     if glued:
         return glued, None, False
-    same = (lambda j: 0 <= j < len(tokens) and tokens[j].clause == tokens[i].clause)
+
+    def same(j):
+        return 0 <= j < len(tokens) and tokens[j].clause == tokens[i].clause
+
     currency, length = _currency_at(tokens, i + 1) if same(i + 1) else (None, 0)
     j = i + 1 + length
     if currency is None and same(i - 1):
@@ -152,8 +158,11 @@ def _facts(tokens: list[Token]) -> list[tuple[int, int, str]]:
 
 def _nearest_fact(facts: list[tuple[int, int, str]], tokens: list[Token], i: int) -> str | None:
     """The fact nearest to token i in its clause (within FACT_WINDOW tokens); None when none, or two tie."""
-    near = sorted((min(abs(first - i), abs(last - i)), fact) for first, last, fact in facts
-                  if tokens[first].clause == tokens[i].clause and min(abs(first - i), abs(last - i)) <= FACT_WINDOW)
+    near = sorted(
+        (min(abs(first - i), abs(last - i)), fact)
+        for first, last, fact in facts
+        if tokens[first].clause == tokens[i].clause and min(abs(first - i), abs(last - i)) <= FACT_WINDOW
+    )
     if not near or (len(near) > 1 and near[1][0] == near[0][0] and near[1][1] != near[0][1]):
         return None
     return near[0][1]
@@ -181,19 +190,34 @@ def extract(text: str, language: str) -> Claims:
             glued = GLUED_UNIT.get(m.group(2).lower())
         elif token.kind == "word" and token.low not in not_numbers and word_pieces(token.text) is not None:
             pieces = []
-            while end - 1 < len(tokens) and tokens[end - 1].kind == "word" and \
-                    tokens[end - 1].low not in not_numbers and word_pieces(tokens[end - 1].text):
+            while (
+                end - 1 < len(tokens)
+                and tokens[end - 1].kind == "word"
+                and tokens[end - 1].low not in not_numbers
+                and word_pieces(tokens[end - 1].text)
+            ):
                 pieces.extend(word_pieces(tokens[end - 1].text) or ())
                 end += 1
             end -= 1
             single = end == i + 1 and token.low in need_unit
-            if not single or _unit(tokens, i, None)[0] not in (None, "gpus") or (
-                    end < len(tokens) and phrase_at(tokens, end, lex["units"]["hours"])):
+            if (
+                not single
+                or _unit(tokens, i, None)[0] not in (None, "gpus")
+                or (end < len(tokens) and phrase_at(tokens, end, lex["units"]["hours"]))
+            ):
                 value = combine(pieces)
         if value is not None:
             kind, currency, per_hour = _unit(tokens, end - 1, glued)
-            numbers.append(Number(round(value, 6), kind, currency, per_hour, _nearest_fact(facts, tokens, i),
-                                  " ".join(t.text for t in tokens[i:end])))
+            numbers.append(
+                Number(
+                    round(value, 6),
+                    kind,
+                    currency,
+                    per_hour,
+                    _nearest_fact(facts, tokens, i),
+                    " ".join(t.text for t in tokens[i:end]),
+                )
+            )
             i = max(end, i + 1)
             continue
         if token.kind == "code":
@@ -204,11 +228,15 @@ def extract(text: str, language: str) -> Claims:
         elif token.kind in ("word", "sym"):
             names |= _word_names(tokens, i, invented)
         i += 1
-    absolutes = {phrase.rstrip("*") for phrase in lex["absolute"]
-                 if any(phrase_at(tokens, k, [phrase]) for k in range(len(tokens)))}
+    absolutes = {
+        phrase.rstrip("*")
+        for phrase in lex["absolute"]
+        if any(phrase_at(tokens, k, [phrase]) for k in range(len(tokens)))
+    }
     words = tuple(t.low for t in tokens if t.kind == "word" and len(t.text) >= CONTENT_WORD_CHARS)
-    return Claims(tuple(numbers), frozenset(names), frozenset(absolutes), tuple(invented), words,
-                  frozenset(t.low for t in tokens))
+    return Claims(
+        tuple(numbers), frozenset(names), frozenset(absolutes), tuple(invented), words, frozenset(t.low for t in tokens)
+    )
 
 
 def _word_names(tokens: list[Token], i: int, invented: list[str]) -> set[str]:
@@ -223,9 +251,14 @@ def _word_names(tokens: list[Token], i: int, invented: list[str]) -> set[str]:
         names.add("region:" + token.low)
     if token.low in lex["verdict_words"]:
         names.add("verdict:" + token.low)
-    if token.kind == "word" and token.low not in provider_names() and any(
+    if (
+        token.kind == "word"
+        and token.low not in provider_names()
+        and any(
             token.low.endswith(shape.lstrip("*")) and len(token.low) > len(shape.lstrip("*"))
-            for shape in lex["provider_shapes"]):
+            for shape in lex["provider_shapes"]
+        )
+    ):
         invented.append(token.low)
     if token.low in lex["provider_nouns"] and i + 1 < len(tokens) and tokens[i].clause == tokens[i + 1].clause:
         following = tokens[i + 1]
@@ -246,5 +279,6 @@ def matches(claim: Number, source: Number, tolerance: bool) -> bool:
     decimals = len(claim.text.split(",")[-1]) if "," in claim.text and not claim.text.endswith(",") else 0
     decimals = max(decimals, len(claim.text.split(".")[-1]) if "." in claim.text else 0)
     step = 0.5 * 10 ** -min(decimals, 6) + 1e-9
-    return any(abs(value - target) <= step * max(1.0, abs(target) * 1e-9) for target in
-               (source.value, source.value * 100))
+    return any(
+        abs(value - target) <= step * max(1.0, abs(target) * 1e-9) for target in (source.value, source.value * 100)
+    )

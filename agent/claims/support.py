@@ -35,8 +35,10 @@ STEM_CHARS = 5
 """Words compare on their first STEM_CHARS letters ('servono' / 'servirebbero' do not, 'interruptions' /
 'interruption' do)."""
 ENTITY = ("provider:", "gpu:", "id:")
-URL = re.compile(r"(?i)\b(?:https?://|ftp://|www\.)\S+|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|ai|dev|app|it|id|co|"
-                 r"uk|de|eu|info|biz|xyz|me|us|cloud|sh|ly|gg|tv)\b(?:/\S*)?")
+URL = re.compile(
+    r"(?i)\b(?:https?://|ftp://|www\.)\S+|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|ai|dev|app|it|id|co|"
+    r"uk|de|eu|info|biz|xyz|me|us|cloud|sh|ly|gg|tv)\b(?:/\S*)?"
+)
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 PHONE = re.compile(r"(?<![\w.,])\+?\d{1,4}(?:[ \-.]\d{2,5}){2,}(?![\w.,]?\d)")
 MIN_PHONE_DIGITS = 7
@@ -100,8 +102,7 @@ def make_unit(text: str, language: str) -> Unit:
     from agent.claims.reading import extract
 
     claims = extract(text, language)
-    return Unit(text, frozenset(n for n in claims.names if n.startswith(ENTITY)), claims.numbers,
-                tuple(tokenize(text)))
+    return Unit(text, frozenset(n for n in claims.names if n.startswith(ENTITY)), claims.numbers, tuple(tokenize(text)))
 
 
 @lru_cache(maxsize=256)
@@ -126,13 +127,19 @@ def blocked(candidate: str, source: str, language: str) -> list[str]:
     lex, low = words(language), source.lower()
     problems = [f"link {m.group()!r}" for m in URL.finditer(candidate) if m.group().lower() not in low]
     problems += [f"e-mail address {m.group()!r}" for m in EMAIL.finditer(candidate) if m.group().lower() not in low]
-    problems += [f"phone number {m.group()!r}" for m in PHONE.finditer(candidate)
-                 if len(re.sub(r"\D", "", m.group())) >= MIN_PHONE_DIGITS and m.group() not in source]
+    problems += [
+        f"phone number {m.group()!r}"
+        for m in PHONE.finditer(candidate)
+        if len(re.sub(r"\D", "", m.group())) >= MIN_PHONE_DIGITS and m.group() not in source
+    ]
     unreadable = sorted({c for c in candidate if c.isnumeric() and not ("0" <= c <= "9")})
     problems += [f"numbers the check cannot read ({''.join(unreadable)!r})"] if unreadable else []
     tokens, source_tokens = _tokens(candidate), _tokens(source)
-    for key, what in (("credentials", "a request for credentials"), ("actions", "an action the tools cannot take"),
-                      ("opinions", "a judgement no tool gives")):
+    for key, what in (
+        ("credentials", "a request for credentials"),
+        ("actions", "an action the tools cannot take"),
+        ("opinions", "a judgement no tool gives"),
+    ):
         found = [p for p in lex[key] if has(tokens, [p]) and not has(source_tokens, [p])]
         problems += [f"{what} ({found[0]!r})"] if found else []
     return problems
@@ -152,8 +159,15 @@ def _bound(number: Any, units: tuple[Unit, ...], tolerance: bool) -> bool:
 
 def _together(items: list[Any], units: tuple[Unit, ...], tolerance: bool) -> bool:
     """Whether one unit holds every item (entity names and numbers)."""
-    return any(all((item in unit.entities) if isinstance(item, str) else
-                   any(_same_number(item, n, tolerance) for n in unit.numbers) for item in items) for unit in units)
+    return any(
+        all(
+            (item in unit.entities)
+            if isinstance(item, str)
+            else any(_same_number(item, n, tolerance) for n in unit.numbers)
+            for item in items
+        )
+        for unit in units
+    )
 
 
 def binding_problems(segment: Unit, units: tuple[Unit, ...], tolerance: bool) -> list[str]:
@@ -162,7 +176,7 @@ def binding_problems(segment: Unit, units: tuple[Unit, ...], tolerance: bool) ->
     entities = sorted(segment.entities)
     problems = []
     for i, entity in enumerate(entities):
-        for other in entities[i + 1:]:
+        for other in entities[i + 1 :]:
             if entity.split(":")[0] != other.split(":")[0] and not _together([entity, other], units, tolerance):
                 problems.append(f"{entity} and {other} are not together in the source")
         for number in segment.numbers:
@@ -188,8 +202,14 @@ def content_words(tokens: list[Token] | tuple[Token, ...], language: str) -> lis
     """Words that carry content: long enough, not glue, not framing, not negation."""
     lex = words(language)
     skip = set(lex["stopwords"]) | set(lex["negators"])
-    return [t.low for t in tokens if t.kind == "word" and len(t.text) >= MIN_WORD_CHARS and t.low not in skip
-            and not any(t.low.startswith(f.rstrip("*")) if f.endswith("*") else t.low == f for f in lex["framing"])]
+    return [
+        t.low
+        for t in tokens
+        if t.kind == "word"
+        and len(t.text) >= MIN_WORD_CHARS
+        and t.low not in skip
+        and not any(t.low.startswith(f.rstrip("*")) if f.endswith("*") else t.low == f for f in lex["framing"])
+    ]
 
 
 def _stems(words_: list[str]) -> set[str]:
@@ -232,8 +252,13 @@ def verdict_word(sentence: str, language: str) -> str | None:
 
 def _stance_units(units: tuple[Unit, ...], language: str) -> list[tuple[str, Unit]]:
     """Every unit cut at conjunctions, commas, colons, dashes and brackets (a negation's scope), as (text, unit)."""
-    return [(piece, make_unit(piece, language)) for unit in units for segment in segments(unit.text, language)
-            for piece in STANCE_BREAK.split(segment) if re.search(r"\w", piece)]
+    return [
+        (piece, make_unit(piece, language))
+        for unit in units
+        for segment in segments(unit.text, language)
+        for piece in STANCE_BREAK.split(segment)
+        if re.search(r"\w", piece)
+    ]
 
 
 def _shared(a: Unit, b: Unit, language: str) -> int:
@@ -261,14 +286,16 @@ def polarity_problems(segment: str, source: list[tuple[str, Unit]], language: st
         unit = make_unit(piece, language)
         scored = [(_shared(unit, other, language), text) for text, other in source]
         best = max((score for score, _ in scored), default=0)
-        if best >= MIN_MATCH and not any(negated(_tokens(text), language) == negated(tokens, language)
-                                         for score, text in scored if score == best):
+        if best >= MIN_MATCH and not any(
+            negated(_tokens(text), language) == negated(tokens, language) for score, text in scored if score == best
+        ):
             problems.append(f"{piece[:60]!r} turns the source's negation around")
     return problems
 
 
-def order_problems(segment: Unit, sentence: Unit, units: tuple[Unit, ...], source_words: set[str],
-                   language: str) -> list[str]:
+def order_problems(
+    segment: Unit, sentence: Unit, units: tuple[Unit, ...], source_words: set[str], language: str
+) -> list[str]:
     """A superlative or comparison that no source unit makes about the same entities and numbers."""
     problems = []
     for family, degree in order_family(segment.tokens, language):
@@ -279,8 +306,9 @@ def order_problems(segment: Unit, sentence: Unit, units: tuple[Unit, ...], sourc
             items = sorted(sentence.entities) + list(sentence.numbers)
         if items and _together(items, tuple(holders), False):
             continue
-        if not items and any(content_problems(segment.text, _stems(content_words(u.tokens, language)), language) == []
-                             for u in holders):
+        if not items and any(
+            content_problems(segment.text, _stems(content_words(u.tokens, language)), language) == [] for u in holders
+        ):
             continue
         problems.append(f"{segment.text[:60]!r}: the source does not say that ({family})")
     return problems

@@ -110,8 +110,10 @@ def _provider_of(record: dict[str, Any]) -> str | None:
 def _named(segment: Unit, sentence: Unit, prefix: str) -> list[str]:
     """Entities of a kind named in the segment, else in its sentence, in the order written."""
     for unit in (segment, sentence):
-        found = sorted((n for n in unit.entities if n.startswith(prefix)),
-                       key=lambda n: unit.text.lower().find(n.split(":", 1)[1].lower()))
+        found = sorted(
+            (n for n in unit.entities if n.startswith(prefix)),
+            key=lambda n: unit.text.lower().find(n.split(":", 1)[1].lower()),
+        )
         if found:
             return found
     return []
@@ -121,18 +123,28 @@ def fact_problems(segment: Unit, sentence: Unit, records: list[dict[str, Any]], 
     """Spot availability and billing granularity against each named provider's record."""
     lex, problems = words(language), []
     providers = [p.split(":", 1)[1] for p in _named(segment, sentence, "provider:")]
-    facts = {(_provider_of(r), k): r[k] for r in records for k in ("spot_available", "billing_granularity_s")
-             if k in r and r[k] is not None}
+    facts = {
+        (_provider_of(r), k): r[k]
+        for r in records
+        for k in ("spot_available", "billing_granularity_s")
+        if k in r and r[k] is not None
+    }
     if has(segment.tokens, lex["spot"]):
         claimed = not negated(segment.tokens, language)
-        problems += [f"{p} spot availability is {facts[(p, 'spot_available')]}" for p in providers
-                     if (p, "spot_available") in facts and facts[(p, "spot_available")] != claimed]
+        problems += [
+            f"{p} spot availability is {facts[(p, 'spot_available')]}"
+            for p in providers
+            if (p, "spot_available") in facts and facts[(p, "spot_available")] != claimed
+        ]
     if has(segment.tokens, lex["billing"]):
         for seconds, phrases in lex["granularity"].items():
             if has(segment.tokens, phrases):
-                problems += [f"{p} does not bill per {seconds} s" for p in providers
-                             if (p, "billing_granularity_s") in facts
-                             and float(facts[(p, "billing_granularity_s")]) != float(seconds)]
+                problems += [
+                    f"{p} does not bill per {seconds} s"
+                    for p in providers
+                    if (p, "billing_granularity_s") in facts
+                    and float(facts[(p, "billing_granularity_s")]) != float(seconds)
+                ]
     return problems
 
 
@@ -144,8 +156,13 @@ def order_problems(segment: Unit, sentence: Unit, records: list[dict[str, Any]],
             problems.append(f"{segment.text[:60]!r}: the tool results do not compare that")
             continue
         gpus = {g.split(":", 1)[1] for g in _named(segment, sentence, "gpu:")}
-        offers = [r for r in records if isinstance(r.get("price_per_hour"), (int, float)) and _provider_of(r)
-                  and (not gpus or any(str(r.get(k)) in gpus for k in ("gpu", "accelerator_name")))]
+        offers = [
+            r
+            for r in records
+            if isinstance(r.get("price_per_hour"), (int, float))
+            and _provider_of(r)
+            and (not gpus or any(str(r.get(k)) in gpus for k in ("gpu", "accelerator_name")))
+        ]
         if not offers:
             problems.append(f"{segment.text[:60]!r}: no offer in the tool results to compare")
             continue
@@ -171,11 +188,18 @@ def tool_problems(text: str, results: list[str], language: str, *, allowed: froz
     for sentence in sentences(text):
         whole = make_unit(sentence, language)
         claims = extract(sentence, language)
-        if not whole.entities and not claims.numbers and not (claims.names - allowed) and \
-                content_words(whole.tokens, language):
+        if (
+            not whole.entities
+            and not claims.numbers
+            and not (claims.names - allowed)
+            and content_words(whole.tokens, language)
+        ):
             problems.append(f"the sentence {sentence[:60]!r} holds nothing from the tool results")
-        problems += [f"number {n.text!r} is not in the tool results" for n in claims.numbers
-                     if not any(matches(n, m, True) for m in numbers)]
+        problems += [
+            f"number {n.text!r} is not in the tool results"
+            for n in claims.numbers
+            if not any(matches(n, m, True) for m in numbers)
+        ]
         for piece in segments(sentence, language):
             segment = make_unit(piece, language)
             problems += binding_problems(segment, units, True)

@@ -18,14 +18,17 @@ from agent.language import word_pieces as number_word_pieces
 
 LEXICON_FILE = Path(__file__).with_name("claims_lexicon.json")
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
  (?P<code>`[^`\n]+`)
 |(?P<brk>\n|[.;:!?](?=\s|$)|,(?=\s)|[()\[\]|])
 |(?P<ident>(?=[\w.-]*[^\W\d_])(?=[\w.-]*\d)[^\W_]+(?:[-_.][^\W_]+)*)
 |(?P<num>\d+(?:[.,]\d+)*)
 |(?P<word>[^\W\d_]+(?:-[^\W\d_]+)*)
 |(?P<sym>[$€%×=≈<>/+])
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 GLUED = re.compile(r"^(\d+(?:[.,]\d+)?)(gib|gb|g|h|x|k|m|b)$", re.IGNORECASE)
 GLUED_UNIT = {"gib": "mem", "gb": "mem", "g": "mem", "h": "hours", "x": "gpus", "b": "params"}
 
@@ -59,7 +62,11 @@ def tokenize(text: str) -> list[Token]:
         if kind == "brk":
             clause += 1
             continue
-        if kind == "word" and "-" in match.group() and all(_word_value(p) is not None for p in match.group().split("-")):
+        if (
+            kind == "word"
+            and "-" in match.group()
+            and all(_word_value(p) is not None for p in match.group().split("-"))
+        ):
             tokens.extend(Token("word", part, clause) for part in match.group().split("-"))
             continue
         tokens.append(Token(kind, match.group(), clause))

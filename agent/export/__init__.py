@@ -2,8 +2,6 @@
 user's language. Built from one turn's result (what `recommend --json` prints); every value comes from it.
 """
 
-from agent.export.skypilot import ExportError, build_task
+from agent.export.skypilot import ExportError, build_task, exported_offer
 
-from agent.export.skypilot import exported_offer
-
-__all__ = ["exported_offer", 'ExportError', 'build_task']
+__all__ = ["ExportError", "build_task", "exported_offer"]

@@ -16,8 +16,11 @@ from agent.export.yaml_text import Commented, render_yaml
 from contract.languages import supported_or_default
 from tools.providers import all_records
 
-SKYPILOT_CLOUDS = frozenset(record.skypilot.cloud for record in all_records().values()
-                            if record.skypilot is not None and record.skypilot.launchable)
+SKYPILOT_CLOUDS = frozenset(
+    record.skypilot.cloud
+    for record in all_records().values()
+    if record.skypilot is not None and record.skypilot.launchable
+)
 """Catalog providers SkyPilot 0.14 can launch on (each provider record's `skypilot`; its `infra` cloud names)."""
 
 SYSTEM_DISK_GB = 60
@@ -31,8 +34,11 @@ METHOD_PACKAGES = {
     "pretrain": "torch transformers datasets accelerate deepspeed",
 }
 LAUNCHER_FLAGS = {
-    "single_gpu": "", "ddp": "--multi_gpu", "zero2": "--use_deepspeed --zero_stage 2",
-    "fsdp": "--use_fsdp --fsdp_sharding_strategy FULL_SHARD", "tensor_parallel": "--multi_gpu",
+    "single_gpu": "",
+    "ddp": "--multi_gpu",
+    "zero2": "--use_deepspeed --zero_stage 2",
+    "fsdp": "--use_fsdp --fsdp_sharding_strategy FULL_SHARD",
+    "tensor_parallel": "--multi_gpu",
 }
 
 
@@ -80,16 +86,20 @@ def _dataset_gb(spec: dict[str, Any], seq_len: int) -> float:
     return tokens * BYTES_PER_TOKEN_ON_DISK / 1e9
 
 
-def _disk(estimate: dict[str, Any], spec: dict[str, Any], seq_len: int, bucket: bool = False
-          ) -> tuple[int, dict[str, int]]:
+def _disk(
+    estimate: dict[str, Any], spec: dict[str, Any], seq_len: int, bucket: bool = False
+) -> tuple[int, dict[str, int]]:
     """Disk GB for model download (bf16), data and two checkpoints (adapters, or weights + Adam states); none for
     checkpoints that go to a mounted bucket."""
     total = float(estimate.get("total_params") or 0)
     trainable = float(estimate.get("trainable_params") or total)
     full = estimate.get("method") in ("full_finetune", "pretrain")
-    parts = {"weights": math.ceil(total * 2 / 1e9), "dataset": math.ceil(_dataset_gb(spec, seq_len)),
-             "checkpoints": 0 if bucket else math.ceil(2 * (total * 14 if full else trainable * 16) / 1e9),
-             "system": SYSTEM_DISK_GB}
+    parts = {
+        "weights": math.ceil(total * 2 / 1e9),
+        "dataset": math.ceil(_dataset_gb(spec, seq_len)),
+        "checkpoints": 0 if bucket else math.ceil(2 * (total * 14 if full else trainable * 16) / 1e9),
+        "system": SYSTEM_DISK_GB,
+    }
     return max(100, 50 * math.ceil(sum(parts.values()) / 50)), parts
 
 
@@ -106,6 +116,7 @@ def _accelerator_name(offer: dict[str, Any], db_path: Any) -> str:
     if offer.get("accelerator_name"):
         return str(offer["accelerator_name"])
     from tools.catalog import query_offers
+
     rows = query_offers(db_path, provider=offer["provider"], gpu=offer.get("gpu"), limit=500)
     for row in rows:
         if row.instance_type == offer["instance_type"] and row.accelerator_name:
@@ -127,14 +138,16 @@ def _priced_settings(result: dict[str, Any], offer: dict[str, Any]) -> dict[str,
     checkpointing = settings.get("gradient_checkpointing")
     if checkpointing is None:
         checkpointing = estimate.get("gradient_checkpointing", spec.get("gradient_checkpointing"))
-    return {"method": settings.get("method") or estimate.get("method") or spec.get("method") or "full_finetune",
-            "micro_batch_size": int(settings.get("micro_batch_size") or spec.get("micro_batch_size") or 1),
-            "seq_len": int(settings.get("seq_len") or spec.get("seq_len") or 2048),
-            "gradient_checkpointing": checkpointing is not False,
-            "layout": settings.get("layout") or offer.get("layout") or "single_gpu",
-            "tensor_parallel": int(settings.get("tensor_parallel") or 1),
-            "gradient_accumulation_steps": int(settings.get("gradient_accumulation_steps") or 1),
-            "lora_rank": int(settings.get("lora_rank") or 16)}
+    return {
+        "method": settings.get("method") or estimate.get("method") or spec.get("method") or "full_finetune",
+        "micro_batch_size": int(settings.get("micro_batch_size") or spec.get("micro_batch_size") or 1),
+        "seq_len": int(settings.get("seq_len") or spec.get("seq_len") or 2048),
+        "gradient_checkpointing": checkpointing is not False,
+        "layout": settings.get("layout") or offer.get("layout") or "single_gpu",
+        "tensor_parallel": int(settings.get("tensor_parallel") or 1),
+        "gradient_accumulation_steps": int(settings.get("gradient_accumulation_steps") or 1),
+        "lora_rank": int(settings.get("lora_rank") or 16),
+    }
 
 
 def _envs(result: dict[str, Any], offer: dict[str, Any], texts: dict[str, Any]) -> tuple[dict, dict]:
@@ -148,18 +161,31 @@ def _envs(result: dict[str, Any], offer: dict[str, Any], texts: dict[str, Any]) 
     tps = _reason_param(offer, "tokens_per_second")
     tokens_per_step = micro * seq_len * int(offer.get("total_gpus") or offer.get("gpu_count") or 1)
     save_steps = max(1, int(checkpoint_h * 3600 * tps / tokens_per_step)) if tps else 500
-    envs: dict[str, Any] = {"MODEL_ID": repo, "DATASET": None, "METHOD": method,
-            "PRECISION": estimate.get("precision") or "bf16", "MICRO_BATCH_SIZE": micro, "SEQ_LEN": seq_len,
-            "GRADIENT_CHECKPOINTING": "true" if priced["gradient_checkpointing"] else "false",
-            "GRADIENT_ACCUMULATION_STEPS": priced["gradient_accumulation_steps"], "LAYOUT": priced["layout"]}
+    envs: dict[str, Any] = {
+        "MODEL_ID": repo,
+        "DATASET": None,
+        "METHOD": method,
+        "PRECISION": estimate.get("precision") or "bf16",
+        "MICRO_BATCH_SIZE": micro,
+        "SEQ_LEN": seq_len,
+        "GRADIENT_CHECKPOINTING": "true" if priced["gradient_checkpointing"] else "false",
+        "GRADIENT_ACCUMULATION_STEPS": priced["gradient_accumulation_steps"],
+        "LAYOUT": priced["layout"],
+    }
     if priced["tensor_parallel"] > 1:
         envs["TENSOR_PARALLEL"] = priced["tensor_parallel"]
     if method in ("lora", "qlora"):
         envs["LORA_RANK"] = priced["lora_rank"]
-    envs |= {"CHECKPOINT_EVERY_MINUTES": max(1, round(checkpoint_h * 60)), "SAVE_STEPS": save_steps,
-             "CHECKPOINT_DIR": "/checkpoints" if offer.get("spot") else "~/checkpoints"}
-    values = {"model": estimate.get("model_name") or spec.get("model"), "per_gpu": offer.get("per_gpu_gib"),
-              "layout": envs["LAYOUT"]}
+    envs |= {
+        "CHECKPOINT_EVERY_MINUTES": max(1, round(checkpoint_h * 60)),
+        "SAVE_STEPS": save_steps,
+        "CHECKPOINT_DIR": "/checkpoints" if offer.get("spot") else "~/checkpoints",
+    }
+    values = {
+        "model": estimate.get("model_name") or spec.get("model"),
+        "per_gpu": offer.get("per_gpu_gib"),
+        "layout": envs["LAYOUT"],
+    }
     comments = {k: v.format(**values) for k, v in texts["env_comments"].items() if k in envs}
     return envs, comments
 
@@ -175,11 +201,16 @@ def _run_script(method: str, layout: str, precision: str) -> str:
     """The run skeleton: TRL's SFT script under accelerate for fine-tuning, torchrun + your script for pretraining."""
     if method == "pretrain":
         return prompts.load("skypilot_run_pretrain.txt")
-    flags = {"qlora": "--use_peft --lora_r \"$LORA_RANK\" --lora_target_modules all-linear --load_in_4bit ",
-             "lora": "--use_peft --lora_r \"$LORA_RANK\" --lora_target_modules all-linear "}.get(method, "")
-    return _fill(prompts.load("skypilot_run_finetune.txt"),
-        launcher_flags=LAUNCHER_FLAGS.get(layout, "--multi_gpu"), method_flags=flags,
-        precision_flag="fp16" if "fp16" in precision else "bf16")
+    flags = {
+        "qlora": '--use_peft --lora_r "$LORA_RANK" --lora_target_modules all-linear --load_in_4bit ',
+        "lora": '--use_peft --lora_r "$LORA_RANK" --lora_target_modules all-linear ',
+    }.get(method, "")
+    return _fill(
+        prompts.load("skypilot_run_finetune.txt"),
+        launcher_flags=LAUNCHER_FLAGS.get(layout, "--multi_gpu"),
+        method_flags=flags,
+        precision_flag="fp16" if "fp16" in precision else "bf16",
+    )
 
 
 def _price(offer: dict[str, Any]) -> str:
@@ -213,10 +244,13 @@ def launchable_offer(result: dict[str, Any], db_path: Any = None) -> tuple[dict[
     if str(first.get("provider")) in SKYPILOT_CLOUDS:
         return first, None
     alternative = _ranked_on_skypilot_clouds(result.get("spec") or {}, db_path) or next(
-        (o for o in offers[1:] if str(o.get("provider")) in SKYPILOT_CLOUDS and o.get("fits") is not False), None)
+        (o for o in offers[1:] if str(o.get("provider")) in SKYPILOT_CLOUDS and o.get("fits") is not False), None
+    )
     if alternative is None:
-        raise ExportError(f"SkyPilot cannot launch on {first.get('provider')} and no offer on a cloud it supports "
-                          f"runs this job; rent this offer from the provider directly")
+        raise ExportError(
+            f"SkyPilot cannot launch on {first.get('provider')} and no offer on a cloud it supports "
+            f"runs this job; rent this offer from the provider directly"
+        )
     return alternative, first
 
 
@@ -241,9 +275,15 @@ def _alternative_note(offer: dict[str, Any], replaced: dict[str, Any], language:
 
     region = offer.get("region")
     return _texts(language)["alternative"].format(
-        before=rental(replaced), provider_before=replaced.get("provider") or "?", cost_before=cost(replaced),
-        after=rental(offer), provider=offer.get("provider"), where=f" ({region})" if region else "",
-        cost=cost(offer), hours=hours(float(offer.get("est_hours") or 0), language))
+        before=rental(replaced),
+        provider_before=replaced.get("provider") or "?",
+        cost_before=cost(replaced),
+        after=rental(offer),
+        provider=offer.get("provider"),
+        where=f" ({region})" if region else "",
+        cost=cost(offer),
+        hours=hours(float(offer.get("est_hours") or 0), language),
+    )
 
 
 def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
@@ -264,37 +304,59 @@ def build_task(result: dict[str, Any], *, db_path: Any = None) -> SkyPilotTask:
     interval = f"{envs['CHECKPOINT_EVERY_MINUTES']} min"
     region = offer.get("region")
     infra = f"{provider}/{region}" if region else provider  # the importer reads placeholder regions as none
-    resources = Commented({
-        "infra": (infra, texts["infra"]),
-        "accelerators": (f"{_accelerator_name(offer, db_path)}:{per_node}",
-                         texts["accelerators"].format(count=per_node, gpu=offer.get("gpu"))),
-        "instance_type": (offer["instance_type"], texts["instance_type"]),
-        "use_spot": (spot, texts["use_spot_true" if spot else "use_spot_false"].format(interval=interval)),
-        "disk_size": (disk, texts["disk_size_bucket" if spot else "disk_size"].format(**parts)),
-    })
+    resources = Commented(
+        {
+            "infra": (infra, texts["infra"]),
+            "accelerators": (
+                f"{_accelerator_name(offer, db_path)}:{per_node}",
+                texts["accelerators"].format(count=per_node, gpu=offer.get("gpu")),
+            ),
+            "instance_type": (offer["instance_type"], texts["instance_type"]),
+            "use_spot": (spot, texts["use_spot_true" if spot else "use_spot_false"].format(interval=interval)),
+            "disk_size": (disk, texts["disk_size_bucket" if spot else "disk_size"].format(**parts)),
+        }
+    )
     if spot:
-        resources.items["job_recovery"] = ({"strategy": "FAILOVER", "max_restarts_on_errors": 3},
-                                           texts["job_recovery"])
+        resources.items["job_recovery"] = ({"strategy": "FAILOVER", "max_restarts_on_errors": 3}, texts["job_recovery"])
     required = " ".join(f"--env {name}=..." for name, value in envs.items() if value is None)
     launch = f"{'sky jobs launch' if spot else 'sky launch -c gpu-advisor'} task.yaml {required}".strip()
     body: dict[str, tuple[Any, str | None]] = {
         "name": (_task_name(spec), texts["name"]),
-        "resources": (resources, texts["resources_alternative" if note else "resources"].format(
-            provider=provider, region=region or "-", price=_price(offer),
-            snapshot=(result.get("catalog") or {}).get("snapshot_date") or "-")),
-        "num_nodes": (nodes, texts["num_nodes" if nodes > 1 else "num_nodes_one"].format(
-            nodes=nodes, total=nodes * per_node, per_node=per_node)),
+        "resources": (
+            resources,
+            texts["resources_alternative" if note else "resources"].format(
+                provider=provider,
+                region=region or "-",
+                price=_price(offer),
+                snapshot=(result.get("catalog") or {}).get("snapshot_date") or "-",
+            ),
+        ),
+        "num_nodes": (
+            nodes,
+            texts["num_nodes" if nodes > 1 else "num_nodes_one"].format(
+                nodes=nodes, total=nodes * per_node, per_node=per_node
+            ),
+        ),
         "envs": (Commented({k: (v, env_comments.get(k)) for k, v in envs.items()}), texts["envs"]),
     }
     if spot:
-        body["file_mounts"] = ({"/checkpoints": {"name": f"{_task_name(spec)}-checkpoints", "mode": "MOUNT"}},
-                               texts["file_mounts"])
-    body["setup"] = (_fill(prompts.load("skypilot_setup.txt"), packages=METHOD_PACKAGES[method]),
-                     texts["setup"].format(method=method))
+        body["file_mounts"] = (
+            {"/checkpoints": {"name": f"{_task_name(spec)}-checkpoints", "mode": "MOUNT"}},
+            texts["file_mounts"],
+        )
+    body["setup"] = (
+        _fill(prompts.load("skypilot_setup.txt"), packages=METHOD_PACKAGES[method]),
+        texts["setup"].format(method=method),
+    )
     body["run"] = (_run_script(method, envs["LAYOUT"], envs["PRECISION"]), texts["run"])
     job = f"{estimate.get('model_name') or spec.get('model')}, {method}, {nodes * per_node}x {offer.get('gpu')}"
     document = Commented(body)
     header = texts["header"].format(job=job, launch=launch)
-    return SkyPilotTask(config=document.plain(), launch_command=launch, offer=offer, note=note,
-                        required_env=[name for name, value in envs.items() if value is None],
-                        yaml=render_yaml(document, header=f"{textwrap.fill(note, 116)}\n{header}" if note else header))
+    return SkyPilotTask(
+        config=document.plain(),
+        launch_command=launch,
+        offer=offer,
+        note=note,
+        required_env=[name for name, value in envs.items() if value is None],
+        yaml=render_yaml(document, header=f"{textwrap.fill(note, 116)}\n{header}" if note else header),
+    )

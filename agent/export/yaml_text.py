@@ -15,8 +15,10 @@ class Commented:
 
     def plain(self) -> dict[str, Any]:
         """The mapping without comments (nested Commented values too)."""
-        return {key: value.plain() if isinstance(value, Commented) else value
-                for key, (value, _comment) in self.items.items()}
+        return {
+            key: value.plain() if isinstance(value, Commented) else value
+            for key, (value, _comment) in self.items.items()
+        }
 
 
 def _scalar(value: Any) -> str:

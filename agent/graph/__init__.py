@@ -1,7 +1,6 @@
-"""The advisor's LangGraph graph: one chat turn from a message to a grounded answer, nodes top to bottom.
-"""
+"""The advisor's LangGraph graph: one chat turn from a message to a grounded answer, nodes top to bottom."""
 
 from agent.graph.build import PER_TURN_RESET, build_graph
 from agent.graph.state import AgentState
 
-__all__ = ['AgentState', 'PER_TURN_RESET', 'build_graph']
+__all__ = ["PER_TURN_RESET", "AgentState", "build_graph"]

@@ -47,13 +47,42 @@ from tools.catalog import CatalogUnavailableError, current_meta
 from tools.memory import cached_estimate, request_for_plan, request_for_spec
 
 PER_TURN_RESET: dict[str, Any] = {
-    "intent": None, "parsed": {}, "mentioned": [], "missing": [], "estimate": None, "single_gpu_estimate": None,
-    "topology": None, "ranking": None, "citations": [], "assumption_lines": [], "answer": "", "notes": [],
-    "parser": "offline", "fallback_reason": None, "request": "plain", "answer_kind": None, "changed": [],
-    "verdict": None, "feasibility": None, "comparison": None, "compare_gpus": None, "preference_changed": False,
-    "parsed_unknown_model": None, "clarify": None, "act": None, "act_topic": None, "act_clears": [],
-    "act_currency": None, "act_gpus": [], "act_count": None, "act_drops": [], "restored": False, "undo_missing": False,
-    "replaced_top": None, "default_method": None, "model_guess": None,
+    "intent": None,
+    "parsed": {},
+    "mentioned": [],
+    "missing": [],
+    "estimate": None,
+    "single_gpu_estimate": None,
+    "topology": None,
+    "ranking": None,
+    "citations": [],
+    "assumption_lines": [],
+    "answer": "",
+    "notes": [],
+    "parser": "offline",
+    "fallback_reason": None,
+    "request": "plain",
+    "answer_kind": None,
+    "changed": [],
+    "verdict": None,
+    "feasibility": None,
+    "comparison": None,
+    "compare_gpus": None,
+    "preference_changed": False,
+    "parsed_unknown_model": None,
+    "clarify": None,
+    "act": None,
+    "act_topic": None,
+    "act_clears": [],
+    "act_currency": None,
+    "act_gpus": [],
+    "act_count": None,
+    "act_drops": [],
+    "restored": False,
+    "undo_missing": False,
+    "replaced_top": None,
+    "default_method": None,
+    "model_guess": None,
 }
 log = logging.getLogger(__name__)
 SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
@@ -82,11 +111,16 @@ def parse_node(state: AgentState) -> dict[str, Any]:
     parsed = {name: getattr(result.spec, name) for name in result.mentioned}
     notes = [writing.fixed_text("llm_fallback_note", language)] if result.fallback_reason else []
     notes += writing.refused_values(result.refused, language)
-    return {"parsed": JobSpec.model_validate({"language": language, **parsed}).model_dump(mode="json",
-                                                                                         include=set(parsed)),
-            "mentioned": result.mentioned, "parser": result.parser, "fallback_reason": result.fallback_reason,
-            "notes": notes, "parsed_unknown_model": result.unknown_model, "clarify": result.clarify,
-            "model_guess": getattr(result, "model_guess", None)}
+    return {
+        "parsed": JobSpec.model_validate({"language": language, **parsed}).model_dump(mode="json", include=set(parsed)),
+        "mentioned": result.mentioned,
+        "parser": result.parser,
+        "fallback_reason": result.fallback_reason,
+        "notes": notes,
+        "parsed_unknown_model": result.unknown_model,
+        "clarify": result.clarify,
+        "model_guess": getattr(result, "model_guess", None),
+    }
 
 
 def intent_node(state: AgentState) -> dict[str, Any]:
@@ -97,13 +131,16 @@ def intent_node(state: AgentState) -> dict[str, Any]:
     if state.get("changes") or not (state.get("message") or "").strip():
         intent = "follow_up" if has_job else "job_request"
         return {"intent": intent, "act": "change" if has_job else "new_job", "act_topic": "plain"} | _preference(
-            state, state.get("prefer"), new_job=intent == "job_request")
+            state, state.get("prefer"), new_job=intent == "job_request"
+        )
     text, mentioned = state.get("message") or "", state.get("mentioned") or []
     intent = classify_intent(text, mentioned, has_current_job=has_job)
     if intent == "job_request" and state.get("awaiting_fields"):
         intent = "follow_up"  # the answer to our ask-back completes the pending job
     request = turn_request(text, mentioned, has_current_job=has_job, last_kind=state.get("last_kind"))
-    if intent == "injection" or (request == "spot_delta" and (state.get("parsed") or {}).get("interruptible_ok") is False):
+    if intent == "injection" or (
+        request == "spot_delta" and (state.get("parsed") or {}).get("interruptible_ok") is False
+    ):
         request = "plain"  # "no spot" is a change to re-rank, not a question about what spot would save
     elif request == "off_topic":
         intent = "out_of_scope"
@@ -115,8 +152,7 @@ def intent_node(state: AgentState) -> dict[str, Any]:
     act = acts.act_update(state, intent, request, wished)
     intent, request = act.get("intent", intent), act.get("request", request)
     wished = state.get("prefer") if act["act"] in acts.PLAN_ACTS or act["act"] == "undo" else wished
-    return {"intent": intent, "request": request} | act | _preference(state, wished,
-                                                                       new_job=intent == "job_request")
+    return {"intent": intent, "request": request} | act | _preference(state, wished, new_job=intent == "job_request")
 
 
 def _preference(state: AgentState, wished: str | None, *, new_job: bool) -> dict[str, Any]:
@@ -128,29 +164,41 @@ def _preference(state: AgentState, wished: str | None, *, new_job: bool) -> dict
 
 def route_intent(state: AgentState) -> str:
     """Where the turn goes after intent classification."""
-    return {"unsupported": "unsupported", "injection": "refuse", "out_of_scope": "refuse",
-            "faq": "faq"}.get(state["intent"], "merge")
+    return {"unsupported": "unsupported", "injection": "refuse", "out_of_scope": "refuse", "faq": "faq"}.get(
+        state["intent"], "merge"
+    )
 
 
 def refuse_node(state: AgentState) -> dict[str, Any]:
     """A short refusal in the user's language; nothing reaches the tools."""
     key = "refuse_injection" if state["intent"] == "injection" else "out_of_scope"
-    return {"answer": writing.fixed_text(key, state["language"]), "answer_kind": "declined",
-            "verdict": verdict("declined")}
+    return {
+        "answer": writing.fixed_text(key, state["language"]),
+        "answer_kind": "declined",
+        "verdict": verdict("declined"),
+    }
 
 
 def unsupported_node(state: AgentState) -> dict[str, Any]:
     """A polite English answer naming the supported languages."""
-    return {"language": "en", "answer": writing.fixed_text("unsupported_language", "en"), "answer_kind": "declined",
-            "verdict": verdict("declined")}
+    return {
+        "language": "en",
+        "answer": writing.fixed_text("unsupported_language", "en"),
+        "answer_kind": "declined",
+        "verdict": verdict("declined"),
+    }
 
 
 def faq_node(state: AgentState) -> dict[str, Any]:
     """Answer a plain question from the knowledge base, cited."""
     _progress("faq", state["language"])
     result = answer_question(state.get("message") or "", lang=state["language"])
-    return {"answer": result.answer, "citations": [c.model_dump() for c in result.citations], "answer_kind": "faq",
-            "verdict": verdict("faq")}
+    return {
+        "answer": result.answer,
+        "citations": [c.model_dump() for c in result.citations],
+        "answer_kind": "faq",
+        "verdict": verdict("faq"),
+    }
 
 
 def merge_node(state: AgentState) -> dict[str, Any]:
@@ -183,10 +231,17 @@ def merge_node(state: AgentState) -> dict[str, Any]:
     names_model = previous is None or {"model", "params_b"} & set(mentioned)
     unknown = state.get("parsed_unknown_model") if names_model else state.get("unknown_model")
     replaced = state.get("last_top") if state.get("act") == "new_job" and before and before != new else None
-    return {"spec": new, "missing": missing, "awaiting_fields": missing, "changed": changed,
-            "compare_gpus": compare_gpus, "unknown_model": unknown if new.get("model") is None else None,
-            "history": acts.history_after(state, before, new), "replaced_top": replaced,
-            "default_method": default_method} | extra
+    return {
+        "spec": new,
+        "missing": missing,
+        "awaiting_fields": missing,
+        "changed": changed,
+        "compare_gpus": compare_gpus,
+        "unknown_model": unknown if new.get("model") is None else None,
+        "history": acts.history_after(state, before, new),
+        "replaced_top": replaced,
+        "default_method": default_method,
+    } | extra
 
 
 def route_missing(state: AgentState) -> str:
@@ -200,8 +255,13 @@ def route_missing(state: AgentState) -> str:
 def ask_back_node(state: AgentState) -> dict[str, Any]:
     """Ask for what is missing (model or size, method), or which unknown provider/GPU the user meant."""
     question = state.get("clarify") or writing.ask_back(state["missing"], state["language"])
-    return {"intent": "ask_back", "act": "ask_back", "answer": question,
-            "answer_kind": "ask_back", "verdict": verdict("ask_back")}
+    return {
+        "intent": "ask_back",
+        "act": "ask_back",
+        "answer": question,
+        "answer_kind": "ask_back",
+        "verdict": verdict("ask_back"),
+    }
 
 
 def estimate_node(state: AgentState) -> dict[str, Any]:
@@ -244,16 +304,29 @@ def layout_node(state: AgentState) -> dict[str, Any]:
         return {"topology": None, "estimate": None}
     top = offers[0]
     spec = JobSpec.model_validate(state["spec"])
-    request = request_for_plan(spec, top.get("settings") or {}, gpu=top["gpu"], total_gpus=top["total_gpus"],
-                               gpus_per_node=top.get("gpu_count") or top["total_gpus"],
-                               vram_gib=top.get("vram_gib_per_gpu"))  # the run the headline was priced with
+    request = request_for_plan(
+        spec,
+        top.get("settings") or {},
+        gpu=top["gpu"],
+        total_gpus=top["total_gpus"],
+        gpus_per_node=top.get("gpu_count") or top["total_gpus"],
+        vram_gib=top.get("vram_gib_per_gpu"),
+    )  # the run the headline was priced with
     chosen = cached_estimate(request)  # the same layout recurs turn after turn
-    topology = {"verdict": top.get("topology_verdict"), "params": top.get("topology_params") or {},
-                "summary": next((r["text"] for r in top.get("reasons", []) if r["code"].startswith("topology_")), None),
-                "layout": top.get("layout"), "gpu": top["gpu"], "gpu_count": top["total_gpus"],
-                "nodes": top.get("nodes", 1), "comm_share": top.get("exposed_comm_share")}
-    return {"topology": topology,
-            "estimate": chosen.model_dump(mode="json") | {"gradient_checkpointing": request.gradient_checkpointing}}
+    topology = {
+        "verdict": top.get("topology_verdict"),
+        "params": top.get("topology_params") or {},
+        "summary": next((r["text"] for r in top.get("reasons", []) if r["code"].startswith("topology_")), None),
+        "layout": top.get("layout"),
+        "gpu": top["gpu"],
+        "gpu_count": top["total_gpus"],
+        "nodes": top.get("nodes", 1),
+        "comm_share": top.get("exposed_comm_share"),
+    }
+    return {
+        "topology": topology,
+        "estimate": chosen.model_dump(mode="json") | {"gradient_checkpointing": request.gradient_checkpointing},
+    }
 
 
 def _topics(state: AgentState) -> list[str]:
@@ -261,7 +334,7 @@ def _topics(state: AgentState) -> list[str]:
     spec, topics = state["spec"], []
     offers = (state.get("ranking") or {}).get("offers") or []
     single = (state.get("single_gpu_estimate") or {}).get("fit") or {}
-    if offers and offers[0].get("spot") or spec.get("interruptible_ok") is not None:
+    if (offers and offers[0].get("spot")) or spec.get("interruptible_ok") is not None:
         topics.append("spot")
     if not single.get("fits", True) or not offers:
         topics.append("memory")
@@ -295,8 +368,7 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
         written = acts.write_act(dict(state), db_path)
         verdict_known(written.get("verdict"))
         answer, note = phrase_answer(written["answer"], language)
-        return written | {"answer": answer, "act": state.get("act"),
-                          "notes": with_note(dict(state), note, language)}
+        return written | {"answer": answer, "act": state.get("act"), "notes": with_note(dict(state), note, language)}
     offers = (state.get("ranking") or {}).get("offers") or []
     lines = _assumption_lines(state, offers[0] if offers else None)
     full = {**state, "assumption_lines": lines}
@@ -320,16 +392,30 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
     verdict_known(found)
     answer, note = phrase_answer(draft, language)
     notes = with_note(dict(state), note, language)
-    return {"answer": answer, "assumption_lines": lines, "notes": notes, "citations": citations, "act": state.get("act"),
-            "answer_kind": kind, "verdict": found,
-            "last_top": rental_summary(top) or state.get("last_top"), "last_kind": kind}
+    return {
+        "answer": answer,
+        "assumption_lines": lines,
+        "notes": notes,
+        "citations": citations,
+        "act": state.get("act"),
+        "answer_kind": kind,
+        "verdict": found,
+        "last_top": rental_summary(top) or state.get("last_top"),
+        "last_kind": kind,
+    }
 
 
 def _assumption_lines(state: AgentState, top: dict[str, Any] | None) -> list[str]:
     """The defaults and data behind this answer, in the user's language (full English list in the JSON result)."""
     request, _ = request_for_spec(JobSpec.model_validate(state["spec"]))
-    return assumption_lines(state["spec"], request.model_dump(), state.get("ranking") or {},
-                                    state["language"], top, (state.get("estimate") or {}).get("gradient_checkpointing"))
+    return assumption_lines(
+        state["spec"],
+        request.model_dump(),
+        state.get("ranking") or {},
+        state["language"],
+        top,
+        (state.get("estimate") or {}).get("gradient_checkpointing"),
+    )
 
 
 def in_order(*steps: Callable[[AgentState], dict[str, Any]]) -> Callable[[AgentState], dict[str, Any]]:
@@ -361,8 +447,9 @@ def build_graph(db_path: Path) -> StateGraph:
     graph.add_node("tools", lambda state: tools_node(state, db_path))  # LLM + tool calls (agent/tool_agent.py)
     graph.add_node("merge", merge_node)
     graph.add_node("ask_back", ask_back_node)
-    graph.add_node("advise", in_order(estimate_node, lambda state: rank_node(state, db_path), layout_node,
-                                      retrieve_node))
+    graph.add_node(
+        "advise", in_order(estimate_node, lambda state: rank_node(state, db_path), layout_node, retrieve_node)
+    )
     graph.add_node("write", lambda state: write_node(state, db_path))
     graph.add_edge(START, "read")
     graph.add_conditional_edges("read", with_tools(route_intent), ["refuse", "unsupported", "faq", "merge", "tools"])

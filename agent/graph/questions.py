@@ -47,15 +47,24 @@ def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:
     count = spec.num_gpus or 1
     vram_gib = spec.gpu_memory_gb * GB_TO_GIB if spec.gpu_memory_gb and not named else None
     gpu = named or (None if vram_gib else FIT_CHECK_GPU)
-    estimate = estimate_for_spec(spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu,
-                                 vram_gib=vram_gib)
+    estimate = estimate_for_spec(
+        spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu, vram_gib=vram_gib
+    )
     fit = estimate.fit
     vram = fit.vram_gib if fit else (vram_gib or 0.0)
     usable = (1 - DEFAULT_MEMORY_MARGIN) * vram
     fixes = [f.model_dump(mode="json") | {"fits": f.per_gpu_gib <= usable} for f in (fit.fixes if fit else [])]
-    return {"needed_gib": estimate.per_gpu_gib, "vram_gib": vram, "usable_gib": usable,
-            "fits": estimate.per_gpu_gib <= usable, "fixes": fixes, "gpu": gpu, "card_gb": spec.gpu_memory_gb,
-            "num_gpus": count, "unknown_model": getattr(estimate, "unknown_model", None)}
+    return {
+        "needed_gib": estimate.per_gpu_gib,
+        "vram_gib": vram,
+        "usable_gib": usable,
+        "fits": estimate.per_gpu_gib <= usable,
+        "fixes": fixes,
+        "gpu": gpu,
+        "card_gb": spec.gpu_memory_gb,
+        "num_gpus": count,
+        "unknown_model": getattr(estimate, "unknown_model", None),
+    }
 
 
 def ranked(spec: JobSpec, db_path: Path, prefer: str | None) -> tuple[dict[str, Any], list[str]]:
@@ -68,8 +77,9 @@ def ranked(spec: JobSpec, db_path: Path, prefer: str | None) -> tuple[dict[str, 
     except (ValidationError, ValueError, OverflowError):
         if spec.interruptible_ok is False:
             raise
-        ranking = rank_offers(spec.model_copy(update={"interruptible_ok": False}),
-                              db_path=db_path).model_dump(mode="json")
+        ranking = rank_offers(spec.model_copy(update={"interruptible_ok": False}), db_path=db_path).model_dump(
+            mode="json"
+        )
         notes.append("on_demand_only_long_job")
     first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(prefer or "", ""))
     if first:
@@ -89,9 +99,18 @@ def reconciled(fit: dict[str, Any], offers: list[dict[str, Any]]) -> dict[str, A
     the yes/no and the rental it names tell one story)."""
     if not fit.get("gpu"):
         return fit
-    same = next((o for o in offers if o["gpu"] == fit["gpu"] and o["total_gpus"] == fit["num_gpus"] and o["fits"]
-                 and o.get("per_gpu_gib") and abs((o.get("vram_gib_per_gpu") or 0) - fit["vram_gib"])
-                 <= SAME_CARD_SHARE * fit["vram_gib"]), None)
+    same = next(
+        (
+            o
+            for o in offers
+            if o["gpu"] == fit["gpu"]
+            and o["total_gpus"] == fit["num_gpus"]
+            and o["fits"]
+            and o.get("per_gpu_gib")
+            and abs((o.get("vram_gib_per_gpu") or 0) - fit["vram_gib"]) <= SAME_CARD_SHARE * fit["vram_gib"]
+        ),
+        None,
+    )
     if same is None:
         return fit
     return fit | {"fits": True, "needed_gib": same["per_gpu_gib"], "layout": same.get("layout")}

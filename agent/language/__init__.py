@@ -1,5 +1,4 @@
-"""Which language a chat message is in (it, id or en), tuned for short, mixed, jargon-heavy messages.
-"""
+"""Which language a chat message is in (it, id or en), tuned for short, mixed, jargon-heavy messages."""
 
 from agent.language.detect import SUPPORTED, LanguageGuess, detect_language, normalise_language
 from agent.language.numbers import (
@@ -12,4 +11,16 @@ from agent.language.numbers import (
     words_to_digits,
 )
 
-__all__ = ['LanguageGuess', 'NUMBER', 'Quantity', 'SUPPORTED', 'combine', 'detect_language', 'find_quantities', 'normalise_language', 'parse_number', 'word_pieces', 'words_to_digits']
+__all__ = [
+    "NUMBER",
+    "SUPPORTED",
+    "LanguageGuess",
+    "Quantity",
+    "combine",
+    "detect_language",
+    "find_quantities",
+    "normalise_language",
+    "parse_number",
+    "word_pieces",
+    "words_to_digits",
+]

@@ -77,8 +77,13 @@ def _lexicon() -> dict[str, dict[str, float]]:
 @cache
 def _affixes() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """(prefixes, suffixes) per supported language: weak morphology cues for words in no list."""
-    return {lang: (tuple(language_words(lang, "language").get("prefixes", ())),
-                   tuple(language_words(lang, "language").get("suffixes", ()))) for lang in SUPPORTED}
+    return {
+        lang: (
+            tuple(language_words(lang, "language").get("prefixes", ())),
+            tuple(language_words(lang, "language").get("suffixes", ())),
+        )
+        for lang in SUPPORTED
+    }
 
 
 @cache
@@ -157,8 +162,9 @@ def detect_language(text: str, *, explicit: str | None = None, previous: str | N
     supported, other = score_languages(text or "")
     scores = {**supported, **{k: v for k, v in other.items() if v}}
     if explicit:
-        return LanguageGuess(language=normalise_language(explicit), supported=True, confidence=1.0,
-                             source="explicit", scores=scores)
+        return LanguageGuess(
+            language=normalise_language(explicit), supported=True, confidence=1.0, source="explicit", scores=scores
+        )
     fallback: Supported | None = normalise_language(previous) if previous else None
     best_other = max(other.values(), default=0.0)
     best_supported = max(supported.values())

@@ -19,8 +19,14 @@ from agent.lexicon import language_words, load
 NUMBER = r"(?<![\w.,])(?:\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
 """A number as typed, before deciding which separator is the decimal one."""
 ROLES = ("units", "tens", "times", "teen", "scales", "fractions")
-ROLE_OF = {"units": "unit", "tens": "unit", "times": "times", "teen": "teen", "scales": "scale",
-           "fractions": "fraction"}
+ROLE_OF = {
+    "units": "unit",
+    "tens": "unit",
+    "times": "times",
+    "teen": "teen",
+    "scales": "scale",
+    "fractions": "fraction",
+}
 """Table name in a prompts/<lang>/words/numbers.json file -> the role its words play when a run of number words is added up."""
 Piece = tuple[str, float]
 """One number-word piece: (role, value); roles: unit, times, teen, scale, fraction."""
@@ -85,6 +91,7 @@ def magnitudes() -> dict[str, float]:
 
 # --- digits ------------------------------------------------------------------------------------------------------
 
+
 def parse_number(raw: str, lang: str = "en") -> float:
     """A digit group's value in the language's style: it/id '1.500' = 1500 and '1,5' = 1.5; en '1,500' = 1500.
 
@@ -122,11 +129,17 @@ def format_number(value: float) -> str:
 
 # --- number words ------------------------------------------------------------------------------------------------
 
+
 @cache
 def _glued_vocab() -> dict[str, Piece]:
     """Pieces of the languages that glue compounds into one word (Italian)."""
-    return {w: (ROLE_OF[t], float(v)) for lang in languages() if tables(lang)["glued"]
-            for t in ROLES for w, v in tables(lang)[t].items()}
+    return {
+        w: (ROLE_OF[t], float(v))
+        for lang in languages()
+        if tables(lang)["glued"]
+        for t in ROLES
+        for w, v in tables(lang)[t].items()
+    }
 
 
 @cache
@@ -141,7 +154,7 @@ def _pieces(word: str, articles: bool = False) -> tuple[tuple[str, Piece], ...] 
                 return ((lang, ("unit", 1.0)),)
     for lang in languages():
         prefix = tables(lang).get("one_prefix")
-        rest = word[len(prefix):] if prefix and word.startswith(prefix) else ""
+        rest = word[len(prefix) :] if prefix and word.startswith(prefix) else ""
         hit = _vocab().get(rest)
         if hit and hit[0] == lang and hit[1][0] in ("times", "scale"):
             return ((lang, ("unit", 1.0)), hit)
@@ -178,9 +191,7 @@ def combine(pieces: list[Piece] | tuple[Piece, ...]) -> float:
     """
     total = group = small = 0.0
     for role, value in pieces:
-        if role in ("unit", "fraction"):
-            small += value
-        elif role == "teen":
+        if role in ("unit", "fraction") or role == "teen":
             small += value
         elif role == "times":
             group += (small or 1.0) * value
@@ -198,8 +209,8 @@ def _one_prefix_stem(word: str) -> str | None:
     """'seminggu' -> 'minggu': a language's one-prefix before one of its listed stems (Indonesian se-)."""
     for lang in languages():
         prefix = tables(lang).get("one_prefix")
-        if prefix and word.startswith(prefix) and word[len(prefix):] in tables(lang).get("one_prefix_stems", []):
-            return word[len(prefix):]
+        if prefix and word.startswith(prefix) and word[len(prefix) :] in tables(lang).get("one_prefix_stems", []):
+            return word[len(prefix) :]
     return None
 
 
@@ -240,7 +251,7 @@ def _joins(lang: str, previous: Piece, gap: str, following: Piece) -> bool:
         return True
     if len(words) == 1 and words[0] in table["articles"]:
         return previous[0] == "fraction" and following[0] == "scale"
-    if words[0] not in table["joiners"] or len(words) > 2 or len(words) == 2 and words[1] not in table["articles"]:
+    if words[0] not in table["joiners"] or len(words) > 2 or (len(words) == 2 and words[1] not in table["articles"]):
         return False
     return following[0] == "fraction" or (previous[0] in ("times", "scale") and len(words) == 1)
 
@@ -262,15 +273,21 @@ def _runs(text: str) -> list[tuple[int, int, list[Piece], str | None]]:
         while j < len(tokens):
             k = _next_number_word(tokens, j, lang)
             nxt = _pieces(tokens[k][2]) if k is not None else None
-            if k is None or nxt is None or nxt[0][0] != lang or \
-                    not _joins(lang, pieces[-1], text[end:tokens[k][0]], nxt[0][1]):
+            if (
+                k is None
+                or nxt is None
+                or nxt[0][0] != lang
+                or not _joins(lang, pieces[-1], text[end : tokens[k][0]], nxt[0][1])
+            ):
                 break
             pieces += [p for _, p in nxt]
             end, last_word = tokens[k][1], tokens[k][2]
             j = k + 1
         scale_word = _final_scale_word(last_word, pieces)
         alone = len(pieces) == 1 and not article
-        if alone and (scale_word in _plural_scales() or pieces[0][0] == "scale" and re.search(r"\d\s*$", text[:start])):
+        if alone and (
+            scale_word in _plural_scales() or (pieces[0][0] == "scale" and re.search(r"\d\s*$", text[:start]))
+        ):
             i = j
             continue  # "thousands of rows"; "12 thousand" (the word is the digits' magnitude)
         runs.append((tokens[i - 1][0] if article else start, end, pieces, scale_word))
@@ -351,8 +368,14 @@ def _digits_and_fraction(text: str) -> str:
     """'1 setengah' -> '1.5', '2 and a half' -> '2.5': digits right before a fraction word (or joiner + fraction)."""
     fractions = {w: v for lang in languages() for w, v in tables(lang)["fractions"].items()}
     joiners = {w for lang in languages() for w in tables(lang)["joiners"]}
-    pattern = re.compile(r"(?<![\w.,])(\d+)\s+(?:(?:" + "|".join(sorted(joiners)) + r")\s+(?:an?\s+)?)?("
-                         + "|".join(sorted(fractions, key=len, reverse=True)) + r")(?![\w])", re.IGNORECASE)
+    pattern = re.compile(
+        r"(?<![\w.,])(\d+)\s+(?:(?:"
+        + "|".join(sorted(joiners))
+        + r")\s+(?:an?\s+)?)?("
+        + "|".join(sorted(fractions, key=len, reverse=True))
+        + r")(?![\w])",
+        re.IGNORECASE,
+    )
     return pattern.sub(lambda m: format_number(int(m.group(1)) + fractions[m.group(2).lower()]), text)
 
 
@@ -363,6 +386,7 @@ def _one_prefix_stems(text: str) -> str:
 
 # --- quantities --------------------------------------------------------------------------------------------------
 
+
 @cache
 def _scale_pattern() -> re.Pattern[str]:
     """Regex for a number followed by an optional magnitude word."""
@@ -371,7 +395,9 @@ def _scale_pattern() -> re.Pattern[str]:
     letters = "".join(s for s in scales if len(s) == 1)
     return re.compile(
         rf"({NUMBER})(\s*(?:{'|'.join(long_words)})(?![a-z])|\s?[{letters}](?![\w]))?"
-        r"(?:\s+(?:di|of)(?![\w]))?", re.IGNORECASE)
+        r"(?:\s+(?:di|of)(?![\w]))?",
+        re.IGNORECASE,
+    )
 
 
 def find_quantities(text: str, lang: str = "en") -> list[Quantity]:
@@ -385,7 +411,8 @@ def find_quantities(text: str, lang: str = "en") -> list[Quantity]:
         if not math.isfinite(number * scale):
             continue  # a number too large for a float is no quantity anyone means
         end = match.end() if match.group(2) else match.end(1)
-        attached = end < len(text) and text[match.end(1):match.end(1) + 1].isalpha()
-        found.append(Quantity(value=number * scale, number=number, scale=scale, start=match.start(1), end=end,
-                              attached=attached))
+        attached = end < len(text) and text[match.end(1) : match.end(1) + 1].isalpha()
+        found.append(
+            Quantity(value=number * scale, number=number, scale=scale, start=match.start(1), end=end, attached=attached)
+        )
     return found

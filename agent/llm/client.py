@@ -82,9 +82,12 @@ def timeout_s() -> float:
 
 def make_client(timeout: float | None = None) -> openai.OpenAI:
     """An openai client from the environment: no retries, socket timeouts no longer than the call's deadline."""
-    return openai.OpenAI(api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
-                         base_url=os.environ.get("OPENAI_BASE_URL") or None,
-                         timeout=timeout if timeout is not None else timeout_s(), max_retries=0)
+    return openai.OpenAI(
+        api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+        base_url=os.environ.get("OPENAI_BASE_URL") or None,
+        timeout=timeout if timeout is not None else timeout_s(),
+        max_retries=0,
+    )
 
 
 class CircuitBreaker:
@@ -212,8 +215,9 @@ def _admit(deadline_s: float | None = None) -> tuple[float, bool]:
 
 def _probe(client: openai.OpenAI) -> object:
     """The breaker's trial: one word in, at most one token out, nothing to parse."""
-    return client.chat.completions.create(model=model_name(), messages=[{"role": "user", "content": "ping"}],
-                                          max_tokens=1, temperature=0)
+    return client.chat.completions.create(
+        model=model_name(), messages=[{"role": "user", "content": "ping"}], max_tokens=1, temperature=0
+    )
 
 
 def _timed_out(shortened: bool) -> LlmUnavailable:
@@ -240,7 +244,7 @@ def _run(work: Callable[[openai.OpenAI], T], deadline: float, shortened: bool) -
     def run() -> None:
         try:
             box["result"] = work(client)
-        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
+        except BaseException as error:
             box["error"] = error
         finally:
             done.set()
@@ -274,8 +278,9 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
 
     def pump() -> None:
         try:
-            stream = client.chat.completions.create(model=model_name(), temperature=temperature, stream=True,
-                                                    messages=messages)
+            stream = client.chat.completions.create(
+                model=model_name(), temperature=temperature, stream=True, messages=messages
+            )
             finish = None
             try:
                 for event in stream:
@@ -288,7 +293,7 @@ def stream_text(messages: list[dict[str, str]], *, temperature: float = 0) -> It
             finally:
                 stream.close()
             chunks.put(("cut", finish) if finish in CUT_SHORT else ("end", None))
-        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
+        except BaseException as error:
             chunks.put(("error", error))
 
     threading.Thread(target=pump, name="llm-stream", daemon=True).start()

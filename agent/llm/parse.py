@@ -30,8 +30,9 @@ __all__ = ["JobFields", "LlmAnswer", "llm_configured", "make_client", "model_nam
 
 def _fields_model() -> type[BaseModel]:
     """The JobSpec fields an LLM fills: all of JobSpec but `language`, with the same types and limits."""
-    fields: dict[str, Any] = {name: (info.annotation, info) for name, info in JobSpec.model_fields.items()
-                              if name != "language"}
+    fields: dict[str, Any] = {
+        name: (info.annotation, info) for name, info in JobSpec.model_fields.items() if name != "language"
+    }
     return create_model("JobFields", __config__=ConfigDict(extra="forbid"), **fields)
 
 
@@ -64,8 +65,10 @@ def _messages(text: str, language: str, json_mode: bool) -> list[dict[str, str]]
     if json_mode:
         schema = json.dumps(JobFields.model_json_schema(), ensure_ascii=False)
         system += "\n" + prompts.load("parse_json_mode.txt").replace("{schema}", schema)
-    return [{"role": "system", "content": system},
-            {"role": "user", "content": f"Message (language: {language}):\n{text}"}]
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": f"Message (language: {language}):\n{text}"},
+    ]
 
 
 def _clean(fields: BaseModel, text: str, language: str) -> LlmAnswer:
@@ -76,8 +79,9 @@ def _clean(fields: BaseModel, text: str, language: str) -> LlmAnswer:
     kept, dropped, unknown_providers, unknown_gpu = evidence.filter(data)
     spec = JobSpec.model_validate({**kept, "language": language})
     mentioned = [name for name in JobFields.model_fields if getattr(spec, name) is not None]
-    return LlmAnswer(spec=spec, mentioned=mentioned, dropped=dropped,
-                     clarify=evidence.question(unknown_providers, unknown_gpu))
+    return LlmAnswer(
+        spec=spec, mentioned=mentioned, dropped=dropped, clarify=evidence.question(unknown_providers, unknown_gpu)
+    )
 
 
 def _strip_fence(content: str) -> str:
@@ -91,14 +95,16 @@ def _json_mode(client: openai.OpenAI, model: str, text: str, language: str) -> L
     but 429, or a 5xx) gets the same prompt once more without one (third try, mode 'plain')."""
     mode, extra = "json_object", {"response_format": {"type": "json_object"}}
     try:
-        completion = client.chat.completions.create(model=model, messages=_messages(text, language, True),
-                                                    temperature=0, **extra)
+        completion = client.chat.completions.create(
+            model=model, messages=_messages(text, language, True), temperature=0, **extra
+        )
     except openai.APIStatusError as error:
         if error.status_code == 429:
             raise
         mode = "plain"
-        completion = client.chat.completions.create(model=model, messages=_messages(text, language, True),
-                                                    temperature=0)
+        completion = client.chat.completions.create(
+            model=model, messages=_messages(text, language, True), temperature=0
+        )
     message = completion.choices[0].message
     if getattr(message, "refusal", None):
         return LlmAnswer(error="the LLM refused to answer")
@@ -109,8 +115,9 @@ def _json_mode(client: openai.OpenAI, model: str, text: str, language: str) -> L
 def _ask(client: openai.OpenAI, model: str, text: str, language: str) -> LlmAnswer:
     """Structured output first, JSON mode when the server rejects it or the answer does not validate."""
     try:
-        completion = client.chat.completions.parse(model=model, messages=_messages(text, language, False),
-                                                   response_format=JobFields, temperature=0)
+        completion = client.chat.completions.parse(
+            model=model, messages=_messages(text, language, False), response_format=JobFields, temperature=0
+        )
         message = completion.choices[0].message
         if message.refusal:
             return LlmAnswer(error="the LLM refused to answer")
@@ -126,8 +133,14 @@ def _ask(client: openai.OpenAI, model: str, text: str, language: str) -> LlmAnsw
         return _json_mode(client, model, text, language)
 
 
-def parse_with_llm(text: str, language: str, *, client: openai.OpenAI | None = None, model: str | None = None,
-                   timeout_s: float | None = None) -> LlmAnswer:
+def parse_with_llm(
+    text: str,
+    language: str,
+    *,
+    client: openai.OpenAI | None = None,
+    model: str | None = None,
+    timeout_s: float | None = None,
+) -> LlmAnswer:
     """Ask the configured LLM for JobSpec fields within one deadline; never raises, failures come back as `error`."""
     model = model or model_name()
     try:

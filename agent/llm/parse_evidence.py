@@ -20,18 +20,26 @@ from agent.language import find_quantities, words_to_digits
 
 EVIDENCE_FILE = Path(__file__).with_name("parse_llm_evidence.json")
 SCALES: dict[str, tuple[float, ...]] = {
-    "num_gpus": (1.0,), "micro_batch_size": (1.0,), "epochs": (1.0,),
+    "num_gpus": (1.0,),
+    "micro_batch_size": (1.0,),
+    "epochs": (1.0,),
     "seq_len": (1.0, 1000.0, 1024.0),
-    "dataset_tokens": (1.0, 1e3, 1e6, 1e9, 1e12), "dataset_examples": (1.0, 1e3, 1e6),
-    "params_b": (1.0, 1e-3, 1e-6, 1e-9), "budget": (1.0, 1e3, 1e6, 1e9),
+    "dataset_tokens": (1.0, 1e3, 1e6, 1e9, 1e12),
+    "dataset_examples": (1.0, 1e3, 1e6),
+    "params_b": (1.0, 1e-3, 1e-6, 1e-9),
+    "budget": (1.0, 1e3, 1e6, 1e9),
     "deadline_hours": (1.0, 24.0, 168.0, 720.0, 1 / 60),
 }
 """How a number the user wrote may become a field's value (magnitudes, days and weeks to hours...)."""
 SHOWN_CHOICES = 12
 FIELD_UNITS: dict[str, frozenset[str | None]] = {
-    "budget": frozenset({None, "money"}), "seq_len": frozenset({None, "tokens"}),
-    "dataset_tokens": frozenset({None, "tokens"}), "dataset_examples": frozenset({None}),
-    "num_gpus": frozenset({None, "gpus"}), "micro_batch_size": frozenset({None}), "epochs": frozenset({None}),
+    "budget": frozenset({None, "money"}),
+    "seq_len": frozenset({None, "tokens"}),
+    "dataset_tokens": frozenset({None, "tokens"}),
+    "dataset_examples": frozenset({None}),
+    "num_gpus": frozenset({None, "gpus"}),
+    "micro_batch_size": frozenset({None}),
+    "epochs": frozenset({None}),
     "deadline_hours": frozenset({None, "hours", "days", "minutes"}),
 }
 """The units a number may carry to support a field: '2 GPU' is no budget, the 8 of '8B' no sequence length."""
@@ -72,7 +80,7 @@ class Evidence:
         digits = words_to_digits(text)
         self.numbers: list[tuple[float, str | None]] = [(n.value, n.kind) for n in extract(text, language).numbers]
         for q in find_quantities(digits, language):
-            after = extract(digits[q.start:q.end + UNIT_LOOKAHEAD], language).numbers
+            after = extract(digits[q.start : q.end + UNIT_LOOKAHEAD], language).numbers
             kind = after[0].kind if after else None
             self.numbers += [(q.value, kind)] + ([(q.number, kind)] if q.scale <= MAX_BARE_SCALE else [])
 
@@ -93,9 +101,12 @@ class Evidence:
         """Whether a number the user wrote, at one of the field's magnitudes and in a unit the field takes, is
         `value` (within 1 %)."""
         allowed = FIELD_UNITS.get(field)
-        return any(abs(n * scale - value) <= 0.01 * max(abs(value), 1e-9)
-                   for n, kind in self.numbers if allowed is None or kind in allowed
-                   for scale in SCALES.get(field, (1.0,)))
+        return any(
+            abs(n * scale - value) <= 0.01 * max(abs(value), 1e-9)
+            for n, kind in self.numbers
+            if allowed is None or kind in allowed
+            for scale in SCALES.get(field, (1.0,))
+        )
 
     def model(self, model_id: str) -> bool:
         """Whether the message names the model: its family and every digit group of its id."""
@@ -112,9 +123,10 @@ class Evidence:
         if low and low in self.lower:
             return True
         key = place_names().get(low)
-        return key is not None and any(target == key and re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])",
-                                                                    self.lower)
-                                       for name, target in place_names().items())
+        return key is not None and any(
+            target == key and re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", self.lower)
+            for name, target in place_names().items()
+        )
 
     def gpu(self, canonical: str) -> bool:
         """Whether some word or pair of words of the message is this GPU."""
@@ -157,8 +169,9 @@ class Evidence:
         if isinstance(value, bool):
             return self.names(words.get(name, []))
         if isinstance(value, (int, float)):
-            return self.number(float(value), name) and (name not in words or self.names(words[name])
-                                                        or name == "num_gpus" and self._names_a_gpu())
+            return self.number(float(value), name) and (
+                name not in words or self.names(words[name]) or (name == "num_gpus" and self._names_a_gpu())
+            )
         return self.names(words.get(name, [])) or str(value).lower() in self.lower
 
     def _names_a_gpu(self) -> bool:
@@ -190,8 +203,10 @@ class Evidence:
         kept, unknown = [], []
         for raw in values:
             provider = normalise_provider(raw)
-            spellings = {provider, raw.lower()} | {alias for alias, target in provider_aliases().items() if target == provider}
-            written = any(_squash(s) and (s in self.tokens or " " in s and s in self.lower) for s in spellings)
+            spellings = {provider, raw.lower()} | {
+                alias for alias, target in provider_aliases().items() if target == provider
+            }
+            written = any(_squash(s) and (s in self.tokens or (" " in s and s in self.lower)) for s in spellings)
             if provider in known and written:
                 kept.append(provider)
             elif provider not in known and _squash(raw) in {_squash(t) for t in self.tokens}:
@@ -208,5 +223,7 @@ class Evidence:
             known = ", ".join(p.id for p in all_providers())
             return note("parse_clarify_provider", self.language).format(names=", ".join(providers), known=known)
         if gpu:
-            return note("parse_clarify_gpu", self.language).format(name=gpu, known=", ".join(gpu_names()[:SHOWN_CHOICES]))
+            return note("parse_clarify_gpu", self.language).format(
+                name=gpu, known=", ".join(gpu_names()[:SHOWN_CHOICES])
+            )
         return None

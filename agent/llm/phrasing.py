@@ -25,7 +25,7 @@ LANGUAGE_NAMES = NAMES
 @cache
 def _notes(language: str) -> dict[str, str]:
     """The LLM-path notes in one language (prompts/<lang>/llm_notes.json)."""
-    return json.loads(prompts.load_in(language if language in LANGUAGE_NAMES else 'en', "llm_notes.json"))
+    return json.loads(prompts.load_in(language if language in LANGUAGE_NAMES else "en", "llm_notes.json"))
 
 
 def note(key: str, language: str) -> str:

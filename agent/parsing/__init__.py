@@ -1,7 +1,6 @@
-"""Chat message -> JobSpec: language, offline parse, optional LLM parse, and merging a follow-up into the current job.
-"""
+"""Chat message -> JobSpec: language, offline parse, optional LLM parse, and merging a follow-up into the current job."""
 
 from agent.parsing.intent import JOB_DEFINING, classify_intent, preference_of, turn_request
 from agent.parsing.parse import merge_spec, parse_message
 
-__all__ = ['JOB_DEFINING', 'classify_intent', 'merge_spec', 'parse_message', 'preference_of', 'turn_request']
+__all__ = ["JOB_DEFINING", "classify_intent", "merge_spec", "parse_message", "preference_of", "turn_request"]

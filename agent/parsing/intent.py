@@ -45,7 +45,7 @@ def classify_intent(text: str, mentioned: list[str] | set[str], *, has_current_j
     fields = set(mentioned)
     if _has("injection", text):
         return "injection"
-    job_sized = len(fields - {"method"}) >= 1 and bool(fields & JOB_DEFINING) or len(fields) >= 3
+    job_sized = (len(fields - {"method"}) >= 1 and bool(fields & JOB_DEFINING)) or len(fields) >= 3
     if not has_current_job and fields and not fields & JOB_DEFINING and _asks(text) and not _has("follow_up", text):
         # "can I use spot?" with no job to apply it to is a question about spot, not a job request.
         return "faq" if _domain(text) else "out_of_scope"
@@ -62,8 +62,7 @@ def classify_intent(text: str, mentioned: list[str] | set[str], *, has_current_j
     return "out_of_scope"
 
 
-TurnRequest = Literal["plain", "prefer_speed", "prefer_cost", "feasibility", "compare_count", "spot_delta",
-                      "off_topic"]
+TurnRequest = Literal["plain", "prefer_speed", "prefer_cost", "feasibility", "compare_count", "spot_delta", "off_topic"]
 HARDWARE_FIELDS = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
 PLACE_AND_TIME = frozenset({"deadline_hours", "regions", "providers"})
 """Fields a chat about something else can trip ("tomorrow", "in Jakarta"): alone they do not make a job message."""
@@ -83,25 +82,41 @@ def preference_of(text: str) -> str | None:
     return None
 
 
-def turn_request(text: str, mentioned: list[str] | set[str], *, has_current_job: bool,
-                 last_kind: str | None = None) -> TurnRequest:
+def turn_request(
+    text: str, mentioned: list[str] | set[str], *, has_current_job: bool, last_kind: str | None = None
+) -> TurnRequest:
     """What a job-thread message asks for beyond its fields: a preference, a yes/no feasibility question, a
     comparison of GPU counts, the spot delta, or nothing job-related at all (off-topic)."""
     text = (text or "").strip()
     fields = set(mentioned)
-    asks = text.endswith("?") or re.match(r"(?:" + _cue("feasibility").pattern + r")(?![\w])", text,
-                                          re.IGNORECASE) is not None
-    if has_current_job and not _domain(text) and not fields & JOB_DEFINING and (
+    asks = (
+        text.endswith("?")
+        or re.match(r"(?:" + _cue("feasibility").pattern + r")(?![\w])", text, re.IGNORECASE) is not None
+    )
+    if (
+        has_current_job
+        and not _domain(text)
+        and not fields & JOB_DEFINING
+        and (
             (_word_cue("off_topic", text) and not _has("follow_up", text))
-            or (fields <= PLACE_AND_TIME and not _has("follow_up", text) and _word_cue("wh_question", text)
-                and text.rstrip().endswith("?"))):
+            or (
+                fields <= PLACE_AND_TIME
+                and not _has("follow_up", text)
+                and _word_cue("wh_question", text)
+                and text.rstrip().endswith("?")
+            )
+        )
+    ):
         return "off_topic"  # "What's the weather in Rome tomorrow?" is neither a deadline nor a region
     if has_current_job and fields == {"num_gpus"} and _word_cue("compare", text) and asks:
         return "compare_count"
     if has_current_job and fields == {"interruptible_ok"}:
         return "spot_delta"
-    if _word_cue("feasibility", text) and asks and (fields & HARDWARE_FIELDS or (
-            has_current_job and last_kind == "yes_no" and fields)):
+    if (
+        _word_cue("feasibility", text)
+        and asks
+        and (fields & HARDWARE_FIELDS or (has_current_job and last_kind == "yes_no" and fields))
+    ):
         return "feasibility"
     if has_current_job and last_kind == "yes_no" and fields and text.rstrip().endswith("?"):
         return "feasibility"  # "and with QLoRA?" after a yes/no answer asks the same question again

@@ -27,9 +27,21 @@ from agent.parsing.rules.time import read_deadline
 
 __all__ = ["EXTRACTORS", "MODEL_FAMILIES", "parse_fields", "prepare", "read_message"]
 
-EXTRACTORS = (read_budget, read_model, read_gpus, read_card_memory, read_count_with_only, read_gpu_count,
-              read_sizes_and_data, read_deadline, read_bare_budget, read_spot, read_flags, read_places,
-              read_cleared_wishes)
+EXTRACTORS = (
+    read_budget,
+    read_model,
+    read_gpus,
+    read_card_memory,
+    read_count_with_only,
+    read_gpu_count,
+    read_sizes_and_data,
+    read_deadline,
+    read_bare_budget,
+    read_spot,
+    read_flags,
+    read_places,
+    read_cleared_wishes,
+)
 """Field readers in the order they claim numbers."""
 
 

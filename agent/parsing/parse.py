@@ -43,16 +43,25 @@ class ParseResult(BaseModel):
     fallback_reason: str | None = Field(default=None, description="Why the LLM answer was not used, if it was tried.")
     language: LanguageGuess
     assumptions: list[str] = Field(default_factory=list, description="Readings the parser had to assume.")
-    unknown_model: str | None = Field(default=None, description="A model name the registry does not know (its "
-                                                                "stated size is used with a generic decoder).")
-    model_guess: str | None = Field(default=None, description="The model name as written when spec.model was a fuzzy "
-                                                              "match (a misspelling), not an exact one: say 'did you "
-                                                              "mean ...?'.")
-    clarify: str | None = Field(default=None, description="The LLM parser's question about a provider or GPU it "
-                                                          "does not know, in the user's language; asked back.")
-    refused: list[dict[str, str]] = Field(default_factory=list, description="Values read for a field but not used "
-                                                                            "({field, value, reason}): said in the "
-                                                                            "answer, never applied.")
+    unknown_model: str | None = Field(
+        default=None,
+        description="A model name the registry does not know (its stated size is used with a generic decoder).",
+    )
+    model_guess: str | None = Field(
+        default=None,
+        description="The model name as written when spec.model was a fuzzy "
+        "match (a misspelling), not an exact one: say 'did you "
+        "mean ...?'.",
+    )
+    clarify: str | None = Field(
+        default=None,
+        description="The LLM parser's question about a provider or GPU it "
+        "does not know, in the user's language; asked back.",
+    )
+    refused: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="Values read for a field but not used ({field, value, reason}): said in the answer, never applied.",
+    )
 
 
 def _ordered(names: set[str]) -> list[str]:
@@ -94,8 +103,9 @@ def _written_value(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def parse_message(text: str, *, lang: str | None = None, previous_language: str | None = None,
-                  use_llm: bool | None = None) -> ParseResult:
+def parse_message(
+    text: str, *, lang: str | None = None, previous_language: str | None = None, use_llm: bool | None = None
+) -> ParseResult:
     """Parse one chat message; `lang` forces the language, `use_llm` None means 'if one is configured'."""
     if not isinstance(text, str):
         raise ValueError("message must be text")
@@ -108,21 +118,46 @@ def parse_message(text: str, *, lang: str | None = None, previous_language: str 
     if use_llm is None:
         use_llm = parse_llm.llm_configured()
     if not use_llm:
-        return ParseResult(spec=spec, mentioned=mentioned, parser="offline", language=guess, assumptions=assumptions,
-                           unknown_model=unknown, model_guess=guess_name, refused=notes["refused"])
+        return ParseResult(
+            spec=spec,
+            mentioned=mentioned,
+            parser="offline",
+            language=guess,
+            assumptions=assumptions,
+            unknown_model=unknown,
+            model_guess=guess_name,
+            refused=notes["refused"],
+        )
     answer = parse_llm.parse_with_llm(text, guess.language)
     if answer.spec is None:
-        return ParseResult(spec=spec, mentioned=mentioned, parser="offline", fallback_reason=answer.error,
-                           language=guess, assumptions=assumptions, unknown_model=unknown, model_guess=guess_name,
-                           refused=notes["refused"])
+        return ParseResult(
+            spec=spec,
+            mentioned=mentioned,
+            parser="offline",
+            fallback_reason=answer.error,
+            language=guess,
+            assumptions=assumptions,
+            unknown_model=unknown,
+            model_guess=guess_name,
+            refused=notes["refused"],
+        )
     combined, combined_mentioned = combine(spec, set(mentioned), answer.spec, set(answer.mentioned))
-    return ParseResult(spec=combined, mentioned=combined_mentioned, parser="llm", language=guess,
-                       assumptions=assumptions, unknown_model=unknown if combined.model is None else None,
-                       model_guess=guess_name if combined.model == spec.model else None, clarify=answer.clarify,
-                       refused=[r for r in notes["refused"] if r["field"] not in combined_mentioned])
+    return ParseResult(
+        spec=combined,
+        mentioned=combined_mentioned,
+        parser="llm",
+        language=guess,
+        assumptions=assumptions,
+        unknown_model=unknown if combined.model is None else None,
+        model_guess=guess_name if combined.model == spec.model else None,
+        clarify=answer.clarify,
+        refused=[r for r in notes["refused"] if r["field"] not in combined_mentioned],
+    )
 
 
-def combine(offline: JobSpec, offline_fields: set[str], llm: JobSpec, llm_fields: set[str]) -> tuple[JobSpec, list[str]]:
+def combine(
+    offline: JobSpec, offline_fields: set[str], llm: JobSpec, llm_fields: set[str]
+) -> tuple[JobSpec, list[str]]:
     """Offline values win; the LLM fills fields the offline parser left empty (linked fields move together)."""
     data = offline.model_dump()
     taken = set(offline_fields)
@@ -135,8 +170,11 @@ def combine(offline: JobSpec, offline_fields: set[str], llm: JobSpec, llm_fields
     return JobSpec.model_validate(data), _ordered(offline_fields | added)
 
 
-def merge_spec(current: dict[str, Any] | JobSpec | None, update: dict[str, Any] | JobSpec,
-               mentioned: list[str] | set[str] | None = None) -> tuple[JobSpec, list[str]]:
+def merge_spec(
+    current: dict[str, Any] | JobSpec | None,
+    update: dict[str, Any] | JobSpec,
+    mentioned: list[str] | set[str] | None = None,
+) -> tuple[JobSpec, list[str]]:
     """Apply a follow-up to the current job: only the fields the follow-up mentions change.
 
     `update` is a JobSpec or a partial dict; `mentioned` defaults to the non-null fields of `update`. Naming a model
@@ -144,7 +182,9 @@ def merge_spec(current: dict[str, Any] | JobSpec | None, update: dict[str, Any] 
     """
     base = current.model_dump() if isinstance(current, JobSpec) else dict(current or {})
     new = update.model_dump() if isinstance(update, JobSpec) else dict(update)
-    names = set(mentioned) if mentioned is not None else {k for k, v in new.items() if v is not None and k in SPEC_FIELDS}
+    names = (
+        set(mentioned) if mentioned is not None else {k for k, v in new.items() if v is not None and k in SPEC_FIELDS}
+    )
     unknown = names - set(SPEC_FIELDS)
     if unknown:
         raise ValueError(f"unknown JobSpec field(s): {', '.join(sorted(unknown))}")

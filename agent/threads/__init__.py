@@ -30,11 +30,23 @@ if TYPE_CHECKING:
         run_setup_once,
     )
 
-__getattr__, _ = lazy_face(__name__, dict.fromkeys(["check_connection", "missing_relations", "open_pool", "run_setup_once"],
-                                                  "postgres"))  # psycopg is loaded only when PostgreSQL is used
-__all__ = ["BackgroundPruner", "ThreadStore", "check_connection", "check_threads_file", "configured_retention_days",
-           "database_url_from", "default_threads_path", "missing_relations", "open_pool", "open_thread_store",
-           "prune_threads", "run_setup_once"]
+__getattr__, _ = lazy_face(
+    __name__, dict.fromkeys(["check_connection", "missing_relations", "open_pool", "run_setup_once"], "postgres")
+)  # psycopg is loaded only when PostgreSQL is used
+__all__ = [
+    "BackgroundPruner",
+    "ThreadStore",
+    "check_connection",
+    "check_threads_file",
+    "configured_retention_days",
+    "database_url_from",
+    "default_threads_path",
+    "missing_relations",
+    "open_pool",
+    "open_thread_store",
+    "prune_threads",
+    "run_setup_once",
+]
 
 
 def open_thread_store(sqlite_path: Path, url: str | None = None, *, fallback: bool = False) -> ThreadStore:

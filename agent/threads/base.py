@@ -24,8 +24,10 @@ it; web/thread_access.py). Threads of the CLI and Slack have no row: only those 
 PROBE_TABLE = "gpu_advisor_write_probe"
 PROBE_BYTES = 16_384
 """What the readiness check writes (and removes): a few new pages, as a turn's checkpoint needs."""
-OWNERS_SCHEMA = (f"CREATE TABLE IF NOT EXISTS {OWNERS_TABLE} (thread_id text PRIMARY KEY, token_sha256 text NOT NULL, "
-                 "key_sha256 text, created_at double precision NOT NULL)")
+OWNERS_SCHEMA = (
+    f"CREATE TABLE IF NOT EXISTS {OWNERS_TABLE} (thread_id text PRIMARY KEY, token_sha256 text NOT NULL, "
+    "key_sha256 text, created_at double precision NOT NULL)"
+)
 
 
 @cache

@@ -33,10 +33,12 @@ def redacted(url: str) -> str:
 
     try:
         info = conninfo_to_dict(url)
-    except Exception:  # noqa: BLE001 - an unreadable URL is described, never echoed
+    except Exception:
         return "the configured PostgreSQL URL"
-    return f"postgresql://{info.get('user', '')}@{info.get('host', 'localhost')}:{info.get('port', 5432)}/" \
-           f"{info.get('dbname', '')}"
+    return (
+        f"postgresql://{info.get('user', '')}@{info.get('host', 'localhost')}:{info.get('port', 5432)}/"
+        f"{info.get('dbname', '')}"
+    )
 
 
 def check_connection(url: str) -> None:
@@ -67,9 +69,20 @@ class TrimmedPostgresSaver(PostgresSaver):
 def open_pool(url: str, *, max_size: int, name: str, wait_s: float = CONNECT_TIMEOUT_S) -> ConnectionPool:
     """An open autocommit pool (dict rows, no prepared statements); fails within CONNECT_TIMEOUT_S when the server is
     unreachable; a caller waits up to `wait_s` for a free connection."""
-    pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False, name=name, timeout=wait_s,
-                          kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row,
-                                  "connect_timeout": int(CONNECT_TIMEOUT_S)})
+    pool = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=max_size,
+        open=False,
+        name=name,
+        timeout=wait_s,
+        kwargs={
+            "autocommit": True,
+            "prepare_threshold": 0,
+            "row_factory": dict_row,
+            "connect_timeout": int(CONNECT_TIMEOUT_S),
+        },
+    )
     pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
     return pool
 
@@ -94,8 +107,9 @@ def missing_relations(*names: str) -> Callable[[Any], bool]:
 
     def needed(connection: Any) -> bool:
         """True while a relation is missing."""
-        row = connection.execute("SELECT bool_or(to_regclass(name) IS NULL) AS missing FROM unnest(%s::text[]) "
-                                 "AS name", (list(names),)).fetchone()
+        row = connection.execute(
+            "SELECT bool_or(to_regclass(name) IS NULL) AS missing FROM unnest(%s::text[]) AS name", (list(names),)
+        ).fetchone()
         return bool(row["missing"])
 
     return needed
@@ -143,18 +157,21 @@ class PostgresThreadStore:
         """Connect (two pools: checkpoints, locks) and create the checkpoint tables when missing."""
         self._pool = open_pool(url, max_size=SAVER_POOL_SIZE, name="gpu-advisor-threads")
         try:
-            self._lock_pool = open_pool(url, max_size=LOCK_POOL_SIZE, name="gpu-advisor-thread-locks",
-                                        wait_s=LOCK_WAIT_S)
+            self._lock_pool = open_pool(
+                url, max_size=LOCK_POOL_SIZE, name="gpu-advisor-thread-locks", wait_s=LOCK_WAIT_S
+            )
         except Exception:
             self._pool.close()
             raise
         self.saver: BaseCheckpointSaver = TrimmedPostgresSaver(self._pool)  # type: ignore[arg-type]
         migrations = TrimmedPostgresSaver.MIGRATIONS
         try:
-            run_setup_once(self._pool, apply_checkpoint_migrations(migrations),
-                           needed=checkpoint_migrations_pending(migrations))
-            run_setup_once(self._pool, lambda connection: connection.execute(OWNERS_SCHEMA),
-                           needed=missing_relations(OWNERS_TABLE))
+            run_setup_once(
+                self._pool, apply_checkpoint_migrations(migrations), needed=checkpoint_migrations_pending(migrations)
+            )
+            run_setup_once(
+                self._pool, lambda connection: connection.execute(OWNERS_SCHEMA), needed=missing_relations(OWNERS_TABLE)
+            )
         except Exception:
             self.close()
             raise
@@ -167,8 +184,9 @@ class PostgresThreadStore:
     def last_activity(self) -> Iterator[tuple[str, str]]:
         """(thread id, newest checkpoint id) per thread."""
         with self._pool.connection() as connection:
-            rows = connection.execute("SELECT thread_id, max(checkpoint_id) AS newest FROM checkpoints "
-                                      "GROUP BY thread_id").fetchall()
+            rows = connection.execute(
+                "SELECT thread_id, max(checkpoint_id) AS newest FROM checkpoints GROUP BY thread_id"
+            ).fetchall()
         for row in rows:
             yield row["thread_id"], row["newest"]
 
@@ -181,29 +199,35 @@ class PostgresThreadStore:
     def set_owner(self, thread_id: str, token_sha256: str, key_sha256: str | None) -> None:
         """Record the owner of a new thread."""
         with self._pool.connection() as connection:
-            connection.execute(f"INSERT INTO {OWNERS_TABLE} VALUES (%s, %s, %s, %s)",
-                               (thread_id, token_sha256, key_sha256, time.time()))
+            connection.execute(
+                f"INSERT INTO {OWNERS_TABLE} VALUES (%s, %s, %s, %s)",
+                (thread_id, token_sha256, key_sha256, time.time()),
+            )
 
     def owner(self, thread_id: str) -> tuple[str, str | None] | None:
         """The owner digests of a thread, if it has an owner."""
         with self._pool.connection() as connection:
-            row = connection.execute(f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} WHERE thread_id = %s",
-                                     (thread_id,)).fetchone()
+            row = connection.execute(
+                f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} WHERE thread_id = %s", (thread_id,)
+            ).fetchone()
         return (row["token_sha256"], row["key_sha256"]) if row else None
 
     def unsaved_owners(self, created_before: float) -> list[str]:
         """Owner rows older than `created_before` whose thread never saved a checkpoint."""
         with self._pool.connection() as connection:
-            rows = connection.execute(f"SELECT thread_id FROM {OWNERS_TABLE} AS o WHERE created_at < %s AND NOT "
-                                      "EXISTS (SELECT 1 FROM checkpoints AS c WHERE c.thread_id = o.thread_id)",
-                                      (created_before,)).fetchall()
+            rows = connection.execute(
+                f"SELECT thread_id FROM {OWNERS_TABLE} AS o WHERE created_at < %s AND NOT "
+                "EXISTS (SELECT 1 FROM checkpoints AS c WHERE c.thread_id = o.thread_id)",
+                (created_before,),
+            ).fetchall()
         return [row["thread_id"] for row in rows]
 
     def counts(self) -> tuple[int, int]:
         """(threads, checkpoints) stored."""
         with self._pool.connection() as connection:
-            row = connection.execute("SELECT count(DISTINCT thread_id) AS threads, count(*) AS checkpoints "
-                                     "FROM checkpoints").fetchone()
+            row = connection.execute(
+                "SELECT count(DISTINCT thread_id) AS threads, count(*) AS checkpoints FROM checkpoints"
+            ).fetchone()
         return int(row["threads"]), int(row["checkpoints"])
 
     def compact(self) -> None:
@@ -216,8 +240,10 @@ class PostgresThreadStore:
 
         try:
             with self._pool.connection() as connection:
-                row = connection.execute("SELECT pg_is_in_recovery() AS standby, "
-                                         "current_setting('transaction_read_only') = 'on' AS read_only").fetchone()
+                row = connection.execute(
+                    "SELECT pg_is_in_recovery() AS standby, "
+                    "current_setting('transaction_read_only') = 'on' AS read_only"
+                ).fetchone()
         except (psycopg.Error, PoolTimeout) as error:
             return f"cannot reach the threads database: {type(error).__name__}"
         if row["standby"] or row["read_only"]:
@@ -229,7 +255,8 @@ class PostgresThreadStore:
         with self._pool.connection() as connection:
             row = connection.execute(
                 "SELECT sum(pg_total_relation_size(c)) AS size FROM unnest(ARRAY['checkpoints', "
-                "'checkpoint_blobs', 'checkpoint_writes']::regclass[]) AS c").fetchone()
+                "'checkpoint_blobs', 'checkpoint_writes']::regclass[]) AS c"
+            ).fetchone()
         return int(row["size"]) if row and row["size"] is not None else None
 
     def close(self) -> None:

@@ -79,7 +79,7 @@ class BackgroundPruner:
         """Delete the threads past the retention period; failures are logged (housekeeping never breaks turns)."""
         try:
             removed = prune_threads(self.store, self.days * 86400)
-        except Exception:  # noqa: BLE001 - logged; the next run tries again
+        except Exception:
             log.exception("pruning old threads failed")
             return
         finally:

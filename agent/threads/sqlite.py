@@ -58,8 +58,9 @@ class SqliteThreadStore:
         try:
             with self.saver.lock, self._connection:  # type: ignore[attr-defined]
                 self._connection.execute(f"CREATE TABLE IF NOT EXISTS {PROBE_TABLE} (at real, pad blob)")
-                self._connection.execute(f"INSERT INTO {PROBE_TABLE} VALUES (?, zeroblob(?))",
-                                         (time.time(), PROBE_BYTES))
+                self._connection.execute(
+                    f"INSERT INTO {PROBE_TABLE} VALUES (?, zeroblob(?))", (time.time(), PROBE_BYTES)
+                )
             with self.saver.lock, self._connection:  # type: ignore[attr-defined]
                 self._connection.execute(f"DELETE FROM {PROBE_TABLE}")
         except sqlite3.Error as error:
@@ -74,7 +75,8 @@ class SqliteThreadStore:
         """(thread id, newest checkpoint id) per thread."""
         with self.saver.lock:  # type: ignore[attr-defined]
             rows = self._connection.execute(
-                "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id").fetchall()
+                "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id"
+            ).fetchall()
         yield from rows
 
     def delete_thread(self, thread_id: str) -> None:
@@ -87,23 +89,29 @@ class SqliteThreadStore:
     def _has_owners(self) -> bool:
         """Whether the owners table exists (it is created by the first thread started over HTTP)."""
         with self.saver.lock:  # type: ignore[attr-defined]
-            return self._connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                            (OWNERS_TABLE,)).fetchone() is not None
+            return (
+                self._connection.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (OWNERS_TABLE,)
+                ).fetchone()
+                is not None
+            )
 
     def set_owner(self, thread_id: str, token_sha256: str, key_sha256: str | None) -> None:
         """Record the owner of a new thread."""
         with self.saver.lock, self._connection:  # type: ignore[attr-defined]
             self._connection.execute(OWNERS_SCHEMA)
-            self._connection.execute(f"INSERT INTO {OWNERS_TABLE} VALUES (?, ?, ?, ?)",
-                                     (thread_id, token_sha256, key_sha256, time.time()))
+            self._connection.execute(
+                f"INSERT INTO {OWNERS_TABLE} VALUES (?, ?, ?, ?)", (thread_id, token_sha256, key_sha256, time.time())
+            )
 
     def owner(self, thread_id: str) -> tuple[str, str | None] | None:
         """The owner digests of a thread, if it has an owner."""
         if not self._has_owners():
             return None
         with self.saver.lock:  # type: ignore[attr-defined]
-            row = self._connection.execute(f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} "
-                                           "WHERE thread_id = ?", (thread_id,)).fetchone()
+            row = self._connection.execute(
+                f"SELECT token_sha256, key_sha256 FROM {OWNERS_TABLE} WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
         return (row[0], row[1]) if row else None
 
     def unsaved_owners(self, created_before: float) -> list[str]:
@@ -113,7 +121,9 @@ class SqliteThreadStore:
         with self.saver.lock:  # type: ignore[attr-defined]
             rows = self._connection.execute(
                 f"SELECT thread_id FROM {OWNERS_TABLE} AS o WHERE created_at < ? AND NOT EXISTS "
-                "(SELECT 1 FROM checkpoints AS c WHERE c.thread_id = o.thread_id)", (created_before,)).fetchall()
+                "(SELECT 1 FROM checkpoints AS c WHERE c.thread_id = o.thread_id)",
+                (created_before,),
+            ).fetchall()
         return [row[0] for row in rows]
 
     def counts(self) -> tuple[int, int]:

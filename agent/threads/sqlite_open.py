@@ -77,8 +77,13 @@ def set_aside(path: Path, seen: tuple[int, int] | None, reason: str) -> None:
             companion = path.with_name(path.name + suffix)
             if companion.exists():
                 os.replace(companion, kept.with_name(kept.name + suffix))
-    log.warning("threads database %s was damaged (%s): set aside as %s and rebuilt empty; earlier conversations "
-                "are not continued", path, reason, kept.name)
+    log.warning(
+        "threads database %s was damaged (%s): set aside as %s and rebuilt empty; earlier conversations "
+        "are not continued",
+        path,
+        reason,
+        kept.name,
+    )
 
 
 def _cannot_write(path: Path) -> bool:
@@ -98,8 +103,13 @@ def _relocated(path: Path, error: BaseException) -> SqliteThreadStore | None:
         return None
     reason = getattr(error, "strerror", None) or " ".join(str(error).split())
     target = folder / path.name
-    log.warning("cannot write the conversation threads at %s (%s); keeping them in %s for now (set "
-                "GPU_ADVISOR_HOME to a writable folder)", path, reason, target)
+    log.warning(
+        "cannot write the conversation threads at %s (%s); keeping them in %s for now (set "
+        "GPU_ADVISOR_HOME to a writable folder)",
+        path,
+        reason,
+        target,
+    )
     return open_sqlite_threads(target, fallback=False)
 
 

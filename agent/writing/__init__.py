@@ -1,5 +1,4 @@
-"""Formatting for answers in the user's language (numbers, money, durations) and the shared sentences.
-"""
+"""Formatting for answers in the user's language (numbers, money, durations) and the shared sentences."""
 
 from agent.writing.assumptions import assumption_lines
 from agent.writing.format import (
@@ -19,4 +18,31 @@ from agent.writing.public_text import public
 from agent.writing.questions import compare, rental_for, spot_delta, yes_no
 from agent.writing.verdict_card import rental_summary, verdict
 
-__all__ = ['assumption_lines', 'ask_back', 'compare', 'field_value', 'fixed_text', 'follow_up', 'headline_reason', 'hours', 'limit_misses', 'memory_line', 'money', 'no_offer_answer', 'number', 'percent', 'public', 'recommendation', 'refused_values', 'rental_for', 'rental_summary', 'same_rental', 'single_card_line', 'spot_delta', 'templates', 'token_count', 'verdict', 'yes_no']
+__all__ = [
+    "ask_back",
+    "assumption_lines",
+    "compare",
+    "field_value",
+    "fixed_text",
+    "follow_up",
+    "headline_reason",
+    "hours",
+    "limit_misses",
+    "memory_line",
+    "money",
+    "no_offer_answer",
+    "number",
+    "percent",
+    "public",
+    "recommendation",
+    "refused_values",
+    "rental_for",
+    "rental_summary",
+    "same_rental",
+    "single_card_line",
+    "spot_delta",
+    "templates",
+    "token_count",
+    "verdict",
+    "yes_no",
+]

@@ -57,8 +57,9 @@ def percent(share: float | None, language: str) -> str:
     return "< 1 %" if 0 < share < 0.01 else f"{number(100 * share, language, 0)} %"
 
 
-def spot_sentence(offer: dict[str, Any], spec: dict[str, Any], language: str,
-                  on_demand: dict[str, Any] | None = None) -> str | None:
+def spot_sentence(
+    offer: dict[str, Any], spec: dict[str, Any], language: str, on_demand: dict[str, Any] | None = None
+) -> str | None:
     """Why spot or on-demand, from the spot-risk result carried in the offer's reasons; a spot offer's saving is
     against `on_demand` (the best on-demand plan within the limits) when given, else against itself on-demand."""
     t = templates(language)
@@ -72,7 +73,8 @@ def spot_sentence(offer: dict[str, Any], spec: dict[str, Any], language: str,
         return t[key].format(
             savings=money(savings or 0.0, "USD", language),
             preemptions=number(params.get("expected_preemptions") or 0.0, language, 1),
-            interval=interval(interval_h, language) if interval_h else "")
+            interval=interval(interval_h, language) if interval_h else "",
+        )
     if spec.get("interruptible_ok") is False:
         return t["spot_no_preference"]
     if spot_reason is None:

@@ -21,8 +21,21 @@ from agent.writing.format import (
     token_count,
 )
 
-MEMORY_FIELDS = frozenset({"model", "params_b", "method", "precision", "optimizer", "seq_len", "micro_batch_size",
-                           "gradient_checkpointing", "gpu", "num_gpus", "gpu_memory_gb"})
+MEMORY_FIELDS = frozenset(
+    {
+        "model",
+        "params_b",
+        "method",
+        "precision",
+        "optimizer",
+        "seq_len",
+        "micro_batch_size",
+        "gradient_checkpointing",
+        "gpu",
+        "num_gpus",
+        "gpu_memory_gb",
+    }
+)
 """A follow-up changing one of these gets the memory and layout lines again."""
 DATA_FIELDS = frozenset({"model", "params_b", "method", "dataset_tokens", "dataset_examples", "epochs", "seq_len"})
 CONSISTENT_SHARE = 0.05
@@ -50,8 +63,9 @@ class Citer:
         """The numbered source list of the cited entries."""
         if not self.used:
             return ""
-        return "\n".join([templates(language)["sources_title"]]
-                         + [f"- [{i}] {c['title']}" for i, c in enumerate(self.used, 1)])
+        return "\n".join(
+            [templates(language)["sources_title"]] + [f"- [{i}] {c['title']}" for i, c in enumerate(self.used, 1)]
+        )
 
 
 def region_of(offer: dict[str, Any]) -> str | None:
@@ -66,7 +80,8 @@ def offer_cost(offer: dict[str, Any], spec: dict[str, Any], language: str) -> st
     currency = (spec.get("budget") or {}).get("currency")
     if offer.get("est_cost_budget_currency") is not None and currency not in (None, "USD"):
         cost += t["cost_in_budget_currency"].format(
-            converted=money(offer["est_cost_budget_currency"], currency, language))
+            converted=money(offer["est_cost_budget_currency"], currency, language)
+        )
     return cost
 
 
@@ -76,9 +91,14 @@ def verdict_line(offer: dict[str, Any], spec: dict[str, Any], language: str) -> 
     pricing = t["pricing_spot" if offer["spot"] else "pricing_on_demand"]
     region = region_of(offer)
     return t["verdict"].format(
-        gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
-        where=f"{region}, {pricing}" if region else pricing, instance=offer["instance_type"],
-        hours=hours(offer["est_hours"], language), cost=offer_cost(offer, spec, language))
+        gpus=offer["total_gpus"],
+        gpu=offer["gpu"],
+        provider=offer["provider"],
+        where=f"{region}, {pricing}" if region else pricing,
+        instance=offer["instance_type"],
+        hours=hours(offer["est_hours"], language),
+        cost=offer_cost(offer, spec, language),
+    )
 
 
 def limits_line(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str | None:
@@ -100,8 +120,7 @@ def limits_line(offer: dict[str, Any], spec: dict[str, Any], language: str) -> s
 
 def verdict_block(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str:
     """The verdict in at most three lines: the rental, then budget and deadline."""
-    return "\n".join(line for line in (verdict_line(offer, spec, language), limits_line(offer, spec, language))
-                     if line)
+    return "\n".join(line for line in (verdict_line(offer, spec, language), limits_line(offer, spec, language)) if line)
 
 
 def memory_line(state: dict[str, Any], offer: dict[str, Any], language: str) -> str | None:
@@ -114,12 +133,23 @@ def memory_line(state: dict[str, Any], offer: dict[str, Any], language: str) -> 
         return None
     if estimate and (per_gpu is None or abs(estimate["per_gpu_gib"] - per_gpu) <= CONSISTENT_SHARE * per_gpu):
         b = estimate["breakdown_gib"]
-        g = lambda key: number(b.get(key, 0.0), language, 1)
+
+        def g(key):
+            return number(b.get(key, 0.0), language, 1)
+
         return t["memory_short"].format(
-            per_gpu=number(estimate["per_gpu_gib"], language, 1), vram=number(vram, language, 0) if vram else "?",
-            weights=g("weights"), gradients=g("gradients"), optimizer=g("optimizer"), activations=g("activations"),
-            temporary=g("temporary"), overhead=g("overhead"))
-    return t["memory_total"].format(per_gpu=number(per_gpu, language, 1), vram=number(vram, language, 0) if vram else "?")
+            per_gpu=number(estimate["per_gpu_gib"], language, 1),
+            vram=number(vram, language, 0) if vram else "?",
+            weights=g("weights"),
+            gradients=g("gradients"),
+            optimizer=g("optimizer"),
+            activations=g("activations"),
+            temporary=g("temporary"),
+            overhead=g("overhead"),
+        )
+    return t["memory_total"].format(
+        per_gpu=number(per_gpu, language, 1), vram=number(vram, language, 0) if vram else "?"
+    )
 
 
 def layout_line(offer: dict[str, Any], language: str) -> str | None:
@@ -130,13 +160,17 @@ def layout_line(offer: dict[str, Any], language: str) -> str | None:
     layout = t["layout_names"].get(params.get("layout") or "", params.get("layout") or "")
     share = params.get("exposed_comm_share")
     quiet = share is None or share < QUIET_COMM_SHARE
-    key = {"multi_gpu_ok": "verdict_multi_gpu_quiet", "multi_node_ok": "verdict_multi_node_quiet"}.get(
-        verdict or "") if quiet else None
+    key = (
+        {"multi_gpu_ok": "verdict_multi_gpu_quiet", "multi_node_ok": "verdict_multi_node_quiet"}.get(verdict or "")
+        if quiet
+        else None
+    )
     key = key or f"verdict_{verdict}"
     if key not in t:
         return None
-    return t[key].format(gpus=offer["total_gpus"], nodes=offer.get("nodes", 1), layout=layout,
-                         comm=percent(share, language))
+    return t[key].format(
+        gpus=offer["total_gpus"], nodes=offer.get("nodes", 1), layout=layout, comm=percent(share, language)
+    )
 
 
 def missed_limits(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str:
@@ -146,25 +180,36 @@ def missed_limits(offer: dict[str, Any], spec: dict[str, Any], language: str) ->
     return t["alt_misses"].format(misses=t["limits_join"].join(missed)) if missed else ""
 
 
-def alternatives_line(ranking: dict[str, Any], top: dict[str, Any], spec: dict[str, Any], language: str
-                      ) -> str | None:
+def alternatives_line(ranking: dict[str, Any], top: dict[str, Any], spec: dict[str, Any], language: str) -> str | None:
     """Beside the recommended offer, in one line: the on-demand plan within the limits when the headline is spot,
     then the cheapest and the fastest offers, each with the limits it misses."""
     t = templates(language)
     on_demand = ranking.get("on_demand_alternative") if top.get("spot") else None
-    none_within = (t["no_on_demand_within"] if top.get("spot") and on_demand is None
-                   and (spec.get("budget") or spec.get("deadline_hours")) else None)
+    none_within = (
+        t["no_on_demand_within"]
+        if top.get("spot") and on_demand is None and (spec.get("budget") or spec.get("deadline_hours"))
+        else None
+    )
     shown: list[dict[str, Any]] = [top]
     items = []
-    for key, offer in (("alt_on_demand_short", on_demand), ("alt_cheapest_short", ranking.get("cheapest_that_fits")),
-                       ("alt_fastest_short", ranking.get("fastest"))):
+    for key, offer in (
+        ("alt_on_demand_short", on_demand),
+        ("alt_cheapest_short", ranking.get("cheapest_that_fits")),
+        ("alt_fastest_short", ranking.get("fastest")),
+    ):
         if not offer or any(same_rental(offer, seen) for seen in shown):
             continue
         shown.append(offer)
-        items.append(t[key].format(gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
-                                   hours=hours(offer["est_hours"], language),
-                                   cost=money(offer["est_cost"], "USD", language))
-                     + missed_limits(offer, spec, language))
+        items.append(
+            t[key].format(
+                gpus=offer["total_gpus"],
+                gpu=offer["gpu"],
+                provider=offer["provider"],
+                hours=hours(offer["est_hours"], language),
+                cost=money(offer["est_cost"], "USD", language),
+            )
+            + missed_limits(offer, spec, language)
+        )
     line = t["alternatives_line"].format(items=t["alternatives_join"].join(items)) if items else None
     return " ".join(p for p in (none_within, line) if p) or None
 
@@ -203,10 +248,15 @@ def no_offer_answer(state: dict[str, Any], language: str) -> str:
     single = state.get("single_gpu_estimate")
     if ranking.get("catalog_unavailable"):  # nothing to rank: say so, with the estimator's figure
         return t["catalog_unavailable"].format(needed=number(single["per_gpu_gib"], language, 1) if single else "?")
-    excluded = ", ".join(f"{t['excluded_names'].get(reason, reason)} {number(count, language, 0)}"
-                         for reason, count in sorted((ranking.get("excluded") or {}).items(), key=lambda i: -i[1]))
-    parts = [t["no_offer"].format(excluded=excluded or "-"), writing_notes.binding_limit(ranking, language),
-             writing_notes.unknown_model(state, language)]
+    excluded = ", ".join(
+        f"{t['excluded_names'].get(reason, reason)} {number(count, language, 0)}"
+        for reason, count in sorted((ranking.get("excluded") or {}).items(), key=lambda i: -i[1])
+    )
+    parts = [
+        t["no_offer"].format(excluded=excluded or "-"),
+        writing_notes.binding_limit(ranking, language),
+        writing_notes.unknown_model(state, language),
+    ]
     if single and ranking.get("binding_limit") in (None, "memory"):  # memory is no fix for a budget or a deadline
         parts.append(t["single_card_needed"].format(needed=number(single["per_gpu_gib"], language, 1)))
     return "\n\n".join(p for p in parts if p)
@@ -222,16 +272,26 @@ def recommendation(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         return no_offer_answer(state, language), []
     top = offers[0]
     spot = spot_sentence(top, spec, language, ranking.get("on_demand_alternative"))
-    paragraphs = [verdict_block(top, spec, language),
-                  " ".join(filter(None, [writing_notes.unknown_model(state, language),
-                                         *writing_notes.price_notes(top, language)])),
-                  " ".join(filter(None, [spot + citer.cite("spot") if spot else None,
-                                         writing_notes.long_spot_risk(top, language),
-                                         alternatives_line(ranking, top, spec, language),
-                                         writing_notes.headline_reason(ranking, language)])),
-                  memory_and_layout(state, top, citer, language),
-                  assumptions_line(state.get("assumption_lines") or [], language),
-                  citer.sources(language)]
+    paragraphs = [
+        verdict_block(top, spec, language),
+        " ".join(
+            filter(None, [writing_notes.unknown_model(state, language), *writing_notes.price_notes(top, language)])
+        ),
+        " ".join(
+            filter(
+                None,
+                [
+                    spot + citer.cite("spot") if spot else None,
+                    writing_notes.long_spot_risk(top, language),
+                    alternatives_line(ranking, top, spec, language),
+                    writing_notes.headline_reason(ranking, language),
+                ],
+            )
+        ),
+        memory_and_layout(state, top, citer, language),
+        assumptions_line(state.get("assumption_lines") or [], language),
+        citer.sources(language),
+    ]
     return "\n\n".join(p for p in paragraphs if p), citer.used
 
 
@@ -242,9 +302,12 @@ def changes_line(changed: list[str], spec: dict[str, Any], preference: str | Non
         changed = [name for name in changed if name != "params_b"]
     elif spec.get("params_b"):
         changed = [name for name in changed if name != "model"]
-    parts = [field_value(name, None, preference, language) if name == "prefer" else
-             f"{t['field_labels'].get(name, name)} {field_value(name, spec.get(name), preference, language)}"
-             for name in changed]
+    parts = [
+        field_value(name, None, preference, language)
+        if name == "prefer"
+        else f"{t['field_labels'].get(name, name)} {field_value(name, spec.get(name), preference, language)}"
+        for name in changed
+    ]
     return t["changed_line"].format(changes=t["changed_join"].join(parts)) if parts else None
 
 
@@ -279,9 +342,13 @@ def before_line(last_top: dict[str, Any] | None, top: dict[str, Any], language: 
     t = templates(language)
     if same_rental(last_top, top):
         return t["same_offer"]
-    return t["before_line"].format(gpus=last_top["total_gpus"], gpu=last_top["gpu"], provider=last_top["provider"],
-                                   hours=hours(last_top["est_hours"], language),
-                                   cost=money(last_top["est_cost"], "USD", language))
+    return t["before_line"].format(
+        gpus=last_top["total_gpus"],
+        gpu=last_top["gpu"],
+        provider=last_top["provider"],
+        hours=hours(last_top["est_hours"], language),
+        cost=money(last_top["est_cost"], "USD", language),
+    )
 
 
 def follow_up(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
@@ -295,8 +362,10 @@ def follow_up(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     if not offers:
         return "\n\n".join(p for p in (no_offer_answer(state, language), change) if p), []
     top = offers[0]
-    paragraphs = [verdict_block(top, spec, language),
-                  "\n".join(p for p in (change, before_line(state.get("last_top"), top, language)) if p)]
+    paragraphs = [
+        verdict_block(top, spec, language),
+        "\n".join(p for p in (change, before_line(state.get("last_top"), top, language)) if p),
+    ]
     if "interruptible_ok" in changed:
         spot = spot_sentence(top, spec, language, ranking.get("on_demand_alternative"))
         paragraphs.append(spot + citer.cite("spot") if spot else None)

@@ -17,15 +17,19 @@ def headline_reason(ranking: dict[str, Any], language: str) -> str | None:
     cheapest = money(params.get("cheapest_usd") or 0, "USD", language)
     nodes = number(params.get("cheapest_nodes") or 2, language, 0)
     if reason.get("code") == "cheaper_price_unverified":
-        return t["why_headline_unverified"].format(cheapest_provider=params.get("cheapest_provider", "?"),
-                                                   cheapest=cheapest)
+        return t["why_headline_unverified"].format(
+            cheapest_provider=params.get("cheapest_provider", "?"), cheapest=cheapest
+        )
     if reason.get("code") == "deadline_margin":
-        return t["why_headline_margin"].format(cheapest=cheapest, cheapest_hours=hours(params.get("cheapest_hours")
-                                                                                        or 0, language),
-                                               deadline=number(params.get("deadline_hours") or 0, language, 0))
+        return t["why_headline_margin"].format(
+            cheapest=cheapest,
+            cheapest_hours=hours(params.get("cheapest_hours") or 0, language),
+            deadline=number(params.get("deadline_hours") or 0, language, 0),
+        )
     if reason.get("code") == "spot_nodes_under_deadline":
         return t["why_headline_spot_nodes"].format(
-            cheapest=cheapest, cheapest_nodes=nodes, deadline=number(params.get("deadline_hours") or 0, language, 0))
+            cheapest=cheapest, cheapest_nodes=nodes, deadline=number(params.get("deadline_hours") or 0, language, 0)
+        )
     if reason.get("code") == "cheaper_layout_not_advised":
         key = "why_headline_layout_assumed" if params.get("cheapest_fabric_assumed") else "why_headline_layout"
         return t[key].format(cheapest=cheapest, cheapest_nodes=nodes)
@@ -37,16 +41,19 @@ def headline_reason(ranking: dict[str, Any], language: str) -> str | None:
     if (params.get("headline_nodes") or 1) < (params.get("cheapest_nodes") or 1):
         changes.append(t["simpler_one_node" if params.get("headline_nodes") == 1 else "simpler_fewer_nodes"])
     if (params.get("headline_gpus") or 0) < (params.get("cheapest_gpus") or 0):
-        changes.append(t["simpler_fewer_gpus"].format(gpus=params["headline_gpus"],
-                                                      cheapest_gpus=params["cheapest_gpus"]))
+        changes.append(
+            t["simpler_fewer_gpus"].format(gpus=params["headline_gpus"], cheapest_gpus=params["cheapest_gpus"])
+        )
     if params.get("cheapest_spot") and not params.get("headline_spot"):
         changes.append(t["simpler_no_spot"])
     if not changes:
         return None
-    return t["why_headline_simpler"].format(extra=money(params.get("extra_usd") or 0, "USD", language),
-                                            cheapest_gpus=params.get("cheapest_gpus", "?"),
-                                            cheapest_provider=params.get("cheapest_provider", "?"),
-                                            changes=t["simpler_join"].join(changes))
+    return t["why_headline_simpler"].format(
+        extra=money(params.get("extra_usd") or 0, "USD", language),
+        cheapest_gpus=params.get("cheapest_gpus", "?"),
+        cheapest_provider=params.get("cheapest_provider", "?"),
+        changes=t["simpler_join"].join(changes),
+    )
 
 
 def long_spot_risk(offer: dict[str, Any], language: str) -> str | None:
@@ -59,14 +66,20 @@ def long_spot_risk(offer: dict[str, Any], language: str) -> str | None:
     many = "many" if nodes > 1 else "one"
     every = t["long_spot_every"].format(mtbf=number(p["mtbf_hours"], language, 1)) if p.get("mtbf_hours") else ""
     count, lost, run_hours = (float(p.get(key) or 0) for key in ("expected_preemptions", "lost_hours", "hours"))
-    span = (t["long_spot_span_days"].format(days=number(p.get("days") or 0, language, 1)) if run_hours >= 48
-            else t["long_spot_span_hours"].format(hours=number(run_hours, language, 1)))
+    span = (
+        t["long_spot_span_days"].format(days=number(p.get("days") or 0, language, 1))
+        if run_hours >= 48
+        else t["long_spot_span_hours"].format(hours=number(run_hours, language, 1))
+    )
     return t["long_spot_risk"].format(
-        span=span, nodes_text=t[f"long_spot_nodes_{many}"].format(nodes=nodes),
-        preemptions=number(count, language, 1 if count < 10 else 0), every=every,
+        span=span,
+        nodes_text=t[f"long_spot_nodes_{many}"].format(nodes=nodes),
+        preemptions=number(count, language, 1 if count < 10 else 0),
+        every=every,
         scope=t[f"long_spot_scope_{many}"].format(nodes=nodes),
         restart=number(p.get("restart_minutes") or 0, language, 0),
-        lost=number(lost, language, 1 if lost < 10 else 0))
+        lost=number(lost, language, 1 if lost < 10 else 0),
+    )
 
 
 def limit_misses(offer: dict[str, Any], spec: dict[str, Any], language: str, wording: dict[str, str]) -> list[str]:
@@ -84,8 +97,14 @@ def limit_misses(offer: dict[str, Any], spec: dict[str, Any], language: str, wor
 def refused_values(refused: list[dict[str, str]], language: str) -> list[str]:
     """'I left out the deadline -5 hours: a negative value cannot be one.' for each value the parser could not use."""
     t = templates(language)
-    return [t["refused_value"].format(field=t["field_labels"].get(r["field"], r["field"]), value=r["value"],
-                                      reason=t["refused_reasons"].get(r["reason"], r["reason"])) for r in refused]
+    return [
+        t["refused_value"].format(
+            field=t["field_labels"].get(r["field"], r["field"]),
+            value=r["value"],
+            reason=t["refused_reasons"].get(r["reason"], r["reason"]),
+        )
+        for r in refused
+    ]
 
 
 def price_notes(offer: dict[str, Any], language: str) -> list[str]:
@@ -103,8 +122,9 @@ def unknown_model(state: dict[str, Any], language: str) -> str | None:
     """'I don't know X; I used a generic N B decoder' when the estimator approximated an unknown name."""
     spec = state.get("spec") or {}
     if state.get("unknown_model") and spec.get("params_b"):
-        return templates(language)["unknown_model"].format(name=state["unknown_model"],
-                                                           params=number(spec["params_b"], language, 1))
+        return templates(language)["unknown_model"].format(
+            name=state["unknown_model"], params=number(spec["params_b"], language, 1)
+        )
     for key in ("estimate", "single_gpu_estimate"):
         estimate = state.get(key) or {}
         name = estimate.get("unknown_model")
@@ -127,15 +147,23 @@ def binding_limit(ranking: dict[str, Any], language: str) -> str | None:
         budget = params.get("budget_usd")
         over = t["binding_budget_over"].format(budget=money(budget, "USD", language)) if budget is not None else ""
         late = t["binding_budget_late"] if params.get("deadline_met") is False else ""
-        return t["binding_budget"].format(cost=money(params["min_cost_usd"], "USD", language),
-                                          gpus=number(params.get("gpus") or 0, language, 0), nodes=on_nodes,
-                                          hours=hours(params.get("hours") or 0, language), over=over, late=late)
+        return t["binding_budget"].format(
+            cost=money(params["min_cost_usd"], "USD", language),
+            gpus=number(params.get("gpus") or 0, language, 0),
+            nodes=on_nodes,
+            hours=hours(params.get("hours") or 0, language),
+            over=over,
+            late=late,
+        )
     if code == "compute" and params.get("fastest_hours") is not None:
         deadline = params.get("deadline_hours") or 0
         return t["binding_compute"].format(
             deadline=number(deadline, language, 0 if float(deadline).is_integer() else 1),
-            hours=hours(params["fastest_hours"], language), gpus=number(params.get("fastest_gpus") or 0, language, 0),
-            nodes=on_nodes, gpu_hours=number(params.get("gpu_hours") or 0, language, 0))
+            hours=hours(params["fastest_hours"], language),
+            gpus=number(params.get("fastest_gpus") or 0, language, 0),
+            nodes=on_nodes,
+            gpu_hours=number(params.get("gpu_hours") or 0, language, 0),
+        )
     if code == "availability":
         return t["binding_availability"]
     return None
@@ -147,7 +175,9 @@ def overheads(offer: dict[str, Any] | None, language: str) -> str | None:
     if not any(isinstance(v, (int, float)) and v > 0 for v in items.values()):
         return None
     t = templates(language)
-    parts = [t["overhead_items"][key].format(minutes=number(60 * items[key], language, 0))
-             for key in ("instance_start", "downloads", "dataset_staging", "checkpoint_writes")
-             if isinstance(items.get(key), (int, float)) and 60 * items[key] >= 0.5]
+    parts = [
+        t["overhead_items"][key].format(minutes=number(60 * items[key], language, 0))
+        for key in ("instance_start", "downloads", "dataset_staging", "checkpoint_writes")
+        if isinstance(items.get(key), (int, float)) and 60 * items[key] >= 0.5
+    ]
     return t["assumption_overheads"].format(items=", ".join(parts)) if parts else None

@@ -13,8 +13,12 @@ _DROPS = (
     re.compile(r"\b[\w-]+\.md(?:\s*§\s*[\d.]*\d(?:\s*,\s*§\s*[\d.]*\d)*)?\s*;?\s*"),  # "(hardware.md §3, §6; AWS …"
     re.compile(r"(?:/work/)?\bshared/[\w./<>-]+"),  # any other path into the shared reference folder
 )
-_TIDY = ((re.compile(r"\(\s*\)"), ""), (re.compile(r"\(\s*[;,]\s*"), "("), (re.compile(r"\s+([);,])"), r"\1"),
-         (re.compile(r"  +"), " "))
+_TIDY = (
+    (re.compile(r"\(\s*\)"), ""),
+    (re.compile(r"\(\s*[;,]\s*"), "("),
+    (re.compile(r"\s+([);,])"), r"\1"),
+    (re.compile(r"  +"), " "),
+)
 
 
 def public_text(text: str) -> str:
@@ -47,6 +51,9 @@ def public(value: Any) -> Any:
     if kind is list:
         return [item if type(item) in _LEAVES else public(item) for item in value]
     if isinstance(value, str | dict | list):  # subclasses: the same, more slowly
-        return public_text(value) if isinstance(value, str) else public(dict(value) if isinstance(value, dict)
-                                                                         else list(value))
+        return (
+            public_text(value)
+            if isinstance(value, str)
+            else public(dict(value) if isinstance(value, dict) else list(value))
+        )
     return value

@@ -30,18 +30,27 @@ def same_hardware_fixes(fixes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _options(fixes: list[dict[str, Any]], language: str) -> list[str]:
     """The fixes that fit, as 'QLoRA (≈ 14.0 GiB)'."""
     t = templates(language)
-    return [t["option"].format(fix=t["fix_names"].get(f["code"], f["code"]).format(count=""),
-                               gib=number(f["per_gpu_gib"], language, 1)) for f in fixes if f.get("fits")]
+    return [
+        t["option"].format(
+            fix=t["fix_names"].get(f["code"], f["code"]).format(count=""), gib=number(f["per_gpu_gib"], language, 1)
+        )
+        for f in fixes
+        if f.get("fits")
+    ]
 
 
 def _rent_line(key: str, offer: dict[str, Any], spec: dict[str, Any], language: str) -> str:
     """A rental in one sentence."""
     t = templates(language)
-    return t[key].format(gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
-                         vram=number(offer.get("vram_gib_per_gpu") or 0, language, 0), 
-                         where=", ".join(filter(None, [region_of(offer),
-                                                       t["pricing_spot" if offer["spot"] else "pricing_on_demand"]])),
-                         hours=hours(offer["est_hours"], language), cost=offer_cost(offer, spec, language))
+    return t[key].format(
+        gpus=offer["total_gpus"],
+        gpu=offer["gpu"],
+        provider=offer["provider"],
+        vram=number(offer.get("vram_gib_per_gpu") or 0, language, 0),
+        where=", ".join(filter(None, [region_of(offer), t["pricing_spot" if offer["spot"] else "pricing_on_demand"]])),
+        hours=hours(offer["est_hours"], language),
+        cost=offer_cost(offer, spec, language),
+    )
 
 
 def yes_no(state: dict[str, Any]) -> str:
@@ -51,8 +60,15 @@ def yes_no(state: dict[str, Any]) -> str:
     feasibility = state["feasibility"]
     card = card_name(feasibility, language)
     key = ("yes_fits" if feasibility["fits"] else "no_fits") + ("_many" if feasibility["num_gpus"] > 1 else "")
-    lines = [t[key].format(yes=t["yes"], no=t["no"], needed=number(feasibility["needed_gib"], language, 1),
-                           card=card, vram=number(feasibility["vram_gib"], language, 1))]
+    lines = [
+        t[key].format(
+            yes=t["yes"],
+            no=t["no"],
+            needed=number(feasibility["needed_gib"], language, 1),
+            card=card,
+            vram=number(feasibility["vram_gib"], language, 1),
+        )
+    ]
     if feasibility["fits"] and feasibility.get("too_small"):  # "an A100": the 40 GB one would not do
         lines[0] += " " + t["smaller_too_small"].format(names=", ".join(feasibility["too_small"]))
     fixes = same_hardware_fixes(feasibility.get("fixes") or [])
@@ -62,8 +78,13 @@ def yes_no(state: dict[str, Any]) -> str:
             lines.append(t["can_do"].format(card=card, options=t["or"].join(options[:3])))
         elif fixes:
             closest = min(fixes, key=lambda f: f["per_gpu_gib"])
-            lines.append(t["can_do_nothing"].format(card=card, fix=t["fix_names"].get(closest["code"], closest["code"])
-                                                    .format(count=""), gib=number(closest["per_gpu_gib"], language, 1)))
+            lines.append(
+                t["can_do_nothing"].format(
+                    card=card,
+                    fix=t["fix_names"].get(closest["code"], closest["code"]).format(count=""),
+                    gib=number(closest["per_gpu_gib"], language, 1),
+                )
+            )
     offer, key = rental_for(feasibility, (state.get("ranking") or {}).get("offers") or [])
     if offer:
         lines.append(_rent_line(key, offer, spec, language))
@@ -75,8 +96,9 @@ def rental_for(feasibility: dict[str, Any], offers: list[dict[str, Any]]) -> tup
     if not offers:
         return None, ""
     if feasibility["fits"]:
-        same = next((o for o in offers if _is_that_card(o, feasibility)
-                     and o["total_gpus"] == feasibility["num_gpus"]), None)
+        same = next(
+            (o for o in offers if _is_that_card(o, feasibility) and o["total_gpus"] == feasibility["num_gpus"]), None
+        )
         return (same, "rent_yes") if same else (offers[0], "rent_other")
     return offers[0], "rent_instead"
 
@@ -102,38 +124,64 @@ def spot_delta(state: dict[str, Any]) -> str:
         on_demand = top.get("on_demand_price_per_hour")
         text = t["spot_delta_yes" if on_demand else "spot_delta_yes_spot_only"].format(
             savings=money(params.get("savings_usd") or top.get("spot_savings_usd") or 0.0, "USD", language),
-            gpus=top["total_gpus"], gpu=top["gpu"], provider=top["provider"],
+            gpus=top["total_gpus"],
+            gpu=top["gpu"],
+            provider=top["provider"],
             spot_price=money(top["price_per_hour"], "USD", language),
             od_price=money(on_demand, "USD", language) if on_demand else "?",
             preemptions=number(params.get("expected_preemptions") or 0.0, language, 1),
-            hours=hours(top["est_hours"], language), cost=offer_cost(top, spec, language))
+            hours=hours(top["est_hours"], language),
+            cost=offer_cost(top, spec, language),
+        )
         lines = [text]
         if params.get("checkpoint_interval_hours"):
-            lines.append(t["spot_delta_checkpoint"].format(interval=interval(params["checkpoint_interval_hours"],
-                                                                             language)))
+            lines.append(
+                t["spot_delta_checkpoint"].format(interval=interval(params["checkpoint_interval_hours"], language))
+            )
         return "\n\n".join(lines)
     best_spot = next((o for o in offers if o["spot"]), None)
     if best_spot is not None:
-        spot_params = next((r.get("params") or {} for r in best_spot.get("reasons", [])
-                            if str(r.get("code", "")).startswith("spot_")), {})
+        spot_params = next(
+            (r.get("params") or {} for r in best_spot.get("reasons", []) if str(r.get("code", "")).startswith("spot_")),
+            {},
+        )
         saving = top["est_cost"] - best_spot["est_cost"]
         text = t["spot_delta_other"].format(
-            gpus=best_spot["total_gpus"], gpu=best_spot["gpu"], provider=best_spot["provider"],
+            gpus=best_spot["total_gpus"],
+            gpu=best_spot["gpu"],
+            provider=best_spot["provider"],
             spot_price=money(best_spot["price_per_hour"], "USD", language),
             spot_cost=money(best_spot["est_cost"], "USD", language),
             preemptions=number(spot_params.get("expected_preemptions") or 0.0, language, 1),
-            hours=hours(best_spot["est_hours"], language), gpus0=top["total_gpus"], gpu0=top["gpu"],
-            provider0=top["provider"], hours0=hours(top["est_hours"], language), cost=offer_cost(top, spec, language))
+            hours=hours(best_spot["est_hours"], language),
+            gpus0=top["total_gpus"],
+            gpu0=top["gpu"],
+            provider0=top["provider"],
+            hours0=hours(top["est_hours"], language),
+            cost=offer_cost(top, spec, language),
+        )
         if saving > 0:
             codes = {str(r.get("code")) for r in best_spot.get("reasons", [])}
             text += " " + t["spot_cheaper_outlier" if "price_outlier" in codes else "spot_cheaper_ranked_lower"].format(
-                saving=money(saving, "USD", language))
+                saving=money(saving, "USD", language)
+            )
         return text
     code = str((spot_reason or {}).get("code", ""))
-    reason = t["spot_reason_deadline"] if ("deadline_risk" in code or "never_finishes" in code) else \
-        t["spot_reason_not_cheaper"] if spot_reason else t["spot_reason_none"]
-    text = t["spot_delta_no"].format(reason=reason, gpus=top["total_gpus"], gpu=top["gpu"], provider=top["provider"],
-                                     hours=hours(top["est_hours"], language), cost=offer_cost(top, spec, language))
+    reason = (
+        t["spot_reason_deadline"]
+        if ("deadline_risk" in code or "never_finishes" in code)
+        else t["spot_reason_not_cheaper"]
+        if spot_reason
+        else t["spot_reason_none"]
+    )
+    text = t["spot_delta_no"].format(
+        reason=reason,
+        gpus=top["total_gpus"],
+        gpu=top["gpu"],
+        provider=top["provider"],
+        hours=hours(top["est_hours"], language),
+        cost=offer_cost(top, spec, language),
+    )
     if top.get("spot_price_per_hour"):
         text += t["spot_delta_no_price"].format(spot_price=money(top["spot_price_per_hour"], "USD", language))
     return text
@@ -153,14 +201,28 @@ def compare(state: dict[str, Any]) -> str:
     if other is None:
         return t["compare_none"].format(count=count, count0=now["total_gpus"], gpu0=now["gpu"])
     if now["total_gpus"] == count:
-        return t["compare_same"].format(count=count, gpus=now["total_gpus"], gpu=now["gpu"], provider=now["provider"],
-                                        hours=hours(now["est_hours"], language),
-                                        cost=money(now["est_cost"], "USD", language))
-    lines = [t["compare_line"].format(
-        count=other["total_gpus"], gpu=other["gpu"], provider=other["provider"],
-        hours=hours(other["est_hours"], language), cost=money(other["est_cost"], "USD", language),
-        count0=now["total_gpus"], gpu0=now["gpu"], provider0=now["provider"],
-        hours0=hours(now["est_hours"], language), cost0=money(now["est_cost"], "USD", language))]
+        return t["compare_same"].format(
+            count=count,
+            gpus=now["total_gpus"],
+            gpu=now["gpu"],
+            provider=now["provider"],
+            hours=hours(now["est_hours"], language),
+            cost=money(now["est_cost"], "USD", language),
+        )
+    lines = [
+        t["compare_line"].format(
+            count=other["total_gpus"],
+            gpu=other["gpu"],
+            provider=other["provider"],
+            hours=hours(other["est_hours"], language),
+            cost=money(other["est_cost"], "USD", language),
+            count0=now["total_gpus"],
+            gpu0=now["gpu"],
+            provider0=now["provider"],
+            hours0=hours(now["est_hours"], language),
+            cost0=money(now["est_cost"], "USD", language),
+        )
+    ]
     cheaper = other["est_cost"] < now["est_cost"]
     faster = other["est_hours"] < now["est_hours"]
     cost_gap = money(abs(other["est_cost"] - now["est_cost"]), "USD", language)

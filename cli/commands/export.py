@@ -37,6 +37,7 @@ def _load_result(source: Path | None, thread: str | None) -> dict:
             raise UserError(f"{source} is not a `gpu-advisor recommend --json` document (no 'offers')")
         return result
     from agent.service import Advisor
+
     advisor = Advisor()
     try:
         result = advisor.rerun_current_job(thread)
@@ -63,6 +64,7 @@ def register(app: typer.Typer) -> None:
         if format_name != "skypilot":
             raise UserError(f"unknown format {format_name!r}; the only format is 'skypilot'")
         from agent.export import ExportError, build_task, exported_offer
+
         try:
             task = build_task(_load_result(source, thread))
         except ExportError as error:
@@ -72,10 +74,18 @@ def register(app: typer.Typer) -> None:
         if task.note:  # the recommended offer's cloud cannot be launched: say which offer the task uses instead
             sys.stderr.write(task.note + "\n")
         if json_output:
-            print_json({"format": "skypilot", "task": task.config, "yaml": task.yaml,
-                        "launch_command": task.launch_command, "required_env": task.required_env,
-                        "written_to": str(output) if output else None, "note": task.note,
-                        "offer": exported_offer(task.offer)})
+            print_json(
+                {
+                    "format": "skypilot",
+                    "task": task.config,
+                    "yaml": task.yaml,
+                    "launch_command": task.launch_command,
+                    "required_env": task.required_env,
+                    "written_to": str(output) if output else None,
+                    "note": task.note,
+                    "offer": exported_offer(task.offer),
+                }
+            )
         elif output is None:
             typer.echo(task.yaml, nl=False)
         else:

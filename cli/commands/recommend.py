@@ -49,24 +49,37 @@ def _region(offer: dict[str, Any]) -> str:
 
 
 def _where(offer: dict[str, Any]) -> str:
-    """"provider · region"."""
+    """ "provider · region"."""
     return f"{offer['provider']} · {_region(offer)}"
 
 
 def _place_lines(offer: dict[str, Any], width: int) -> list[str]:
-    """"provider · region" then the full instance name, each wrapped to `width` without breaking a word."""
+    """ "provider · region" then the full instance name, each wrapped to `width` without breaking a word."""
     where = _where(offer)
-    head = [where] if len(where) <= width else wrap_name(offer["provider"], width) + wrap_name(f"· {_region(offer)}",
-                                                                                               width)
+    head = (
+        [where]
+        if len(where) <= width
+        else wrap_name(offer["provider"], width) + wrap_name(f"· {_region(offer)}", width)
+    )
     return head + wrap_name(offer["instance_type"], width)
 
 
 def _recommended(result: dict[str, Any], offer: dict[str, Any]) -> bool:
     """Whether this offer is the one the verdict recommends."""
     verdict = result.get("verdict") or {}
-    return (verdict.get("provider"), verdict.get("instance"), verdict.get("region"), verdict.get("spot"),
-            verdict.get("count")) == (offer.get("provider"), offer.get("instance_type"), offer.get("region"),
-                                      offer.get("spot"), offer.get("total_gpus"))
+    return (
+        verdict.get("provider"),
+        verdict.get("instance"),
+        verdict.get("region"),
+        verdict.get("spot"),
+        verdict.get("count"),
+    ) == (
+        offer.get("provider"),
+        offer.get("instance_type"),
+        offer.get("region"),
+        offer.get("spot"),
+        offer.get("total_gpus"),
+    )
 
 
 def _recommendation_word(language: str) -> str:
@@ -79,8 +92,14 @@ def _recommendation_word(language: str) -> str:
 
 def _table(title: str, headers: list[str], labels: dict[str, str], rows: list[tuple[str, ...]]) -> Table:
     """A rich table: the place column(s) (provider · region, instance) then GPUs, $/h, hours, total and spot."""
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                  leading=1 if any("\n" in cell for row in rows for cell in row) else 0)
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        leading=1 if any("\n" in cell for row in rows for cell in row) else 0,
+    )
     for header in headers:
         table.add_column(header, no_wrap=True)
     table.add_column(labels["gpus"], no_wrap=True)
@@ -112,9 +131,16 @@ def _offers_table(result: dict[str, Any], width: int) -> Table | None:
         if len(shown) == TABLE_ROWS:
             break
     marks = [MARK if _recommended(result, offer) else MARK_PAD for offer in shown]
-    figures = [(f"{offer['total_gpus']}× {offer['gpu']}", number(offer["price_per_hour"], language, 2),
-                number(offer["est_hours"], language, 1), number(offer["est_cost"], language, 2),
-                labels["yes"] if offer["spot"] else labels["no"]) for offer in shown]
+    figures = [
+        (
+            f"{offer['total_gpus']}× {offer['gpu']}",
+            number(offer["price_per_hour"], language, 2),
+            number(offer["est_hours"], language, 1),
+            number(offer["est_cost"], language, 2),
+            labels["yes"] if offer["spot"] else labels["no"],
+        )
+        for offer in shown
+    ]
     word = _recommendation_word(language)
     title = f"{labels['title']}   ({MARK}{word})" if MARK in marks and word else labels["title"]
     wheres = [_where(offer) for offer in shown]
@@ -122,10 +148,18 @@ def _offers_table(result: dict[str, Any], width: int) -> Table | None:
     # the other columns measured with one-cell place columns: what is left of the width is for the places
     wide = _table(title, ["", ""], labels, [("", "x", "x", *cells) for cells in figures])
     where_header = f"{labels['provider']} · {labels['region']}"
-    if console.measure(wide).maximum - 2 + len(MARK) + max(map(len, [*wheres, where_header])) + max(
-            map(len, [*instances, labels["instance"]])) <= width:
-        rows = [(mark.strip(), mark + where, instance, *cells)
-                for mark, where, instance, cells in zip(marks, wheres, instances, figures, strict=True)]
+    if (
+        console.measure(wide).maximum
+        - 2
+        + len(MARK)
+        + max(map(len, [*wheres, where_header]))
+        + max(map(len, [*instances, labels["instance"]]))
+        <= width
+    ):
+        rows = [
+            (mark.strip(), mark + where, instance, *cells)
+            for mark, where, instance, cells in zip(marks, wheres, instances, figures, strict=True)
+        ]
         return _table(title, [MARK_PAD + where_header, labels["instance"]], labels, rows)
     bare = _table(title, [""], labels, [("", "x", *cells) for cells in figures])
     room = max(width - console.measure(bare).maximum + 1 - len(MARK), 12)
@@ -164,7 +198,7 @@ def _known_thread(advisor: Advisor, thread: str | None) -> bool:
         return True
     try:
         return any(known == thread for known, _ in advisor.store.last_activity())
-    except Exception:  # noqa: BLE001 - a store that cannot list threads just skips the notice
+    except Exception:
         return True
 
 
@@ -187,7 +221,9 @@ def write_skypilot_task(result: dict[str, Any], path: Path, *, force: bool) -> N
     write_new_file(path, task.yaml, force=force)
     if task.note:
         sys.stderr.write(task.note + "\n")
-    sys.stderr.write(f"SkyPilot task written to {path}; launch: {task.launch_command.replace('task.yaml', str(path))}\n")
+    sys.stderr.write(
+        f"SkyPilot task written to {path}; launch: {task.launch_command.replace('task.yaml', str(path))}\n"
+    )
 
 
 def _check_language(lang: str | None) -> None:
@@ -204,8 +240,9 @@ def recommend_command(
     lang: str | None = typer.Option(None, "--lang", help="Answer in it, id or en."),
     prefer: str | None = typer.Option(None, "--prefer", help="cost or speed: which offer to recommend first."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
-    skypilot: Path | None = typer.Option(None, "--skypilot",
-                                         help="Also write the recommendation as a SkyPilot task to this new file."),
+    skypilot: Path | None = typer.Option(
+        None, "--skypilot", help="Also write the recommendation as a SkyPilot task to this new file."
+    ),
     force: bool = typer.Option(False, "--force", help="With --skypilot: replace the file if it exists."),
 ) -> None:
     """One turn: parse the request, size it, rank real offers and answer with sources."""
@@ -255,11 +292,10 @@ def chat_command(
 ) -> None:
     """Chat with the advisor; the conversation is kept and can be resumed with --thread."""
     _check_language(lang)
+    from agent.gc_tuning import for_long_running
     from agent.service import (
         Advisor,  # imported on use: keeps `gpu-advisor --help` fast
     )
-
-    from agent.gc_tuning import for_long_running
 
     advisor = for_long_running(Advisor())
     interactive = sys.stdin.isatty() and not as_json

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import typer
 
@@ -20,8 +19,7 @@ def _urls(host: str, port: int) -> dict[str, str]:
 
 def _check_slack_credentials() -> None:
     """With Slack configured, reject malformed tokens here (one line) rather than in the server's startup."""
-    from web.slack import slack_configured
-    from web.slack import load_settings
+    from web.slack import load_settings, slack_configured
 
     if slack_configured():
         load_settings(socket_mode=False)
@@ -32,17 +30,24 @@ def register(app: typer.Typer) -> None:
 
     @app.command("serve")
     def serve_command(
-        host: Optional[str] = typer.Option(None, "--host", envvar="GPU_ADVISOR_HOST",
-                                           help="Interface to listen on (default 127.0.0.1)."),
-        port: Optional[int] = typer.Option(None, "--port", envvar="GPU_ADVISOR_PORT",
-                                           help="TCP port (default 8000)."),
-        workers: Optional[int] = typer.Option(None, "--workers", envvar="GPU_ADVISOR_WORKERS",
-                                              help="Worker processes (default: one per core; 1 for a single process). They share threads, turn locks "
-                                                   "and the rate limit (across machines with "
-                                                   "GPU_ADVISOR_DATABASE_URL)."),
-        allowed_origins: Optional[str] = typer.Option(None, "--allowed-origins", envvar="GPU_ADVISOR_ALLOWED_ORIGINS",
-                                                      help="Comma-separated origins of the sites that embed the "
-                                                           "widget, e.g. https://docs.example.com."),
+        host: str | None = typer.Option(
+            None, "--host", envvar="GPU_ADVISOR_HOST", help="Interface to listen on (default 127.0.0.1)."
+        ),
+        port: int | None = typer.Option(None, "--port", envvar="GPU_ADVISOR_PORT", help="TCP port (default 8000)."),
+        workers: int | None = typer.Option(
+            None,
+            "--workers",
+            envvar="GPU_ADVISOR_WORKERS",
+            help="Worker processes (default: one per core; 1 for a single process). They share threads, turn locks "
+            "and the rate limit (across machines with "
+            "GPU_ADVISOR_DATABASE_URL).",
+        ),
+        allowed_origins: str | None = typer.Option(
+            None,
+            "--allowed-origins",
+            envvar="GPU_ADVISOR_ALLOWED_ORIGINS",
+            help="Comma-separated origins of the sites that embed the widget, e.g. https://docs.example.com.",
+        ),
         json_output: bool = typer.Option(False, "--json", help="Print the URLs as one JSON document, then serve."),
     ) -> None:
         """Serve the chat API (/api/chat, /api/chat/stream), the tool endpoints, /docs and a widget demo page."""
@@ -68,16 +73,31 @@ def register(app: typer.Typer) -> None:
         header_timeout_s()  # an unusable $GPU_ADVISOR_HEADER_TIMEOUT_S: one line, exit 2
         urls = _urls(settings.host, settings.port)
         if json_output:
-            print_json({"urls": urls, "workers": settings.workers, "allowed_origins": settings.allowed_origins,
-                        "threads": "postgresql" if settings.database_url else "sqlite"})
+            print_json(
+                {
+                    "urls": urls,
+                    "workers": settings.workers,
+                    "allowed_origins": settings.allowed_origins,
+                    "threads": "postgresql" if settings.database_url else "sqlite",
+                }
+            )
         else:
             console.print(f"gpu-advisor API on {urls['api']}  ·  docs {urls['docs']}")
             console.print(f"Widget demo page: [bold]{urls['demo']}[/bold]")
         os.environ.update(settings.to_env())  # worker processes rebuild the same settings from the environment
-        if settings.workers > 1:  # workers exit when this process dies, even by kill -9 (web/serving/worker_watchdog.py)
+        if (
+            settings.workers > 1
+        ):  # workers exit when this process dies, even by kill -9 (web/serving/worker_watchdog.py)
             from web.serving import MASTER_PID_VAR
 
             os.environ[MASTER_PID_VAR] = str(os.getpid())
-        uvicorn.run("cli.worker_app:create_app", factory=True, host=settings.host, port=settings.port,
-                    workers=settings.workers, log_level="warning" if json_output else "info",
-                    http=HeaderDeadlineProtocol, **proxy_options)  # headers within the bound (slowloris)
+        uvicorn.run(
+            "cli.worker_app:create_app",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level="warning" if json_output else "info",
+            http=HeaderDeadlineProtocol,
+            **proxy_options,
+        )  # headers within the bound (slowloris)

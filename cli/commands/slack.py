@@ -24,8 +24,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command("slack")
     def slack_command(
-        socket: bool = typer.Option(False, "--socket", help="Connect over Socket Mode (needs SLACK_BOT_TOKEN and "
-                                                            "SLACK_APP_TOKEN)."),
+        socket: bool = typer.Option(
+            False, "--socket", help="Connect over Socket Mode (needs SLACK_BOT_TOKEN and SLACK_APP_TOKEN)."
+        ),
         manifest: bool = typer.Option(False, "--manifest", help="Print the Slack app manifest and exit."),
         json_output: bool = typer.Option(False, "--json", help="With --manifest: print it as one JSON document."),
     ) -> None:
@@ -40,8 +41,10 @@ def register(app: typer.Typer) -> None:
                 console.out(text, end="")
             return
         if not socket:
-            raise UserError("choose --socket to connect over Socket Mode, or set SLACK_BOT_TOKEN and "
-                            "SLACK_SIGNING_SECRET and run `gpu-advisor serve` for HTTP events at /slack/events")
+            raise UserError(
+                "choose --socket to connect over Socket Mode, or set SLACK_BOT_TOKEN and "
+                "SLACK_SIGNING_SECRET and run `gpu-advisor serve` for HTTP events at /slack/events"
+            )
         from agent.gc_tuning import for_long_running
         from agent.service import Advisor
         from web.slack import load_settings, socket_mode_handler

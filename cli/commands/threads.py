@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
 from cli.output import UserError, console, key_value_table, print_json
 
-threads_app = typer.Typer(help="Stored conversation threads: how much they take, and deleting idle ones.",
-                          no_args_is_help=True)
+threads_app = typer.Typer(
+    help="Stored conversation threads: how much they take, and deleting idle ones.", no_args_is_help=True
+)
 
 DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$", re.IGNORECASE)
 UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "": 86400}
-_CHECKPOINTS_OPTION = typer.Option(None, "--checkpoints", help="Threads SQLite file (default: $GPU_ADVISOR_HOME/"
-                                                               "threads.sqlite or the user data dir).")
-_URL_OPTION = typer.Option(None, "--database-url", envvar="GPU_ADVISOR_DATABASE_URL",
-                           help="postgresql://… when the threads live in PostgreSQL.", show_envvar=True)
+_CHECKPOINTS_OPTION = typer.Option(
+    None, "--checkpoints", help="Threads SQLite file (default: $GPU_ADVISOR_HOME/threads.sqlite or the user data dir)."
+)
+_URL_OPTION = typer.Option(
+    None,
+    "--database-url",
+    envvar="GPU_ADVISOR_DATABASE_URL",
+    help="postgresql://… when the threads live in PostgreSQL.",
+    show_envvar=True,
+)
 
 
 def parse_duration(text: str) -> float:
@@ -37,7 +44,7 @@ def describe_duration(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def _open(checkpoints: Optional[Path], database_url: Optional[str]) -> tuple[Any, str]:
+def _open(checkpoints: Path | None, database_url: str | None) -> tuple[Any, str]:
     """The thread store and a name for it; an explicit file must already be a threads database."""
     from agent.threads import check_threads_file, database_url_from, default_threads_path, open_thread_store
 
@@ -60,8 +67,11 @@ def _stats(store: Any) -> dict[str, Any]:
 
 
 @threads_app.command("stats")
-def stats_command(checkpoints: Optional[Path] = _CHECKPOINTS_OPTION, database_url: Optional[str] = _URL_OPTION,
-                  as_json: bool = typer.Option(False, "--json", help="Print one JSON document.")) -> None:
+def stats_command(
+    checkpoints: Path | None = _CHECKPOINTS_OPTION,
+    database_url: str | None = _URL_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
     """How many threads and checkpoints are stored, and the bytes they take."""
     store, where = _open(checkpoints, database_url)
     try:
@@ -72,17 +82,30 @@ def stats_command(checkpoints: Optional[Path] = _CHECKPOINTS_OPTION, database_ur
     if as_json:
         print_json(result)
         return
-    console.print(key_value_table("Threads", [("store", where), ("threads", result["threads"]),
-                                              ("checkpoints", result["checkpoints"]), ("bytes", result["bytes"])]))
+    console.print(
+        key_value_table(
+            "Threads",
+            [
+                ("store", where),
+                ("threads", result["threads"]),
+                ("checkpoints", result["checkpoints"]),
+                ("bytes", result["bytes"]),
+            ],
+        )
+    )
 
 
 @threads_app.command("prune")
 def prune_command(
-    older_than: Optional[str] = typer.Option(None, "--older-than", help="Delete threads idle for longer than this "
-                                                                        "(30d, 12h, 2w; default: "
-                                                                        "$GPU_ADVISOR_THREAD_RETENTION_DAYS, 90 days)."),
-    checkpoints: Optional[Path] = _CHECKPOINTS_OPTION,
-    database_url: Optional[str] = _URL_OPTION,
+    older_than: str | None = typer.Option(
+        None,
+        "--older-than",
+        help="Delete threads idle for longer than this "
+        "(30d, 12h, 2w; default: "
+        "$GPU_ADVISOR_THREAD_RETENTION_DAYS, 90 days).",
+    ),
+    checkpoints: Path | None = _CHECKPOINTS_OPTION,
+    database_url: str | None = _URL_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Delete the threads nobody wrote to for a while, then give their space back."""
@@ -105,13 +128,21 @@ def prune_command(
     finally:
         if store is not None:
             store.close()
-    result = {"store": where, "older_than_s": seconds, "removed": len(removed), "kept": after["threads"],
-              "bytes_before": before["bytes"], "bytes_after": after["bytes"]}
+    result = {
+        "store": where,
+        "older_than_s": seconds,
+        "removed": len(removed),
+        "kept": after["threads"],
+        "bytes_before": before["bytes"],
+        "bytes_after": after["bytes"],
+    }
     if as_json:
         print_json(result)
         return
-    console.print(f"Removed {len(removed)} thread(s) idle for more than {describe_duration(seconds)}; "
-                  f"{after['threads']} kept ({where}: {before['bytes']} → {after['bytes']} bytes).")
+    console.print(
+        f"Removed {len(removed)} thread(s) idle for more than {describe_duration(seconds)}; "
+        f"{after['threads']} kept ({where}: {before['bytes']} → {after['bytes']} bytes)."
+    )
 
 
 def register(app: typer.Typer) -> None:

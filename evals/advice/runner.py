@@ -30,8 +30,12 @@ from typing import Any
 from evals.scored_path import add_llm_flag, choose_path
 
 CLASSES: dict[str, tuple[float, float]] = {
-    "16GB": (14.0, 20.0), "24GB": (20.0, 36.0), "48GB": (36.0, 60.0), "80GB": (60.0, 120.0),
-    "141GB+": (120.0, 10_000.0)}
+    "16GB": (14.0, 20.0),
+    "24GB": (20.0, 36.0),
+    "48GB": (36.0, 60.0),
+    "80GB": (60.0, 120.0),
+    "141GB+": (120.0, 10_000.0),
+}
 """GPU memory classes by GiB per GPU: [low, high)."""
 SETS = {"requests": "requests.jsonl", "x24": "requests_x24.jsonl"}
 """Eval sets by name: each is scored on its own."""
@@ -86,8 +90,10 @@ def on_demand_shown(result: dict[str, Any]) -> bool | None:
         return None
     alternatives = result.get("alternatives") or {}
     shown = [*offers[1:], *(v for v in alternatives.values() if isinstance(v, dict))]
-    return any(not interruptible(o) and o.get("meets_budget") is not False and o.get("meets_deadline") is not False
-               for o in shown)
+    return any(
+        not interruptible(o) and o.get("meets_budget") is not False and o.get("meets_deadline") is not False
+        for o in shown
+    )
 
 
 def binding_of(result: dict[str, Any], db_path: Path) -> str | None:
@@ -102,8 +108,10 @@ def binding_of(result: dict[str, Any], db_path: Path) -> str | None:
 def check_row(row: dict[str, Any], result: dict[str, Any], db_path: Path) -> dict[str, bool]:
     """Checks for one request (only those its expectations state)."""
     expect, offers = row["expect"], result.get("offers") or []
-    checks = {"feasible": bool(offers) == expect["feasible"],
-              "no_zero_hours": not ZERO_HOURS.search(result.get("answer") or "")}
+    checks = {
+        "feasible": bool(offers) == expect["feasible"],
+        "no_zero_hours": not ZERO_HOURS.search(result.get("answer") or ""),
+    }
     if expect["feasible"]:
         top = offers[0] if offers else {}
         checks["hardware"] = bool(top) and any(matches(top, a) for a in expect.get("accept", [{}]))
@@ -129,9 +137,11 @@ def describe(result: dict[str, Any]) -> str:
     if not offers:
         return f"no offer (excluded {result.get('excluded')}, missing {result.get('missing')})"
     top = offers[0]
-    return (f"{top['nodes']}x {top['provider']} {top['instance_type']} ({top['total_gpus']}x {top['gpu']}, "
-            f"{top.get('vram_gib_per_gpu')} GiB), spot={top['spot']}, {top['est_hours']:.2f} h, "
-            f"${top['est_cost']:.2f}, layout={top.get('layout')}")
+    return (
+        f"{top['nodes']}x {top['provider']} {top['instance_type']} ({top['total_gpus']}x {top['gpu']}, "
+        f"{top.get('vram_gib_per_gpu')} GiB), spot={top['spot']}, {top['est_hours']:.2f} h, "
+        f"${top['est_cost']:.2f}, layout={top.get('layout')}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in load_requests(args.set):
             try:
                 result = advisor.respond(row["text"])
-            except Exception as error:  # noqa: BLE001  (a crash is a miss, the run goes on)
+            except Exception as error:
                 per_check["no_crash"].append(False)
                 per_language[row["language"]].append(False)
                 misses.append(f"{row['id']}: crashed: {type(error).__name__}: {str(error)[:120]}")
@@ -165,14 +175,21 @@ def main(argv: list[str] | None = None) -> int:
             per_language[row["language"]].append(all(checks.values()))
             if not all(checks.values()):
                 failed = ", ".join(name for name, ok in checks.items() if not ok)
-                misses.append(f"{row['id']}: {failed}: {describe(result)}"
-                              + (f"; binding={binding_of(result, advisor.db_path)}" if "binding" in checks else ""))
+                misses.append(
+                    f"{row['id']}: {failed}: {describe(result)}"
+                    + (f"; binding={binding_of(result, advisor.db_path)}" if "binding" in checks else "")
+                )
     finally:
         advisor.close()
     rows = [ok for oks in per_language.values() for ok in oks]
-    scores = {"set": SETS[args.set], "path": path, "rows_right": sum(rows), "rows": len(rows),
-              "checks": {name: [sum(oks), len(oks)] for name, oks in sorted(per_check.items())},
-              "languages": {lang: [sum(oks), len(oks)] for lang, oks in sorted(per_language.items())}}
+    scores = {
+        "set": SETS[args.set],
+        "path": path,
+        "rows_right": sum(rows),
+        "rows": len(rows),
+        "checks": {name: [sum(oks), len(oks)] for name, oks in sorted(per_check.items())},
+        "languages": {lang: [sum(oks), len(oks)] for lang, oks in sorted(per_language.items())},
+    }
     if args.json:
         print(json.dumps(scores | {"misses": misses}, indent=2))
         return 0

@@ -32,15 +32,39 @@ from agent.service import Advisor
 from evals.scored_path import add_llm_flag, choose_path
 
 LANGUAGES = ("it", "id", "en")
-INTENT_KIND = {"job_request": "recommendation", "follow_up": "recommendation", "out_of_scope": "declined",
-               "injection": "declined", "unsupported": "declined", "faq": "faq", "ask_back": "ask_back"}
-MAX_LINES = {"recommendation": 26, "follow_up_recommendation": 16, "yes_no": 16, "delta": 10, "compare": 10,
-             "declined": 4, "ask_back": 6, "faq": 30}
+INTENT_KIND = {
+    "job_request": "recommendation",
+    "follow_up": "recommendation",
+    "out_of_scope": "declined",
+    "injection": "declined",
+    "unsupported": "declined",
+    "faq": "faq",
+    "ask_back": "ask_back",
+}
+MAX_LINES = {
+    "recommendation": 26,
+    "follow_up_recommendation": 16,
+    "yes_no": 16,
+    "delta": 10,
+    "compare": 10,
+    "declined": 4,
+    "ask_back": 6,
+    "faq": 30,
+}
 """Longest acceptable answer, in lines at 80 columns, per kind (a follow-up repeats only what changed)."""
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta"}
 NO = {"no", "tidak", "non", "nope"}
-UNCLEAN = [r"§", r"\.md\b", r"shared/", r"\bil 0 %", r"\?\.", r"Traceback", r"\b0 % of each step",
-           r"\b0 % di ogni", r"\b0 % dari"]
+UNCLEAN = [
+    r"§",
+    r"\.md\b",
+    r"shared/",
+    r"\bil 0 %",
+    r"\?\.",
+    r"Traceback",
+    r"\b0 % of each step",
+    r"\b0 % di ogni",
+    r"\b0 % dari",
+]
 
 
 def load_dialogues(language: str) -> list[dict[str, Any]]:
@@ -109,11 +133,15 @@ def _spec_matches(expected: dict[str, Any], spec: dict[str, Any]) -> bool:
 def _raw_cost(db_path: Path, offer: dict[str, Any]) -> float | None:
     """Price of the offer's raw catalog row (sqlite3, spot or on-demand as rented) x nodes x its billed hours."""
     with sqlite3.connect(db_path) as connection:
-        rows = connection.execute("SELECT price_per_hour, spot_price_per_hour, on_demand_is_market FROM offers "
-                                  "WHERE provider = ? AND instance_type = ? AND region IS ?",
-                                  (offer["provider"], offer["instance_type"], offer.get("region"))).fetchall()
-    prices = [(spot if spot is not None else od if market else None) if offer["spot"] else (None if market else od)
-              for od, spot, market in rows]
+        rows = connection.execute(
+            "SELECT price_per_hour, spot_price_per_hour, on_demand_is_market FROM offers "
+            "WHERE provider = ? AND instance_type = ? AND region IS ?",
+            (offer["provider"], offer["instance_type"], offer.get("region")),
+        ).fetchall()
+    prices = [
+        (spot if spot is not None else od if market else None) if offer["spot"] else (None if market else od)
+        for od, spot, market in rows
+    ]
     prices = [p for p in prices if p is not None]
     return min(prices) * int(offer.get("nodes") or 1) * offer["billed_hours"] if prices else None
 
@@ -125,8 +153,10 @@ def leads_the_listing(result: dict[str, Any], top: str, db_path: Path) -> bool:
     from contract.jobspec import JobSpec
     from tools.ranking.rank import rank_offers
 
-    plans = [o.model_dump() for o in rank_offers(JobSpec.model_validate(result["spec"]), db_path=db_path,
-                                                 limit=100_000).offers]
+    plans = [
+        o.model_dump()
+        for o in rank_offers(JobSpec.model_validate(result["spec"]), db_path=db_path, limit=100_000).offers
+    ]
     head = result["offers"][0]
     if top == "fastest":
         return head["est_hours"] <= min(p["est_hours"] for p in plans) * (1 + 1e-9)
@@ -135,8 +165,13 @@ def leads_the_listing(result: dict[str, Any], top: str, db_path: Path) -> bool:
     return own is not None and abs(own - head["est_cost"]) <= 1e-3 * own + 0.01 and own <= min(costs) * (1 + 1e-9)
 
 
-def check_turn(turn: dict[str, Any], result: dict[str, Any], previous: dict[str, Any] | None,
-               position: int, db_path: Path | None = None) -> dict[str, bool]:
+def check_turn(
+    turn: dict[str, Any],
+    result: dict[str, Any],
+    previous: dict[str, Any] | None,
+    position: int,
+    db_path: Path | None = None,
+) -> dict[str, bool]:
     """Every check that applies to one turn, by name."""
     checks: dict[str, bool] = {}
     kind = answer_kind(result)
@@ -150,8 +185,9 @@ def check_turn(turn: dict[str, Any], result: dict[str, Any], previous: dict[str,
         diff = {name for name in set(spec) | set(before) if name != "language" and spec.get(name) != before.get(name)}
         checks["changed"] = diff == set(turn["changed"])
     if "top" in turn:
-        checks["reranked"] = bool(result.get("offers")) and db_path is not None and \
-            leads_the_listing(result, turn["top"], db_path)
+        checks["reranked"] = (
+            bool(result.get("offers")) and db_path is not None and leads_the_listing(result, turn["top"], db_path)
+        )
     if turn.get("not_rerun"):
         checks["not_rerun"] = not result.get("offers") and spec == before
     if "spec" in turn:
@@ -182,30 +218,43 @@ def evaluate(languages: tuple[str, ...] = LANGUAGES) -> dict[str, Any]:
                     try:
                         result = advisor.respond(turn["say"], thread_id=thread)
                         checks = check_turn(turn, result, previous, position, advisor.db_path)
-                    except Exception as error:  # noqa: BLE001 - a crash fails the turn, the eval goes on
+                    except Exception as error:
                         result, checks = {"answer": f"crash: {error!r}"}, {"no_crash": False}
                     for name, ok in checks.items():
                         by_check[name].append(ok)
                         by_language[language].append(ok)
                         if not ok:
                             all_ok = False
-                            misses.append(f"{dialogue['id']} turn {position + 1} {name}: {turn['say']!r} -> "
-                                          f"{(result.get('answer') or '')[:100]!r}")
+                            misses.append(
+                                f"{dialogue['id']} turn {position + 1} {name}: {turn['say']!r} -> "
+                                f"{(result.get('answer') or '')[:100]!r}"
+                            )
                     thread, previous = result.get("thread_id", thread), result
                 dialogues_ok.append(all_ok)
     finally:
         advisor.close()
     flat = [ok for oks in by_check.values() for ok in oks]
-    return {"score": sum(flat) / len(flat), "checks": len(flat), "passed": sum(flat),
-            "dialogues": len(dialogues_ok), "dialogues_passed": sum(dialogues_ok),
-            "by_check": {k: [sum(v), len(v)] for k, v in sorted(by_check.items())},
-            "by_language": {k: [sum(v), len(v)] for k, v in by_language.items()}, "misses": misses}
+    return {
+        "score": sum(flat) / len(flat),
+        "checks": len(flat),
+        "passed": sum(flat),
+        "dialogues": len(dialogues_ok),
+        "dialogues_passed": sum(dialogues_ok),
+        "by_check": {k: [sum(v), len(v)] for k, v in sorted(by_check.items())},
+        "by_language": {k: [sum(v), len(v)] for k, v in by_language.items()},
+        "misses": misses,
+    }
 
 
 def render(report: dict[str, Any], *, show_misses: bool = True) -> str:
     """The report as text."""
-    lines = [(f"conversation checks: {report['passed']}/{report['checks']} = {100 * report['score']:.1f} %; "
-              f"dialogues fully passed: {report['dialogues_passed']}/{report['dialogues']}"), "by check:"]
+    lines = [
+        (
+            f"conversation checks: {report['passed']}/{report['checks']} = {100 * report['score']:.1f} %; "
+            f"dialogues fully passed: {report['dialogues_passed']}/{report['dialogues']}"
+        ),
+        "by check:",
+    ]
     lines += [f"  {name:14} {ok:3d}/{n:<3d} {100 * ok / n:6.1f} %" for name, (ok, n) in report["by_check"].items()]
     lines.append("by language:")
     lines += [f"  {name:14} {ok:3d}/{n:<3d} {100 * ok / n:6.1f} %" for name, (ok, n) in report["by_language"].items()]
@@ -225,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     path = choose_path(args.llm)
     report = evaluate()
-    print(json.dumps({"path": path, **report}, indent=2) if args.json else f"scored path: {path}\n"
-          + render(report, show_misses=not args.quiet))
+    print(
+        json.dumps({"path": path, **report}, indent=2)
+        if args.json
+        else f"scored path: {path}\n" + render(report, show_misses=not args.quiet)
+    )
     return 0

@@ -28,8 +28,14 @@ SPLITS = ("tune", "heldout")
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
 UNCLEAN = (r"Traceback", r"crash:", r"internal error")
-OLD_KIND_ACT = {"declined": "declined", "faq": "faq", "ask_back": "ask_back", "yes_no": "what_if",
-                "delta": "what_if", "compare": "what_if"}
+OLD_KIND_ACT = {
+    "declined": "declined",
+    "faq": "faq",
+    "ask_back": "ask_back",
+    "yes_no": "what_if",
+    "delta": "what_if",
+    "compare": "what_if",
+}
 
 
 def load(split: str, language: str) -> list[dict[str, Any]]:
@@ -37,8 +43,11 @@ def load(split: str, language: str) -> list[dict[str, Any]]:
     path = HERE / f"dialogues_{split}.{language}.jsonl"
     if not path.exists():
         return []
-    return [json.loads(line) | {"language": language, "split": split}
-            for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line) | {"language": language, "split": split}
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def act_of(result: dict[str, Any]) -> str | None:
@@ -72,13 +81,15 @@ def _job(spec: dict[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (spec or {}).items() if k != "language" and v is not None}
 
 
-def check_turn(turn: dict[str, Any], result: dict[str, Any], before: dict[str, Any], language: str
-               ) -> dict[str, bool]:
+def check_turn(turn: dict[str, Any], result: dict[str, Any], before: dict[str, Any], language: str) -> dict[str, bool]:
     """Every check that applies to one turn, by name."""
     answer = result.get("answer") or ""
     spec = _job(result.get("spec"))
-    checks = {"act": act_of(result) == turn["act"], "language": result.get("language") == language,
-              "clean": bool(answer.strip()) and not any(re.search(p, answer) for p in UNCLEAN)}
+    checks = {
+        "act": act_of(result) == turn["act"],
+        "language": result.get("language") == language,
+        "clean": bool(answer.strip()) and not any(re.search(p, answer) for p in UNCLEAN),
+    }
     if turn.get("job") == "unchanged":
         checks["unchanged"] = spec == before
     if "spec" in turn:
@@ -111,7 +122,7 @@ def evaluate(splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
                         try:
                             result = advisor.respond(turn["say"], thread_id=thread)
                             checks = check_turn(turn, result, before, language)
-                        except Exception as error:  # noqa: BLE001 - a crash fails the turn, the run goes on
+                        except Exception as error:
                             result, checks = {"answer": f"crash: {error!r}"}, {"no_crash": False}
                         for name, ok in checks.items():
                             for group in (f"check:{name}", f"act:{turn['act']}", f"lang:{language}", "all"):
@@ -120,15 +131,23 @@ def evaluate(splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
                                 ok_all = False
                                 misses[split].append(
                                     f"{dialogue['id']} t{position + 1} {name} (want {turn['act']}, got "
-                                    f"{act_of(result)}): {turn['say']!r} -> {(result.get('answer') or '')[:90]!r}")
+                                    f"{act_of(result)}): {turn['say']!r} -> {(result.get('answer') or '')[:90]!r}"
+                                )
                         thread, before = result.get("thread_id", thread), _job(result.get("spec")) or before
                     dialogues[split].append(ok_all)
     finally:
         advisor.close()
-    return {split: {"passed": sum(tallies[split]["all"]), "checks": len(tallies[split]["all"]),
-                    "dialogues": len(dialogues[split]), "dialogues_passed": sum(dialogues[split]),
-                    "groups": {g: [sum(v), len(v)] for g, v in sorted(tallies[split].items())},
-                    "misses": misses[split]} for split in splits}
+    return {
+        split: {
+            "passed": sum(tallies[split]["all"]),
+            "checks": len(tallies[split]["all"]),
+            "dialogues": len(dialogues[split]),
+            "dialogues_passed": sum(dialogues[split]),
+            "groups": {g: [sum(v), len(v)] for g, v in sorted(tallies[split].items())},
+            "misses": misses[split],
+        }
+        for split in splits
+    }
 
 
 def render(report: dict[str, Any], *, show_misses: tuple[str, ...]) -> str:
@@ -136,8 +155,10 @@ def render(report: dict[str, Any], *, show_misses: tuple[str, ...]) -> str:
     lines = []
     for split, r in report.items():
         share = 100 * r["passed"] / r["checks"] if r["checks"] else 0.0
-        lines.append(f"[{split}] checks {r['passed']}/{r['checks']} = {share:.1f} %; dialogues fully passed "
-                     f"{r['dialogues_passed']}/{r['dialogues']}")
+        lines.append(
+            f"[{split}] checks {r['passed']}/{r['checks']} = {share:.1f} %; dialogues fully passed "
+            f"{r['dialogues_passed']}/{r['dialogues']}"
+        )
         lines += [f"  {g:22} {ok:3d}/{n:<3d} {100 * ok / n:6.1f} %" for g, (ok, n) in r["groups"].items() if g != "all"]
         if split in show_misses:
             lines += [f"  miss: {m}" for m in r["misses"]]
@@ -155,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     path = choose_path(args.llm)
     report = evaluate(tuple(args.split or SPLITS))
-    print(json.dumps({"path": path, **report}, indent=2) if args.json else f"scored path: {path}\n"
-          + render(report, show_misses=tuple(args.misses)))
+    print(
+        json.dumps({"path": path, **report}, indent=2)
+        if args.json
+        else f"scored path: {path}\n" + render(report, show_misses=tuple(args.misses))
+    )
     return 0

@@ -8,8 +8,19 @@ import sys
 
 from evals.faq.runner import REPRODUCE, score_all
 
-COLUMNS = ("split", "language", "answerable", "unanswerable", "recall_at_1", "recall_at_3",
-           "no_answer_precision", "no_answer_recall", "language_id_accuracy", "median_ms", "p95_ms")
+COLUMNS = (
+    "split",
+    "language",
+    "answerable",
+    "unanswerable",
+    "recall_at_1",
+    "recall_at_3",
+    "no_answer_precision",
+    "no_answer_recall",
+    "language_id_accuracy",
+    "median_ms",
+    "p95_ms",
+)
 
 
 def main(argv: list[str]) -> int:

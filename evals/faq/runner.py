@@ -12,8 +12,13 @@ from agent.language.detect import detect_language
 from kb.entries import LANGUAGES, Language
 from kb.retrieval import rank
 
-SPLITS: dict[str, str] = {"dev": "questions", "holdout_tuned": "holdout_tuned", "blind_tuned": "blind_tuned",
-                          "blind2_tuned": "blind2_tuned", "heldout": "heldout"}
+SPLITS: dict[str, str] = {
+    "dev": "questions",
+    "holdout_tuned": "holdout_tuned",
+    "blind_tuned": "blind_tuned",
+    "blind2_tuned": "blind2_tuned",
+    "heldout": "heldout",
+}
 """Split name -> file stem. A split whose questions the KB was tuned against carries `_tuned` in its name; only
 `heldout` has never been tuned against (its first-run score is kept in evals/faq/RESULTS.md)."""
 HELD_OUT = frozenset({"heldout"})
@@ -51,8 +56,10 @@ def load_questions(language: Language, split: str = "dev") -> list[Question]:
     """The questions of one language and split."""
     name = f"{SPLITS[split]}.{language}.jsonl"
     text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-    return [Question(question=row["question"], language=language, expected=tuple(row["expected"]))
-            for row in map(json.loads, filter(str.strip, text.splitlines()))]
+    return [
+        Question(question=row["question"], language=language, expected=tuple(row["expected"]))
+        for row in map(json.loads, filter(str.strip, text.splitlines()))
+    ]
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -86,14 +93,20 @@ def score(language: Language, split: str = "dev") -> Scores:
             misses.append(f"{item.question!r} -> {top[0]} (want no answer)")
     answerable = len(questions) - unanswerable
     ordered = sorted(timings)
-    return Scores(language=language, split=split, answerable=answerable, unanswerable=unanswerable,
-                  recall_at_1=_ratio(at1, answerable), recall_at_3=_ratio(at3, answerable),
-                  no_answer_precision=_ratio(refused_right, refused),
-                  no_answer_recall=_ratio(refused_right, unanswerable),
-                  language_id_accuracy=_ratio(detected, len(questions)),
-                  median_ms=round(statistics.median(ordered), 3),
-                  p95_ms=round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
-                  misses=tuple(misses))
+    return Scores(
+        language=language,
+        split=split,
+        answerable=answerable,
+        unanswerable=unanswerable,
+        recall_at_1=_ratio(at1, answerable),
+        recall_at_3=_ratio(at3, answerable),
+        no_answer_precision=_ratio(refused_right, refused),
+        no_answer_recall=_ratio(refused_right, unanswerable),
+        language_id_accuracy=_ratio(detected, len(questions)),
+        median_ms=round(statistics.median(ordered), 3),
+        p95_ms=round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
+        misses=tuple(misses),
+    )
 
 
 def score_all(splits: tuple[str, ...] = tuple(SPLITS)) -> list[Scores]:

@@ -53,9 +53,12 @@ class _ScriptedClient:
         if request.get("stream"):
             return _Stream(str(answer))
         if isinstance(answer, list):
-            calls = [SimpleNamespace(id=f"call_{i}", type="function",
-                                     function=SimpleNamespace(name=name, arguments=json.dumps(args)))
-                     for i, (name, args) in enumerate(answer)]
+            calls = [
+                SimpleNamespace(
+                    id=f"call_{i}", type="function", function=SimpleNamespace(name=name, arguments=json.dumps(args))
+                )
+                for i, (name, args) in enumerate(answer)
+            ]
             message = SimpleNamespace(content=None, tool_calls=calls, refusal=None)
         else:
             message = SimpleNamespace(content=answer, tool_calls=None, refusal=None)
@@ -88,9 +91,11 @@ def _llm(script: list[Any]) -> Iterator[list[str]]:
 
     deltas: list[str] = []
     env = {"OPENAI_API_KEY": "eval", "GPU_ADVISOR_LLM_TIMEOUT_S": "5", "GPU_ADVISOR_OFFLINE": ""}
-    with mock.patch.dict(os.environ, env), \
-            mock.patch.object(llm, "make_client", lambda timeout=None: _ScriptedClient(script)), \
-            mock.patch.object(phrasing, "_emit", deltas.append):
+    with (
+        mock.patch.dict(os.environ, env),
+        mock.patch.object(llm, "make_client", lambda timeout=None: _ScriptedClient(script)),
+        mock.patch.object(phrasing, "_emit", deltas.append),
+    ):
         llm.breaker.reset()
         yield deltas
     llm.breaker.reset()

@@ -21,15 +21,23 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 PARSE = ("prose", "empty", "invented_numbers", "unstated_fields", "cut_json")
-PHRASE = ("empty", "the_company", "wrong_language", "wrong_numbers", "flipped_verdict", "cut_by_length",
-          "faithful")
+PHRASE = ("empty", "the_company", "wrong_language", "wrong_numbers", "flipped_verdict", "cut_by_length", "faithful")
 TOOLS = ("plain_text", "broken_arguments", "wrong_provider")
-OTHER_LANGUAGE = {"Italian": "The best option is to rent a big GPU from the company, which is always the cheapest.",
-                  "Indonesian": "The best option is to rent a big GPU from the company, which is always the cheapest.",
-                  "English": ("La soluzione migliore è noleggiare una GPU grande dall'azienda, sempre la più "
-                              "economica.")}
-FLIPS = {"Sì": "No", "No": "Sì", "Yes": "No", "Ya": "Tidak", "Tidak": "Ya", "rientra": "non rientra",
-         "within": "over", "dalam anggaran": "melebihi anggaran"}
+OTHER_LANGUAGE = {
+    "Italian": "The best option is to rent a big GPU from the company, which is always the cheapest.",
+    "Indonesian": "The best option is to rent a big GPU from the company, which is always the cheapest.",
+    "English": ("La soluzione migliore è noleggiare una GPU grande dall'azienda, sempre la più economica."),
+}
+FLIPS = {
+    "Sì": "No",
+    "No": "Sì",
+    "Yes": "No",
+    "Ya": "Tidak",
+    "Tidak": "Ya",
+    "rientra": "non rientra",
+    "within": "over",
+    "dalam anggaran": "melebihi anggaran",
+}
 
 
 def _pick(classes: tuple[str, ...], kind: str, text: str) -> str:
@@ -56,8 +64,10 @@ def phrase_reply(kind: str, draft: str, language_name: str) -> tuple[str, bool]:
     if kind == "empty":
         return "", False
     if kind == "the_company":
-        return ("The company is a leading provider of cloud services. It offers many options for customers who "
-                "want to train their models quickly and cheaply."), False
+        return (
+            "The company is a leading provider of cloud services. It offers many options for customers who "
+            "want to train their models quickly and cheaply."
+        ), False
     if kind == "wrong_language":
         return OTHER_LANGUAGE.get(language_name, OTHER_LANGUAGE["English"]), False
     if kind == "wrong_numbers":
@@ -71,13 +81,29 @@ def phrase_reply(kind: str, draft: str, language_name: str) -> tuple[str, bool]:
 
 def parse_reply(kind: str) -> str:
     """The content of a parse reply of class `kind`."""
-    return {"prose": "The user wants to train a model on GPUs. The company can help with that.",
-            "empty": "",
-            "invented_numbers": json.dumps({"seq_len": 8192, "budget": {"amount": 2, "currency": "EUR"},
-                                            "num_gpus": 64, "dataset_tokens": 1000000, "epochs": 7}),
-            "unstated_fields": json.dumps({"method": "pretrain", "model": "gpt-4", "providers": ["the company"],
-                                           "interruptible_ok": True, "deadline_hours": 1}),
-            "cut_json": '```json\n{"method": "lora", "model": "llama'}[kind]
+    return {
+        "prose": "The user wants to train a model on GPUs. The company can help with that.",
+        "empty": "",
+        "invented_numbers": json.dumps(
+            {
+                "seq_len": 8192,
+                "budget": {"amount": 2, "currency": "EUR"},
+                "num_gpus": 64,
+                "dataset_tokens": 1000000,
+                "epochs": 7,
+            }
+        ),
+        "unstated_fields": json.dumps(
+            {
+                "method": "pretrain",
+                "model": "gpt-4",
+                "providers": ["the company"],
+                "interruptible_ok": True,
+                "deadline_hours": 1,
+            }
+        ),
+        "cut_json": '```json\n{"method": "lora", "model": "llama',
+    }[kind]
 
 
 class ReplayServer(ThreadingHTTPServer):
@@ -105,16 +131,27 @@ class ReplayServer(ThreadingHTTPServer):
 
 def _completion(message: dict[str, Any], finish: str) -> bytes:
     """A chat.completion body."""
-    return json.dumps({"id": "chatcmpl-replay", "object": "chat.completion", "created": 0, "model": "smollm2-135m",
-                       "choices": [{"index": 0, "message": {"role": "assistant", **message},
-                                    "finish_reason": finish}],
-                       "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+    return json.dumps(
+        {
+            "id": "chatcmpl-replay",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "smollm2-135m",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+    ).encode()
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
     """One SSE event of a stream."""
-    body = {"id": "chatcmpl-replay", "object": "chat.completion.chunk", "created": 0, "model": "smollm2-135m",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    body = {
+        "id": "chatcmpl-replay",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "smollm2-135m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return f"data: {json.dumps(body)}\n\n".encode()
 
 
@@ -155,9 +192,10 @@ class _Handler(BaseHTTPRequestHandler):
         """The tool agent's rounds: a first answer by class, then figures the tools did not give."""
         klass = _pick(TOOLS, "tools", user)
         if any(m.get("role") == "tool" for m in messages):
-            text = {"broken_arguments": "Lambda bills every 30 seconds and has spot with a 10 minute notice.",
-                    "wrong_provider": "Lambda bills per second (1 s granularity); aws bills per minute."}.get(
-                klass, "The company bills per second.")
+            text = {
+                "broken_arguments": "Lambda bills every 30 seconds and has spot with a 10 minute notice.",
+                "wrong_provider": "Lambda bills per second (1 s granularity); aws bills per minute.",
+            }.get(klass, "The company bills per second.")
             self.server.record("tools_answer", klass, text)
             self._json(_completion({"content": text}, "stop"))
             return
@@ -166,7 +204,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.record("tools", klass, text)
             self._json(_completion({"content": text}, "stop"))
             return
-        arguments = '{provider: lambda' if klass == "broken_arguments" else "{}"
+        arguments = "{provider: lambda" if klass == "broken_arguments" else "{}"
         call = {"id": "call_0", "type": "function", "function": {"name": "provider_info", "arguments": arguments}}
         self.server.record("tools", klass, "")
         self._json(_completion({"content": None, "tool_calls": [call]}, "tool_calls"))

@@ -67,10 +67,11 @@ def run_dialogues(dialogues: list[dict[str, Any]], server: Any = None) -> list[l
                 try:
                     result = advisor.respond(turn["say"], thread_id=thread)
                     checks = check_turn(turn, result, before, dialogue["language"])
-                except Exception as error:  # noqa: BLE001 - a crash fails the turn, the run goes on
+                except Exception as error:
                     result, checks = {"answer": f"crash: {error!r}", "notes": []}, {"no_crash": False}
-                turns.append({"result": result, "checks": checks,
-                              "replies": list(server.log[first:]) if server else []})
+                turns.append(
+                    {"result": result, "checks": checks, "replies": list(server.log[first:]) if server else []}
+                )
                 thread, before = result.get("thread_id", thread), _job(result.get("spec")) or before
             out.append(turns)
     finally:
@@ -78,8 +79,9 @@ def run_dialogues(dialogues: list[dict[str, Any]], server: Any = None) -> list[l
     return out
 
 
-def compare(dialogues: list[dict[str, Any]], offline: list[list[dict[str, Any]]],
-            online: list[list[dict[str, Any]]]) -> dict[str, Any]:
+def compare(
+    dialogues: list[dict[str, Any]], offline: list[list[dict[str, Any]]], online: list[list[dict[str, Any]]]
+) -> dict[str, Any]:
     """The figures of one split."""
     tally: Counter[str] = Counter()
     classes: Counter[str] = Counter()
@@ -119,8 +121,7 @@ def compare(dialogues: list[dict[str, Any]], offline: list[list[dict[str, Any]]]
                 misses.append(f"notes: {where}: {extra}")
             if _job(on["result"].get("spec")) != _job(off["result"].get("spec")):
                 tally["job_differs"] += 1
-    return {**tally, "classes": dict(sorted(classes.items())), "shown_by_class": dict(shown_by_class),
-            "misses": misses}
+    return {**tally, "classes": dict(sorted(classes.items())), "shown_by_class": dict(shown_by_class), "misses": misses}
 
 
 def evaluate(splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
@@ -134,8 +135,9 @@ def evaluate(splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
                 for name in LLM_ENV:
                     os.environ.pop(name, None)
                 offline = run_dialogues(dialogues)
-                os.environ.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="replay",
-                                  GPU_ADVISOR_MODEL="smollm2-135m-replay")
+                os.environ.update(
+                    OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="replay", GPU_ADVISOR_MODEL="smollm2-135m-replay"
+                )
                 online = run_dialogues(dialogues, server)
                 report[split] = compare(dialogues, offline, online)
     finally:
@@ -151,14 +153,20 @@ def render(report: dict[str, Any], *, misses: bool) -> str:
     """The figures as text."""
     lines = ["scored paths: offline (OPENAI_* cleared) vs LLM (a local server replaying small-model outputs)"]
     for split, r in report.items():
-        lines += [(f"[{split}] turns {r['turns']}: checks offline {r['offline_passed']}/{r['checks']}, "
-                   f"with the LLM {r['llm_passed']}/{r['llm_checks']}; turns worse with the LLM {r.get('worse', 0)}, "
-                   f"better {r.get('better', 0)}"),
-                  (f"  hostile text shown in {r.get('hostile_shown_turns', 0)} turns "
-                   f"({r.get('hostile_replies', 0)} hostile phrasing/tool replies sent); turns with more than one "
-                   f"LLM note {r.get('notes_more_than_one', 0)}; answer differs from offline in "
-                   f"{r.get('answer_differs', 0)} turns, job in {r.get('job_differs', 0)}"),
-                  "  replies by class: " + ", ".join(f"{k} {v}" for k, v in r["classes"].items())]
+        lines += [
+            (
+                f"[{split}] turns {r['turns']}: checks offline {r['offline_passed']}/{r['checks']}, "
+                f"with the LLM {r['llm_passed']}/{r['llm_checks']}; turns worse with the LLM {r.get('worse', 0)}, "
+                f"better {r.get('better', 0)}"
+            ),
+            (
+                f"  hostile text shown in {r.get('hostile_shown_turns', 0)} turns "
+                f"({r.get('hostile_replies', 0)} hostile phrasing/tool replies sent); turns with more than one "
+                f"LLM note {r.get('notes_more_than_one', 0)}; answer differs from offline in "
+                f"{r.get('answer_differs', 0)} turns, job in {r.get('job_differs', 0)}"
+            ),
+            "  replies by class: " + ", ".join(f"{k} {v}" for k, v in r["classes"].items()),
+        ]
         if misses:
             lines += [f"  {m}" for m in r["misses"]]
     lines.append(f"reproduce: {REPRODUCE}")

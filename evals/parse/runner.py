@@ -98,8 +98,10 @@ def evaluate(languages: tuple[str, ...] = LANGUAGES) -> Report:
                     continue
                 report.by_field[name].add(ok)
                 if not ok:
-                    report.misses.append(f"[{lang}/{row['split']}] {name}: got {got.get(name)!r}, "
-                                         f"want {expected.get(name)!r} <- {row['text']}")
+                    report.misses.append(
+                        f"[{lang}/{row['split']}] {name}: got {got.get(name)!r}, "
+                        f"want {expected.get(name)!r} <- {row['text']}"
+                    )
     return report
 
 
@@ -122,9 +124,12 @@ def render(report: Report, show_misses: bool = True) -> str:
     lines += ["", "per field (held-out splits left out):", f"{'field':<24}{'right':>7}{'total':>7}{'accuracy':>10}"]
     for name, tally in sorted(report.by_field.items()):
         lines.append(f"{name:<24}{tally.right:>7}{tally.total:>7}{tally.accuracy:>10.1%}")
-    lines += ["", f"language detected right: {report.language_right.right}/{report.language_right.total}",
-              f"parse latency per message: p50 {percentile(report.latencies_ms, 0.5):.2f} ms, "
-              f"p95 {percentile(report.latencies_ms, 0.95):.2f} ms (first call includes loading word lists)"]
+    lines += [
+        "",
+        f"language detected right: {report.language_right.right}/{report.language_right.total}",
+        f"parse latency per message: p50 {percentile(report.latencies_ms, 0.5):.2f} ms, "
+        f"p95 {percentile(report.latencies_ms, 0.95):.2f} ms (first call includes loading word lists)",
+    ]
     if show_misses and report.misses:
         lines += ["", "misses (held-out splits not listed):", *report.misses]
     if report.hidden_misses:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import tempfile
 import time
 from collections import defaultdict
 from importlib import resources
 from pathlib import Path
 from typing import Any
-
-import sqlite3
 
 from agent.service import Advisor
 from evals.scored_path import add_llm_flag, choose_path
@@ -67,7 +66,7 @@ table or its conversion, so a change to either shows up as a budget miss here.""
 
 def _rate(row: sqlite3.Row, spot: bool) -> float | None:
     """The hourly price of a raw row for the pricing kind (a market-priced on-demand counts as interruptible)."""
-    market = bool(row["on_demand_is_market"]) if "on_demand_is_market" in row.keys() else False
+    market = bool(row["on_demand_is_market"]) if "on_demand_is_market" in row else False
     if spot:
         return row["spot_price_per_hour"] or (row["price_per_hour"] if market else None)
     return None if market else row["price_per_hour"]
@@ -77,8 +76,11 @@ def check_recommendation(result: dict[str, Any], db_path: Path) -> dict[str, boo
     """Recommendation checks for one turn with offers, recomputed from raw catalog rows."""
     spec, top = result["spec"], result["offers"][0]
     nodes = int(top.get("nodes") or 1)
-    rows = _rows(db_path, "SELECT * FROM offers WHERE provider = ? AND instance_type = ? AND "
-                 "(region IS ? OR region = ?)", (top["provider"], top["instance_type"], top["region"], top["region"]))
+    rows = _rows(
+        db_path,
+        "SELECT * FROM offers WHERE provider = ? AND instance_type = ? AND (region IS ? OR region = ?)",
+        (top["provider"], top["instance_type"], top["region"], top["region"]),
+    )
     checks = {"row_exists": bool(rows)}
     if not rows:
         return checks
@@ -86,12 +88,13 @@ def check_recommendation(result: dict[str, Any], db_path: Path) -> dict[str, boo
     rates = [r for r in (_rate(row, spot) for row in rows) if r]
     checks["price_matches_row"] = any(abs(r * nodes - top["price_per_hour"]) <= 1e-6 * max(1.0, r) for r in rates)
     checks["fits_row_memory"] = top["per_gpu_gib"] is not None and all(
-        top["per_gpu_gib"] <= row["vram_gib_per_gpu"] for row in rows if row["vram_gib_per_gpu"])
+        top["per_gpu_gib"] <= row["vram_gib_per_gpu"] for row in rows if row["vram_gib_per_gpu"]
+    )
     # on spot too: its expected cost is the price times the expected billed hours, restarts included, and est_hours
     # is that expected run, so billing can only round it up (was 'or spot', which passed every spot turn unchecked)
     checks["cost_at_least_rate_x_hours"] = top["est_cost"] >= top["price_per_hour"] * top["est_hours"] * (1 - 1e-6)
     if spec.get("interruptible_ok") is False:
-        market = any(row["on_demand_is_market"] for row in rows if "on_demand_is_market" in row.keys())
+        market = any(row["on_demand_is_market"] for row in rows if "on_demand_is_market" in row)
         checks["no_spot"] = not spot and not market
     if spec.get("gpu"):
         family = spec["gpu"].split("-")[0].lower()
@@ -104,8 +107,10 @@ def check_recommendation(result: dict[str, Any], db_path: Path) -> dict[str, boo
         checks["budget"] = rate is not None and top["est_cost"] <= budget["amount"] * rate * (1 + 1e-6)
     if spec.get("deadline_hours"):
         checks["deadline"] = top["est_hours"] <= spec["deadline_hours"] * (1 + 1e-9)
-    where, params = ["gpu = ?", "gpu_count = ?", "(price_outlier IS NULL OR price_outlier = '')"], \
-        [top["gpu"], top["gpu_count"]]
+    where, params = (
+        ["gpu = ?", "gpu_count = ?", "(price_outlier IS NULL OR price_outlier = '')"],
+        [top["gpu"], top["gpu_count"]],
+    )
     if spec.get("providers"):
         where.append(f"provider IN ({', '.join('?' for _ in spec['providers'])})")
         params.extend(spec["providers"])
@@ -115,8 +120,12 @@ def check_recommendation(result: dict[str, Any], db_path: Path) -> dict[str, boo
         where.append(f"(lower(region) IN ({marks}) OR lower(zone) IN ({marks}))")
         params.extend(wanted + wanted)
     if nodes > 1:  # a multi-node plan needs the fabric: compare with rows that state the same kind of fabric
-        where.append("inter_node_gbps_per_gpu IS NOT NULL" if top["topology_params"].get("inter_node_fabric")
-                     or top["topology_params"].get("inter_node_gbps") not in (None, 100.0) else "1 = 1")
+        where.append(
+            "inter_node_gbps_per_gpu IS NOT NULL"
+            if top["topology_params"].get("inter_node_fabric")
+            or top["topology_params"].get("inter_node_gbps") not in (None, 100.0)
+            else "1 = 1"
+        )
     peers = _rows(db_path, "SELECT * FROM offers WHERE " + " AND ".join(where), tuple(params))
     peer_rates = [r for r in (_rate(row, spot) for row in peers) if r]
     own = top["price_per_hour"] / nodes
@@ -166,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         run(f"multi-{script['language']}: {script['id']}", script["language"], script["turns"], script["expected"])
     advisor.close()
 
-    print("field accuracy (spec after the conversation, full graph; single-* rows are the parser's own sets, "
-          "TUNED to 100 %, multi-* are scripts.jsonl):")
+    print(
+        "field accuracy (spec after the conversation, full graph; single-* rows are the parser's own sets, "
+        "TUNED to 100 %, multi-* are scripts.jsonl):"
+    )
     for group, oks in sorted(fields.items()):
         print(f"  {group:10} {sum(oks):4d}/{len(oks):<4d} {100 * sum(oks) / len(oks):6.1f} %")
     print("by field:")
@@ -177,8 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, oks in sorted(checks.items()):
         print(f"  {name:12} {sum(oks):4d}/{len(oks):<4d} {100 * sum(oks) / len(oks):6.1f} %")
     ordered = sorted(latencies)
-    print(f"turn latency in process: p50 {1000 * ordered[len(ordered) // 2]:.1f} ms, "
-          f"p95 {1000 * ordered[int(0.95 * (len(ordered) - 1))]:.1f} ms over {len(ordered)} turns")
+    print(
+        f"turn latency in process: p50 {1000 * ordered[len(ordered) // 2]:.1f} ms, "
+        f"p95 {1000 * ordered[int(0.95 * (len(ordered) - 1))]:.1f} ms over {len(ordered)} turns"
+    )
     if misses and not args.quiet:
         print("misses:")
         for line in misses:

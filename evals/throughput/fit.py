@@ -15,12 +15,26 @@ import math
 import tools.jobtime.micro_step as step_time
 from evals.throughput.runner import load_rows, score, summary
 
-SCALARS = ("hidden_half", "tokens_half", "attention_share", "layer_bytes", "vocab_bytes", "lora_bytes",
-           "dequant_passes")
+SCALARS = (
+    "hidden_half",
+    "tokens_half",
+    "attention_share",
+    "layer_bytes",
+    "vocab_bytes",
+    "lora_bytes",
+    "dequant_passes",
+)
 CEILINGS = {"H100": ("H100", "H200"), "A100": ("A100-80GB", "A100-40GB", "A800")}
-LIMITS = {"ceiling": (0.3, 0.95), "attention_share": (0.1, 2.0), "layer_bytes": (8.0, 80.0),
-          "vocab_bytes": (4.0, 40.0), "lora_bytes": (1.0, 24.0), "dequant_passes": (0.5, 3.0),
-          "hidden_half": (32.0, 4096.0), "tokens_half": (16.0, 16384.0)}
+LIMITS = {
+    "ceiling": (0.3, 0.95),
+    "attention_share": (0.1, 2.0),
+    "layer_bytes": (8.0, 80.0),
+    "vocab_bytes": (4.0, 40.0),
+    "lora_bytes": (1.0, 24.0),
+    "dequant_passes": (0.5, 3.0),
+    "hidden_half": (32.0, 4096.0),
+    "tokens_half": (16.0, 16384.0),
+}
 """Physical ranges, set before fitting: at least a few passes over each layer's hidden state and over fp32 logits,
 at least one extra pass per adapted linear, QLoRA reading its weights at least once per matmul pass."""
 

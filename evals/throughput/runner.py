@@ -21,14 +21,22 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tools.jobtime.collectives import Plan
-from tools.memory.estimator import EstimateRequest
 from tools.jobtime.topology import Candidate, LayoutOption, check_topology, evaluate_plan
 from tools.jobtime.workload import Workload, workload_for_request
+from tools.memory.estimator import EstimateRequest
 
 DATA = Path(__file__).parent / "published.csv"
-MPT_SHAPES = {"125m": (768, 12, 12), "350m": (1024, 16, 24), "760m": (1536, 12, 24), "1b": (2048, 16, 24),
-              "3b": (2560, 20, 32), "7b": (4096, 32, 32), "13b": (5120, 40, 40), "30b": (7168, 56, 48),
-              "70b": (8192, 64, 80)}
+MPT_SHAPES = {
+    "125m": (768, 12, 12),
+    "350m": (1024, 16, 24),
+    "760m": (1536, 12, 24),
+    "1b": (2048, 16, 24),
+    "3b": (2560, 20, 32),
+    "7b": (4096, 32, 32),
+    "13b": (5120, 40, 40),
+    "30b": (7168, 56, 48),
+    "70b": (8192, 64, 80),
+}
 """d_model, n_heads, n_layers from llm-foundry scripts/train/yamls/pretrain/mpt-<size>.yaml (expansion ratio 4,
 vocab 50368, learned positions: the parameter counts in the benchmark table match this shape exactly)."""
 MPT_VOCAB = 50368
@@ -75,16 +83,31 @@ def _config_for(model: str, seq_len: int, folder: Path) -> str:
     """A GPT-2-style config.json reproducing an MPT model (tied head, GELU 4x MLP, learned positions)."""
     d_model, heads, layers = MPT_SHAPES[model.removeprefix("mpt-")]
     path = folder / f"{model}-{seq_len}.json"
-    path.write_text(json.dumps({"model_type": "gpt2", "n_embd": d_model, "n_head": heads, "n_layer": layers,
-                                "vocab_size": MPT_VOCAB, "n_positions": seq_len}))
+    path.write_text(
+        json.dumps(
+            {
+                "model_type": "gpt2",
+                "n_embd": d_model,
+                "n_head": heads,
+                "n_layer": layers,
+                "vocab_size": MPT_VOCAB,
+                "n_positions": seq_len,
+            }
+        )
+    )
     return str(path)
 
 
 def request_for(row: dict[str, str], folder: Path, checkpointing: bool) -> EstimateRequest:
     """The estimator request that states the published run's job."""
     fields: dict[str, object] = {
-        "method": row["method"], "precision": row["precision"], "micro_batch_size": int(row["micro_batch"]),
-        "seq_len": int(row["seq_len"]), "gradient_checkpointing": checkpointing, "num_gpus": 1}
+        "method": row["method"],
+        "precision": row["precision"],
+        "micro_batch_size": int(row["micro_batch"]),
+        "seq_len": int(row["seq_len"]),
+        "gradient_checkpointing": checkpointing,
+        "num_gpus": 1,
+    }
     if row["model"].startswith("mpt-"):
         fields["config_path"] = _config_for(row["model"], int(row["seq_len"]), folder)
     else:
@@ -99,9 +122,13 @@ def request_for(row: dict[str, str], folder: Path, checkpointing: bool) -> Estim
 def candidate_for(row: dict[str, str]) -> Candidate:
     """The GPUs the published run used."""
     gpus, per_node = int(row["gpus"]), int(row["gpus_per_node"])
-    return Candidate(gpu=row["gpu"], gpu_count=gpus, gpus_per_node=per_node,
-                     interconnect="nvlink" if row["gpu"] in SXM_GPUS and per_node > 1 else "unknown",
-                     inter_node_gbps=float(row["inter_node_gbps"]) if row["inter_node_gbps"] else None)
+    return Candidate(
+        gpu=row["gpu"],
+        gpu_count=gpus,
+        gpus_per_node=per_node,
+        interconnect="nvlink" if row["gpu"] in SXM_GPUS and per_node > 1 else "unknown",
+        inter_node_gbps=float(row["inter_node_gbps"]) if row["inter_node_gbps"] else None,
+    )
 
 
 def tokens_per_gpu(option: LayoutOption, workload: Workload, step_s: float | None = None) -> float | None:
@@ -128,15 +155,26 @@ def _predict(row: dict[str, str], folder: Path) -> tuple[str, float | None, floa
     result = check_topology(workload, candidate)
     tool, layout = None, "does not fit"
     if result.runnable and result.layout is not None:
-        best = next(o for o in result.options if o.fits and o.layout == result.layout
-                    and o.tensor_parallel == result.tensor_parallel and o.micro_batch_size == result.micro_batch_size
-                    and o.gradient_checkpointing == result.gradient_checkpointing)
-        layout = result.layout.replace("tensor_parallel", "tp") + (
-            f"{best.tensor_parallel}" if best.tensor_parallel > 1 else "") + (
-            f" mb{best.micro_batch_size}" if best.micro_batch_size != workload.micro_batch_size else "")
+        best = next(
+            o
+            for o in result.options
+            if o.fits
+            and o.layout == result.layout
+            and o.tensor_parallel == result.tensor_parallel
+            and o.micro_batch_size == result.micro_batch_size
+            and o.gradient_checkpointing == result.gradient_checkpointing
+        )
+        layout = (
+            result.layout.replace("tensor_parallel", "tp")
+            + (f"{best.tensor_parallel}" if best.tensor_parallel > 1 else "")
+            + (f" mb{best.micro_batch_size}" if best.micro_batch_size != workload.micro_batch_size else "")
+        )
         tool = _blend(best, workload, plain, candidate)
-    plan = Plan(layout=row["layout"], sharding={"fsdp": "fsdp", "hsdp": "fsdp", "zero2": "zero2", "ddp": "ddp",
-                                                "single_gpu": "none"}[row["layout"]], tp=1)
+    plan = Plan(
+        layout=row["layout"],
+        sharding={"fsdp": "fsdp", "hsdp": "fsdp", "zero2": "zero2", "ddp": "ddp", "single_gpu": "none"}[row["layout"]],
+        tp=1,
+    )
     same_options = evaluate_plan(workload, candidate, plan)
     same = _blend(same_options[0], workload, plain, candidate) if same_options else None
     return layout, tool, same
@@ -167,9 +205,20 @@ def score(rows: list[dict[str, str]]) -> list[Scored]:
     for row in rows:
         layout, tool, same = _predict(row, Path(_CONFIGS.name))
         published = float(row["published"]) / (int(row["gpus"]) if row["published_unit"] == "tokens_s_total" else 1)
-        scored.append(Scored(id=row["id"], split=row["split"], gpu=row["gpu"], gpus=int(row["gpus"]),
-                             model=row["model"], method=row["method"], published=published,
-                             tool_layout=layout, tool=tool, same_layout=same))
+        scored.append(
+            Scored(
+                id=row["id"],
+                split=row["split"],
+                gpu=row["gpu"],
+                gpus=int(row["gpus"]),
+                model=row["model"],
+                method=row["method"],
+                published=published,
+                tool_layout=layout,
+                tool=tool,
+                same_layout=same,
+            )
+        )
     return scored
 
 
@@ -179,9 +228,13 @@ def summary(values: list[float | None]) -> dict[str, float | int | None]:
     if not known:
         return {"rows": len(values), "median": None, "worst": None, "outside_band": 0, "missing": len(values)}
     worst = max(known, key=lambda v: abs(math.log(v)))
-    return {"rows": len(values), "median": round(statistics.median(known), 3), "worst": round(worst, 3),
-            "outside_band": sum(1 for v in known if not BAND[0] <= v <= BAND[1]),
-            "missing": len(values) - len(known)}
+    return {
+        "rows": len(values),
+        "median": round(statistics.median(known), 3),
+        "worst": round(worst, 3),
+        "outside_band": sum(1 for v in known if not BAND[0] <= v <= BAND[1]),
+        "missing": len(values) - len(known),
+    }
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -198,24 +251,43 @@ def main(argv: list[str] | None = None) -> int:
     rows = [r for r in load_rows() if args.split in (None, r["split"]) and not r.get("exclude")]
     scored = score(rows)
     splits = sorted({s.split for s in scored}, reverse=True)
-    summaries = {split: {"tool_layout": summary([s.ratio for s in scored if s.split == split]),
-                         "published_layout": summary([s.same_ratio for s in scored if s.split == split])}
-                 for split in splits}
+    summaries = {
+        split: {
+            "tool_layout": summary([s.ratio for s in scored if s.split == split]),
+            "published_layout": summary([s.same_ratio for s in scored if s.split == split]),
+        }
+        for split in splits
+    }
     if args.json:
-        print(json.dumps({"rows": [asdict(s) | {"ratio": s.ratio, "same_ratio": s.same_ratio} for s in scored],
-                          "summary": summaries}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "rows": [asdict(s) | {"ratio": s.ratio, "same_ratio": s.same_ratio} for s in scored],
+                    "summary": summaries,
+                },
+                indent=1,
+            )
+        )
         return 0
-    print(f"{'row':44} {'split':7} {'published':>10} {'tool layout':>14} {'tool':>9} {'ratio':>6} "
-          f"{'same':>9} {'ratio':>6}")
+    print(
+        f"{'row':44} {'split':7} {'published':>10} {'tool layout':>14} {'tool':>9} {'ratio':>6} "
+        f"{'same':>9} {'ratio':>6}"
+    )
     for s in scored:
-        print(f"{s.id:44} {s.split:7} {s.published:10.0f} {s.tool_layout:>14} {_fmt(s.tool, 0):>9} "
-              f"{_fmt(s.ratio):>6} {_fmt(s.same_layout, 0):>9} {_fmt(s.same_ratio):>6}")
+        print(
+            f"{s.id:44} {s.split:7} {s.published:10.0f} {s.tool_layout:>14} {_fmt(s.tool, 0):>9} "
+            f"{_fmt(s.ratio):>6} {_fmt(s.same_layout, 0):>9} {_fmt(s.same_ratio):>6}"
+        )
     print()
     for split, parts in summaries.items():
         for mode, stats in parts.items():
-            print(f"{split:8} {mode:17} rows {stats['rows']:3}  median {_fmt(stats['median'], 3)}  worst "
-                  f"{_fmt(stats['worst'], 3)}  outside {BAND[0]}-{BAND[1]}: {stats['outside_band']}  "
-                  f"no prediction: {stats['missing']}")
-    print("ratio = tool / published tokens/s per GPU; tool = the layout the tool picks, same = the published "
-          "layout\nreproduce: python -m evals.throughput")
+            print(
+                f"{split:8} {mode:17} rows {stats['rows']:3}  median {_fmt(stats['median'], 3)}  worst "
+                f"{_fmt(stats['worst'], 3)}  outside {BAND[0]}-{BAND[1]}: {stats['outside_band']}  "
+                f"no prediction: {stats['missing']}"
+            )
+    print(
+        "ratio = tool / published tokens/s per GPU; tool = the layout the tool picks, same = the published "
+        "layout\nreproduce: python -m evals.throughput"
+    )
     return 0

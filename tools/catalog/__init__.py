@@ -11,19 +11,43 @@ from tools.faces import lazy_face
 
 if TYPE_CHECKING:
     from tools.catalog.db import MISSING as MISSING
-    from tools.catalog.query import OFFER_FIELDS as OFFER_FIELDS
+    from tools.catalog.db import CatalogError as CatalogError
+    from tools.catalog.db import CatalogUnavailableError as CatalogUnavailableError
     from tools.catalog.db import build_db as build_db
-    from tools.catalog.query import offer_from_row as offer_from_row
     from tools.catalog.db import offer_row as offer_row
-    from tools.catalog.store import read_snapshot as read_snapshot
+    from tools.catalog.names import SNAPSHOT_FILE as SNAPSHOT_FILE
+    from tools.catalog.names import SORTS as SORTS
+    from tools.catalog.query import OFFER_FIELDS as OFFER_FIELDS
+    from tools.catalog.query import Offer as Offer
+    from tools.catalog.query import build_from_catalog_dir as build_from_catalog_dir
+    from tools.catalog.query import build_from_snapshot as build_from_snapshot
+    from tools.catalog.query import catalog_stats as catalog_stats
+    from tools.catalog.query import current_meta as current_meta
+    from tools.catalog.query import default_db_path as default_db_path
+    from tools.catalog.query import ensure_catalog as ensure_catalog
+    from tools.catalog.query import ensure_db as ensure_db
+    from tools.catalog.query import make_snapshot as make_snapshot
+    from tools.catalog.query import offer_from_row as offer_from_row
+    from tools.catalog.query import query_offers as query_offers
+    from tools.catalog.query import read_meta as read_meta
+    from tools.catalog.query import resolve_db_path as resolve_db_path
     from tools.catalog.query import wish_filters as wish_filters
-    from tools.catalog.db import CatalogError as CatalogError, CatalogUnavailableError as CatalogUnavailableError
-    from tools.catalog.names import SNAPSHOT_FILE as SNAPSHOT_FILE, SORTS as SORTS
-    from tools.catalog.query import Offer as Offer, build_from_catalog_dir as build_from_catalog_dir, build_from_snapshot as build_from_snapshot, catalog_stats as catalog_stats, current_meta as current_meta, default_db_path as default_db_path, ensure_catalog as ensure_catalog, ensure_db as ensure_db, make_snapshot as make_snapshot, query_offers as query_offers, read_meta as read_meta, resolve_db_path as resolve_db_path
     from tools.catalog.regions import place_names as place_names
-    from tools.catalog.shapes import Evaluation as Evaluation, OfferGroup as OfferGroup, Shape as Shape, cached_groups as cached_groups, candidate_groups as candidate_groups, clear_shape_caches as clear_shape_caches, effective_prices as effective_prices, evaluate as evaluate, shape_of as shape_of, workload_key as workload_key
-    from tools.catalog.store import keep_aside as keep_aside, private_data_folder as private_data_folder
-    from tools.catalog.update import UpdateError as UpdateError, update_catalog as update_catalog
+    from tools.catalog.shapes import Evaluation as Evaluation
+    from tools.catalog.shapes import OfferGroup as OfferGroup
+    from tools.catalog.shapes import Shape as Shape
+    from tools.catalog.shapes import cached_groups as cached_groups
+    from tools.catalog.shapes import candidate_groups as candidate_groups
+    from tools.catalog.shapes import clear_shape_caches as clear_shape_caches
+    from tools.catalog.shapes import effective_prices as effective_prices
+    from tools.catalog.shapes import evaluate as evaluate
+    from tools.catalog.shapes import shape_of as shape_of
+    from tools.catalog.shapes import workload_key as workload_key
+    from tools.catalog.store import keep_aside as keep_aside
+    from tools.catalog.store import private_data_folder as private_data_folder
+    from tools.catalog.store import read_snapshot as read_snapshot
+    from tools.catalog.update import UpdateError as UpdateError
+    from tools.catalog.update import update_catalog as update_catalog
 
 FACE = {
     "MISSING": "db",

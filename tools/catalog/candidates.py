@@ -36,8 +36,13 @@ def _where(where: list[str], *extra: str) -> str:
 _SAME_KEY = ("provider = ?", "instance_type = ?", "price_outlier IS ?", "on_demand_is_market = ?")
 
 
-def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tuple[str, ...] | None = None,
-                   regions: tuple[str, ...] | None = None) -> list[tuple[Offer, int, tuple[str, ...], int]]:
+def candidate_rows(
+    db_path: str | Path,
+    *,
+    gpu: str | None = None,
+    providers: tuple[str, ...] | None = None,
+    regions: tuple[str, ...] | None = None,
+) -> list[tuple[Offer, int, tuple[str, ...], int]]:
     """(offer, rows it stands for, regions at the same prices, other zones of its region at other prices) per
     candidate: each key's cheapest on-demand row and, when its prices differ, its cheapest interruptible row. The
     on-demand candidate stands for every row of its key but those priced like the interruptible one, so the counts
@@ -46,10 +51,14 @@ def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tu
     key = ", ".join(KEY_COLUMNS)
     chosen = []
     with connect(db_path) as conn:
-        groups = conn.execute(f"SELECT MIN(price_key), MIN(spot_key), COUNT(*), {key} FROM offers{_where(where)} "
-                              f"GROUP BY {key}", params).fetchall()
-        rows: _Rows = _InMemory(conn, where, params) if sum(g[2] for g in groups) <= IN_MEMORY_ROWS \
+        groups = conn.execute(
+            f"SELECT MIN(price_key), MIN(spot_key), COUNT(*), {key} FROM offers{_where(where)} GROUP BY {key}", params
+        ).fetchall()
+        rows: _Rows = (
+            _InMemory(conn, where, params)
+            if sum(g[2] for g in groups) <= IN_MEMORY_ROWS
             else _Indexed(conn, where, params)
+        )
         for min_price, min_spot, total, *group in groups:
             od_row = rows.first(group, "price_key", min_price)
             pairs = [od_row] if min_price < MISSING or min_spot >= MISSING else []
@@ -67,7 +76,9 @@ def candidate_rows(db_path: str | Path, *, gpu: str | None = None, providers: tu
                 others = rows.in_region(group, row[3]) - in_region.get(row[3], 0)
                 chosen.append((row[0], count, regions_seen, max(0, others)))
         full = _full_rows(conn, [row_id for row_id, *_ in chosen])
-    return [(offer_from_row(full[row_id]), count, regions_seen, others) for row_id, count, regions_seen, others in chosen]
+    return [
+        (offer_from_row(full[row_id]), count, regions_seen, others) for row_id, count, regions_seen, others in chosen
+    ]
 
 
 FETCH_CHUNK = 500
@@ -79,7 +90,7 @@ def _full_rows(conn: Any, ids: list[int]) -> dict[int, tuple[Any, ...]]:
     found: dict[int, tuple[Any, ...]] = {}
     unique = list(dict.fromkeys(ids))
     for start in range(0, len(unique), FETCH_CHUNK):
-        chunk = unique[start:start + FETCH_CHUNK]
+        chunk = unique[start : start + FETCH_CHUNK]
         sql = f"SELECT id, {', '.join(OFFER_FIELDS)} FROM offers WHERE id IN ({', '.join('?' * len(chunk))})"
         found.update((row[0], row[1:]) for row in conn.execute(sql, chunk))
     return found
@@ -112,8 +123,10 @@ class _Indexed(_Rows):
         """See _Rows ('+spot_key' keeps SQLite on the key's index: the spot_key index would walk every row at that
         price)."""
         then, column = ("spot_key", column) if column == "price_key" else ("price_key", "+spot_key")
-        sql = (f"SELECT id, price_key, spot_key, region FROM offers"
-               f"{_where(self.where, *_SAME_KEY, f'{column} = ?')} ORDER BY {then}, id LIMIT 1")
+        sql = (
+            f"SELECT id, price_key, spot_key, region FROM offers"
+            f"{_where(self.where, *_SAME_KEY, f'{column} = ?')} ORDER BY {then}, id LIMIT 1"
+        )
         row: tuple[Any, ...] = self.conn.execute(sql, [*self.params, *group, value]).fetchone()
         return row
 
@@ -157,11 +170,14 @@ class _InMemory(_Rows):
         return sum(1 for *_, other in self.by_key[tuple(group)] if (other.lower() if other else None) == wanted)
 
 
-def _same_prices(conn: Any, where: list[str], params: list[Any], group: list[Any], row: tuple[Any, ...]
-                 ) -> tuple[tuple[str, ...], int, dict[str | None, int]]:
+def _same_prices(
+    conn: Any, where: list[str], params: list[Any], group: list[Any], row: tuple[Any, ...]
+) -> tuple[tuple[str, ...], int, dict[str | None, int]]:
     """Regions (at most MAX_REGIONS), row count and rows per region of the candidate's key at its exact prices."""
-    sql = (f"SELECT region, COUNT(*) FROM offers{_where(where, *_SAME_KEY, 'price_key = ?', 'spot_key = ?')} "
-           "GROUP BY region ORDER BY MIN(id)")
+    sql = (
+        f"SELECT region, COUNT(*) FROM offers{_where(where, *_SAME_KEY, 'price_key = ?', 'spot_key = ?')} "
+        "GROUP BY region ORDER BY MIN(id)"
+    )
     per_region = dict(conn.execute(sql, [*params, *group, row[1], row[2]]).fetchall())
     regions = tuple(region for region in per_region if region)[:MAX_REGIONS]
     return regions, sum(per_region.values()), per_region
@@ -174,5 +190,7 @@ def _region_rows(conn: Any, where: list[str], params: list[Any], group: list[Any
     thousands: a 1M-offer catalog's cold candidate query took 8.5 s, 7.9 s of it here)."""
     region_test = "region_lc IS ?" if region else "+region_lc IS ?"
     sql = f"SELECT COUNT(*) FROM offers{_where(where, *_SAME_KEY, region_test, 'provider_lc = ?')}"
-    count: int = conn.execute(sql, [*params, *group, region.lower() if region else None, group[0].lower()]).fetchone()[0]
+    count: int = conn.execute(sql, [*params, *group, region.lower() if region else None, group[0].lower()]).fetchone()[
+        0
+    ]
     return count

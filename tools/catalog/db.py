@@ -30,6 +30,7 @@ APPLICATION_ID = 0x47505541
 """'GPUA': written into the SQLite header (offset 68) of every catalog gpu-advisor builds."""
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
+
 def _column_type(annotation: Any) -> type:
     """SQLite column type of an Offer field: int for bool/int, float, else text."""
     args = typing.get_args(annotation) or (annotation,)
@@ -44,22 +45,40 @@ _COLUMNS: dict[str, type] = {
     **OFFER_COLUMNS,
     # derived, for filtering (lower case) and sorting (NOT NULL keys: a missing value sorts last, so an index on
     # the key alone serves ORDER BY key LIMIT n without a sort step)
-    "gpu_lc": str, "provider_lc": str, "upstream_lc": str, "region_lc": str, "zone_lc": str,
-    "price_key": float, "spot_key": float, "ppg_key": float, "sppg_key": float, "vram_key": float,
+    "gpu_lc": str,
+    "provider_lc": str,
+    "upstream_lc": str,
+    "region_lc": str,
+    "zone_lc": str,
+    "price_key": float,
+    "spot_key": float,
+    "ppg_key": float,
+    "sppg_key": float,
+    "vram_key": float,
 }
 
 MISSING = 1e18
 """Sort key of a missing price or memory: after every real value."""
 
 _INDEXES = [
-    ["price_key"], ["spot_key"], ["ppg_key"], ["sppg_key"], ["vram_key"],
-    ["gpu_lc", "gpu_count", "price_key"], ["gpu_lc", "ppg_key"], ["gpu_lc", "spot_key"],
-    ["vram_gib_per_gpu", "price_key", "gpu_count"], ["vram_gib_per_gpu", "spot_key", "gpu_count"],
-    ["vram_gib_per_gpu", "ppg_key", "gpu_count"], ["vram_gib_per_gpu", "sppg_key", "gpu_count"],
-    ["provider_lc", "price_key"], ["upstream_lc"],
+    ["price_key"],
+    ["spot_key"],
+    ["ppg_key"],
+    ["sppg_key"],
+    ["vram_key"],
+    ["gpu_lc", "gpu_count", "price_key"],
+    ["gpu_lc", "ppg_key"],
+    ["gpu_lc", "spot_key"],
+    ["vram_gib_per_gpu", "price_key", "gpu_count"],
+    ["vram_gib_per_gpu", "spot_key", "gpu_count"],
+    ["vram_gib_per_gpu", "ppg_key", "gpu_count"],
+    ["vram_gib_per_gpu", "sppg_key", "gpu_count"],
+    ["provider_lc", "price_key"],
+    ["upstream_lc"],
     ["region_lc", "provider_lc", "vram_gib_per_gpu", "price_key"],
     ["zone_lc", "provider_lc", "vram_gib_per_gpu", "price_key"],
-    ["interconnect", "ppg_key"], ["gpu_count", "price_key"],
+    ["interconnect", "ppg_key"],
+    ["gpu_count", "price_key"],
     # ranking candidates (tools.catalog.candidates): GROUP BY the first four with MIN(price/spot) walks this index
     ["provider", "instance_type", "price_outlier", "on_demand_is_market", "price_key", "spot_key"],
 ]
@@ -110,12 +129,20 @@ def check_replaceable(db_path: Path) -> None:
         return
     check = inspect_catalog(db_path, deep=False)
     if check.state == "foreign":
-        raise NotACatalogError(f"{db_path} is not a gpu-advisor catalog ({check.reason}); it was left untouched. "
-                               f"Choose another --db path (or GPU_ADVISOR_DB), or move that file away")
+        raise NotACatalogError(
+            f"{db_path} is not a gpu-advisor catalog ({check.reason}); it was left untouched. "
+            f"Choose another --db path (or GPU_ADVISOR_DB), or move that file away"
+        )
 
 
-def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta: dict[str, Any], *,
-             trusted_rows: bool = False, create_parent: bool = False) -> Path:
+def build_db(
+    db_path: Path | str,
+    offers: Iterable[Offer | dict[str, Any]],
+    meta: dict[str, Any],
+    *,
+    trusted_rows: bool = False,
+    create_parent: bool = False,
+) -> Path:
     """Write a new SQLite catalog at `db_path` atomically: build a temp file beside it, then ``os.replace``.
 
     A reader never sees a half-built database, a failure leaves the old one untouched, and a file that is not a
@@ -125,8 +152,10 @@ def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta
     if create_parent:
         db_path.parent.mkdir(parents=True, exist_ok=True)
     elif not db_path.parent.is_dir():
-        raise CatalogError(f"folder {db_path.parent} does not exist (not creating it for an explicit catalog "
-                           f"path); create it first or choose another path")
+        raise CatalogError(
+            f"folder {db_path.parent} does not exist (not creating it for an explicit catalog "
+            f"path); create it first or choose another path"
+        )
     check_replaceable(db_path)
     _remove_stale_temp_files(db_path.parent)
     fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".sqlite.tmp", dir=db_path.parent)
@@ -161,14 +190,23 @@ def build_db(db_path: Path | str, offers: Iterable[Offer | dict[str, Any]], meta
         count += len(batch)
         for index_columns in _INDEXES:
             table.create_index(index_columns)
-        sizes = [row[0] for row in db.execute(
-            "SELECT DISTINCT vram_gib_per_gpu FROM offers WHERE vram_gib_per_gpu IS NOT NULL ORDER BY 1")]
-        full_meta = {"kind": "gpu-advisor catalog", "schema_version": SCHEMA_VERSION,
-                     "built_at": datetime.now(UTC).isoformat(timespec="seconds"), "offer_count": count,
-                     **meta, "vram_sizes": sizes}
+        sizes = [
+            row[0]
+            for row in db.execute(
+                "SELECT DISTINCT vram_gib_per_gpu FROM offers WHERE vram_gib_per_gpu IS NOT NULL ORDER BY 1"
+            )
+        ]
+        full_meta = {
+            "kind": "gpu-advisor catalog",
+            "schema_version": SCHEMA_VERSION,
+            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "offer_count": count,
+            **meta,
+            "vram_sizes": sizes,
+        }
         db["meta"].insert_all(  # type: ignore[union-attr]
-            ({"key": k, "value": json.dumps(v)} for k, v in full_meta.items()), pk="key",
-                                    replace=True)
+            ({"key": k, "value": json.dumps(v)} for k, v in full_meta.items()), pk="key", replace=True
+        )
         db.execute("ANALYZE")
         db.conn.commit()
         db.close()  # type: ignore[no-untyped-call]
@@ -235,8 +273,9 @@ def connect(db_path: Path | str) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except (sqlite3.DatabaseError, json.JSONDecodeError) as error:
-        raise CatalogUnavailableError(f"the catalog {path} is unreadable ({error}); rebuild it with "
-                                      f"`gpu-advisor catalog build`") from error
+        raise CatalogUnavailableError(
+            f"the catalog {path} is unreadable ({error}); rebuild it with `gpu-advisor catalog build`"
+        ) from error
     finally:
         conn.close()
 
@@ -269,8 +308,9 @@ def _header(path: Path) -> bytes:
         return handle.read(100)
 
 
-def inspect_catalog(db_path: Path | str, *, deep: bool = True, shipped_date: str | None = None,
-                    shipped_fingerprint: str | None = None) -> CatalogCheck:
+def inspect_catalog(
+    db_path: Path | str, *, deep: bool = True, shipped_date: str | None = None, shipped_fingerprint: str | None = None
+) -> CatalogCheck:
     """Recognise the file at `db_path` without changing it.
 
     foreign: not SQLite, another application's SQLite file, an empty file, a folder. damaged: our header but the
@@ -317,13 +357,15 @@ def inspect_catalog(db_path: Path | str, *, deep: bool = True, shipped_date: str
         missing = ", ".join(sorted(set(OFFER_COLUMNS) - columns))
         return CatalogCheck("outdated", f"built before the offer field(s) {missing} existed", meta)
     if meta.get("schema_version") != SCHEMA_VERSION:
-        return CatalogCheck("outdated", f"schema version {meta.get('schema_version')}, expected {SCHEMA_VERSION}",
-                            meta)
-    if (shipped_date and meta.get("built_from") == "snapshot"
-            and (meta.get("snapshot_date") or "") < shipped_date):
-        return CatalogCheck("outdated", f"built from the {meta.get('snapshot_date')} snapshot, {shipped_date} "
-                                        f"is shipped", meta)
-    if (shipped_fingerprint and meta.get("built_from") == "snapshot"
-            and meta.get("snapshot_fingerprint") != shipped_fingerprint):
+        return CatalogCheck("outdated", f"schema version {meta.get('schema_version')}, expected {SCHEMA_VERSION}", meta)
+    if shipped_date and meta.get("built_from") == "snapshot" and (meta.get("snapshot_date") or "") < shipped_date:
+        return CatalogCheck(
+            "outdated", f"built from the {meta.get('snapshot_date')} snapshot, {shipped_date} is shipped", meta
+        )
+    if (
+        shipped_fingerprint
+        and meta.get("built_from") == "snapshot"
+        and meta.get("snapshot_fingerprint") != shipped_fingerprint
+    ):
         return CatalogCheck("outdated", "built from another version of the shipped snapshot", meta)
     return CatalogCheck("ok", "", meta)

@@ -6,6 +6,7 @@ never finishes its headers, cannot hold ``catalog update`` longer than its ``--t
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import threading
@@ -56,10 +57,8 @@ class _Watchdog:
 
 
 def _shutdown(sock: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
 
 
 def _opener(watchdog: _Watchdog) -> urllib.request.OpenerDirector:
@@ -94,8 +93,7 @@ class SameHostRedirects(urllib.request.HTTPRedirectHandler):
         old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
         same_scheme = new.scheme == old.scheme or (old.scheme, new.scheme) == ("http", "https")
         if not same_scheme or new.hostname != old.hostname or (new.port != old.port and new.scheme == old.scheme):
-            raise DownloadError(f"{req.full_url}: redirect to {newurl[:120]} refused (only the same host, "
-                                "http(s))")
+            raise DownloadError(f"{req.full_url}: redirect to {newurl[:120]} refused (only the same host, http(s))")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
@@ -129,16 +127,19 @@ def download(url: str, dest: Path, deadline: float, total_s: float) -> bool:
             raise DownloadError(f"{url}: HTTP {error.code} {error.reason}") from error
         except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
             if watchdog.fired:
-                raise DownloadError(f"{url}: too slow, gave up after {total_s:g} s (--timeout) with {received} "
-                                    f"bytes received") from error
+                raise DownloadError(
+                    f"{url}: too slow, gave up after {total_s:g} s (--timeout) with {received} bytes received"
+                ) from error
             if isinstance(error, http.client.IncompleteRead):
-                raise DownloadError(f"{url}: connection closed after {received + len(error.partial)} bytes "
-                                    f"(truncated download)") from error
+                raise DownloadError(
+                    f"{url}: connection closed after {received + len(error.partial)} bytes (truncated download)"
+                ) from error
             reason = getattr(error, "reason", None) or error
             raise DownloadError(f"{url}: download failed after {received} bytes ({reason})") from error
         if watchdog.fired:
-            raise DownloadError(f"{url}: too slow, gave up after {total_s:g} s (--timeout) with {received} bytes "
-                                f"received")
+            raise DownloadError(
+                f"{url}: too slow, gave up after {total_s:g} s (--timeout) with {received} bytes received"
+            )
     if expected is not None and expected.isdigit() and received != int(expected):
         raise DownloadError(f"{url}: got {received} bytes, Content-Length said {expected} (truncated download)")
     return True

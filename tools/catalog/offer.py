@@ -22,8 +22,11 @@ class Offer(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     provider: str = Field(description="Catalog cloud id: aws, gcp, lambda, runpod, vast, ...")
-    upstream_provider: str | None = Field(None, description="For aggregators (shadeform, primeintellect): the "
-                                                            "underlying provider named by the instance-type prefix.")
+    upstream_provider: str | None = Field(
+        None,
+        description="For aggregators (shadeform, primeintellect): the "
+        "underlying provider named by the instance-type prefix.",
+    )
     instance_type: str
     region: str | None = None
     zone: str | None = None
@@ -34,29 +37,44 @@ class Offer(BaseModel):
     vram_gib_per_gpu: float | None = Field(None, description="Usable GiB per GPU (spec table memory rule).")
     vcpus: float | None = None
     host_ram_gib: float | None = None
-    price_per_hour: float | None = Field(None, description="On-demand USD/hour, whole instance; None = no "
-                                                           "on-demand offer.")
+    price_per_hour: float | None = Field(
+        None, description="On-demand USD/hour, whole instance; None = no on-demand offer."
+    )
     spot_price_per_hour: float | None = Field(None, description="Spot USD/hour, whole instance; None = no spot.")
-    interconnect: Interconnect = Field(description="GPU-to-GPU path inside the instance: 'nvlink' (all GPUs on "
-                                                   "NVLink), 'pcie', 'infinity-fabric' (AMD MI300X), 'none' for a "
-                                                   "single GPU; 'unknown' only in old rows.")
-    interconnect_assumed: bool = Field(False, description="True when nothing in the catalog states the GPU-to-GPU "
-                                                          "path and the conservative one (PCIe) was assumed: form "
-                                                          "factor unknown, or an NVLink bridge that may be absent.")
+    interconnect: Interconnect = Field(
+        description="GPU-to-GPU path inside the instance: 'nvlink' (all GPUs on "
+        "NVLink), 'pcie', 'infinity-fabric' (AMD MI300X), 'none' for a "
+        "single GPU; 'unknown' only in old rows."
+    )
+    interconnect_assumed: bool = Field(
+        False,
+        description="True when nothing in the catalog states the GPU-to-GPU "
+        "path and the conservative one (PCIe) was assumed: form "
+        "factor unknown, or an NVLink bridge that may be absent.",
+    )
     nvlink_gbs: float | None = Field(None, description="Per-GPU NVLink bandwidth, unidirectional GB/s.")
     inter_node_fabric: str | None = Field(None, description="Known inter-node fabric of the instance type.")
     inter_node_gbps_per_gpu: float | None = Field(None, description="Inter-node Gbit/s per GPU, one direction.")
     source: str = Field(description="Where the row came from: '<catalog file>:<line>'.")
     snapshot_date: str = Field(description="Date of the catalog the price comes from (YYYY-MM-DD).")
-    on_demand_is_market: bool = Field(False, description="The provider's 'on-demand' price is a market/auction "
-                                                         "price and the instance can be interrupted like spot "
-                                                         "(tools/catalog/price_trust.py PROVIDER_PRICING, e.g. mithril).")
-    price_outlier: PriceOutlier | None = Field(None, description="None, or why the price is far below the same "
-                                                                 "GPU and count elsewhere: 'spot_below_peers' | "
-                                                                 "'price_below_peers' (unverified: say so).")
-    peer_median_price: float | None = Field(None, description="With price_outlier: the peers' median USD/hour for "
-                                                              "the whole instance, same price kind (spot or "
-                                                              "on-demand) and GPU count.")
+    on_demand_is_market: bool = Field(
+        False,
+        description="The provider's 'on-demand' price is a market/auction "
+        "price and the instance can be interrupted like spot "
+        "(tools/catalog/price_trust.py PROVIDER_PRICING, e.g. mithril).",
+    )
+    price_outlier: PriceOutlier | None = Field(
+        None,
+        description="None, or why the price is far below the same "
+        "GPU and count elsewhere: 'spot_below_peers' | "
+        "'price_below_peers' (unverified: say so).",
+    )
+    peer_median_price: float | None = Field(
+        None,
+        description="With price_outlier: the peers' median USD/hour for "
+        "the whole instance, same price kind (spot or "
+        "on-demand) and GPU count.",
+    )
 
     @property
     def price_per_gpu_hour(self) -> float | None:
@@ -69,4 +87,5 @@ class Offer(BaseModel):
     def spec(self) -> GpuSpec | None:
         """The GPU spec table row for this offer's GPU and form factor (default form when unknown)."""
         from tools.gpus import lookup_gpu
+
         return lookup_gpu(self.gpu, self.gpu_form_factor)

@@ -54,8 +54,11 @@ class ProviderPricing:
 
 @lru_cache(maxsize=1)
 def _pricing() -> dict[str, ProviderPricing]:
-    return {pid: ProviderPricing(id=pid, **record.pricing.model_dump()) for pid, record in all_records().items()
-            if record.pricing is not None}
+    return {
+        pid: ProviderPricing(id=pid, **record.pricing.model_dump())
+        for pid, record in all_records().items()
+        if record.pricing is not None
+    }
 
 
 def pricing_of(provider: str) -> ProviderPricing | None:
@@ -112,20 +115,31 @@ def annotate_price_trust(offers: Iterable[Offer]) -> list[Offer]:
     for i, offer in enumerate(offers):
         verdict = _verdict(i, offers, market, same_type, provider_medians)
         reason, median = verdict if verdict else (None, None)
-        annotated.append(offer.model_copy(update={"on_demand_is_market": market[i], "price_outlier": reason,
-                                                  "peer_median_price": median}))
+        annotated.append(
+            offer.model_copy(
+                update={"on_demand_is_market": market[i], "price_outlier": reason, "peer_median_price": median}
+            )
+        )
     return annotated
 
 
-def _verdict(i: int, offers: list[Offer], market: list[bool], same_type: dict[tuple[Any, ...], list[int]],
-             provider_medians: dict[tuple[Any, ...], dict[str, float]]) -> tuple[str, float] | None:
+def _verdict(
+    i: int,
+    offers: list[Offer],
+    market: list[bool],
+    same_type: dict[tuple[Any, ...], list[int]],
+    provider_medians: dict[tuple[Any, ...], dict[str, float]],
+) -> tuple[str, float] | None:
     offer = offers[i]
     for kind, reason in _KINDS:
         own = getattr(offer, kind)
         if own is None:
             continue
-        peers = [v for j in same_type[(offer.provider, offer.instance_type, offer.gpu, offer.gpu_count)]
-                 if j != i and (v := _price(offers[j], kind, market[j])) is not None]
+        peers = [
+            v
+            for j in same_type[(offer.provider, offer.instance_type, offer.gpu, offer.gpu_count)]
+            if j != i and (v := _price(offers[j], kind, market[j])) is not None
+        ]
         if len(peers) >= MIN_PEERS:
             median = statistics.median(peers)
             if own < OUTLIER_RATIO * median:

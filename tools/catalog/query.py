@@ -33,6 +33,8 @@ from tools.catalog.db import (
     offer_row,
     read_meta,
 )
+from tools.catalog.names import DB_FILENAME, SNAPSHOT_FILE, SORTS
+from tools.catalog.offer import Interconnect, Offer
 from tools.catalog.store import (
     CatalogStatus,
     build_from_catalog_dir,
@@ -45,15 +47,37 @@ from tools.catalog.store import (
     resolve_db_path,
     write_snapshot,
 )
-from tools.catalog.names import DB_FILENAME, SNAPSHOT_FILE, SORTS
-from tools.catalog.offer import Interconnect, Offer
 
 __all__ = [
-    "APPLICATION_ID", "DB_FILENAME", "OFFER_FIELDS", "SCHEMA_VERSION", "SNAPSHOT_FILE", "SORTS", "CatalogCheck",
-    "CatalogError", "CatalogStatus", "CatalogUnavailableError", "Interconnect", "NotACatalogError", "Offer",
-    "build_db", "build_from_catalog_dir", "build_from_snapshot", "catalog_stats", "current_meta", "default_db_path",
-    "ensure_catalog", "ensure_db", "inspect_catalog", "make_snapshot", "offer_row", "query_offers", "read_meta",
-    "read_snapshot", "resolve_db_path", "write_snapshot",
+    "APPLICATION_ID",
+    "DB_FILENAME",
+    "OFFER_FIELDS",
+    "SCHEMA_VERSION",
+    "SNAPSHOT_FILE",
+    "SORTS",
+    "CatalogCheck",
+    "CatalogError",
+    "CatalogStatus",
+    "CatalogUnavailableError",
+    "Interconnect",
+    "NotACatalogError",
+    "Offer",
+    "build_db",
+    "build_from_catalog_dir",
+    "build_from_snapshot",
+    "catalog_stats",
+    "current_meta",
+    "default_db_path",
+    "ensure_catalog",
+    "ensure_db",
+    "inspect_catalog",
+    "make_snapshot",
+    "offer_row",
+    "query_offers",
+    "read_meta",
+    "read_snapshot",
+    "resolve_db_path",
+    "write_snapshot",
 ]
 
 OFFER_FIELDS = list(Offer.model_fields)
@@ -61,12 +85,12 @@ _BOOL_FIELDS = [name for name, info in Offer.model_fields.items() if info.annota
 _MISSING = MISSING
 
 
-
 # ------------------------------------------------------------------------------------------------------------ query
 
 
-def wish_filters(gpu: str | None, providers: tuple[str, ...] | None,
-                 regions: tuple[str, ...] | None) -> tuple[list[str], list[Any]]:
+def wish_filters(
+    gpu: str | None, providers: tuple[str, ...] | None, regions: tuple[str, ...] | None
+) -> tuple[list[str], list[Any]]:
     """WHERE clauses and parameters for the user's GPU, provider and region wishes (as query_offers reads them); a
     region wish may be a place word ('europe', 'EU', 'asia', 'japan', 'tokyo'), expanded by tools.catalog.regions."""
     from tools.gpus import gpu_family_names, parse_gpu_name
@@ -95,7 +119,6 @@ def wish_filters(gpu: str | None, providers: tuple[str, ...] | None,
         where.append(clause)
         params.extend(values)
     return where, params
-
 
 
 def query_offers(
@@ -148,13 +171,16 @@ def query_offers(
     key = SORTS[sort]
     with connect(path) as conn:
         if limit is not None and limit <= _TWO_PHASE_MAX:
-            ids = _top_ids(conn, where, params, min_vram_gib, key, int(limit),
-                           selective=bool(gpu or provider_list or region_list))
+            ids = _top_ids(
+                conn, where, params, min_vram_gib, key, int(limit), selective=bool(gpu or provider_list or region_list)
+            )
             if not ids:
                 return []
             marks = ", ".join("?" for _ in ids)
-            fetched = {row[0]: row[1:] for row in conn.execute(
-                f"SELECT id, {', '.join(OFFER_FIELDS)} FROM offers WHERE id IN ({marks})", ids)}
+            fetched = {
+                row[0]: row[1:]
+                for row in conn.execute(f"SELECT id, {', '.join(OFFER_FIELDS)} FROM offers WHERE id IN ({marks})", ids)
+            }
             rows = [fetched[i] for i in ids]
         else:
             clauses = where + (["vram_gib_per_gpu >= ?"] if min_vram_gib is not None else [])
@@ -182,8 +208,16 @@ _TWO_PHASE_MAX = 5000
 _SINGLE_KEY_SORTS = {"price_key", "spot_key", "ppg_key", "sppg_key"}
 
 
-def _top_ids(conn: sqlite3.Connection, where: list[str], params: list[Any], min_vram: float | None, key: str,
-             limit: int, *, selective: bool) -> list[int]:
+def _top_ids(
+    conn: sqlite3.Connection,
+    where: list[str],
+    params: list[Any],
+    min_vram: float | None,
+    key: str,
+    limit: int,
+    *,
+    selective: bool,
+) -> list[int]:
     """Ids of the first `limit` offers in sort order, touching indexes only where possible (phase 1 of 2).
 
     A minimum-VRAM filter sorted by a price key is run as one index range per distinct VRAM size (few: one per GPU
@@ -193,14 +227,20 @@ def _top_ids(conn: sqlite3.Connection, where: list[str], params: list[Any], min_
     if limit == 0:
         return []
     if min_vram is not None and not selective and key in _SINGLE_KEY_SORTS:
-        sizes = [v for (v,) in conn.execute(
-            "SELECT value FROM json_each((SELECT value FROM meta WHERE key = 'vram_sizes')) WHERE value >= ?",
-            (float(min_vram),))]
+        sizes = [
+            v
+            for (v,) in conn.execute(
+                "SELECT value FROM json_each((SELECT value FROM meta WHERE key = 'vram_sizes')) WHERE value >= ?",
+                (float(min_vram),),
+            )
+        ]
         if 0 < len(sizes) <= 64:
             extra = "".join(f" AND {clause}" for clause in where)
-            branch = (f"SELECT * FROM (SELECT id, {key} AS k FROM offers WHERE vram_gib_per_gpu = ?{extra} "
-                      f"ORDER BY {key}, id LIMIT ?)")
-            sql = (f"SELECT id FROM ({' UNION ALL '.join(branch for _ in sizes)}) ORDER BY k, id LIMIT ?")
+            branch = (
+                f"SELECT * FROM (SELECT id, {key} AS k FROM offers WHERE vram_gib_per_gpu = ?{extra} "
+                f"ORDER BY {key}, id LIMIT ?)"
+            )
+            sql = f"SELECT id FROM ({' UNION ALL '.join(branch for _ in sizes)}) ORDER BY k, id LIMIT ?"
             values: list[Any] = []
             for size in sizes:
                 values.extend([size, *params, limit])

@@ -59,11 +59,15 @@ def _country(key: str) -> RegionSet:
     """A country: its providers' named regions plus the country naming conventions."""
     entry = table()["countries"][key]
     code, word = entry["code"], entry["word"]
-    patterns = {p.format(cc=code, word=word) for p in table()["country_patterns"]
-                if not (p == "{cc}-%" and code in table()["prefix_clash"])}
+    patterns = {
+        p.format(cc=code, word=word)
+        for p in table()["country_patterns"]
+        if not (p == "{cc}-%" and code in table()["prefix_clash"])
+    }
     names = {p for p in patterns if "%" not in p and "_" not in p}
-    return RegionSet(names=frozenset(names | {r.lower() for r in entry["regions"]}),
-                     patterns=frozenset(patterns - names))
+    return RegionSet(
+        names=frozenset(names | {r.lower() for r in entry["regions"]}), patterns=frozenset(patterns - names)
+    )
 
 
 def _by_code(code: str) -> RegionSet:
@@ -71,16 +75,20 @@ def _by_code(code: str) -> RegionSet:
     for key, entry in table()["countries"].items():
         if entry["code"] == code:
             return _country(key)
-    patterns = {p.format(cc=code, word=code) for p in table()["country_patterns"] if "{word}" not in p
-                and not (p == "{cc}-%" and code in table()["prefix_clash"])}
+    patterns = {
+        p.format(cc=code, word=code)
+        for p in table()["country_patterns"]
+        if "{word}" not in p and not (p == "{cc}-%" and code in table()["prefix_clash"])
+    }
     names = {p for p in patterns if "%" not in p}
     return RegionSet(names=frozenset(names), patterns=frozenset(patterns - names))
 
 
 def _union(sets: list[RegionSet]) -> RegionSet:
     """All the regions of several sets."""
-    return RegionSet(names=frozenset().union(*(s.names for s in sets)),
-                     patterns=frozenset().union(*(s.patterns for s in sets)))
+    return RegionSet(
+        names=frozenset().union(*(s.names for s in sets)), patterns=frozenset().union(*(s.patterns for s in sets))
+    )
 
 
 @cache
@@ -91,8 +99,12 @@ def expand_region(wish: str) -> RegionSet:
     key = place_names().get(low)
     if key in table()["areas"]:
         entry = table()["areas"][key]
-        return _union([RegionSet(names=frozenset(), patterns=frozenset(entry["patterns"])),
-                       *(_by_code(code) for code in entry["countries"])])
+        return _union(
+            [
+                RegionSet(names=frozenset(), patterns=frozenset(entry["patterns"])),
+                *(_by_code(code) for code in entry["countries"]),
+            ]
+        )
     if key is not None and key in table()["countries"]:
         return _country(key)
     if key in table()["cities"]:

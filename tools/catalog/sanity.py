@@ -56,16 +56,21 @@ def price_problem(offer: Offer, reference: dict[str, float]) -> str | None:
         if price is None:
             continue
         if not MIN_PRICE_PER_GPU_HOUR <= price <= MAX_PRICE_PER_GPU_HOUR:
-            return (f"{label} ${price:g} per GPU-hour for {offer.gpu} is outside "
-                    f"${MIN_PRICE_PER_GPU_HOUR:g}-{MAX_PRICE_PER_GPU_HOUR:g}")
+            return (
+                f"{label} ${price:g} per GPU-hour for {offer.gpu} is outside "
+                f"${MIN_PRICE_PER_GPU_HOUR:g}-{MAX_PRICE_PER_GPU_HOUR:g}"
+            )
         if median and not median / PRICE_FACTOR <= price <= median * PRICE_FACTOR:
-            return (f"{label} ${price:g} per GPU-hour for {offer.gpu} is implausible (typical ${median:.2f}; "
-                    f"allowed {1 / PRICE_FACTOR:g}x-{PRICE_FACTOR:g}x)")
+            return (
+                f"{label} ${price:g} per GPU-hour for {offer.gpu} is implausible (typical ${median:.2f}; "
+                f"allowed {1 / PRICE_FACTOR:g}x-{PRICE_FACTOR:g}x)"
+            )
     return None
 
 
-def split_by_price(offers: list[Offer], reference: dict[str, float] | None = None
-                   ) -> tuple[list[Offer], list[PriceProblem]]:
+def split_by_price(
+    offers: list[Offer], reference: dict[str, float] | None = None
+) -> tuple[list[Offer], list[PriceProblem]]:
     """(plausible offers, problems) of one cloud's offers."""
     reference = snapshot_medians() if reference is None else reference
     good: list[Offer] = []
@@ -83,5 +88,7 @@ def shrink_problem(cloud: str, new_count: int, old_count: int | None) -> str | N
     """Why a cloud's new offer count is suspicious next to the current one, or None."""
     if not old_count or new_count >= old_count * MIN_ROW_SHARE:
         return None
-    return (f"{cloud}: {new_count} offer(s) where the current catalog has {old_count} (under "
-            f"{MIN_ROW_SHARE:.0%}): a truncated or partial file? Pass --allow-shrink to accept it")
+    return (
+        f"{cloud}: {new_count} offer(s) where the current catalog has {old_count} (under "
+        f"{MIN_ROW_SHARE:.0%}): a truncated or partial file? Pass --allow-shrink to accept it"
+    )

@@ -7,11 +7,10 @@ from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from tools.catalog.query import Offer, query_offers
-from tools.jobtime import JobTime, Tokens, job_time
-from tools.jobtime import Candidate, TopologyResult, Workload, check_topology
+from tools.jobtime import Candidate, JobTime, Tokens, TopologyResult, Workload, check_topology, job_time
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,9 +30,23 @@ class Shape:
 
     def __post_init__(self) -> None:
         """Hash once: shapes key the per-ranking and cross-turn caches."""
-        object.__setattr__(self, "_hash", hash((self.gpu, self.form_factor, self.gpus_per_node, self.nodes,
-                                                self.interconnect, self.nvlink_gbs, self.vram_gib, self.node_gbps,
-                                                self.fabric)))
+        object.__setattr__(
+            self,
+            "_hash",
+            hash(
+                (
+                    self.gpu,
+                    self.form_factor,
+                    self.gpus_per_node,
+                    self.nodes,
+                    self.interconnect,
+                    self.nvlink_gbs,
+                    self.vram_gib,
+                    self.node_gbps,
+                    self.fabric,
+                )
+            ),
+        )
 
     def __hash__(self) -> int:
         """The hash computed at creation."""
@@ -52,9 +65,17 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
     """Hardware shape of `nodes` copies of an offer."""
     node_gbps = offer.inter_node_gbps_per_gpu * offer.gpu_count if offer.inter_node_gbps_per_gpu else None
     interconnect = offer.interconnect if offer.interconnect in ("nvlink", "pcie") else "unknown"
-    return Shape(gpu=offer.gpu, form_factor=offer.gpu_form_factor, gpus_per_node=offer.gpu_count, nodes=nodes,
-                 interconnect=interconnect, nvlink_gbs=offer.nvlink_gbs, vram_gib=offer.vram_gib_per_gpu,
-                 node_gbps=node_gbps, fabric=offer.inter_node_fabric)
+    return Shape(
+        gpu=offer.gpu,
+        form_factor=offer.gpu_form_factor,
+        gpus_per_node=offer.gpu_count,
+        nodes=nodes,
+        interconnect=interconnect,
+        nvlink_gbs=offer.nvlink_gbs,
+        vram_gib=offer.vram_gib_per_gpu,
+        node_gbps=node_gbps,
+        fabric=offer.inter_node_fabric,
+    )
 
 
 _TOPOLOGY_CACHE: OrderedDict[tuple[str, float, Shape], TopologyResult | None] = OrderedDict()
@@ -70,8 +91,9 @@ def workload_key(workload: Workload) -> str:
     return workload.request.model_dump_json() + repr(workload.checkpointing_optional)
 
 
-def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float, key_text: str | None = None
-             ) -> Evaluation:
+def evaluate(
+    shape: Shape, workload: Workload, tokens: Tokens, margin: float, key_text: str | None = None
+) -> Evaluation:
     """Run the topology checker (cached across turns) and the time model for one shape; key_text:
     workload_key(workload)."""
     key = (key_text or workload_key(workload), margin, shape)
@@ -85,6 +107,7 @@ def evaluate(shape: Shape, workload: Workload, tokens: Tokens, margin: float, ke
             _TOPOLOGY_CACHE.move_to_end(key)
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
+    topology = cast(TopologyResult, topology)
     return Evaluation(topology, job_time(workload, topology, tokens))  # a few multiplications: not worth a cache
 
 
@@ -93,10 +116,17 @@ _MISSING = object()
 
 def _check(shape: Shape, workload: Workload, margin: float) -> TopologyResult | None:
     """Topology verdict for one shape; None when the shape itself is inconsistent."""
-    candidate = Candidate(gpu=shape.gpu, form_factor=shape.form_factor, gpu_count=shape.gpus_per_node * shape.nodes,
-                          gpus_per_node=shape.gpus_per_node, interconnect=shape.interconnect,  # type: ignore[arg-type]
-                          nvlink_gbs=shape.nvlink_gbs, inter_node_gbps=shape.node_gbps,
-                          inter_node_fabric=shape.fabric, vram_gib=shape.vram_gib)
+    candidate = Candidate(
+        gpu=shape.gpu,
+        form_factor=shape.form_factor,
+        gpu_count=shape.gpus_per_node * shape.nodes,
+        gpus_per_node=shape.gpus_per_node,
+        interconnect=shape.interconnect,  # type: ignore[arg-type]
+        nvlink_gbs=shape.nvlink_gbs,
+        inter_node_gbps=shape.node_gbps,
+        inter_node_fabric=shape.fabric,
+        vram_gib=shape.vram_gib,
+    )
     try:
         return check_topology(workload, candidate, margin=margin)
     except ValueError:
@@ -144,28 +174,46 @@ class OfferGroup:
 
 def _group(offers: list[Offer], count: int | None = None) -> OfferGroup:
     """A group of identical offers (first one representative)."""
-    return OfferGroup(offer=offers[0], count=len(offers) if count is None else count,
-                      regions=tuple(dict.fromkeys(o.region for o in offers if o.region)))
+    return OfferGroup(
+        offer=offers[0],
+        count=len(offers) if count is None else count,
+        regions=tuple(dict.fromkeys(o.region for o in offers if o.region)),
+    )
 
 
 @lru_cache(maxsize=64)
-def cached_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
-                  regions: tuple[str, ...] | None) -> tuple[tuple[OfferGroup, Shape], ...]:
+def cached_groups(
+    path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None, regions: tuple[str, ...] | None
+) -> tuple[tuple[OfferGroup, Shape], ...]:
     """Every catalog row matching the user's wishes, grouped so that the same instance at the same prices in many
     zones is costed once (the compare table costs every offer); cached per database file version. Each group comes
     with its one-node shape. Grows with the catalog: the chat uses `candidate_groups`."""
     same: dict[tuple[Any, ...], list[Offer]] = {}
     for offer in query_offers(path, gpu=gpu, providers=providers, regions=regions):
-        same.setdefault((offer.provider, offer.instance_type, offer.price_per_hour, offer.spot_price_per_hour,
-                         offer.gpu, offer.gpu_form_factor, offer.gpu_count, offer.vram_gib_per_gpu,
-                         offer.interconnect, offer.nvlink_gbs, offer.inter_node_gbps_per_gpu,
-                         getattr(offer, "on_demand_is_market", False), getattr(offer, "price_outlier", None)),
-                        []).append(offer)
+        same.setdefault(
+            (
+                offer.provider,
+                offer.instance_type,
+                offer.price_per_hour,
+                offer.spot_price_per_hour,
+                offer.gpu,
+                offer.gpu_form_factor,
+                offer.gpu_count,
+                offer.vram_gib_per_gpu,
+                offer.interconnect,
+                offer.nvlink_gbs,
+                offer.inter_node_gbps_per_gpu,
+                getattr(offer, "on_demand_is_market", False),
+                getattr(offer, "price_outlier", None),
+            ),
+            [],
+        ).append(offer)
     return tuple((_group(group), shape_of(group[0], 1)) for group in same.values())
 
 
-def candidate_groups(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
-                     regions: tuple[str, ...] | None) -> tuple[tuple[OfferGroup, Shape], ...]:
+def candidate_groups(
+    path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None, regions: tuple[str, ...] | None
+) -> tuple[tuple[OfferGroup, Shape], ...]:
     """The cheapest on-demand and the cheapest interruptible row per (provider, instance, hardware, price trust),
     chosen in SQL; cached per database file version. Their number depends on the catalog's shapes, not on its size."""
     from tools.catalog.candidates import candidate_rows
@@ -174,13 +222,23 @@ def candidate_groups(path: str, mtime: float, gpu: str | None, providers: tuple[
 
 
 @lru_cache(maxsize=64)
-def _cached_candidates(path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
-                       regions: tuple[str, ...] | None, reader: Any) -> tuple[tuple[OfferGroup, Shape], ...]:
+def _cached_candidates(
+    path: str,
+    mtime: float,
+    gpu: str | None,
+    providers: tuple[str, ...] | None,
+    regions: tuple[str, ...] | None,
+    reader: Any,
+) -> tuple[tuple[OfferGroup, Shape], ...]:
     """candidate_groups, memoised; equal shapes are one object, so the per-turn shape caches match by identity."""
     shapes: dict[Shape, Shape] = {}
-    return tuple((OfferGroup(offer=offer, count=count, regions=found, other_zones=others),
-                  shapes.setdefault(shape := shape_of(offer, 1), shape))
-                 for offer, count, found, others in reader(path, gpu=gpu, providers=providers, regions=regions))
+    return tuple(
+        (
+            OfferGroup(offer=offer, count=count, regions=found, other_zones=others),
+            shapes.setdefault(shape := shape_of(offer, 1), shape),
+        )
+        for offer, count, found, others in reader(path, gpu=gpu, providers=providers, regions=regions)
+    )
 
 
 def clear_shape_caches() -> None:

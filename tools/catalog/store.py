@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.catalog.db import (
     SCHEMA_VERSION,
@@ -42,8 +42,10 @@ from tools.catalog.db import (
 from tools.catalog.names import DB_FILENAME, SNAPSHOT_FILE
 from tools.catalog.offer import Offer
 
-log = logging.getLogger("gpu_advisor.catalog")
+if TYPE_CHECKING:
+    from tools.catalog.importers import ImportResult
 
+log = logging.getLogger("gpu_advisor.catalog")
 
 
 # ------------------------------------------------------------------------------------------------------------ paths
@@ -108,11 +110,13 @@ def read_snapshot(path: Path = SNAPSHOT_FILE) -> tuple[dict[str, Any], list[Offe
 def snapshot_header(snapshot: Path = SNAPSHOT_FILE) -> dict[str, Any]:
     """The header line of a snapshot (source, snapshot_date, counts) without reading its offers."""
     with gzip.open(snapshot, "rt", encoding="utf-8") as handle:
-        return json.loads(handle.readline())
+        header: dict[str, Any] = json.loads(handle.readline())
+    return header
 
 
-def build_from_snapshot(db_path: Path | str | None = None, snapshot: Path = SNAPSHOT_FILE, *,
-                        create_parent: bool | None = None) -> Path:
+def build_from_snapshot(
+    db_path: Path | str | None = None, snapshot: Path = SNAPSHOT_FILE, *, create_parent: bool | None = None
+) -> Path:
     """(Re)build the database from the shipped snapshot (the default path's folder is created when missing)."""
     path, explicit = resolve_db_path(db_path)
     header, offers = read_snapshot(snapshot)
@@ -122,8 +126,13 @@ def build_from_snapshot(db_path: Path | str | None = None, snapshot: Path = SNAP
     return build_db(path, offers, meta, create_parent=not explicit if create_parent is None else create_parent)
 
 
-def build_from_catalog_dir(folder: Path | str, db_path: Path | str | None = None, *, source: str | None = None,
-                           snapshot_date: str | None = None):
+def build_from_catalog_dir(
+    folder: Path | str,
+    db_path: Path | str | None = None,
+    *,
+    source: str | None = None,
+    snapshot_date: str | None = None,
+) -> ImportResult:
     """(Re)build the database from a SkyPilot-format catalog folder; returns the ImportResult."""
     from tools.catalog.importers import import_catalog_dir
 
@@ -131,21 +140,32 @@ def build_from_catalog_dir(folder: Path | str, db_path: Path | str | None = None
     result = import_catalog_dir(folder, source=source, snapshot_date=snapshot_date)
     if not result.offers:
         raise ValueError(f"no usable offers in {folder}; database left unchanged")
-    meta = {"source": result.source, "snapshot_date": result.snapshot_date, "built_from": str(folder),
-            "counts": result.counts, "issues": len(result.issues)}
+    meta = {
+        "source": result.source,
+        "snapshot_date": result.snapshot_date,
+        "built_from": str(folder),
+        "counts": result.counts,
+        "issues": len(result.issues),
+    }
     build_db(path, result.offers, meta, create_parent=not explicit)
     return result
 
 
-def make_snapshot(folder: Path | str, out: Path | str = SNAPSHOT_FILE, *, source: str | None = None,
-                  snapshot_date: str | None = None):
+def make_snapshot(
+    folder: Path | str, out: Path | str = SNAPSHOT_FILE, *, source: str | None = None, snapshot_date: str | None = None
+) -> ImportResult:
     """Import a SkyPilot-format catalog folder and write it as an offers snapshot (how the shipped one is made:
     ``gpu-advisor catalog snapshot --from ../shared/data/skypilot-catalog-v7``). Returns the ImportResult."""
     from tools.catalog.importers import import_catalog_dir
 
     result = import_catalog_dir(folder, source=source, snapshot_date=snapshot_date)
-    meta = {"source": result.source, "snapshot_date": result.snapshot_date, "counts": result.counts,
-            "issues": [str(i) for i in result.issues], "notes": result.notes}
+    meta = {
+        "source": result.source,
+        "snapshot_date": result.snapshot_date,
+        "counts": result.counts,
+        "issues": [str(i) for i in result.issues],
+        "notes": result.notes,
+    }
     write_snapshot(Path(out), result.offers, meta)
     return result
 
@@ -236,7 +256,8 @@ def _unavailable(path: Path, error: OSError) -> CatalogUnavailableError:
     reason = error.strerror or str(error)
     return CatalogUnavailableError(
         f"cannot write the catalog {path} ({reason}); set GPU_ADVISOR_DB to a writable file, or build one with "
-        f"`gpu-advisor catalog build --db PATH`")
+        f"`gpu-advisor catalog build --db PATH`"
+    )
 
 
 def ensure_catalog(db_path: Path | str | None = None) -> CatalogStatus:
@@ -255,8 +276,10 @@ def ensure_catalog(db_path: Path | str | None = None) -> CatalogStatus:
         if fallback is None:
             raise
         status = _ensure_at(fallback, explicit=True)
-        notice = (f"{error.args[0].split(';')[0]}; using a catalog built from the shipped snapshot in {fallback} "
-                  f"instead (set GPU_ADVISOR_DB to choose where)")
+        notice = (
+            f"{error.args[0].split(';')[0]}; using a catalog built from the shipped snapshot in {fallback} "
+            f"instead (set GPU_ADVISOR_DB to choose where)"
+        )
         return CatalogStatus(status.path, notice)
 
 
@@ -342,19 +365,26 @@ def _record(path: Path, values: list[Any]) -> None:
 def _repair(path: Path, explicit: bool, check: CatalogCheck, shipped: str | None) -> CatalogStatus | None:
     """Build, rebuild or refuse according to `check`; None when the file turned out fine after all."""
     if check.state == "foreign":
-        raise NotACatalogError(f"{path} is not a gpu-advisor catalog ({check.reason}); it was left untouched. "
-                               f"Choose another --db path (or GPU_ADVISOR_DB), or move that file away")
+        raise NotACatalogError(
+            f"{path} is not a gpu-advisor catalog ({check.reason}); it was left untouched. "
+            f"Choose another --db path (or GPU_ADVISOR_DB), or move that file away"
+        )
     if explicit and check.state == "missing" and not path.parent.is_dir():
-        raise CatalogError(f"folder {path.parent} does not exist (not creating it for an explicit catalog path); "
-                           f"create it first or choose another path")
+        raise CatalogError(
+            f"folder {path.parent} does not exist (not creating it for an explicit catalog path); "
+            f"create it first or choose another path"
+        )
     try:
         if not explicit:
             path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise _unavailable(path, error) from error
     with _build_lock(path):
-        check = inspect_catalog(path, shipped_date=shipped,  # another process may have done it meanwhile
-                                shipped_fingerprint=snapshot_fingerprint())
+        check = inspect_catalog(
+            path,
+            shipped_date=shipped,  # another process may have done it meanwhile
+            shipped_fingerprint=snapshot_fingerprint(),
+        )
         if check.state == "ok":
             return None
         if check.state == "foreign":
@@ -378,8 +408,7 @@ def _repair(path: Path, explicit: bool, check: CatalogCheck, shipped: str | None
     if kept is not None:
         notice += f"; the old file is kept as {kept.name}"
         if user_built:
-            notice += (" (if it held your own catalog, run `gpu-advisor catalog update` or `catalog build --from` "
-                       "again)")
+            notice += " (if it held your own catalog, run `gpu-advisor catalog update` or `catalog build --from` again)"
     return CatalogStatus(built, notice, kept)
 
 

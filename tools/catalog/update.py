@@ -28,7 +28,6 @@ from typing import Any
 
 from tools.catalog.db import CatalogCheck, CatalogError, build_db, check_replaceable, inspect_catalog
 from tools.catalog.http_fetch import DownloadError, download
-from tools.providers import all_records
 from tools.catalog.importers import (
     REQUIRED_COLUMNS,
     ImportResult,
@@ -37,11 +36,13 @@ from tools.catalog.importers import (
 )
 from tools.catalog.sanity import MAX_BAD_PRICE_SHARE, shrink_problem, split_by_price
 from tools.catalog.store import read_snapshot, resolve_db_path, snapshot_header
+from tools.providers import all_records
 
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v7"
 ENV_BASE_URL = "GPU_ADVISOR_CATALOG_URL"
-DEFAULT_CLOUDS = tuple(pid for pid, record in all_records().items()
-                       if record.catalog is not None and record.catalog.refreshed_by_update)
+DEFAULT_CLOUDS = tuple(
+    pid for pid, record in all_records().items() if record.catalog is not None and record.catalog.refreshed_by_update
+)
 """Clouds whose v7 vms.csv carries GPU offers (shared/data/skypilot-catalog-v7/SOURCE.md): the provider records
 with ``catalog.refreshed_by_update``."""
 DEFAULT_TIMEOUT_S = 120.0
@@ -68,8 +69,16 @@ class UpdateReport:
     snapshot_date: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"db_path": self.db_path, "base_url": self.base_url, "files": self.files, "counts": self.counts,
-                "kept": self.kept, "offers": self.offers, "issues": self.issues, "snapshot_date": self.snapshot_date}
+        return {
+            "db_path": self.db_path,
+            "base_url": self.base_url,
+            "files": self.files,
+            "counts": self.counts,
+            "kept": self.kept,
+            "offers": self.offers,
+            "issues": self.issues,
+            "snapshot_date": self.snapshot_date,
+        }
 
 
 def resolve_base_url(base_url: str | None) -> str:
@@ -88,8 +97,9 @@ def _validate(path: Path, url: str) -> None:
         raise UpdateError(f"{url}: not a SkyPilot vms.csv (missing column(s) {', '.join(missing)})")
 
 
-def fetch_catalog(base_url: str, dest: Path, clouds: tuple[str, ...] | list[str] = DEFAULT_CLOUDS,
-                  timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, tuple[Path, str]]:
+def fetch_catalog(
+    base_url: str, dest: Path, clouds: tuple[str, ...] | list[str] = DEFAULT_CLOUDS, timeout: float = DEFAULT_TIMEOUT_S
+) -> dict[str, tuple[Path, str]]:
     """Download each cloud's file into dest/<cloud>.csv, all within `timeout` seconds; {cloud: (path, url)}."""
     deadline = time.monotonic() + timeout
     fetched: dict[str, tuple[Path, str]] = {}
@@ -142,9 +152,14 @@ def _kept_offers(target: Path, check: CatalogCheck | None, refreshed: set[str]) 
     return [o for o in offers if o.provider not in refreshed]
 
 
-def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = None,
-                   clouds: tuple[str, ...] | list[str] | None = None, timeout: float = DEFAULT_TIMEOUT_S,
-                   allow_shrink: bool = False) -> UpdateReport:
+def update_catalog(
+    db_path: Path | str | None = None,
+    *,
+    base_url: str | None = None,
+    clouds: tuple[str, ...] | list[str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    allow_shrink: bool = False,
+) -> UpdateReport:
     """Fetch, validate, import and atomically replace the catalog database. Raises UpdateError (old DB kept).
     timeout: seconds for all downloads together."""
     base = resolve_base_url(base_url)
@@ -177,8 +192,10 @@ def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = 
                 raise UpdateError(f"{url}: no usable GPU offers ({len(part.issues)} problem rows)")
             offers, bad = split_by_price(dedupe_offers(part.offers))
             if len(bad) > MAX_BAD_PRICE_SHARE * (len(offers) + len(bad)):
-                raise UpdateError(f"{url}: {len(bad)} of {len(offers) + len(bad)} offers have implausible prices, "
-                                  f"e.g. {bad[0].offer.source}: {bad[0].message}")
+                raise UpdateError(
+                    f"{url}: {len(bad)} of {len(offers) + len(bad)} offers have implausible prices, "
+                    f"e.g. {bad[0].offer.source}: {bad[0].message}"
+                )
             problem = None if allow_shrink else shrink_problem(cloud, len(offers), current.get(cloud))
             if problem:
                 raise UpdateError(f"{url}: {problem}")
@@ -189,8 +206,13 @@ def update_catalog(db_path: Path | str | None = None, *, base_url: str | None = 
             report.files[cloud] = url
         kept = _kept_offers(target, check, set(fetched))
         report.kept = dict(Counter(offer.provider for offer in kept))
-        meta = {"source": combined.source, "snapshot_date": snapshot_date, "built_from": base,
-                "counts": {**report.kept, **combined.counts}, "issues": len(combined.issues) + len(report.issues)}
+        meta = {
+            "source": combined.source,
+            "snapshot_date": snapshot_date,
+            "built_from": base,
+            "counts": {**report.kept, **combined.counts},
+            "issues": len(combined.issues) + len(report.issues),
+        }
         combined.offers.extend(kept)
         try:
             build_db(target, combined.offers, meta, create_parent=not explicit)

@@ -2,11 +2,47 @@
 billing rounding and minimums. Every default and assumption is returned with the result.
 """
 
-from tools.jobtime.timing import ASSUMED_BILLING, CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_EXAMPLES, DEFAULT_EXAMPLE_TOKENS, DEFAULT_FINETUNE_EPOCHS, JobTime, Tokens, billing_for, job_time, job_tokens, run_cost
-from tools.jobtime.overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
 from tools.jobtime.estimate_block import EstimateWithThroughput, ThroughputBlock, throughput_block
-from tools.jobtime.topology import Candidate, DEFAULT_MEMORY_MARGIN, TopologyResult, check_topology
-from tools.jobtime.workload import Workload
-from tools.jobtime.workload import build_workload
+from tools.jobtime.overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
+from tools.jobtime.timing import (
+    ASSUMED_BILLING,
+    CHINCHILLA_TOKENS_PER_PARAM,
+    DEFAULT_EXAMPLE_TOKENS,
+    DEFAULT_EXAMPLES,
+    DEFAULT_FINETUNE_EPOCHS,
+    JobTime,
+    Tokens,
+    billing_for,
+    job_time,
+    job_tokens,
+    run_cost,
+)
+from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN, Candidate, TopologyResult, check_topology
+from tools.jobtime.workload import Workload, build_workload
 
-__all__ = ['ASSUMED_BILLING', 'CHINCHILLA_TOKENS_PER_PARAM', 'Candidate', 'DEFAULT_EXAMPLES', 'DEFAULT_EXAMPLE_TOKENS', 'DEFAULT_FINETUNE_EPOCHS', 'DEFAULT_MEMORY_MARGIN', 'EstimateWithThroughput', 'JobTime', 'Overheads', 'ThroughputBlock', 'Tokens', 'TopologyResult', 'Workload', 'billing_for', 'build_workload', 'check_topology', 'checkpoint_bytes', 'job_overheads', 'job_time', 'job_tokens', 'overhead_assumptions', 'run_cost', 'throughput_block']
+__all__ = [
+    "ASSUMED_BILLING",
+    "CHINCHILLA_TOKENS_PER_PARAM",
+    "DEFAULT_EXAMPLES",
+    "DEFAULT_EXAMPLE_TOKENS",
+    "DEFAULT_FINETUNE_EPOCHS",
+    "DEFAULT_MEMORY_MARGIN",
+    "Candidate",
+    "EstimateWithThroughput",
+    "JobTime",
+    "Overheads",
+    "ThroughputBlock",
+    "Tokens",
+    "TopologyResult",
+    "Workload",
+    "billing_for",
+    "build_workload",
+    "check_topology",
+    "checkpoint_bytes",
+    "job_overheads",
+    "job_time",
+    "job_tokens",
+    "overhead_assumptions",
+    "run_cost",
+    "throughput_block",
+]

@@ -80,8 +80,10 @@ def links_for(candidate: LinkFacts, gpu: GpuSpec | None, per_node: int, nodes: i
         if gpu is None or not gpu.pcie_gbs:
             notes.append(f"PCIe bandwidth unknown: Gen4 x16 ({ASSUMED_PCIE_GBS:g} GB/s) assumed")
         intra = pcie * PCIE_EFFICIENCY
-        notes.append(f"PCIe bus bandwidth {PCIE_EFFICIENCY:.0%} of {pcie:g} GB/s per direction, GPUs under one "
-                     "PCIe switch (across CPU sockets it is lower; check nvidia-smi topo -m)")
+        notes.append(
+            f"PCIe bus bandwidth {PCIE_EFFICIENCY:.0%} of {pcie:g} GB/s per direction, GPUs under one "
+            "PCIe switch (across CPU sockets it is lower; check nvidia-smi topo -m)"
+        )
     if nodes <= 1:
         return Links(kind=kind, intra_busbw=intra, dp_busbw=intra, nic_gbs=None, notes=tuple(notes))
     node_gbps = candidate.inter_node_gbps
@@ -91,8 +93,10 @@ def links_for(candidate: LinkFacts, gpu: GpuSpec | None, per_node: int, nodes: i
     nic = node_gbps / 8.0 / per_node * NIC_EFFICIENCY
     total = per_node * nodes
     hierarchical = nic * (total - 1) / (nodes - 1)
-    notes.append(f"across nodes: {node_gbps:g} Gb/s per node, {NIC_EFFICIENCY:.0%} achievable, hierarchical "
-                 "all-reduce busbw = NIC rate per GPU·(n-1)/(k-1) (§2.3)")
+    notes.append(
+        f"across nodes: {node_gbps:g} Gb/s per node, {NIC_EFFICIENCY:.0%} achievable, hierarchical "
+        "all-reduce busbw = NIC rate per GPU·(n-1)/(k-1) (§2.3)"
+    )
     return Links(kind=kind, intra_busbw=intra, dp_busbw=min(intra, hierarchical), nic_gbs=nic, notes=tuple(notes))
 
 
@@ -120,8 +124,18 @@ def _exposed(seconds: float, window_s: float, overlap: bool) -> float:
     return max(seconds - window_s, 0.0) if overlap else seconds
 
 
-def comm_seconds(workload: Workload, plan: Plan, links: Links, total: int, nodes: int, *, compute_s: float | None,
-                 gradient_checkpointing: bool, overlap: bool = True, micro_batch: int | None = None) -> Comm:
+def comm_seconds(
+    workload: Workload,
+    plan: Plan,
+    links: Links,
+    total: int,
+    nodes: int,
+    *,
+    compute_s: float | None,
+    gradient_checkpointing: bool,
+    overlap: bool = True,
+    micro_batch: int | None = None,
+) -> Comm:
     """Communication per micro-step. DDP all-reduces gradients once per optimizer step (no_sync during gradient
     accumulation); ZeRO-2 reduce-scatters gradients every micro-step and all-gathers updated parameters once per
     optimizer step; FSDP all-gathers parameters in forward and backward and reduce-scatters gradients every
@@ -138,20 +152,30 @@ def comm_seconds(workload: Workload, plan: Plan, links: Links, total: int, nodes
         return Comm(seconds=0.0, exposed=0.0, label="none", accumulation=accumulation)
     if plan.layout == "ddp":
         once = allreduce_s(grads, total, links.dp_busbw)
-        return Comm(seconds=once / accumulation, exposed=_exposed(once, backward, overlap) / accumulation,
-                    label="all-reduce of gradients", accumulation=accumulation)
+        return Comm(
+            seconds=once / accumulation,
+            exposed=_exposed(once, backward, overlap) / accumulation,
+            label="all-reduce of gradients",
+            accumulation=accumulation,
+        )
     if plan.layout == "zero2":
         every = gather_s(grads, total, links.dp_busbw)
         once = gather_s(workload.trainable_params * workload.param_bytes, total, links.dp_busbw)
-        return Comm(seconds=every + once / accumulation,
-                    exposed=_exposed(every, backward, overlap) + once / accumulation,
-                    label="reduce-scatter of gradients + all-gather of parameters", accumulation=accumulation)
+        return Comm(
+            seconds=every + once / accumulation,
+            exposed=_exposed(every, backward, overlap) + once / accumulation,
+            label="reduce-scatter of gradients + all-gather of parameters",
+            accumulation=accumulation,
+        )
     if plan.layout == "fsdp":
         params = workload.total_params * workload.param_bytes
         every = 2 * gather_s(params, total, links.dp_busbw) + gather_s(grads, total, links.dp_busbw)
-        return Comm(seconds=every, exposed=_exposed(every, compute, overlap),
-                    label="all-gather of parameters (forward and backward) + reduce-scatter of gradients",
-                    accumulation=accumulation)
+        return Comm(
+            seconds=every,
+            exposed=_exposed(every, compute, overlap),
+            label="all-gather of parameters (forward and backward) + reduce-scatter of gradients",
+            accumulation=accumulation,
+        )
     if plan.layout == "hsdp":
         # Hybrid sharding: FSDP inside each node, each GPU all-reduces its gradient shard with its peers in the
         # other nodes once per optimizer step (PyTorch HYBRID_SHARD / DeepSpeed hpZ-style).
@@ -159,10 +183,12 @@ def comm_seconds(workload: Workload, plan: Plan, links: Links, total: int, nodes
         params = workload.total_params * workload.param_bytes
         every = 2 * gather_s(params, per_node, links.intra_busbw) + gather_s(grads, per_node, links.intra_busbw)
         once = allreduce_s(grads / per_node, nodes, links.nic_gbs or links.dp_busbw)
-        return Comm(seconds=every + once / accumulation,
-                    exposed=_exposed(every, compute, overlap) + _exposed(once, backward, overlap) / accumulation,
-                    label="parameter all-gathers inside each node + cross-node all-reduce of gradient shards",
-                    accumulation=accumulation)
+        return Comm(
+            seconds=every + once / accumulation,
+            exposed=_exposed(every, compute, overlap) + _exposed(once, backward, overlap) / accumulation,
+            label="parameter all-gathers inside each node + cross-node all-reduce of gradient shards",
+            accumulation=accumulation,
+        )
     activation = micro * workload.seq_len * workload.arch.hidden * 2.0
     per_layer = 4 + (2 if gradient_checkpointing else 0)
     tp_s = workload.arch.layers * per_layer * allreduce_s(activation, plan.tp, links.intra_busbw)
@@ -170,6 +196,9 @@ def comm_seconds(workload: Workload, plan: Plan, links: Links, total: int, nodes
     dp_busbw = links.nic_gbs if one_group_per_node and links.nic_gbs else links.dp_busbw
     dp_once = allreduce_s(grads / plan.tp, replicas, dp_busbw) if replicas > 1 else 0.0
     # The data-parallel gradient all-reduce would overlap the backward pass, but TP keeps the backward busy: no overlap.
-    return Comm(seconds=tp_s + dp_once / accumulation, exposed=tp_s + dp_once / accumulation,
-                label="tensor-parallel activation all-reduces" + (" + data-parallel gradient all-reduce" if dp_once
-                                                                  else ""), accumulation=accumulation)
+    return Comm(
+        seconds=tp_s + dp_once / accumulation,
+        exposed=tp_s + dp_once / accumulation,
+        label="tensor-parallel activation all-reduces" + (" + data-parallel gradient all-reduce" if dp_once else ""),
+        accumulation=accumulation,
+    )

@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from tools.jobtime.collectives import Layout, Links, Plan, comm_seconds
-from tools.memory import per_gpu_gib
 from tools.gpus import GpuSpec
-from tools.jobtime.micro_step import StepShape, StepCompute, step_compute
+from tools.jobtime.collectives import Layout, Links, Plan, comm_seconds
+from tools.jobtime.micro_step import StepCompute, StepShape, step_compute
 from tools.jobtime.workload import Workload
+from tools.memory import per_gpu_gib
 
 M = TypeVar("M", bound=BaseModel)
 COMM_BOUND_SHARE = 0.25
@@ -50,16 +50,25 @@ def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, 
     key = (total, plan.sharding, plan.tp, checkpointing, micro)
     if key not in workload.memory_cache:
         try:
-            workload.memory_cache[key] = per_gpu_gib(workload.request.model_copy(update={
-                "num_gpus": total, "sharding": plan.sharding, "tensor_parallel": plan.tp,
-                "gradient_checkpointing": checkpointing, "micro_batch_size": micro}))
+            workload.memory_cache[key] = per_gpu_gib(
+                workload.request.model_copy(
+                    update={
+                        "num_gpus": total,
+                        "sharding": plan.sharding,
+                        "tensor_parallel": plan.tp,
+                        "gradient_checkpointing": checkpointing,
+                        "micro_batch_size": micro,
+                    }
+                )
+            )
         except ValueError:
             workload.memory_cache[key] = None
     return workload.memory_cache[key]
 
 
-def compute(workload: Workload, gpu: GpuSpec | None, tp: int, checkpointing: bool,
-            micro: int | None = None) -> StepCompute | None:
+def compute(
+    workload: Workload, gpu: GpuSpec | None, tp: int, checkpointing: bool, micro: int | None = None
+) -> StepCompute | None:
     """Compute of one micro-step on each GPU (tools.jobtime.micro_step), None when the GPU's speed is unknown; cached per
     workload (the same GPU, degree, checkpointing and micro-batch recur across candidate shapes)."""
     if gpu is None:
@@ -76,27 +85,38 @@ def compute(workload: Workload, gpu: GpuSpec | None, tp: int, checkpointing: boo
 def _compute(workload: Workload, gpu: GpuSpec, tp: int, checkpointing: bool, micro: int | None) -> StepCompute | None:
     """compute(), uncached."""
     adapters = workload.method in ("lora", "qlora")
-    shape = StepShape(tokens=(micro or workload.micro_batch_size) * workload.seq_len, hidden=workload.arch.hidden,
-                      layers=workload.arch.layers, vocab=workload.arch.vocab, tensor_parallel=tp,
-                      method=workload.method, checkpointing=checkpointing, flops=workload.flops_for(checkpointing),
-                      adapter_width=workload.trainable_params / max(workload.request.lora_rank, 1) if adapters
-                      else 0.0, quantized_params=workload.total_params if workload.method == "qlora" else 0)
+    shape = StepShape(
+        tokens=(micro or workload.micro_batch_size) * workload.seq_len,
+        hidden=workload.arch.hidden,
+        layers=workload.arch.layers,
+        vocab=workload.arch.vocab,
+        tensor_parallel=tp,
+        method=workload.method,
+        checkpointing=checkpointing,
+        flops=workload.flops_for(checkpointing),
+        adapter_width=workload.trainable_params / max(workload.request.lora_rank, 1) if adapters else 0.0,
+        quantized_params=workload.total_params if workload.method == "qlora" else 0,
+    )
     return step_compute(shape, gpu, workload.precision)
 
 
 def tp_degrees(workload: Workload, per_node: int) -> list[int]:
     """Tensor-parallel degrees above 1 that fit in a node and divide the attention and KV heads."""
     heads, kv = workload.arch.heads, workload.arch.kv_heads or workload.arch.heads
-    return [tp for tp in range(2, per_node + 1)
-            if per_node % tp == 0 and heads % tp == 0 and (kv % tp == 0 or tp % kv == 0)]
+    return [
+        tp for tp in range(2, per_node + 1) if per_node % tp == 0 and heads % tp == 0 and (kv % tp == 0 or tp % kv == 0)
+    ]
 
 
 def data_parallel_plans(total: int, per_node: int, nodes: int) -> list[Plan]:
     """Layouts without tensor parallelism, in the order they are preferred."""
     if total == 1:
         return [Plan(layout="single_gpu", sharding="none", tp=1)]
-    plans = [Plan(layout="ddp", sharding="ddp", tp=1), Plan(layout="zero2", sharding="zero2", tp=1),
-             Plan(layout="fsdp", sharding="fsdp", tp=1)]
+    plans = [
+        Plan(layout="ddp", sharding="ddp", tp=1),
+        Plan(layout="zero2", sharding="zero2", tp=1),
+        Plan(layout="fsdp", sharding="fsdp", tp=1),
+    ]
     if nodes > 1 and per_node > 1:
         plans.append(Plan(layout="hsdp", sharding="fsdp", tp=1))
     return plans
@@ -106,8 +126,10 @@ def tensor_parallel_plans(workload: Workload, per_node: int, nodes: int, link_ki
     """Tensor parallel inside an NVLink node at every degree the heads allow (data parallel across the rest)."""
     if per_node <= 1 or link_kind != "nvlink":
         return []
-    return [Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 or tp < per_node else "none", tp=tp)
-            for tp in tp_degrees(workload, per_node)]
+    return [
+        Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 or tp < per_node else "none", tp=tp)
+        for tp in tp_degrees(workload, per_node)
+    ]
 
 
 def _micro_batches(workload: Workload) -> list[int]:
@@ -118,8 +140,18 @@ def _micro_batches(workload: Workload) -> list[int]:
     return sizes
 
 
-def plan_options(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, total: int, nodes: int,
-                 usable: float, overlap: bool, *, shrink: bool = True) -> list[LayoutOption]:
+def plan_options(
+    workload: Workload,
+    gpu: GpuSpec | None,
+    plan: Plan,
+    links: Links,
+    total: int,
+    nodes: int,
+    usable: float,
+    overlap: bool,
+    *,
+    shrink: bool = True,
+) -> list[LayoutOption]:
     """One layout with the workload's checkpointing and, when the user left it open, without, at the stated
     micro-batch; only when neither fits (and `shrink`), each at the largest smaller micro-batch that does."""
     variants = [workload.gradient_checkpointing]
@@ -139,31 +171,62 @@ def plan_options(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Lin
         for micro in _micro_batches(workload)[1:]:
             per_gpu = memory_gib(workload, group, plan, ckpt, micro)
             if per_gpu is not None and (per_gpu <= usable or micro == 1):
-                smaller.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, micro,
-                                       overlap))
+                smaller.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, micro, overlap))
                 break
     return options + smaller
 
 
-def _option(workload: Workload, gpu: GpuSpec | None, plan: Plan, links: Links, total: int, nodes: int,
-            per_gpu: float, usable: float, ckpt: bool, micro: int, overlap: bool) -> LayoutOption:
+def _option(
+    workload: Workload,
+    gpu: GpuSpec | None,
+    plan: Plan,
+    links: Links,
+    total: int,
+    nodes: int,
+    per_gpu: float,
+    usable: float,
+    ckpt: bool,
+    micro: int,
+    overlap: bool,
+) -> LayoutOption:
     """Times and memory of one layout at one checkpointing setting and micro-batch."""
     step = compute(workload, gpu, plan.tp, ckpt, micro)
     seconds = step.seconds if step else None
-    comm = comm_seconds(workload, plan, links, total, nodes, compute_s=seconds, gradient_checkpointing=ckpt,
-                        overlap=overlap, micro_batch=micro)
+    comm = comm_seconds(
+        workload,
+        plan,
+        links,
+        total,
+        nodes,
+        compute_s=seconds,
+        gradient_checkpointing=ckpt,
+        overlap=overlap,
+        micro_batch=micro,
+    )
     share = comm.seconds / (seconds + comm.seconds) if seconds is not None and seconds + comm.seconds > 0 else None
-    exposed = (comm.exposed / (seconds + comm.exposed) if seconds is not None and seconds + comm.exposed > 0
-               else None)
+    exposed = comm.exposed / (seconds + comm.exposed) if seconds is not None and seconds + comm.exposed > 0 else None
     utilisation = step.utilisation.value if step else None
     # built without validation (the search builds ~1,500 per turn): every value is already of its field's type
-    return trusted(LayoutOption, dict(
-        layout=plan.layout, sharding=plan.sharding, tensor_parallel=int(plan.tp), per_gpu_gib=float(per_gpu),
-        fits=bool(per_gpu <= usable), compute_s=_real(seconds), comm_s=float(comm.seconds),
-        exposed_comm_s=float(comm.exposed), comm_share=_real(share), exposed_comm_share=_real(exposed),
-        collective=str(comm.label), gradient_checkpointing=bool(ckpt),
-        gradient_accumulation_steps=int(comm.accumulation), micro_batch_size=int(micro),
-        utilisation=_real(utilisation)))
+    return trusted(
+        LayoutOption,
+        dict(
+            layout=plan.layout,
+            sharding=plan.sharding,
+            tensor_parallel=int(plan.tp),
+            per_gpu_gib=float(per_gpu),
+            fits=bool(per_gpu <= usable),
+            compute_s=_real(seconds),
+            comm_s=float(comm.seconds),
+            exposed_comm_s=float(comm.exposed),
+            comm_share=_real(share),
+            exposed_comm_share=_real(exposed),
+            collective=str(comm.label),
+            gradient_checkpointing=bool(ckpt),
+            gradient_accumulation_steps=int(comm.accumulation),
+            micro_batch_size=int(micro),
+            utilisation=_real(utilisation),
+        ),
+    )
 
 
 def trusted(cls: type[M], values: dict[str, Any]) -> M:
@@ -193,8 +256,16 @@ def time_per_token(option: LayoutOption, total: int, seq_len: int) -> float:
     return step_time(option) / (replicas * option.micro_batch_size * seq_len)
 
 
-def search(workload: Workload, gpu: GpuSpec | None, links: Links, total: int, per_node: int, nodes: int,
-           usable: float, overlap: bool) -> list[LayoutOption]:
+def search(
+    workload: Workload,
+    gpu: GpuSpec | None,
+    links: Links,
+    total: int,
+    per_node: int,
+    nodes: int,
+    usable: float,
+    overlap: bool,
+) -> list[LayoutOption]:
     """Every layout tried, data-parallel first; tensor-parallel ones only when sharding cannot fit or scale."""
     options: list[LayoutOption] = []
     for plan in data_parallel_plans(total, per_node, nodes):

@@ -44,10 +44,18 @@ class Calibration:
 
 CALIBRATION = Calibration(
     ceiling={"H100": 0.562, "H200": 0.562, "A100-80GB": 0.824, "A100-40GB": 0.824, "A800": 0.824},
-    hidden_half=448.6, tokens_half=601.8, attention_share=0.618, layer_bytes=12.61, vocab_bytes=38.28,
-    lora_bytes=1.0, dequant_passes=0.5,
-    source=("fitted on 39 tuned published runs (llm-foundry MPT, torchtune Llama; evals/throughput, "
-            "python -m evals.throughput.fit)"))
+    hidden_half=448.6,
+    tokens_half=601.8,
+    attention_share=0.618,
+    layer_bytes=12.61,
+    vocab_bytes=38.28,
+    lora_bytes=1.0,
+    dequant_passes=0.5,
+    source=(
+        "fitted on 39 tuned published runs (llm-foundry MPT, torchtune Llama; evals/throughput, "
+        "python -m evals.throughput.fit)"
+    ),
+)
 DEFAULT_CEILING_SHARE = 0.85
 """GPUs with no tuned row: the mean fitted ceiling × this (stated assumption: no published run to check it)."""
 
@@ -88,15 +96,20 @@ def ceiling_for(gpu: GpuSpec, calibration: Calibration | None = None) -> tuple[f
     hopper = cal.ceiling.get("H100")
     if gpu.name in MAMF_FRACTION and hopper:
         value = hopper * MAMF_FRACTION[gpu.name] / MAMF_FRACTION["H100"]
-        return value, (f"H100's fitted ceiling scaled by measured max-achievable matmul ({MAMF_FRACTION[gpu.name]:.1%}"
-                       " of peak vs H100 80.3 %, hardware.md §1)")
+        return value, (
+            f"H100's fitted ceiling scaled by measured max-achievable matmul ({MAMF_FRACTION[gpu.name]:.1%}"
+            " of peak vs H100 80.3 %, hardware.md §1)"
+        )
     mean = sum(cal.ceiling.values()) / len(cal.ceiling)
-    return mean * DEFAULT_CEILING_SHARE, (f"assumption: no published training run for {gpu.name}; "
-                                         f"{DEFAULT_CEILING_SHARE:.0%} of the fitted A100/H100 ceiling")
+    return mean * DEFAULT_CEILING_SHARE, (
+        f"assumption: no published training run for {gpu.name}; "
+        f"{DEFAULT_CEILING_SHARE:.0%} of the fitted A100/H100 ceiling"
+    )
 
 
-def step_compute(shape: StepShape, gpu: GpuSpec, precision: str,
-                 calibration: Calibration | None = None) -> StepCompute | None:
+def step_compute(
+    shape: StepShape, gpu: GpuSpec, precision: str, calibration: Calibration | None = None
+) -> StepCompute | None:
     """Compute seconds of one micro-step on `gpu`; None when the GPU's tensor speed for `precision` is unknown."""
     cal = calibration or CALIBRATION
     peak = peak_tflops(gpu, precision)
@@ -112,22 +125,38 @@ def step_compute(shape: StepShape, gpu: GpuSpec, precision: str,
     matmul_s = tokens * dense / (flops_per_s * matmul_eff)
     attention_s = tokens * attention / (flops_per_s * ceiling * cal.attention_share)
     recompute = 1.5 if shape.checkpointing else 1.0
-    per_token = (cal.layer_bytes * shape.layers * shape.hidden * 2.0 * recompute + cal.vocab_bytes * shape.vocab
-                 + cal.lora_bytes * shape.adapter_width * 2.0)
+    per_token = (
+        cal.layer_bytes * shape.layers * shape.hidden * 2.0 * recompute
+        + cal.vocab_bytes * shape.vocab
+        + cal.lora_bytes * shape.adapter_width * 2.0
+    )
     bandwidth = (gpu.memory_bandwidth_tbs or 1.0) * 1e12
     memory_s = tokens * per_token / bandwidth
     if shape.method == "qlora":
         passes = 3 if shape.checkpointing else 2
-        memory_s += (cal.dequant_passes * passes * shape.quantized_params / shape.tensor_parallel
-                     * QLORA_DEQUANT_BYTES_PER_PARAM / bandwidth)
+        memory_s += (
+            cal.dequant_passes
+            * passes
+            * shape.quantized_params
+            / shape.tensor_parallel
+            * QLORA_DEQUANT_BYTES_PER_PARAM
+            / bandwidth
+        )
     seconds = matmul_s + attention_s + memory_s
     achieved = tokens * shape.flops.total / seconds / flops_per_s
-    source = (f"{achieved:.0%} of dense peak: matmul ceiling {ceiling:.0%} ({ceiling_source}), narrower than "
-              f"hidden {cal.hidden_half:g} and fewer than {cal.tokens_half:g} tokens per step slow matmuls, "
-              f"attention at {cal.attention_share:.0%} of the ceiling, memory-bound work at "
-              f"{gpu.memory_bandwidth_tbs or 1.0:g} TB/s; {cal.source}")
-    return StepCompute(seconds=seconds, matmul_s=matmul_s, attention_s=attention_s, memory_s=memory_s,
-                       utilisation=Utilisation(value=round(achieved, 4), source=source))
+    source = (
+        f"{achieved:.0%} of dense peak: matmul ceiling {ceiling:.0%} ({ceiling_source}), narrower than "
+        f"hidden {cal.hidden_half:g} and fewer than {cal.tokens_half:g} tokens per step slow matmuls, "
+        f"attention at {cal.attention_share:.0%} of the ceiling, memory-bound work at "
+        f"{gpu.memory_bandwidth_tbs or 1.0:g} TB/s; {cal.source}"
+    )
+    return StepCompute(
+        seconds=seconds,
+        matmul_s=matmul_s,
+        attention_s=attention_s,
+        memory_s=memory_s,
+        utilisation=Utilisation(value=round(achieved, 4), source=source),
+    )
 
 
 def _dense_share(shape: StepShape) -> float:

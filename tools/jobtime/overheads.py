@@ -41,8 +41,12 @@ class Overheads(NamedTuple):
 
     def as_hours(self) -> dict[str, float]:
         """Each item in hours (for the ranked offer)."""
-        return {"instance_start": self.start_s / 3600, "downloads": self.download_s / 3600,
-                "dataset_staging": self.staging_s / 3600, "checkpoint_writes": self.checkpoint_s / 3600}
+        return {
+            "instance_start": self.start_s / 3600,
+            "downloads": self.download_s / 3600,
+            "dataset_staging": self.staging_s / 3600,
+            "checkpoint_writes": self.checkpoint_s / 3600,
+        }
 
 
 def checkpoint_bytes(total_params: int, trainable_params: int, adapters: bool) -> float:
@@ -52,8 +56,16 @@ def checkpoint_bytes(total_params: int, trainable_params: int, adapters: bool) -
     return weights + trainable_params * 12.0
 
 
-def job_overheads(*, train_hours: float, total_params: int, trainable_params: int, method: str,
-                  dataset_tokens_per_epoch: float, nodes: int, periodic_checkpoints: bool) -> Overheads:
+def job_overheads(
+    *,
+    train_hours: float,
+    total_params: int,
+    trainable_params: int,
+    method: str,
+    dataset_tokens_per_epoch: float,
+    nodes: int,
+    periodic_checkpoints: bool,
+) -> Overheads:
     """Overheads of one run: nodes start and download in parallel; each node writes its share of a checkpoint."""
     if train_hours < 0 or nodes < 1:
         raise ValueError("train_hours must be >= 0 and nodes >= 1")
@@ -68,9 +80,11 @@ def job_overheads(*, train_hours: float, total_params: int, trainable_params: in
 
 def overhead_assumptions() -> list[str]:
     """The defaults above as sentences for the result's assumptions."""
-    return [f"instance start {INSTANCE_START_S / 60:g} min; image {IMAGE_BYTES / 1e9:g} GB, model weights and the "
-            f"tokenised dataset ({DATASET_BYTES_PER_TOKEN:g} bytes/token, one epoch) downloaded at "
-            f"{DOWNLOAD_GBS:g} GB/s",
-            f"checkpoints every {CHECKPOINT_EVERY_HOURS:g} h on on-demand runs plus the final save, written at "
-            f"{CHECKPOINT_WRITE_GBS:g} GB/s per node",
-            "the provider's minimum billing applies to the whole run, setup included"]
+    return [
+        f"instance start {INSTANCE_START_S / 60:g} min; image {IMAGE_BYTES / 1e9:g} GB, model weights and the "
+        f"tokenised dataset ({DATASET_BYTES_PER_TOKEN:g} bytes/token, one epoch) downloaded at "
+        f"{DOWNLOAD_GBS:g} GB/s",
+        f"checkpoints every {CHECKPOINT_EVERY_HOURS:g} h on on-demand runs plus the final save, written at "
+        f"{CHECKPOINT_WRITE_GBS:g} GB/s per node",
+        "the provider's minimum billing applies to the whole run, setup included",
+    ]

@@ -15,8 +15,15 @@ from tools.gpus import GpuSpec
 from tools.models import ModelArch
 
 FLOPS_SOURCE = "PaLM (Chowdhery et al. 2022) appendix B: 6N + 12·L·H·T per token; llm-foundry benchmarking README"
-MAMF_FRACTION = {"B200": 0.776, "B300": 0.786, "GB200": 0.729, "MI300X": 0.514, "GH200": 0.838, "H100": 0.803,
-                 "H200": 0.803}
+MAMF_FRACTION = {
+    "B200": 0.776,
+    "B300": 0.786,
+    "GB200": 0.729,
+    "MI300X": 0.514,
+    "GH200": 0.838,
+    "H100": 0.803,
+    "H200": 0.803,
+}
 """Measured max-achievable matmul as a fraction of dense peak (hardware.md §1 notes, [ME-acc])."""
 QLORA_DEQUANT_BYTES_PER_PARAM = 2.5
 """Read 0.5 byte of NF4 and write 2 bytes of BF16 for every base weight, each time a matmul needs it."""
@@ -47,8 +54,9 @@ class TokenFlops:
     adapters: float
 
 
-def flops_per_token(arch: ModelArch, *, method: str, seq_len: int, gradient_checkpointing: bool,
-                    trainable_params: int) -> TokenFlops:
+def flops_per_token(
+    arch: ModelArch, *, method: str, seq_len: int, gradient_checkpointing: bool, trainable_params: int
+) -> TokenFlops:
     """Training FLOPs per token for the method (full, LoRA/QLoRA) with or without activation recompute."""
     n = matmul_params(arch)
     attention_forward = 4.0 * arch.layers * arch.q_dim * seq_len
@@ -57,8 +65,13 @@ def flops_per_token(arch: ModelArch, *, method: str, seq_len: int, gradient_chec
     attention = 3.0 * attention_forward
     adapter_flops = 6.0 * trainable_params if adapters else 0.0
     recompute = (2.0 * n + attention_forward) if gradient_checkpointing else 0.0
-    return TokenFlops(total=dense + attention + adapter_flops + recompute, dense=dense, attention=attention,
-                      recompute=recompute, adapters=adapter_flops)
+    return TokenFlops(
+        total=dense + attention + adapter_flops + recompute,
+        dense=dense,
+        attention=attention,
+        recompute=recompute,
+        adapters=adapter_flops,
+    )
 
 
 def backward_fraction(method: str, gradient_checkpointing: bool) -> float:

@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-
 from contract.jobspec import JobSpec
-from tools.providers import get_provider
-from tools.spot import Billing, billed_seconds
 from tools.jobtime.topology import TopologyResult
 from tools.jobtime.workload import Workload
+from tools.providers import get_provider
+from tools.spot import Billing, billed_seconds
 
 CHINCHILLA_TOKENS_PER_PARAM = 20
 """Compute-optimal pre-training data (Hoffmann et al. 2022, 'Training Compute-Optimal LLMs')."""
@@ -26,10 +25,12 @@ ASSUMED_BILLING = Billing(granularity_s=60.0, minimum_s=60.0)
 """Used when the provider's billing rule is unknown: per minute, 1 minute minimum (assumption)."""
 
 
-TIME_ASSUMPTIONS = ("FLOPs per token: 6N + 12·L·H·T full, 4N + 12·L·H·T with a frozen base, +2N + 4·L·H·T with "
-                    "recompute (PaLM appendix B); speed per micro-step calibrated on published runs "
-                    "(tools/jobtime/micro_step.py, evals/throughput)",
-                    "excludes setup time: instance start, downloads, evaluation and final save")
+TIME_ASSUMPTIONS = (
+    "FLOPs per token: 6N + 12·L·H·T full, 4N + 12·L·H·T with a frozen base, +2N + 4·L·H·T with "
+    "recompute (PaLM appendix B); speed per micro-step calibrated on published runs "
+    "(tools/jobtime/micro_step.py, evals/throughput)",
+    "excludes setup time: instance start, downloads, evaluation and final save",
+)
 """What every job time assumes, besides how its token count was reached."""
 
 
@@ -41,8 +42,9 @@ class Tokens:
     assumptions: tuple[str, ...]
 
 
-def job_tokens(spec: JobSpec, *, seq_len: int, total_params: int,
-               example_tokens: int = DEFAULT_EXAMPLE_TOKENS) -> Tokens:
+def job_tokens(
+    spec: JobSpec, *, seq_len: int, total_params: int, example_tokens: int = DEFAULT_EXAMPLE_TOKENS
+) -> Tokens:
     """Training tokens: dataset tokens × epochs, else examples × average length × epochs, else a stated default."""
     notes: list[str] = []
     epochs = spec.epochs
@@ -60,13 +62,17 @@ def job_tokens(spec: JobSpec, *, seq_len: int, total_params: int,
         return Tokens(total=spec.dataset_examples * length * epochs, assumptions=tuple(notes))
     if spec.method == "pretrain":
         tokens = CHINCHILLA_TOKENS_PER_PARAM * total_params * (epochs or 1.0)
-        notes.append(f"dataset size not given: {CHINCHILLA_TOKENS_PER_PARAM} tokens per parameter assumed "
-                     "(compute-optimal, Hoffmann et al. 2022)")
+        notes.append(
+            f"dataset size not given: {CHINCHILLA_TOKENS_PER_PARAM} tokens per parameter assumed "
+            "(compute-optimal, Hoffmann et al. 2022)"
+        )
         return Tokens(total=tokens, assumptions=tuple(notes))
     epochs = epochs or DEFAULT_FINETUNE_EPOCHS
     length = min(DEFAULT_EXAMPLE_TOKENS, seq_len)
-    notes.append(f"dataset size not given: an Alpaca-sized set assumed ({DEFAULT_EXAMPLES} examples × {length} "
-                 f"tokens × {epochs:g} epochs; Taori et al. 2023)")
+    notes.append(
+        f"dataset size not given: an Alpaca-sized set assumed ({DEFAULT_EXAMPLES} examples × {length} "
+        f"tokens × {epochs:g} epochs; Taori et al. 2023)"
+    )
     return Tokens(total=DEFAULT_EXAMPLES * length * epochs, assumptions=tuple(notes))
 
 
@@ -75,8 +81,7 @@ def billing_for(provider: str) -> tuple[Billing, str]:
     """The provider's billing rule (granularity, minimum) and where it comes from."""
     info = get_provider(provider)
     if info is None or info.billing_granularity_s is None:
-        return ASSUMED_BILLING, (f"billing rule of {provider} unknown: per minute with a 1-minute minimum "
-                                 "assumed")
+        return ASSUMED_BILLING, (f"billing rule of {provider} unknown: per minute with a 1-minute minimum assumed")
     billing = Billing(granularity_s=float(info.billing_granularity_s), minimum_s=float(info.billing_minimum_s or 0))
     source = info.source_of("billing_granularity_s") or "tools/providers/data"
     return billing, f"{provider} bills per {billing.granularity_s:g} s, minimum {billing.minimum_s:g} s ({source})"
@@ -110,8 +115,20 @@ def job_time(workload: Workload, topology: TopologyResult, tokens: Tokens) -> Jo
     step = topology.compute_s_per_step + exposed
     seconds = steps * step
     flops = workload.token_flops.total
-    return JobTime._make((tokens.total, flops, tokens.total * flops / 1e15, steps, step, topology.compute_s_per_step,
-                          exposed, tokens_per_step / step, seconds / 3600.0, (*tokens.assumptions, *TIME_ASSUMPTIONS)))
+    return JobTime._make(
+        (
+            tokens.total,
+            flops,
+            tokens.total * flops / 1e15,
+            steps,
+            step,
+            topology.compute_s_per_step,
+            exposed,
+            tokens_per_step / step,
+            seconds / 3600.0,
+            (*tokens.assumptions, *TIME_ASSUMPTIONS),
+        )
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

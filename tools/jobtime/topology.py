@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.gpus import GpuSpec, lookup_gpu
 from tools.jobtime.collectives import (  # noqa: F401  (re-exported: the link model's constants and cost functions)
     ASSUMED_NODE_GBPS,
     ASSUMED_PCIE_GBS,
@@ -28,22 +29,37 @@ from tools.jobtime.collectives import (  # noqa: F401  (re-exported: the link mo
     gather_s,
     links_for,
 )
-from tools.gpus import GpuSpec, lookup_gpu
-from tools.jobtime.layouts import (COMM_BOUND_SHARE, LayoutOption, compute, memory_gib, plan_options, search, step_time,
-                           trusted)
+from tools.jobtime.layouts import (
+    COMM_BOUND_SHARE,
+    LayoutOption,
+    compute,
+    memory_gib,
+    plan_options,
+    search,
+    step_time,
+    trusted,
+)
 from tools.jobtime.layouts import time_per_token as _time_per_token
-from tools.memory import FIT_MARGIN
 from tools.jobtime.workload import Workload, build_workload  # noqa: F401  (re-exported)
+from tools.memory import FIT_MARGIN
 
 Interconnect = Literal["nvlink", "pcie", "unknown"]
-VerdictCode = Literal["fits_single_gpu", "multi_gpu_ok", "multi_node_ok", "pcie_comm_bound", "comm_bound",
-                      "multi_node_slow_fabric", "needs_nvlink_node", "does_not_fit"]
+VerdictCode = Literal[
+    "fits_single_gpu",
+    "multi_gpu_ok",
+    "multi_node_ok",
+    "pcie_comm_bound",
+    "comm_bound",
+    "multi_node_slow_fabric",
+    "needs_nvlink_node",
+    "does_not_fit",
+]
 
 PREFERENCE_TOLERANCE = 0.03
 """Layouts within 3 % of the fastest count as a tie; the simpler one (earlier in the search order) is chosen."""
 DEFAULT_MEMORY_MARGIN = FIT_MARGIN
 """Fraction of each GPU's memory kept free on top of the estimate: the one fit threshold (tools.memory.peak)."""
-GIB = 1024 ** 3
+GIB = 1024**3
 
 
 class Candidate(BaseModel):
@@ -52,16 +68,19 @@ class Candidate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     gpu: str = Field(description="GPU name in any spelling, e.g. 'H100', 'A100-80GB'.")
-    form_factor: str | None = Field(default=None, max_length=16, description="SXM, PCIe or NVL; the GPU's usual "
-                                                                             "one when omitted.")
+    form_factor: str | None = Field(
+        default=None, max_length=16, description="SXM, PCIe or NVL; the GPU's usual one when omitted."
+    )
     gpu_count: int = Field(ge=1, le=100_000, description="GPUs in total.")
     gpus_per_node: int | None = Field(default=None, ge=1, le=1024, description="GPUs per node; all in one if omitted.")
-    interconnect: Interconnect = Field(default="unknown", description="GPU-to-GPU link inside a node: nvlink, "
-                                                                      "pcie or unknown (the GPU's usual link).")
+    interconnect: Interconnect = Field(
+        default="unknown", description="GPU-to-GPU link inside a node: nvlink, pcie or unknown (the GPU's usual link)."
+    )
     nvlink_gbs: float | None = Field(default=None, ge=0.001, description="Per-GPU unidirectional NVLink GB/s override.")
     inter_node_gbps: float | None = Field(default=None, ge=0.001, description="Inter-node bandwidth per node, Gbit/s.")
-    inter_node_fabric: str | None = Field(default=None, max_length=120,
-                                          description="Name of the inter-node fabric (e.g. 'EFA', 'InfiniBand').")
+    inter_node_fabric: str | None = Field(
+        default=None, max_length=120, description="Name of the inter-node fabric (e.g. 'EFA', 'InfiniBand')."
+    )
     vram_gib: float | None = Field(default=None, gt=0, description="Memory per GPU override (e.g. from the offer).")
 
 
@@ -71,7 +90,8 @@ class TopologyResult(BaseModel):
     verdict: VerdictCode
     runnable: bool
     params: dict[str, float | int | str | bool | None] = Field(
-        description="Numbers a sentence for the verdict needs (language-independent).")
+        description="Numbers a sentence for the verdict needs (language-independent)."
+    )
     summary: str = Field(description="English one-liner; the agent writes its own per language from code + params.")
     gpu: str
     gpu_count: int
@@ -95,14 +115,16 @@ class TopologyResult(BaseModel):
     exposed_comm_share: float | None
     gradient_checkpointing: bool | None = None
     gradient_accumulation_steps: int | None = None
-    micro_batch_size: int | None = Field(default=None, description="Sequences per GPU per micro-step in the chosen "
-                                         "layout (smaller than asked when only that fits; same global batch).")
+    micro_batch_size: int | None = Field(
+        default=None,
+        description="Sequences per GPU per micro-step in the chosen "
+        "layout (smaller than asked when only that fits; same global batch).",
+    )
     slowdown: float | None = Field(description="Step time / compute time (1.0 = communication fully hidden).")
     utilisation: float | None
     utilisation_source: str | None
     options: list[LayoutOption]
     assumptions: list[str]
-
 
 
 def _shape(candidate: Candidate) -> tuple[GpuSpec | None, float, int, int, int]:
@@ -118,8 +140,9 @@ def _shape(candidate: Candidate) -> tuple[GpuSpec | None, float, int, int, int]:
     return gpu, vram, total, per_node, total // per_node
 
 
-def evaluate_plan(workload: Workload, candidate: Candidate, plan: Plan, *, margin: float = DEFAULT_MEMORY_MARGIN,
-                  overlap: bool = True) -> list[LayoutOption]:
+def evaluate_plan(
+    workload: Workload, candidate: Candidate, plan: Plan, *, margin: float = DEFAULT_MEMORY_MARGIN, overlap: bool = True
+) -> list[LayoutOption]:
     """One named layout at the stated micro-batch, fitting or not (the throughput eval times published layouts)."""
     gpu, vram, total, per_node, nodes = _shape(candidate)
     links = links_for(candidate, gpu, per_node, nodes)
@@ -135,58 +158,96 @@ def _preferred(fitting: list[LayoutOption], total: int, seq_len: int) -> LayoutO
     return next(o for o in fitting if _time_per_token(o, total, seq_len) <= fastest * (1 + PREFERENCE_TOLERANCE))
 
 
-def check_topology(workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN,
-                   overlap: bool = True) -> TopologyResult:
+def check_topology(
+    workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN, overlap: bool = True
+) -> TopologyResult:
     """Verdict, layout and communication share for running `workload` on `candidate`."""
     gpu, vram, total, per_node, nodes = _shape(candidate)
     links = links_for(candidate, gpu, per_node, nodes)
     usable = vram * (1.0 - margin)
-    single = memory_gib(workload, 1, Plan(layout="single_gpu", sharding="none", tp=1),
-                        workload.gradient_checkpointing, workload.micro_batch_size) or 0.0
+    single = (
+        memory_gib(
+            workload,
+            1,
+            Plan(layout="single_gpu", sharding="none", tp=1),
+            workload.gradient_checkpointing,
+            workload.micro_batch_size,
+        )
+        or 0.0
+    )
     options = search(workload, gpu, links, total, per_node, nodes, usable, overlap)
     best = _preferred([o for o in options if o.fits], total, workload.seq_len)
-    util = compute(workload, gpu, best.tensor_parallel if best else 1,
-                   best.gradient_checkpointing if best else workload.gradient_checkpointing,
-                   best.micro_batch_size if best else None)
-    assumptions = [*workload.assumptions, *links.notes,
-                   f"memory margin {margin:.0%} of {vram:g} GiB kept free",
-                   "gradient accumulation up to the global batch (1M tokens pre-training, 128 sequences "
-                   "fine-tuning): gradient all-reduces amortised over its micro-steps, FSDP gathers every micro-step",
-                   "communication overlaps the backward pass (DDP/ZeRO-2) or the whole step (FSDP prefetch); "
-                   "tensor-parallel all-reduces do not overlap" if overlap else "no communication overlap"]
+    util = compute(
+        workload,
+        gpu,
+        best.tensor_parallel if best else 1,
+        best.gradient_checkpointing if best else workload.gradient_checkpointing,
+        best.micro_batch_size if best else None,
+    )
+    assumptions = [
+        *workload.assumptions,
+        *links.notes,
+        f"memory margin {margin:.0%} of {vram:g} GiB kept free",
+        "gradient accumulation up to the global batch (1M tokens pre-training, 128 sequences "
+        "fine-tuning): gradient all-reduces amortised over its micro-steps, FSDP gathers every micro-step",
+        "communication overlaps the backward pass (DDP/ZeRO-2) or the whole step (FSDP prefetch); "
+        "tensor-parallel all-reduces do not overlap"
+        if overlap
+        else "no communication overlap",
+    ]
     if best is not None and workload.checkpointing_optional and not best.gradient_checkpointing:
-        assumptions.append("gradient checkpointing left off: the memory allows it, and recompute costs ~1/3 "
-                           "more compute")
+        assumptions.append(
+            "gradient checkpointing left off: the memory allows it, and recompute costs ~1/3 more compute"
+        )
     if best is not None and best.micro_batch_size < workload.micro_batch_size:
-        assumptions.append(f"micro-batch {best.micro_batch_size} instead of {workload.micro_batch_size}: the stated "
-                           "one does not fit this layout; gradient accumulation keeps the same global batch")
+        assumptions.append(
+            f"micro-batch {best.micro_batch_size} instead of {workload.micro_batch_size}: the stated "
+            "one does not fit this layout; gradient accumulation keeps the same global batch"
+        )
     if util is not None:
         assumptions.append(f"compute at {util.utilisation.value:.0%} of dense peak ({util.utilisation.source})")
     elif gpu is not None:
         assumptions.append(f"no dense tensor TFLOPS for {gpu.name} in {workload.precision}: times unknown")
 
-    verdict, params = _verdict(best, options, total, nodes, links, vram, usable, single, per_node, workload,
-                               candidate)
+    verdict, params = _verdict(best, options, total, nodes, links, vram, usable, single, per_node, workload, candidate)
     # built without validation (one per candidate shape of a new job): each value is cast to its field's type
-    return trusted(TopologyResult, dict(
-        verdict=verdict, runnable=best is not None, params=params, summary=_summary(verdict, params),
-        gpu=gpu.name if gpu else candidate.gpu, gpu_count=int(total), gpus_per_node=int(per_node), nodes=int(nodes),
-        link=str(links.kind), link_busbw_gbs=float(round(links.intra_busbw, 3)),
-        inter_node_busbw_gbs=float(round(links.nic_gbs, 3)) if links.nic_gbs else None, vram_gib=float(vram),
-        usable_vram_gib=float(round(usable, 3)), memory_margin=float(margin), fits_on_one_gpu=bool(single <= usable),
-        layout=best.layout if best else None, sharding=best.sharding if best else None,
-        tensor_parallel=best.tensor_parallel if best else None, per_gpu_gib=best.per_gpu_gib if best else None,
-        compute_s_per_step=best.compute_s if best else None, comm_s_per_step=best.comm_s if best else None,
-        exposed_comm_s_per_step=best.exposed_comm_s if best else None,
-        comm_share=best.comm_share if best else None,
-        exposed_comm_share=best.exposed_comm_share if best else None,
-        gradient_checkpointing=best.gradient_checkpointing if best else None,
-        gradient_accumulation_steps=best.gradient_accumulation_steps if best else None,
-        micro_batch_size=best.micro_batch_size if best else None,
-        slowdown=float(step_time(best) / best.compute_s) if best and best.compute_s else None,
-        utilisation=_real(util.utilisation.value) if util else None,
-        utilisation_source=util.utilisation.source if util else None,
-        options=options, assumptions=[str(item) for item in assumptions]))
+    return trusted(
+        TopologyResult,
+        dict(
+            verdict=verdict,
+            runnable=best is not None,
+            params=params,
+            summary=_summary(verdict, params),
+            gpu=gpu.name if gpu else candidate.gpu,
+            gpu_count=int(total),
+            gpus_per_node=int(per_node),
+            nodes=int(nodes),
+            link=str(links.kind),
+            link_busbw_gbs=float(round(links.intra_busbw, 3)),
+            inter_node_busbw_gbs=float(round(links.nic_gbs, 3)) if links.nic_gbs else None,
+            vram_gib=float(vram),
+            usable_vram_gib=float(round(usable, 3)),
+            memory_margin=float(margin),
+            fits_on_one_gpu=bool(single <= usable),
+            layout=best.layout if best else None,
+            sharding=best.sharding if best else None,
+            tensor_parallel=best.tensor_parallel if best else None,
+            per_gpu_gib=best.per_gpu_gib if best else None,
+            compute_s_per_step=best.compute_s if best else None,
+            comm_s_per_step=best.comm_s if best else None,
+            exposed_comm_s_per_step=best.exposed_comm_s if best else None,
+            comm_share=best.comm_share if best else None,
+            exposed_comm_share=best.exposed_comm_share if best else None,
+            gradient_checkpointing=best.gradient_checkpointing if best else None,
+            gradient_accumulation_steps=best.gradient_accumulation_steps if best else None,
+            micro_batch_size=best.micro_batch_size if best else None,
+            slowdown=float(step_time(best) / best.compute_s) if best and best.compute_s else None,
+            utilisation=_real(util.utilisation.value) if util else None,
+            utilisation_source=util.utilisation.source if util else None,
+            options=options,
+            assumptions=[str(item) for item in assumptions],
+        ),
+    )
 
 
 def _real(value: float | None) -> float | None:
@@ -194,12 +255,26 @@ def _real(value: float | None) -> float | None:
     return None if value is None else float(value)
 
 
-def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int, nodes: int, links: Links,
-             vram: float, usable: float, single: float, per_node: int, workload: Workload,
-             candidate: Candidate) -> tuple[VerdictCode, dict[str, float | int | str | bool | None]]:
+def _verdict(
+    best: LayoutOption | None,
+    options: list[LayoutOption],
+    total: int,
+    nodes: int,
+    links: Links,
+    vram: float,
+    usable: float,
+    single: float,
+    per_node: int,
+    workload: Workload,
+    candidate: Candidate,
+) -> tuple[VerdictCode, dict[str, float | int | str | bool | None]]:
     """Pick the verdict code and the parameters a sentence about it needs."""
     params: dict[str, float | int | str | bool | None] = {
-        "gpu_count": total, "nodes": nodes, "link": links.kind, "vram_gib": vram}
+        "gpu_count": total,
+        "nodes": nodes,
+        "link": links.kind,
+        "vram_gib": vram,
+    }
     if best is None:
         smallest = min((o.per_gpu_gib for o in options), default=single)
         params |= {"needed_gib": round(smallest, 2), "usable_gib": round(usable, 2)}
@@ -211,9 +286,12 @@ def _verdict(best: LayoutOption | None, options: list[LayoutOption], total: int,
                 return "needs_nvlink_node", params
         return "does_not_fit", params
     share = best.exposed_comm_share
-    params |= {"layout": best.layout, "per_gpu_gib": round(best.per_gpu_gib, 2),
-               "comm_share": round(best.comm_share, 4) if best.comm_share is not None else None,
-               "exposed_comm_share": round(share, 4) if share is not None else None}
+    params |= {
+        "layout": best.layout,
+        "per_gpu_gib": round(best.per_gpu_gib, 2),
+        "comm_share": round(best.comm_share, 4) if best.comm_share is not None else None,
+        "exposed_comm_share": round(share, 4) if share is not None else None,
+    }
     if total == 1:
         return "fits_single_gpu", params
     bound = share is not None and share >= COMM_BOUND_SHARE
@@ -246,4 +324,3 @@ def _summary(verdict: VerdictCode, params: dict[str, float | int | str | bool | 
     if verdict == "multi_node_ok":
         return f"multi-node {params['layout']}: communication {pct} of each step"
     return f"{params['gpu_count']} GPUs, {params['layout']}: communication {pct} of each step"
-

@@ -9,9 +9,9 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 
 from contract.jobspec import JobSpec
+from tools.jobtime.throughput import TokenFlops, flops_per_token
 from tools.memory import EstimateRequest, estimate, request_for_spec, resolve_arch
 from tools.models import ModelArch
-from tools.jobtime.throughput import TokenFlops, flops_per_token
 
 PRETRAIN_GLOBAL_BATCH_TOKENS = 1_048_576
 """Tokens per optimizer step when pre-training: ~1M (GPT-3 used 0.5-3.2M by size, Llama 2 4M; Brown et al. 2020
@@ -40,8 +40,7 @@ class Workload:
     token_flops_no_recompute: TokenFlops | None = None
     memory_cache: dict[tuple[int, str, int, bool, int], float | None] = field(default_factory=dict, compare=False)
     """Per-GPU GiB by (GPUs, sharding, tensor parallel, checkpointing, micro-batch): memory does not depend on which GPU, so offers share it."""
-    compute_cache: dict[tuple[int, int, bool, int], tuple[object, object]] = field(default_factory=dict,
-                                                                                   compare=False)
+    compute_cache: dict[tuple[int, int, bool, int], tuple[object, object]] = field(default_factory=dict, compare=False)
     """Step compute by (id of the GPU spec, tensor parallel, checkpointing, micro-batch), with the spec it was for:
     every candidate shape with the same GPU asks the same question (tools.jobtime.layouts.compute)."""
 
@@ -104,21 +103,44 @@ def _resolve(spec: JobSpec, request: EstimateRequest, filled: list[str]) -> Work
     return workload_for_request(request, filled, checkpointing_optional=optional)
 
 
-def workload_for_request(request: EstimateRequest, filled: list[str] | tuple[str, ...] = (), *,
-                         checkpointing_optional: bool = False) -> Workload:
+def workload_for_request(
+    request: EstimateRequest, filled: list[str] | tuple[str, ...] = (), *, checkpointing_optional: bool = False
+) -> Workload:
     """A workload straight from an estimator request (the `estimate` command and the throughput eval use this;
     `checkpointing_optional`: a layout may drop gradient checkpointing where memory allows)."""
     base = estimate(request)
     arch = resolve_arch(request)
-    flops = flops_per_token(arch, method=request.method, seq_len=request.seq_len,
-                            gradient_checkpointing=request.gradient_checkpointing,
-                            trainable_params=base.trainable_params)
+    flops = flops_per_token(
+        arch,
+        method=request.method,
+        seq_len=request.seq_len,
+        gradient_checkpointing=request.gradient_checkpointing,
+        trainable_params=base.trainable_params,
+    )
     optional = checkpointing_optional and request.gradient_checkpointing
-    plain = flops_per_token(arch, method=request.method, seq_len=request.seq_len, gradient_checkpointing=False,
-                            trainable_params=base.trainable_params) if optional else None
-    return Workload(request=request, arch=arch, method=request.method, precision=base.precision,
-                    micro_batch_size=request.micro_batch_size, seq_len=request.seq_len,
-                    gradient_checkpointing=request.gradient_checkpointing, total_params=base.total_params,
-                    trainable_params=base.trainable_params, token_flops=flops, assumptions=tuple(filled),
-                    checkpointing_optional=optional, token_flops_no_recompute=plain)
-
+    plain = (
+        flops_per_token(
+            arch,
+            method=request.method,
+            seq_len=request.seq_len,
+            gradient_checkpointing=False,
+            trainable_params=base.trainable_params,
+        )
+        if optional
+        else None
+    )
+    return Workload(
+        request=request,
+        arch=arch,
+        method=request.method,
+        precision=base.precision,
+        micro_batch_size=request.micro_batch_size,
+        seq_len=request.seq_len,
+        gradient_checkpointing=request.gradient_checkpointing,
+        total_params=base.total_params,
+        trainable_params=base.trainable_params,
+        token_flops=flops,
+        assumptions=tuple(filled),
+        checkpointing_optional=optional,
+        token_flops_no_recompute=plain,
+    )

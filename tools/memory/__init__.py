@@ -10,10 +10,16 @@ from typing import TYPE_CHECKING
 from tools.faces import lazy_face
 
 if TYPE_CHECKING:
-    from tools.memory.estimator import per_gpu_gib as per_gpu_gib
     from tools.memory.cache import cached_estimate as cached_estimate
     from tools.memory.defaults import DEFAULTS as DEFAULTS
-    from tools.memory.estimator import Estimate as Estimate, estimate as estimate, estimate_for_spec as estimate_for_spec, request_for_plan as request_for_plan, request_for_spec as request_for_spec, request_with_defaults as request_with_defaults, resolve_arch as resolve_arch
+    from tools.memory.estimator import Estimate as Estimate
+    from tools.memory.estimator import estimate as estimate
+    from tools.memory.estimator import estimate_for_spec as estimate_for_spec
+    from tools.memory.estimator import per_gpu_gib as per_gpu_gib
+    from tools.memory.estimator import request_for_plan as request_for_plan
+    from tools.memory.estimator import request_for_spec as request_for_spec
+    from tools.memory.estimator import request_with_defaults as request_with_defaults
+    from tools.memory.estimator import resolve_arch as resolve_arch
     from tools.memory.peak import FIT_MARGIN as FIT_MARGIN
     from tools.memory.request import EstimateRequest as EstimateRequest
 

@@ -45,37 +45,87 @@ def _candidate_fixes(setup: Setup) -> list[_Candidate]:
     """Changes that lower memory, cheapest first (free, then compute, then quality, then hardware)."""
     fixes: list[_Candidate] = []
     if setup.batch > 1:
-        fixes.append(_Candidate(code="micro_batch_1", description="micro-batch 1 with gradient accumulation "
-                                "(same effective batch)", changes={"micro_batch_size": 1}, setup_changes={"batch": 1}))
+        fixes.append(
+            _Candidate(
+                code="micro_batch_1",
+                description="micro-batch 1 with gradient accumulation (same effective batch)",
+                changes={"micro_batch_size": 1},
+                setup_changes={"batch": 1},
+            )
+        )
     if not setup.flash:
-        fixes.append(_Candidate(code="flash_attention", description="use FlashAttention / SDPA",
-                                changes={"flash_attention": True}, setup_changes={"flash": True}))
+        fixes.append(
+            _Candidate(
+                code="flash_attention",
+                description="use FlashAttention / SDPA",
+                changes={"flash_attention": True},
+                setup_changes={"flash": True},
+            )
+        )
     if not setup.checkpointing:
-        fixes.append(_Candidate(code="gradient_checkpointing", description="turn on gradient checkpointing "
-                                "(about 30 % more compute)", changes={"gradient_checkpointing": True},
-                                setup_changes={"checkpointing": True}))
+        fixes.append(
+            _Candidate(
+                code="gradient_checkpointing",
+                description="turn on gradient checkpointing (about 30 % more compute)",
+                changes={"gradient_checkpointing": True},
+                setup_changes={"checkpointing": True},
+            )
+        )
     if setup.optimizer == "adamw":
-        fixes.append(_Candidate(code="adamw_8bit", description="8-bit AdamW (bitsandbytes)",
-                                changes={"optimizer": "adamw_8bit"}, setup_changes={"optimizer": "adamw_8bit"}))
+        fixes.append(
+            _Candidate(
+                code="adamw_8bit",
+                description="8-bit AdamW (bitsandbytes)",
+                changes={"optimizer": "adamw_8bit"},
+                setup_changes={"optimizer": "adamw_8bit"},
+            )
+        )
     if setup.method == "full_finetune":
-        fixes.append(_Candidate(code="lora", description="LoRA (rank 16, all linear layers) instead of full "
-                                "fine-tuning", changes={"method": "lora", "precision": "bf16"},
-                                setup_changes={"method": "lora", "precision": "bf16", "rank": 16,
-                                               "lora_modules": _all_linear(setup.arch)}))
+        fixes.append(
+            _Candidate(
+                code="lora",
+                description="LoRA (rank 16, all linear layers) instead of full fine-tuning",
+                changes={"method": "lora", "precision": "bf16"},
+                setup_changes={
+                    "method": "lora",
+                    "precision": "bf16",
+                    "rank": 16,
+                    "lora_modules": _all_linear(setup.arch),
+                },
+            )
+        )
     if setup.method in ("full_finetune", "lora"):
-        fixes.append(_Candidate(code="qlora", description="QLoRA (4-bit base) instead",
-                                changes={"method": "qlora", "precision": "bf16"},
-                                setup_changes={"method": "qlora", "precision": "bf16",
-                                               "rank": setup.rank if setup.adapters else 16,
-                                               "lora_modules": setup.lora_modules or _all_linear(setup.arch)}))
+        fixes.append(
+            _Candidate(
+                code="qlora",
+                description="QLoRA (4-bit base) instead",
+                changes={"method": "qlora", "precision": "bf16"},
+                setup_changes={
+                    "method": "qlora",
+                    "precision": "bf16",
+                    "rank": setup.rank if setup.adapters else 16,
+                    "lora_modules": setup.lora_modules or _all_linear(setup.arch),
+                },
+            )
+        )
     if setup.gpus > 1 and setup.sharding in ("none", "ddp", "zero1", "zero2"):
-        fixes.append(_Candidate(code="zero3", description=f"shard weights, gradients and optimizer state over the "
-                                f"{setup.gpus} GPUs (ZeRO-3/FSDP)", changes={"sharding": "zero3"},
-                                setup_changes={"sharding": "zero3"}))
+        fixes.append(
+            _Candidate(
+                code="zero3",
+                description=f"shard weights, gradients and optimizer state over the {setup.gpus} GPUs (ZeRO-3/FSDP)",
+                changes={"sharding": "zero3"},
+                setup_changes={"sharding": "zero3"},
+            )
+        )
     if setup.gpus == 1 and not setup.adapters and setup.offload == "none":
-        fixes.append(_Candidate(code="offload", description="ZeRO-Offload: optimizer state in CPU RAM (slower steps)",
-                                changes={"sharding": "zero2", "offload": "optimizer"},
-                                setup_changes={"sharding": "zero2", "offload": "optimizer"}))
+        fixes.append(
+            _Candidate(
+                code="offload",
+                description="ZeRO-Offload: optimizer state in CPU RAM (slower steps)",
+                changes={"sharding": "zero2", "offload": "optimizer"},
+                setup_changes={"sharding": "zero2", "offload": "optimizer"},
+            )
+        )
     return fixes
 
 
@@ -96,8 +146,12 @@ def _more_gpus_fix(setup: Setup, vram_bytes: float, cheap: _Candidate | None) ->
             if per_gpu_bytes(with_changes(setup, **changes)) <= vram_bytes:
                 request_changes = (cheap.changes if extra and cheap else {}) | {"num_gpus": count, "sharding": sharding}
                 also = f" plus {cheap.description.removeprefix('all of: ')}" if extra and cheap else ""
-                return _Candidate(code="more_gpus", description=f"{count} GPUs with ZeRO-3/FSDP sharding{also}",
-                                  changes=request_changes, setup_changes=changes)
+                return _Candidate(
+                    code="more_gpus",
+                    description=f"{count} GPUs with ZeRO-3/FSDP sharding{also}",
+                    changes=request_changes,
+                    setup_changes=changes,
+                )
             count *= 2
     return None
 
@@ -106,10 +160,16 @@ def ranked_fixes(setup: Setup, vram_bytes: float) -> list[Fix]:
     """Fixes that lower memory: those that fit first (cheapest first), then the rest by memory reached."""
     candidates = _candidate_fixes(setup)
     cheap = [c for c in candidates if c.code in CHEAP_FIX_CODES]
-    combined = _Candidate(
-        code="combined", description="all of: " + ", ".join(c.description for c in cheap),
-        changes={k: v for c in cheap for k, v in c.changes.items()},
-        setup_changes={k: v for c in cheap for k, v in c.setup_changes.items()}) if cheap else None
+    combined = (
+        _Candidate(
+            code="combined",
+            description="all of: " + ", ".join(c.description for c in cheap),
+            changes={k: v for c in cheap for k, v in c.changes.items()},
+            setup_changes={k: v for c in cheap for k, v in c.setup_changes.items()},
+        )
+        if cheap
+        else None
+    )
     if combined is not None and len(cheap) > 1:
         candidates.append(combined)
     more = _more_gpus_fix(setup, vram_bytes, combined)
@@ -120,8 +180,17 @@ def ranked_fixes(setup: Setup, vram_bytes: float) -> list[Fix]:
     for rank, candidate in enumerate(candidates):
         reached = per_gpu_bytes(with_changes(setup, **candidate.setup_changes))
         if reached < current:
-            fixes.append((rank, Fix(code=candidate.code, description=candidate.description,
-                                    changes=candidate.changes, per_gpu_gib=gib(reached),
-                                    fits=reached <= vram_bytes)))
+            fixes.append(
+                (
+                    rank,
+                    Fix(
+                        code=candidate.code,
+                        description=candidate.description,
+                        changes=candidate.changes,
+                        per_gpu_gib=gib(reached),
+                        fits=reached <= vram_bytes,
+                    ),
+                )
+            )
     fixes.sort(key=lambda item: (not item[1].fits, item[0] if item[1].fits else item[1].per_gpu_gib))
     return [fix for _, fix in fixes]

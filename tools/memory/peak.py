@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tools.memory.request import GIB
 from tools.memory.setup import Setup, lora_params
-from tools.memory.terms import activations, logit_bytes
 from tools.memory.sharding import model_states
+from tools.memory.terms import activations, logit_bytes
 
 NCCL_GIB = 0.45
 """NCCL communicator buffers per GPU when more than one GPU takes part."""
@@ -92,8 +92,9 @@ def per_gpu_bytes(setup: Setup) -> float:
     upcast kept at LoRA's figure where the upcast would need more: never above LoRA, and (unlike switching to the
     bf16 recipe there) never less for a longer sequence or a bigger batch, and on the safe side of the bf16 recipe."""
     if setup.method == "qlora" and setup.qlora_upcast is None:
-        return min(per_gpu_bytes(with_changes(setup, qlora_upcast=True)),
-                   per_gpu_bytes(with_changes(setup, method="lora")))
+        return min(
+            per_gpu_bytes(with_changes(setup, qlora_upcast=True)), per_gpu_bytes(with_changes(setup, method="lora"))
+        )
     terms, _, _, _ = peak_terms(setup)
     allocated = sum(terms.values())
     return allocated + overhead_bytes(allocated, setup)

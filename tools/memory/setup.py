@@ -21,11 +21,29 @@ LORA_TARGET_GROUPS = {
     "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
     "mlp": ("gate_proj", "up_proj", "down_proj"),
 }
-LORA_TARGET_ALIASES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj",
-                       "up": "up_proj", "down": "down_proj", "c_attn": "q_proj,k_proj,v_proj", "c_proj": "o_proj",
-                       "c_fc": "up_proj", "fc1": "up_proj", "fc2": "down_proj", "query": "q_proj", "key": "k_proj",
-                       "value": "v_proj", "dense": "o_proj", "w1": "gate_proj", "w3": "up_proj", "w2": "down_proj",
-                       "all": "all-linear", "all_linear": "all-linear"}
+LORA_TARGET_ALIASES = {
+    "q": "q_proj",
+    "k": "k_proj",
+    "v": "v_proj",
+    "o": "o_proj",
+    "gate": "gate_proj",
+    "up": "up_proj",
+    "down": "down_proj",
+    "c_attn": "q_proj,k_proj,v_proj",
+    "c_proj": "o_proj",
+    "c_fc": "up_proj",
+    "fc1": "up_proj",
+    "fc2": "down_proj",
+    "query": "q_proj",
+    "key": "k_proj",
+    "value": "v_proj",
+    "dense": "o_proj",
+    "w1": "gate_proj",
+    "w3": "up_proj",
+    "w2": "down_proj",
+    "all": "all-linear",
+    "all_linear": "all-linear",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,8 +112,10 @@ def lora_modules(targets: str, arch: ModelArch) -> tuple[str, ...]:
     shapes = arch.linear_shapes
     unknown = [n for n in names if n not in LORA_TARGET_GROUPS["all-linear"]]
     if unknown:
-        raise ValueError(f"unknown LoRA target module(s) {', '.join(unknown)}; use all-linear or q_proj, k_proj, "
-                         "v_proj, o_proj, gate_proj, up_proj, down_proj")
+        raise ValueError(
+            f"unknown LoRA target module(s) {', '.join(unknown)}; use all-linear or q_proj, k_proj, "
+            "v_proj, o_proj, gate_proj, up_proj, down_proj"
+        )
     present = tuple(dict.fromkeys(n for n in names if n in shapes))
     if not present:
         raise ValueError(f"none of the LoRA targets '{targets}' exist in {arch.name}")
@@ -124,20 +144,37 @@ def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
     """Validate the request against the architecture and fill defaults."""
     tp, pp = request.tensor_parallel, request.pipeline_parallel
     if not arch.approximate and (arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads)):
-        raise ValueError(f"tensor parallel degree {tp} does not divide {arch.heads} attention heads / "
-                         f"{arch.kv_heads} key-value heads of {arch.name}")
+        raise ValueError(
+            f"tensor parallel degree {tp} does not divide {arch.heads} attention heads / "
+            f"{arch.kv_heads} key-value heads of {arch.name}"
+        )
     if pp > 1 and pp > arch.layers:  # pp 1 is no pipeline: fine for any model, even a tiny generic one
-        raise ValueError(f"pipeline parallel degree {pp} exceeds the {max(1, int(arch.layers))} layer(s) of "
-                         f"{arch.name}")
+        raise ValueError(
+            f"pipeline parallel degree {pp} exceeds the {max(1, int(arch.layers))} layer(s) of {arch.name}"
+        )
     adapters = request.method in ("lora", "qlora")
     precision = request.precision or ("bf16" if adapters else "amp_bf16")
-    return Setup(arch=arch, method=request.method, precision=precision, optimizer=request.optimizer,
-                 batch=request.micro_batch_size, seq=request.seq_len, checkpointing=request.gradient_checkpointing,
-                  flash=request.flash_attention,
-                  lora_modules=lora_modules(request.lora_targets, arch) if adapters else (),
-                  rank=request.lora_rank, gpus=request.num_gpus, sharding=request.sharding, tp=tp, pp=pp,
-                  offload=request.offload, loss=request.loss, context_bytes=request.cuda_context_gib * GIB,
-                 optimizer_impl=request.optimizer_impl, qlora_upcast=request.qlora_upcast)
+    return Setup(
+        arch=arch,
+        method=request.method,
+        precision=precision,
+        optimizer=request.optimizer,
+        batch=request.micro_batch_size,
+        seq=request.seq_len,
+        checkpointing=request.gradient_checkpointing,
+        flash=request.flash_attention,
+        lora_modules=lora_modules(request.lora_targets, arch) if adapters else (),
+        rank=request.lora_rank,
+        gpus=request.num_gpus,
+        sharding=request.sharding,
+        tp=tp,
+        pp=pp,
+        offload=request.offload,
+        loss=request.loss,
+        context_bytes=request.cuda_context_gib * GIB,
+        optimizer_impl=request.optimizer_impl,
+        qlora_upcast=request.qlora_upcast,
+    )
 
 
 def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
@@ -150,8 +187,6 @@ def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
         copies = arch.mlp_copies if name in ("gate_proj", "up_proj", "down_proj") else 1
         per_layer += copies * rank * (d_in + d_out)
     return round(per_layer * arch.layers)
-
-
 
 
 def stage_layers(arch: ModelArch, pp: int) -> float:

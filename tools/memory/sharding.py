@@ -13,12 +13,18 @@ from tools.models import ModelArch
 def shard_params(arch: ModelArch, tp: int, pp: int) -> float:
     """Parameters held by the most loaded tensor/pipeline shard (first stage: embeddings + its layers)."""
     layers_per_stage = stage_layers(arch, pp)
-    first = arch.embedding_params + layers_per_stage * arch.layer_params + (
-        arch.head_params + arch.final_params if pp == 1 else 0)
-    last = layers_per_stage * arch.layer_params + arch.head_params + arch.final_params + (
-        arch.vocab * arch.hidden if pp > 1 and arch.tied_embeddings else 0)
+    first = (
+        arch.embedding_params
+        + layers_per_stage * arch.layer_params
+        + (arch.head_params + arch.final_params if pp == 1 else 0)
+    )
+    last = (
+        layers_per_stage * arch.layer_params
+        + arch.head_params
+        + arch.final_params
+        + (arch.vocab * arch.hidden if pp > 1 and arch.tied_embeddings else 0)
+    )
     return max(first, last) / tp
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,8 +86,12 @@ def model_states(setup: Setup, trainable: int) -> States:
         if setup.sharding == "zero2":
             gradients /= dp
     elif setup.sharding in ("zero3", "fsdp"):
-        weights, gradients, optimizer, step_temporary = (weights / dp, gradients / dp, optimizer / dp,
-                                                         step_temporary / dp)
+        weights, gradients, optimizer, step_temporary = (
+            weights / dp,
+            gradients / dp,
+            optimizer / dp,
+            step_temporary / dp,
+        )
         if setup.sharding == "zero3":
             gathered = 4 * largest_unit if setup.method != "qlora" else _qlora_zero3_gathered(arch, mp)
         else:
@@ -103,8 +113,15 @@ def model_states(setup: Setup, trainable: int) -> States:
         gathered = gradients  # DDP bucket copies of the gradients (gradient_as_bucket_view=False)
     if setup.method == "qlora" and setup.sharding != "zero3":
         gathered += dequantised_bytes(arch, setup.tp)
-    return States(weights=weights, autocast_copies=autocast, gradients=gradients, optimizer=optimizer,
-                   gathered=gathered, step_temporary=step_temporary, host=host)
+    return States(
+        weights=weights,
+        autocast_copies=autocast,
+        gradients=gradients,
+        optimizer=optimizer,
+        gathered=gathered,
+        step_temporary=step_temporary,
+        host=host,
+    )
 
 
 def dequantised_bytes(arch: ModelArch, tp: int) -> float:

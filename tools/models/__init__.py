@@ -2,6 +2,24 @@
 counts, forgiving name lookup, and a generic decoder for a size with no name.
 """
 
-from tools.models.registry import ModelArch, all_models, fuzzy_lookup, generic_decoder, load_hf_config, lookup, resolve, size_from_name
+from tools.models.registry import (
+    ModelArch,
+    all_models,
+    fuzzy_lookup,
+    generic_decoder,
+    load_hf_config,
+    lookup,
+    resolve,
+    size_from_name,
+)
 
-__all__ = ['ModelArch', 'all_models', 'fuzzy_lookup', 'generic_decoder', 'load_hf_config', 'lookup', 'resolve', 'size_from_name']
+__all__ = [
+    "ModelArch",
+    "all_models",
+    "fuzzy_lookup",
+    "generic_decoder",
+    "load_hf_config",
+    "lookup",
+    "resolve",
+    "size_from_name",
+]

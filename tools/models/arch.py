@@ -107,8 +107,12 @@ class ModelArch:
         if not self.latent:
             return {"q_proj": (h, q), "k_proj": (h, kv), "v_proj": (h, kv), "o_proj": (q, h)}
         nope, v = self.head_dim - self.rope_head_dim, self.v_head_dim
-        shapes = {"q_proj": (self.q_lora_rank or h, q), "k_proj": (h, self.kv_lora_rank + self.rope_head_dim),
-                  "v_proj": (self.kv_lora_rank, self.heads * (nope + v)), "o_proj": (self.heads * v, h)}
+        shapes = {
+            "q_proj": (self.q_lora_rank or h, q),
+            "k_proj": (h, self.kv_lora_rank + self.rope_head_dim),
+            "v_proj": (self.kv_lora_rank, self.heads * (nope + v)),
+            "o_proj": (self.heads * v, h),
+        }
         if self.q_lora_rank:
             shapes["q_a_proj"] = (h, self.q_lora_rank)
         return shapes

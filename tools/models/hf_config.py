@@ -9,8 +9,25 @@ from typing import Any
 
 from tools.models.arch import ModelArch
 
-LLAMA_LIKE = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3",
-              "gemma3_text", "phi3", "llama4", "llama4_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "granite")
+LLAMA_LIKE = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "phi3",
+    "llama4",
+    "llama4_text",
+    "deepseek_v2",
+    "deepseek_v3",
+    "gpt_oss",
+    "granite",
+)
 """RMSNorm decoders with gated MLPs (SwiGLU/GeGLU), dense or mixture-of-experts, read by `_decoder`."""
 OTHER_FAMILIES = ("gpt2", "gpt_bigcode", "bert", "opt", "falcon", "gpt_neox")
 TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3", "gemma3_text", "opt", "falcon", "gpt2", "gpt_bigcode", "bert")
@@ -34,32 +51,65 @@ def _tied(config: dict[str, Any], family: str) -> bool:
     return bool(config.get("tie_word_embeddings", family in TIED_BY_DEFAULT))
 
 
-def _plain(name: str, family: str, layers: int, hidden: int, heads: int, kv: int, inter: int, vocab: int,
-           **extra: Any) -> ModelArch:
+def _plain(
+    name: str, family: str, layers: int, hidden: int, heads: int, kv: int, inter: int, vocab: int, **extra: Any
+) -> ModelArch:
     """A LayerNorm decoder with a two-matrix GELU/ReLU MLP and biases (GPT-2, OPT, Falcon, GPT-NeoX...)."""
     values: dict[str, Any] = {"mlp": "plain", "norm": "layer", "linear_bias": True} | extra
-    return ModelArch(id=name, name=name, family=family, layers=layers, hidden=hidden, heads=heads, kv_heads=kv,
-                     head_dim=hidden // heads, intermediate=inter, vocab=vocab, **values)
+    return ModelArch(
+        id=name,
+        name=name,
+        family=family,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv,
+        head_dim=hidden // heads,
+        intermediate=inter,
+        vocab=vocab,
+        **values,
+    )
 
 
 def _gpt2(config: dict[str, Any], name: str, family: str) -> ModelArch:
     """GPT-2 and GPT-BigCode (multi-query): learned positions, tied head."""
     hidden, heads = _int(config, "n_embd"), _int(config, "n_head")
     kv = 1 if family == "gpt_bigcode" and config.get("multi_query", True) else heads
-    return _plain(name, family, _int(config, "n_layer"), hidden, heads, kv, _int(config, "n_inner", default=4 * hidden),
-                  _int(config, "vocab_size", default=50257), tied_embeddings=_tied(config, family),
-                  learned_positions=_int(config, "n_positions", default=1024),
-                  max_context=_int(config, "n_positions", default=1024))
+    return _plain(
+        name,
+        family,
+        _int(config, "n_layer"),
+        hidden,
+        heads,
+        kv,
+        _int(config, "n_inner", default=4 * hidden),
+        _int(config, "vocab_size", default=50257),
+        tied_embeddings=_tied(config, family),
+        learned_positions=_int(config, "n_positions", default=1024),
+        max_context=_int(config, "n_positions", default=1024),
+    )
 
 
 def _bert(config: dict[str, Any], name: str) -> ModelArch:
     """BERT encoder: post-LN, GELU MLP, positions, segments, pooler."""
     hidden, heads = _int(config, "hidden_size"), _int(config, "num_attention_heads")
-    return _plain(name, "bert", _int(config, "num_hidden_layers"), hidden, heads, heads,
-                  _int(config, "intermediate_size"), _int(config, "vocab_size"), tied_embeddings=True,
-                  learned_positions=_int(config, "max_position_embeddings", default=512),
-                  token_types=_int(config, "type_vocab_size", default=2), pooler=True, embedding_norm=True,
-                  dropout=0.1, max_context=_int(config, "max_position_embeddings", default=512))
+    return _plain(
+        name,
+        "bert",
+        _int(config, "num_hidden_layers"),
+        hidden,
+        heads,
+        heads,
+        _int(config, "intermediate_size"),
+        _int(config, "vocab_size"),
+        tied_embeddings=True,
+        learned_positions=_int(config, "max_position_embeddings", default=512),
+        token_types=_int(config, "type_vocab_size", default=2),
+        pooler=True,
+        embedding_norm=True,
+        dropout=0.1,
+        max_context=_int(config, "max_position_embeddings", default=512),
+    )
 
 
 def _opt(config: dict[str, Any], name: str) -> ModelArch:
@@ -68,13 +118,23 @@ def _opt(config: dict[str, Any], name: str) -> ModelArch:
     positions = _int(config, "max_position_embeddings", default=2048)
     projection = _int(config, "word_embed_proj_dim", default=hidden)
     pre_norm = bool(config.get("do_layer_norm_before", True))
-    return _plain(name, "opt", _int(config, "num_hidden_layers"), hidden, heads, heads,
-                  _int(config, "ffn_dim", default=4 * hidden), _int(config, "vocab_size"),
-                  tied_embeddings=_tied(config, "opt"), learned_positions=positions + 2,
-                  embedding_projection=projection if projection != hidden else 0,
-                  final_norm=pre_norm and not config.get("_remove_final_layer_norm", False),
-                  linear_bias=bool(config.get("enable_bias", True)), dropout=float(config.get("dropout", 0.1) or 0),
-                  max_context=positions)
+    return _plain(
+        name,
+        "opt",
+        _int(config, "num_hidden_layers"),
+        hidden,
+        heads,
+        heads,
+        _int(config, "ffn_dim", default=4 * hidden),
+        _int(config, "vocab_size"),
+        tied_embeddings=_tied(config, "opt"),
+        learned_positions=positions + 2,
+        embedding_projection=projection if projection != hidden else 0,
+        final_norm=pre_norm and not config.get("_remove_final_layer_norm", False),
+        linear_bias=bool(config.get("enable_bias", True)),
+        dropout=float(config.get("dropout", 0.1) or 0),
+        max_context=positions,
+    )
 
 
 def _falcon(config: dict[str, Any], name: str) -> ModelArch:
@@ -84,19 +144,38 @@ def _falcon(config: dict[str, Any], name: str) -> ModelArch:
     kv = _int(config, "num_kv_heads", default=heads) if new else (1 if config.get("multi_query", True) else heads)
     parallel = bool(config.get("parallel_attn", True))
     norms = _int(config, "num_ln_in_parallel_attn", default=2) if new else (1 if parallel else 2)
-    return _plain(name, "falcon", _int(config, "num_hidden_layers"), hidden, heads, kv,
-                  _int(config, "ffn_hidden_size", default=4 * hidden), _int(config, "vocab_size"),
-                  tied_embeddings=_tied(config, "falcon"), linear_bias=bool(config.get("bias", False)),
-                  norms_per_layer=norms, max_context=_int(config, "max_position_embeddings", default=2048))
+    return _plain(
+        name,
+        "falcon",
+        _int(config, "num_hidden_layers"),
+        hidden,
+        heads,
+        kv,
+        _int(config, "ffn_hidden_size", default=4 * hidden),
+        _int(config, "vocab_size"),
+        tied_embeddings=_tied(config, "falcon"),
+        linear_bias=bool(config.get("bias", False)),
+        norms_per_layer=norms,
+        max_context=_int(config, "max_position_embeddings", default=2048),
+    )
 
 
 def _gpt_neox(config: dict[str, Any], name: str) -> ModelArch:
     """GPT-NeoX / Pythia: LayerNorm, GELU MLP, biases, rotary, untied head."""
     hidden, heads = _int(config, "hidden_size"), _int(config, "num_attention_heads")
-    return _plain(name, "gpt_neox", _int(config, "num_hidden_layers"), hidden, heads, heads,
-                  _int(config, "intermediate_size", default=4 * hidden), _int(config, "vocab_size"),
-                  tied_embeddings=_tied(config, "gpt_neox"), linear_bias=bool(config.get("attention_bias", True)),
-                  max_context=_int(config, "max_position_embeddings", default=2048))
+    return _plain(
+        name,
+        "gpt_neox",
+        _int(config, "num_hidden_layers"),
+        hidden,
+        heads,
+        heads,
+        _int(config, "intermediate_size", default=4 * hidden),
+        _int(config, "vocab_size"),
+        tied_embeddings=_tied(config, "gpt_neox"),
+        linear_bias=bool(config.get("attention_bias", True)),
+        max_context=_int(config, "max_position_embeddings", default=2048),
+    )
 
 
 def _experts(config: dict[str, Any], family: str, layers: int) -> dict[str, Any]:
@@ -112,13 +191,21 @@ def _experts(config: dict[str, Any], family: str, layers: int) -> dict[str, Any]
         dense = layers - layers // step
     elif family == "qwen3_moe":
         dense = len(config.get("mlp_only_layers") or [])
-    shared = _int(config, "n_shared_experts", default=1 if family.startswith("llama4") else 0) \
-        if family.startswith(("deepseek", "llama4")) else 0
-    return {"num_experts": experts,
-            "experts_per_token": _int(config, "num_experts_per_tok", "experts_per_token", default=min(2, experts)),
-            "moe_intermediate": _int(config, "moe_intermediate_size", default=0) if "moe_intermediate_size" in config
-            else 0, "shared_experts": shared, "dense_layers": dense,
-            "router_bias": family == "gpt_oss" or config.get("topk_method") == "noaux_tc"}
+    shared = (
+        _int(config, "n_shared_experts", default=1 if family.startswith("llama4") else 0)
+        if family.startswith(("deepseek", "llama4"))
+        else 0
+    )
+    return {
+        "num_experts": experts,
+        "experts_per_token": _int(config, "num_experts_per_tok", "experts_per_token", default=min(2, experts)),
+        "moe_intermediate": _int(config, "moe_intermediate_size", default=0)
+        if "moe_intermediate_size" in config
+        else 0,
+        "shared_experts": shared,
+        "dense_layers": dense,
+        "router_bias": family == "gpt_oss" or config.get("topk_method") == "noaux_tc",
+    }
 
 
 def _decoder(config: dict[str, Any], name: str, family: str) -> ModelArch:
@@ -130,9 +217,12 @@ def _decoder(config: dict[str, Any], name: str, family: str) -> ModelArch:
     latent: dict[str, Any] = {}
     if family.startswith("deepseek") and config.get("kv_lora_rank"):
         rope = _int(config, "qk_rope_head_dim")
-        latent = {"kv_lora_rank": _int(config, "kv_lora_rank"), "rope_head_dim": rope,
-                  "v_head_dim": _int(config, "v_head_dim"), "q_lora_rank": _int(config, "q_lora_rank", default=0)
-                  if config.get("q_lora_rank") else 0}
+        latent = {
+            "kv_lora_rank": _int(config, "kv_lora_rank"),
+            "rope_head_dim": rope,
+            "v_head_dim": _int(config, "v_head_dim"),
+            "q_lora_rank": _int(config, "q_lora_rank", default=0) if config.get("q_lora_rank") else 0,
+        }
         kv, head_dim = heads, _int(config, "qk_nope_head_dim") + rope
     else:
         kv = _int(config, "num_key_value_heads", default=heads)
@@ -146,26 +236,43 @@ def _decoder(config: dict[str, Any], name: str, family: str) -> ModelArch:
     else:
         inter = _int(config, "intermediate_size", default=4 * hidden)
     return ModelArch(
-        id=name, name=name, family=family, layers=layers, hidden=hidden, heads=heads, kv_heads=kv, head_dim=head_dim,
-        intermediate=inter, vocab=_int(config, "vocab_size"), tied_embeddings=_tied(config, family),
+        id=name,
+        name=name,
+        family=family,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv,
+        head_dim=head_dim,
+        intermediate=inter,
+        vocab=_int(config, "vocab_size"),
+        tied_embeddings=_tied(config, family),
         qkv_bias=bool(config.get("attention_bias", family == "qwen2")) and family != "gpt_oss",
-        linear_bias=family == "gpt_oss", qk_norm=family in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"),
+        linear_bias=family == "gpt_oss",
+        qk_norm=family in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"),
         norms_per_layer=4 if family in ("gemma2", "gemma3", "gemma3_text") else 2,
-        max_context=_int(config, "max_position_embeddings", default=4096), **moe, **latent,
+        max_context=_int(config, "max_position_embeddings", default=4096),
+        **moe,
+        **latent,
     )
 
 
 def from_hf_config(config: dict[str, Any], *, name: str = "custom") -> ModelArch:
     """Read a Hugging Face config.json dict; refuse a model_type whose shape the estimator does not know."""
     if not isinstance(config, dict):
-        raise ValueError("config.json: expected a JSON object")  # noqa: TRY004 - callers expect ValueError
+        raise ValueError("config.json: expected a JSON object")
     family = str(config.get("model_type", "")).lower()
     if isinstance(config.get("text_config"), dict) and family in ("gemma3", "llama4", "mistral3"):
         inner = config["text_config"]
         config, family = inner, str(inner.get("model_type", family)).lower()
-    readers = {"gpt2": lambda: _gpt2(config, name, "gpt2"), "gpt_bigcode": lambda: _gpt2(config, name, "gpt_bigcode"),
-               "bert": lambda: _bert(config, name), "opt": lambda: _opt(config, name),
-               "falcon": lambda: _falcon(config, name), "gpt_neox": lambda: _gpt_neox(config, name)}
+    readers = {
+        "gpt2": lambda: _gpt2(config, name, "gpt2"),
+        "gpt_bigcode": lambda: _gpt2(config, name, "gpt_bigcode"),
+        "bert": lambda: _bert(config, name),
+        "opt": lambda: _opt(config, name),
+        "falcon": lambda: _falcon(config, name),
+        "gpt_neox": lambda: _gpt_neox(config, name),
+    }
     if family in readers:
         return readers[family]()
     if family in LLAMA_LIKE:

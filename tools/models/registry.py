@@ -32,8 +32,24 @@ __all__ = [
 REGISTRY_PATH = Path(__file__).parents[1] / "data" / "models.json"
 LLAMA2_V = 32_000
 
-_NOISE_WORDS = ("instruct", "chat", "base", "hf", "it", "pt", "meta", "v0.1", "v0.2", "v0.3", "v01", "v1", "fp16",
-                "bf16", "uncased", "cased")
+_NOISE_WORDS = (
+    "instruct",
+    "chat",
+    "base",
+    "hf",
+    "it",
+    "pt",
+    "meta",
+    "v0.1",
+    "v0.2",
+    "v0.3",
+    "v01",
+    "v1",
+    "fp16",
+    "bf16",
+    "uncased",
+    "cased",
+)
 """Released-variant and packaging words that do not change the architecture ('-Instruct', '-Base', '-it', '-hf')."""
 FUZZY_CUTOFF = 85.0
 """Smallest rapidfuzz ratio (0-100) between normalised names for a misspelt name to count as a registry model."""
@@ -162,7 +178,18 @@ def generic_decoder(params_b: float) -> ModelArch:
         low, high = (mid, high) if _generic_params(mid) < target else (low, mid)
     hidden = (low + high) / 2
     heads = hidden / 128
-    return ModelArch(id=f"generic-{params_b:g}b", name=f"generic {params_b:g}B decoder", family="generic",
-                     layers=hidden / GENERIC_HIDDEN_PER_LAYER, hidden=hidden, heads=heads,  # type: ignore[arg-type]
-                     kv_heads=heads / 4, head_dim=128, intermediate=8 * hidden / 3,  # type: ignore[arg-type]
-                     vocab=GENERIC_VOCAB, tied_embeddings=False, max_context=8192, approximate=True)
+    return ModelArch(
+        id=f"generic-{params_b:g}b",
+        name=f"generic {params_b:g}B decoder",
+        family="generic",
+        layers=hidden / GENERIC_HIDDEN_PER_LAYER,  # type: ignore[arg-type]
+        hidden=hidden,  # type: ignore[arg-type]
+        heads=heads,  # type: ignore[arg-type]
+        kv_heads=heads / 4,  # type: ignore[arg-type]
+        head_dim=128,
+        intermediate=8 * hidden / 3,  # type: ignore[arg-type]
+        vocab=GENERIC_VOCAB,
+        tied_embeddings=False,
+        max_context=8192,
+        approximate=True,
+    )

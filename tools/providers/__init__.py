@@ -7,20 +7,33 @@ whether its spot capacity is a marketplace, and its SkyPilot cloud. Adding a pro
 from tools.providers.records import (
     DATA_DIR,
     ProviderInfo,
-    all_records,
     all_providers,
+    all_records,
     get_provider,
     inter_node_fabric,
     load_records,
     normalise_provider,
     provider_aliases,
+    provider_name_pattern,
     record_of,
-
 )
 from tools.providers.schema import CatalogQuirks, FormFactorRule, InterNodeFabric, Pricing, ProviderRecord
 
-from tools.providers.records import provider_name_pattern
-
-__all__ = ["provider_name_pattern", "DATA_DIR", "CatalogQuirks", "FormFactorRule", "InterNodeFabric", "Pricing", "ProviderInfo", "ProviderRecord", "all_records",
-           "all_providers", "get_provider", "inter_node_fabric", "load_records", "normalise_provider",
-           "provider_aliases", "record_of"]
+__all__ = [
+    "DATA_DIR",
+    "CatalogQuirks",
+    "FormFactorRule",
+    "InterNodeFabric",
+    "Pricing",
+    "ProviderInfo",
+    "ProviderRecord",
+    "all_providers",
+    "all_records",
+    "get_provider",
+    "inter_node_fabric",
+    "load_records",
+    "normalise_provider",
+    "provider_aliases",
+    "provider_name_pattern",
+    "record_of",
+]

@@ -19,9 +19,23 @@ from tools.providers.schema import InterNodeFabric, ProviderRecord
 
 DATA_DIR = Path(__file__).with_name("data")
 """One JSON file per provider, named by its id."""
-INFO_FIELDS = ("id", "display_name", "billing_granularity_s", "billing_minimum_s", "spot_available", "spot_notice_s",
-               "spot_max_runtime_s", "spot_interruption_behavior", "spot_interruption_data", "egress_usd_per_gb",
-               "can_stop", "storage_persists_when_stopped", "inter_node_fabric", "sources", "notes")
+INFO_FIELDS = (
+    "id",
+    "display_name",
+    "billing_granularity_s",
+    "billing_minimum_s",
+    "spot_available",
+    "spot_notice_s",
+    "spot_max_runtime_s",
+    "spot_interruption_behavior",
+    "spot_interruption_data",
+    "egress_usd_per_gb",
+    "can_stop",
+    "storage_persists_when_stopped",
+    "inter_node_fabric",
+    "sources",
+    "notes",
+)
 """The record's fields the `provider_info` tool shows."""
 
 
@@ -108,6 +122,7 @@ def record_of(name: str) -> ProviderRecord | None:
 def provider_name_pattern() -> str:
     """A regular expression (JSON Schema and pydantic alike) matching exactly the names `get_provider` knows: ids
     and aliases in any case, spaces anywhere inside a one-word name, blanks around."""
+
     def spelled(word: str) -> str:
         """`word` in any case, with spaces between its characters unless it has its own spaces."""
         chars = [f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word]

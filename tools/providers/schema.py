@@ -38,7 +38,8 @@ class Pricing(BaseModel):
     on_demand_is_market: bool = Field(description="The listed on-demand price is a market/auction price.")
     interruptible: bool = Field(description="An instance rented at the listed on-demand price can be interrupted.")
     spot_kind: Literal["market", "auction", "bid", "none"] | None = Field(
-        description="'market' (provider-set, moves with demand), 'auction', 'bid', 'none' (no spot tier), or null.")
+        description="'market' (provider-set, moves with demand), 'auction', 'bid', 'none' (no spot tier), or null."
+    )
     source: str
     note: str | None = None
 
@@ -59,8 +60,10 @@ class CatalogQuirks(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     gpu_memory_in_catalog: Literal["per_gpu", "summed", "ignore"] = Field(
-        "per_gpu", description="What GpuInfo's memory figure means: per GPU, summed over the instance's GPUs, or "
-                               "not GPU memory at all (ignored).")
+        "per_gpu",
+        description="What GpuInfo's memory figure means: per GPU, summed over the instance's GPUs, or "
+        "not GPU memory at all (ignored).",
+    )
     aggregator: bool = Field(False, description="The instance-type prefix names the upstream provider.")
     form_factor_rules: tuple[FormFactorRule, ...] = ()
     refreshed_by_update: bool = Field(False, description="`catalog update` fetches this cloud's file by default.")
@@ -96,8 +99,10 @@ class ProviderRecord(BaseModel):
     inter_node_fabric: tuple[InterNodeFabric, ...] = ()
     pricing: Pricing | None = Field(None, description="How its catalog prices behave; null when not known.")
     catalog: CatalogQuirks | None = Field(None, description="How its SkyPilot catalog rows read; null: no catalog.")
-    spot_marketplace: bool = Field(False, description="Spot capacity comes from a marketplace of hosts (no "
-                                                      "provider-wide interruption figures apply).")
+    spot_marketplace: bool = Field(
+        False,
+        description="Spot capacity comes from a marketplace of hosts (no provider-wide interruption figures apply).",
+    )
     skypilot: SkyPilotCloud | None = None
     sources: dict[str, str] = Field(default_factory=dict, description="Source of each fact, by field name.")
     notes: dict[str, str] = Field(default_factory=dict, description="Caveats of each fact, by field name.")

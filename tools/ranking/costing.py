@@ -14,13 +14,31 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from contract.jobspec import JobSpec
-from tools.catalog import Offer
-from tools.catalog import Evaluation, OfferGroup, Shape, evaluate, shape_of
-from tools.jobtime import Overheads, checkpoint_bytes, job_overheads
-from tools.jobtime import JobTime, Tokens, billing_for, run_cost
-from tools.spot import (DEFAULT_DEADLINE_CONFIDENCE, HOUR, Billing, RunModel, SpotRiskRequest, SpotRiskResult,
-                             assess_spot, default_preemption_rate, price_outcome, provider_notice, run_model)
-from tools.jobtime import TopologyResult, Workload
+from tools.catalog import Evaluation, Offer, OfferGroup, Shape, evaluate, shape_of
+from tools.jobtime import (
+    JobTime,
+    Overheads,
+    Tokens,
+    TopologyResult,
+    Workload,
+    billing_for,
+    checkpoint_bytes,
+    job_overheads,
+    run_cost,
+)
+from tools.spot import (
+    DEFAULT_DEADLINE_CONFIDENCE,
+    HOUR,
+    Billing,
+    RunModel,
+    SpotRiskRequest,
+    SpotRiskResult,
+    assess_spot,
+    default_preemption_rate,
+    price_outcome,
+    provider_notice,
+    run_model,
+)
 
 CHECKPOINT_WRITE_GBS = 1.0
 """Checkpoint write and reload speed to persistent storage, GB/s (planning assumption)."""
@@ -51,8 +69,9 @@ class CostingJob:
     def __post_init__(self) -> None:
         """Checkpoint write time, once per ranking."""
         workload = self.workload
-        self.checkpoint_write_s = checkpoint_bytes(workload.total_params, workload.trainable_params,
-                                                   workload.method in ("lora", "qlora")) / (CHECKPOINT_WRITE_GBS * 1e9)
+        self.checkpoint_write_s = checkpoint_bytes(
+            workload.total_params, workload.trainable_params, workload.method in ("lora", "qlora")
+        ) / (CHECKPOINT_WRITE_GBS * 1e9)
 
 
 class Costed(NamedTuple):
@@ -131,16 +150,23 @@ class ShapeCosts:
         found = self.shapes.get(shape)
         if found is None:
             job = self.job
-            found = self.shapes[shape] = ShapeEntry(evaluation=evaluate(shape, job.workload, job.tokens, job.margin,
-                                                                        job.workload_key))
+            found = self.shapes[shape] = ShapeEntry(
+                evaluation=evaluate(shape, job.workload, job.tokens, job.margin, job.workload_key)
+            )
         return found
 
     def _overheads(self, time: JobTime, nodes: int, periodic: bool) -> Overheads:
         """Start, downloads, staging and checkpoint writes of one run of this job on `nodes` nodes."""
         workload = self.job.workload
-        return job_overheads(train_hours=time.hours, total_params=workload.total_params,
-                             trainable_params=workload.trainable_params, method=workload.method,
-                             dataset_tokens_per_epoch=self.job.epoch_tokens, nodes=nodes, periodic_checkpoints=periodic)
+        return job_overheads(
+            train_hours=time.hours,
+            total_params=workload.total_params,
+            trainable_params=workload.trainable_params,
+            method=workload.method,
+            dataset_tokens_per_epoch=self.job.epoch_tokens,
+            nodes=nodes,
+            periodic_checkpoints=periodic,
+        )
 
     def on_demand_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> _OnDemandRun:
         """Overheads with periodic checkpoints, hours and billed hours of an on-demand run."""
@@ -169,14 +195,31 @@ class ShapeCosts:
                 if write_s + RESTART_BASE_S > SPOT_INPUT_MAX_S:  # beyond the request's bounds: let it say so
                     _spot_request(provider, nodes, hours, write_s, job.rate, None, None, job.spec.deadline_hours)
                 restart_s, rate_h, billing = _spot_terms(provider, nodes, write_s, job.rate)
-                model = run_model(max(hours, 1e-6), write_s, restart_s, rate_h, provider_notice(provider), False,
-                                  billing.granularity_s, billing.minimum_s, job.spec.deadline_hours)
+                model = run_model(
+                    max(hours, 1e-6),
+                    write_s,
+                    restart_s,
+                    rate_h,
+                    provider_notice(provider),
+                    False,
+                    billing.granularity_s,
+                    billing.minimum_s,
+                    job.spec.deadline_hours,
+                )
             run = entry.spot[provider] = _SpotRun(overheads=overheads, hours=hours, write_s=write_s, model=model)
         return run
 
 
-def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: TopologyResult, time: JobTime,
-               memo: ShapeCosts, *, on_demand_only: bool = False) -> Costed | None:
+def cost_offer(
+    group: OfferGroup,
+    nodes: int,
+    entry: ShapeEntry,
+    topology: TopologyResult,
+    time: JobTime,
+    memo: ShapeCosts,
+    *,
+    on_demand_only: bool = False,
+) -> Costed | None:
     """Cost the job on one offer rented `nodes` times (`entry`: that shape's), choosing spot or on-demand (only
     on-demand with `on_demand_only`); None when no allowed price exists. Same numbers as assess_spot and run_cost
     (the same operations in the same order)."""
@@ -188,11 +231,22 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
     if spec.interruptible_ok is not False and interruptible and not on_demand_only:  # spot figures where allowed
         spot_run = memo.spot_run(entry, nodes, offer.provider, time)
         if spot_run.model is not None:
-            spot_args = (offer.provider, nodes, spot_run.hours, spot_run.write_s, job.rate, interruptible, on_demand,
-                         spec.deadline_hours)
+            spot_args = (
+                offer.provider,
+                nodes,
+                spot_run.hours,
+                spot_run.write_s,
+                job.rate,
+                interruptible,
+                on_demand,
+                spec.deadline_hours,
+            )
             verdict, _reason, spot_cost, _od_cost = price_outcome(
-                spot_run.model, interruptible * nodes, on_demand * nodes if on_demand else None,
-                DEFAULT_DEADLINE_CONFIDENCE)
+                spot_run.model,
+                interruptible * nodes,
+                on_demand * nodes if on_demand else None,
+                DEFAULT_DEADLINE_CONFIDENCE,
+            )
     use_spot = verdict == "spot"
     if spec.interruptible_ok and spot_args is not None and on_demand is None:  # (never with on_demand_only)
         use_spot = spot_cost is not None and spot_cost < math.inf
@@ -215,8 +269,25 @@ def cost_offer(group: OfferGroup, nodes: int, entry: ShapeEntry, topology: Topol
     deadline_ok = None
     if spec.deadline_hours is not None:
         deadline_ok = (p_done or 0.0) >= (DEFAULT_DEADLINE_CONFIDENCE if use_spot else 1.0)
-    return Costed._make((offer, group, nodes, topology, time, overheads, use_spot, cost, est_hours, billed, price,
-                         p_done, (cost <= job.budget) if job.budget is not None else None, deadline_ok, spot_args))
+    return Costed._make(
+        (
+            offer,
+            group,
+            nodes,
+            topology,
+            time,
+            overheads,
+            use_spot,
+            cost,
+            est_hours,
+            billed,
+            price,
+            p_done,
+            (cost <= job.budget) if job.budget is not None else None,
+            deadline_ok,
+            spot_args,
+        )
+    )
 
 
 def on_demand_variant(costed: Costed, memo: ShapeCosts) -> Costed | None:
@@ -235,21 +306,43 @@ def _spot_terms(provider: str, nodes: int, write_s: float, rate: float | None) -
     return RESTART_BASE_S + write_s, min(per_node * nodes, 1000.0), billing_for(provider)[0]
 
 
-def _spot_request(provider: str, nodes: int, hours: float, write_s: float, rate: float | None,
-                  spot_price: float | None, od_price: float | None, deadline: float | None) -> SpotRiskRequest:
+def _spot_request(
+    provider: str,
+    nodes: int,
+    hours: float,
+    write_s: float,
+    rate: float | None,
+    spot_price: float | None,
+    od_price: float | None,
+    deadline: float | None,
+) -> SpotRiskRequest:
     """The spot calculator's request for `nodes` instances of one provider at one price pair (validated)."""
     restart_s, rate_h, billing = _spot_terms(provider, nodes, write_s, rate)
     return SpotRiskRequest(
-        job_hours=max(hours, 1e-6), checkpoint_write_s=write_s, restart_overhead_s=restart_s,
-        preemption_rate_per_hour=rate_h, provider=provider,
+        job_hours=max(hours, 1e-6),
+        checkpoint_write_s=write_s,
+        restart_overhead_s=restart_s,
+        preemption_rate_per_hour=rate_h,
+        provider=provider,
         spot_price_per_hour=spot_price * nodes if spot_price else None,
         on_demand_price_per_hour=od_price * nodes if od_price else None,
-        billing_granularity_s=billing.granularity_s, billing_minimum_s=billing.minimum_s, deadline_hours=deadline)
+        billing_granularity_s=billing.granularity_s,
+        billing_minimum_s=billing.minimum_s,
+        deadline_hours=deadline,
+    )
 
 
 @lru_cache(maxsize=16384)
-def _spot_cached(provider: str, nodes: int, hours: float, write_s: float, rate: float | None,
-                 spot_price: float | None, od_price: float | None, deadline: float | None) -> SpotRiskResult:
+def _spot_cached(
+    provider: str,
+    nodes: int,
+    hours: float,
+    write_s: float,
+    rate: float | None,
+    spot_price: float | None,
+    od_price: float | None,
+    deadline: float | None,
+) -> SpotRiskResult:
     """Spot assessment for `nodes` instances of one provider at one price pair (any node's preemption stops all)."""
     return assess_spot(_spot_request(provider, nodes, hours, write_s, rate, spot_price, od_price, deadline))
 

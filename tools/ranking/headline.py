@@ -48,8 +48,14 @@ def dominated(item: Any, others: list[Any]) -> bool:
     """True when another plan, at least as safe (an on-demand plan is never beaten by an interruptible one: spot
     hours are an expectation, on-demand hours are not), is at most as dear and at most as slow, and strictly better
     in one of the two."""
-    return any(o is not item and (item.use_spot or not o.use_spot) and o.cost <= item.cost and o.hours <= item.hours
-               and (o.cost < item.cost or o.hours < item.hours) for o in others)
+    return any(
+        o is not item
+        and (item.use_spot or not o.use_spot)
+        and o.cost <= item.cost
+        and o.hours <= item.hours
+        and (o.cost < item.cost or o.hours < item.hours)
+        for o in others
+    )
 
 
 def undominated(plans: list[Any]) -> list[Any]:
@@ -95,8 +101,9 @@ def _simplicity(item: Any) -> tuple[int, int, bool, float]:
     return (item.nodes, item.offer.gpu_count * item.nodes, bool(item.use_spot), item.cost)
 
 
-def choose_headline(eligible: list[Any], deadline_hours: float | None = None
-                    ) -> tuple[list[Any], dict[str, Any] | None]:
+def choose_headline(
+    eligible: list[Any], deadline_hours: float | None = None
+) -> tuple[list[Any], dict[str, Any] | None]:
     """`eligible` (cheapest first) reordered with the headline first, and why it leads when it is not the cheapest:
     {'code', 'text', 'params'}; None when the cheapest leads. With a deadline, plans that meet it with margin
     (tools.ranking.scale_out.has_margin) are preferred."""
@@ -115,45 +122,87 @@ def choose_headline(eligible: list[Any], deadline_hours: float | None = None
     ordered = [pick, *(c for c in eligible if c is not pick)]
     if not advised(pick):  # nothing else qualifies: say so, so the answer does not advise against its own headline
         assumed = fabric_assumed(pick)
-        return ordered, {"code": "only_plans_not_advised", "params": {
-            "topology_verdict": pick.topology.verdict, "headline_usd": round(pick.cost, 2),
-            "fabric_assumed": assumed}, "text": (
-            "every plan within the limits runs over " + ("an inter-node network the catalog does not state (plain "
-                                                         "Ethernet assumed)" if assumed else
-                                                         "a slow inter-node network") + "; this is the cheapest of them")}
+        return ordered, {
+            "code": "only_plans_not_advised",
+            "params": {
+                "topology_verdict": pick.topology.verdict,
+                "headline_usd": round(pick.cost, 2),
+                "fabric_assumed": assumed,
+            },
+            "text": (
+                "every plan within the limits runs over "
+                + (
+                    "an inter-node network the catalog does not state (plain Ethernet assumed)"
+                    if assumed
+                    else "a slow inter-node network"
+                )
+                + "; this is the cheapest of them"
+            ),
+        }
     if pick is eligible[0]:
         return ordered, None
     first = eligible[0]
     params: dict[str, Any] = {
-        "cheapest_usd": round(first.cost, 2), "headline_usd": round(pick.cost, 2),
+        "cheapest_usd": round(first.cost, 2),
+        "headline_usd": round(pick.cost, 2),
         "extra_usd": round(pick.cost - first.cost, 2),
         "extra_share": round((pick.cost - first.cost) / first.cost, 4) if first.cost > 0 else None,
-        "cheapest_gpus": first.offer.gpu_count * first.nodes, "headline_gpus": pick.offer.gpu_count * pick.nodes,
-        "cheapest_nodes": first.nodes, "headline_nodes": pick.nodes, "cheapest_spot": bool(first.use_spot),
-        "headline_spot": bool(pick.use_spot), "cheapest_provider": first.offer.provider,
-        "cheapest_hours": round(first.hours, 2), "headline_hours": round(pick.hours, 2),
+        "cheapest_gpus": first.offer.gpu_count * first.nodes,
+        "headline_gpus": pick.offer.gpu_count * pick.nodes,
+        "cheapest_nodes": first.nodes,
+        "headline_nodes": pick.nodes,
+        "cheapest_spot": bool(first.use_spot),
+        "headline_spot": bool(pick.use_spot),
+        "cheapest_provider": first.offer.provider,
+        "cheapest_hours": round(first.hours, 2),
+        "headline_hours": round(pick.hours, 2),
         "cheapest_outlier": getattr(first.offer, "price_outlier", None),
         "cheapest_peer_median_price": getattr(first.offer, "peer_median_price", None),
-        "cheapest_topology_verdict": first.topology.verdict, "cheapest_fabric_assumed": fabric_assumed(first)}
+        "cheapest_topology_verdict": first.topology.verdict,
+        "cheapest_fabric_assumed": fabric_assumed(first),
+    }
     if is_outlier(first):
-        return ordered, {"code": "cheaper_price_unverified", "params": params, "text": (
-            f"a cheaper {first.offer.provider} price (${first.cost:,.2f}) is far from the same GPU elsewhere and "
-            "unverified: listed below, not recommended first")}
+        return ordered, {
+            "code": "cheaper_price_unverified",
+            "params": params,
+            "text": (
+                f"a cheaper {first.offer.provider} price (${first.cost:,.2f}) is far from the same GPU elsewhere and "
+                "unverified: listed below, not recommended first"
+            ),
+        }
     if not has_margin(first.hours, deadline_hours) and has_margin(pick.hours, deadline_hours):
-        return ordered, {"code": "deadline_margin", "params": params | {"deadline_hours": deadline_hours}, "text": (
-            f"a cheaper plan (${first.cost:,.2f}) takes {first.hours:,.1f} h of the {deadline_hours:g} h allowed, "
-            f"without the {DEADLINE_HEADROOM - 1:.0%} margin job-time estimates need: listed below")}
+        return ordered, {
+            "code": "deadline_margin",
+            "params": params | {"deadline_hours": deadline_hours},
+            "text": (
+                f"a cheaper plan (${first.cost:,.2f}) takes {first.hours:,.1f} h of the {deadline_hours:g} h allowed, "
+                f"without the {DEADLINE_HEADROOM - 1:.0%} margin job-time estimates need: listed below"
+            ),
+        }
     if not advised(first):
-        network = ("an inter-node network the catalog does not state (plain Ethernet assumed)"
-                   if fabric_assumed(first) else "a slow inter-node network that the layout check advises against")
-        return ordered, {"code": "cheaper_layout_not_advised", "params": params, "text": (
-            f"a cheaper plan (${first.cost:,.2f}, {first.nodes} nodes) runs over {network}: listed below, not "
-            "recommended first")}
+        network = (
+            "an inter-node network the catalog does not state (plain Ethernet assumed)"
+            if fabric_assumed(first)
+            else "a slow inter-node network that the layout check advises against"
+        )
+        return ordered, {
+            "code": "cheaper_layout_not_advised",
+            "params": params,
+            "text": (
+                f"a cheaper plan (${first.cost:,.2f}, {first.nodes} nodes) runs over {network}: listed below, not "
+                "recommended first"
+            ),
+        }
     if spot_nodes_under_deadline(first, deadline_hours) and not spot_nodes_under_deadline(pick, deadline_hours):
-        return ordered, {"code": "spot_nodes_under_deadline", "params": params | {"deadline_hours": deadline_hours},
-                         "text": (f"a cheaper plan (${first.cost:,.2f}) runs on {first.nodes} spot nodes: after each "
-                                  "interruption it waits for spot capacity for all of them at once, which no estimate "
-                                  "includes, so with a deadline a plan that does not depend on it leads: listed below")}
+        return ordered, {
+            "code": "spot_nodes_under_deadline",
+            "params": params | {"deadline_hours": deadline_hours},
+            "text": (
+                f"a cheaper plan (${first.cost:,.2f}) runs on {first.nodes} spot nodes: after each "
+                "interruption it waits for spot capacity for all of them at once, which no estimate "
+                "includes, so with a deadline a plan that does not depend on it leads: listed below"
+            ),
+        }
     changes = []
     if pick.nodes < first.nodes:
         changes.append("one node" if pick.nodes == 1 else "fewer nodes")
@@ -163,8 +212,13 @@ def choose_headline(eligible: list[Any], deadline_hours: float | None = None
         changes.append("on-demand (no interruptions)")
     if pick.hours < first.hours:
         changes.append(f"faster ({pick.hours:,.1f} h instead of {first.hours:,.1f} h)")
-    return ordered, {"code": "simpler_near_tie", "params": params, "text": (
-        f"within ${pick.cost - first.cost:,.2f} of the cheapest and simpler: " + (", ".join(changes) or "simpler"))}
+    return ordered, {
+        "code": "simpler_near_tie",
+        "params": params,
+        "text": (
+            f"within ${pick.cost - first.cost:,.2f} of the cheapest and simpler: " + (", ".join(changes) or "simpler")
+        ),
+    }
 
 
 def collapse_zones(ordered: list[Any], limit: int) -> tuple[list[tuple[Any, int]], int]:
@@ -173,8 +227,11 @@ def collapse_zones(ordered: list[Any], limit: int) -> tuple[list[tuple[Any, int]
     kept: dict[tuple[Any, ...], Any] = {}
     folded: dict[tuple[Any, ...], int] = {}
     for item in ordered:
-        key = (item.group.one_node_keys[bool(item.use_spot)] if item.nodes == 1
-               else (item.group.listing_key, item.nodes, bool(item.use_spot)))
+        key = (
+            item.group.one_node_keys[bool(item.use_spot)]
+            if item.nodes == 1
+            else (item.group.listing_key, item.nodes, bool(item.use_spot))
+        )
         if key in kept:
             folded[key] = folded.get(key, 0) + 1
         else:

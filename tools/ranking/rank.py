@@ -17,20 +17,43 @@ from pathlib import Path
 from typing import Any
 
 from contract.jobspec import JobSpec
-from tools.catalog import Offer, current_meta, ensure_db
-from tools.catalog import (OfferGroup, Shape, cached_groups, candidate_groups, clear_shape_caches,
-                                  shape_of, workload_key)
+from tools.catalog import (
+    Offer,
+    OfferGroup,
+    Shape,
+    cached_groups,
+    candidate_groups,
+    clear_shape_caches,
+    current_meta,
+    ensure_db,
+    shape_of,
+    workload_key,
+)
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
-from tools.ranking.headline import advised, choose_headline, collapse_zones, is_outlier
-from tools.jobtime import overhead_assumptions
-from tools.jobtime import job_tokens
-from tools.ranking.costing import (CHECKPOINT_WRITE_GBS, RESTART_BASE_S, Costed, CostingJob, ShapeCosts,
-                                   clear_costing_caches, cost_offer, on_demand_variant)
+from tools.jobtime import DEFAULT_MEMORY_MARGIN, Workload, build_workload, job_tokens, overhead_assumptions
+from tools.ranking.costing import (
+    CHECKPOINT_WRITE_GBS,
+    RESTART_BASE_S,
+    Costed,
+    CostingJob,
+    ShapeCosts,
+    clear_costing_caches,
+    cost_offer,
+    on_demand_variant,
+)
 from tools.ranking.entries import build_entry
+from tools.ranking.headline import advised, choose_headline, collapse_zones, is_outlier
 from tools.ranking.results import RankedOffer, RankingResult, Reason
-from tools.ranking.scale_out import (MAX_NODES, MULTI_NODE_MIN_GPUS, binding_limit, deadline_nodes, fewest_nodes,
-                             has_margin, memory_floor_gib, rescale_nodes)
-from tools.jobtime import DEFAULT_MEMORY_MARGIN, Workload, build_workload
+from tools.ranking.scale_out import (
+    MAX_NODES,
+    MULTI_NODE_MIN_GPUS,
+    binding_limit,
+    deadline_nodes,
+    fewest_nodes,
+    has_margin,
+    memory_floor_gib,
+    rescale_nodes,
+)
 
 __all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
 
@@ -66,16 +89,25 @@ turns."""
 
 
 @lru_cache(maxsize=64)
-def _with_memory(reader: Any, path: str, mtime: float, gpu: str | None, providers: tuple[str, ...] | None,
-                 regions: tuple[str, ...] | None, floor: float
-                 ) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int]:
+def _with_memory(
+    reader: Any,
+    path: str,
+    mtime: float,
+    gpu: str | None,
+    providers: tuple[str, ...] | None,
+    regions: tuple[str, ...] | None,
+    floor: float,
+) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int]:
     """The wished candidates with at least `floor` GiB per GPU (with their one-node shape and GPU count), the
     catalog rows considered, and the rows left out for too little memory (per catalog version, wishes and floor:
     jobs on the same model share it)."""
     wished = reader(path, mtime, gpu, providers, regions)
     considered = sum(group.count for group, _ in wished)
-    groups = tuple((g, shape, g.offer.gpu_count) for g, shape in wished
-                   if g.offer.vram_gib_per_gpu is not None and g.offer.vram_gib_per_gpu >= floor)
+    groups = tuple(
+        (g, shape, g.offer.gpu_count)
+        for g, shape in wished
+        if g.offer.vram_gib_per_gpu is not None and g.offer.vram_gib_per_gpu >= floor
+    )
     return groups, considered, considered - sum(group.count for group, _, _ in groups)
 
 
@@ -141,8 +173,9 @@ def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple
     return plans, (None if plans else why)
 
 
-def _cost_groups(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts, excluded: Counter[str]
-                 ) -> tuple[list[Costed], list[Costed]]:
+def _cost_groups(
+    groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts, excluded: Counter[str]
+) -> tuple[list[Costed], list[Costed]]:
     """Cost every candidate: (eligible plans, every plan that fits); exclusions counted per catalog row."""
     wanted = memo.job.spec.num_gpus
     eligible: list[Costed] = []
@@ -176,8 +209,9 @@ def _cost_groups(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeC
     return eligible, fitting
 
 
-def _at_stated_micro_batch(plans: list[Costed], stated: int | None, excluded: Counter[str] | None = None
-                           ) -> list[Costed]:
+def _at_stated_micro_batch(
+    plans: list[Costed], stated: int | None, excluded: Counter[str] | None = None
+) -> list[Costed]:
     """The plans that run the micro-batch the user stated, when any does; all plans otherwise (a smaller
     micro-batch is the fallback, and its entry says so). Dropped plans are counted as 'micro_batch_too_large'."""
     if not stated:
@@ -196,15 +230,25 @@ def _on_demand_beside(headline: Costed | None, fitting: list[Costed], memo: Shap
     misses neither the budget nor the deadline, an advised layout first; None otherwise."""
     if headline is None or not headline.use_spot:
         return None
-    plans = [c for c in (on_demand_variant(c, memo) for c in fitting) if c is not None and not is_outlier(c)
-             and c.meets_budget is not False and c.meets_deadline is not False]
+    plans = [
+        c
+        for c in (on_demand_variant(c, memo) for c in fitting)
+        if c is not None and not is_outlier(c) and c.meets_budget is not False and c.meets_deadline is not False
+    ]
     plans = [c for c in plans if advised(c)] or plans
     return min(plans, key=attrgetter("cost", "hours"), default=None)
 
 
-def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int = 10,
-                margin: float = DEFAULT_MEMORY_MARGIN, fx_rates: str | Path | None = None,
-                preemption_rate_per_hour: float | None = None, every_offer: bool | None = None) -> RankingResult:
+def rank_offers(
+    spec: JobSpec,
+    *,
+    db_path: str | Path | None = None,
+    limit: int = 10,
+    margin: float = DEFAULT_MEMORY_MARGIN,
+    fx_rates: str | Path | None = None,
+    preemption_rate_per_hour: float | None = None,
+    every_offer: bool | None = None,
+) -> RankingResult:
     """Offers for `spec`, headline first then by expected total job cost (an interruptible headline's best on-demand
     plan within budget and deadline second), with alternatives, exclusion counts and, when none qualifies, the
     binding limit.
@@ -225,27 +269,49 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     if not path.is_file():
         raise ValueError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
     epoch_tokens = tokens.total / (spec.epochs or 1.0)
-    job = CostingJob(spec=spec, workload=workload, tokens=tokens, margin=margin, budget=budget,
-                     rate=preemption_rate_per_hour, epoch_tokens=epoch_tokens, workload_key=workload_key(workload))
+    job = CostingJob(
+        spec=spec,
+        workload=workload,
+        tokens=tokens,
+        margin=margin,
+        budget=budget,
+        rate=preemption_rate_per_hour,
+        epoch_tokens=epoch_tokens,
+        workload_key=workload_key(workload),
+    )
     memo = ShapeCosts(job=job)
 
-    reader = cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) \
-        else candidate_groups
-    wished = reader(str(path), path.stat().st_mtime, spec.gpu, tuple(spec.providers or ()) or None,
-                    tuple(spec.regions or ()) or None)
+    reader = (
+        cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) else candidate_groups
+    )
+    wished = reader(
+        str(path),
+        path.stat().st_mtime,
+        spec.gpu,
+        tuple(spec.providers or ()) or None,
+        tuple(spec.regions or ()) or None,
+    )
     per_node = max((group.offer.gpu_count for group, _ in wished), default=1)
     max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
     floor = _vram_floor(workload, max_gpus, per_node, margin)
-    groups, considered, too_small = _with_memory(reader, str(path), path.stat().st_mtime, spec.gpu,
-                                                 tuple(spec.providers or ()) or None,
-                                                 tuple(spec.regions or ()) or None, floor)
+    groups, considered, too_small = _with_memory(
+        reader,
+        str(path),
+        path.stat().st_mtime,
+        spec.gpu,
+        tuple(spec.providers or ()) or None,
+        tuple(spec.regions or ()) or None,
+        floor,
+    )
     excluded: Counter[str] = Counter()
     if too_small:
         excluded["too_little_vram"] = too_small
 
     eligible, fitting = _cost_groups(groups, memo, excluded)
-    eligible, fitting = _at_stated_micro_batch(eligible, spec.micro_batch_size, excluded), \
-        _at_stated_micro_batch(fitting, spec.micro_batch_size)
+    eligible, fitting = (
+        _at_stated_micro_batch(eligible, spec.micro_batch_size, excluded),
+        _at_stated_micro_batch(fitting, spec.micro_batch_size),
+    )
     eligible.sort(key=attrgetter("cost", "hours"))
     ordered, headline = choose_headline(eligible, spec.deadline_hours)
     on_demand = _on_demand_beside(ordered[0] if ordered else None, fitting, memo)
@@ -256,25 +322,38 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
     fastest = min(fitting, key=lambda r: (r.hours, r.cost), default=None)
     limit_code, limit_params = binding_limit(fitting, dict(excluded), budget, spec.deadline_hours)
     meta = current_meta(path)
-    assumptions = list(dict.fromkeys([
-        *tokens.assumptions, *workload.assumptions,
-        f"fits means per-GPU estimate <= {1 - margin:.0%} of the offer's memory",
-        "spot is chosen when allowed and its expected cost is lower and the deadline is met with 90 % probability",
-        "a provider's market/auction price is treated as interruptible, never as on-demand",
-        f"checkpoints written and reloaded at {CHECKPOINT_WRITE_GBS:g} GB/s; spot restart {RESTART_BASE_S:g} s plus "
-        "the reload",
-        *overhead_assumptions(),
-        "among offers within 5 % (or $1) of the cheapest, the simplest leads (one node, fewer GPUs, on-demand) "
-        "unless another near-tie, at least as safe, is both cheaper and faster",
-        *(["a plan that needs more than 1/1.1 of the deadline has no margin for estimate error: plans with margin "
-           "lead, and one node without it is also planned on more nodes"] if spec.deadline_hours else []),
-        "when the headline is interruptible, the cheapest on-demand plan within budget and deadline is listed "
-        "second",
-        "prices are the catalog snapshot's, in USD per instance-hour",
-    ]))
+    assumptions = list(
+        dict.fromkeys(
+            [
+                *tokens.assumptions,
+                *workload.assumptions,
+                f"fits means per-GPU estimate <= {1 - margin:.0%} of the offer's memory",
+                "spot is chosen when allowed and its expected cost is lower and the deadline is met with 90 % probability",
+                "a provider's market/auction price is treated as interruptible, never as on-demand",
+                f"checkpoints written and reloaded at {CHECKPOINT_WRITE_GBS:g} GB/s; spot restart {RESTART_BASE_S:g} s plus "
+                "the reload",
+                *overhead_assumptions(),
+                "among offers within 5 % (or $1) of the cheapest, the simplest leads (one node, fewer GPUs, on-demand) "
+                "unless another near-tie, at least as safe, is both cheaper and faster",
+                *(
+                    [
+                        "a plan that needs more than 1/1.1 of the deadline has no margin for estimate error: plans with margin "
+                        "lead, and one node without it is also planned on more nodes"
+                    ]
+                    if spec.deadline_hours
+                    else []
+                ),
+                "when the headline is interruptible, the cheapest on-demand plan within budget and deadline is listed "
+                "second",
+                "prices are the catalog snapshot's, in USD per instance-hour",
+            ]
+        )
+    )
     if fx_used:
-        assumptions.append(f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD "
-                           f"({fx_used.date}, {fx_used.source})")
+        assumptions.append(
+            f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD ({fx_used.date}, {fx_used.source})"
+        )
+
     def entry(item: Costed | None, zones: int = 0) -> Any:
         """The explained entry of one plan (None for none)."""
         return build_entry(item, spec, budget, fx_used, zones, workload.request) if item is not None else None
@@ -285,11 +364,21 @@ def rank_offers(spec: JobSpec, *, db_path: str | Path | None = None, limit: int 
         cheapest_that_fits=entry(cheapest),
         fastest=entry(fastest),
         on_demand_alternative=entry(on_demand),
-        excluded=dict(excluded), considered=considered, budget_usd=budget, fx=fx_used,
-        deadline_hours=spec.deadline_hours, memory_margin=margin, model_id=workload.arch.id, method=workload.method,
-        tokens=tokens.total, catalog={k: meta.get(k) for k in ("source", "snapshot_date", "built_from")},
-        assumptions=assumptions, headline_reason=Reason(**headline) if headline else None,
-        binding_limit=limit_code, binding_params=limit_params)  # type: ignore[arg-type]
+        excluded=dict(excluded),
+        considered=considered,
+        budget_usd=budget,
+        fx=fx_used,
+        deadline_hours=spec.deadline_hours,
+        memory_margin=margin,
+        model_id=workload.arch.id,
+        method=workload.method,
+        tokens=tokens.total,
+        catalog={k: meta.get(k) for k in ("source", "snapshot_date", "built_from")},
+        assumptions=assumptions,
+        headline_reason=Reason(**headline) if headline else None,
+        binding_limit=limit_code,
+        binding_params=limit_params,
+    )  # type: ignore[arg-type]
 
 
 def clear_cache() -> None:

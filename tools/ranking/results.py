@@ -32,16 +32,22 @@ class RankedOffer(BaseModel):
     vram_gib_per_gpu: float | None
     region: str | None
     regions: list[str] = Field(description="Every region with the same instance at the same prices.")
-    zones_collapsed: int = Field(default=0, description="Other entries of the same instance in the same region "
-                                                        "(other zones, dearer) folded into this one.")
+    zones_collapsed: int = Field(
+        default=0,
+        description="Other entries of the same instance in the same region (other zones, dearer) folded into this one.",
+    )
     spot: bool = Field(description="True when the estimate is for spot/interruptible capacity.")
     price_per_hour: float = Field(description="USD per hour for all instances at the chosen pricing (spot or not).")
     on_demand_price_per_hour: float | None
     spot_price_per_hour: float | None
-    on_demand_is_market: bool = Field(default=False, description="The provider's 'on-demand' price is a market/"
-                                                                 "auction price: treated as interruptible.")
-    price_outlier: str | None = Field(default=None, description="Set when the price is far from the same GPU "
-                                                                "elsewhere and unverified (tools.catalog.price_trust).")
+    on_demand_is_market: bool = Field(
+        default=False,
+        description="The provider's 'on-demand' price is a market/auction price: treated as interruptible.",
+    )
+    price_outlier: str | None = Field(
+        default=None,
+        description="Set when the price is far from the same GPU elsewhere and unverified (tools.catalog.price_trust).",
+    )
     peer_median_price: float | None = None
     est_hours: float = Field(description="Expected wall-clock hours (spot: including preemptions), setup included.")
     train_hours: float | None = Field(default=None, description="Hours of training steps alone.")
@@ -60,12 +66,18 @@ class RankedOffer(BaseModel):
     p_done_by_deadline: float | None
     meets_budget: bool | None
     meets_deadline: bool | None
-    misses: list[str] = Field(default_factory=list, description="The user's limits this plan misses: 'budget', "
-                                                                "'deadline' (an alternative that misses one says so).")
-    settings: dict[str, Any] = Field(default_factory=dict, description="Training settings the memory, time and "
-                                     "price were computed with: layout, sharding, tensor_parallel, "
-                                     "gradient_checkpointing, gradient_accumulation_steps, micro_batch_size, seq_len, "
-                                     "method, lora_rank.")
+    misses: list[str] = Field(
+        default_factory=list,
+        description="The user's limits this plan misses: 'budget', "
+        "'deadline' (an alternative that misses one says so).",
+    )
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Training settings the memory, time and "
+        "price were computed with: layout, sharding, tensor_parallel, "
+        "gradient_checkpointing, gradient_accumulation_steps, micro_batch_size, seq_len, "
+        "method, lora_rank.",
+    )
     reasons: list[Reason]
 
 
@@ -75,12 +87,15 @@ class RankingResult(BaseModel):
 
     offers: list[RankedOffer]
     total_eligible: int
-    cheapest_that_fits: RankedOffer | None = Field(description="Cheapest offer the job fits on, ignoring budget "
-                                                               "and deadline.")
+    cheapest_that_fits: RankedOffer | None = Field(
+        description="Cheapest offer the job fits on, ignoring budget and deadline."
+    )
     fastest: RankedOffer | None = Field(description="Fastest offer the job fits on, ignoring budget and deadline.")
     on_demand_alternative: RankedOffer | None = Field(
-        default=None, description="When the headline is interruptible: the cheapest on-demand plan that misses "
-                                  "neither the budget nor the deadline (None when no such plan exists).")
+        default=None,
+        description="When the headline is interruptible: the cheapest on-demand plan that misses "
+        "neither the budget nor the deadline (None when no such plan exists).",
+    )
     excluded: dict[str, int]
     considered: int
     budget_usd: float | None
@@ -92,8 +107,12 @@ class RankingResult(BaseModel):
     tokens: float
     catalog: dict[str, Any]
     assumptions: list[str]
-    headline_reason: Reason | None = Field(default=None, description="Why the first offer leads when it is not "
-                                                                      "the cheapest (simpler near-tie, outlier).")
-    binding_limit: BindingLimit | None = Field(default=None, description="When no offer qualifies: the limit that "
-                                               "binds (memory, compute for the deadline, budget, availability).")
+    headline_reason: Reason | None = Field(
+        default=None, description="Why the first offer leads when it is not the cheapest (simpler near-tie, outlier)."
+    )
+    binding_limit: BindingLimit | None = Field(
+        default=None,
+        description="When no offer qualifies: the limit that "
+        "binds (memory, compute for the deadline, budget, availability).",
+    )
     binding_params: dict[str, Any] = Field(default_factory=dict, description="Numbers behind the binding limit.")

@@ -32,6 +32,8 @@ margin, so one node that does is also planned on more nodes, and the headline pr
 def has_margin(hours: float, deadline_hours: float | None) -> bool:
     """True when a plan finishes within the deadline with DEADLINE_HEADROOM to spare (or there is no deadline)."""
     return deadline_hours is None or hours * DEADLINE_HEADROOM <= deadline_hours
+
+
 MEMORY_EXCLUSIONS = ("too_little_vram", "does_not_fit", "needs_nvlink_node")
 
 
@@ -44,8 +46,9 @@ def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int) -> fl
         gpus = max_gpus - max_gpus % tp
         for sharding in FLOOR_SHARDINGS:
             try:
-                value = estimate(request.model_copy(update={
-                    "num_gpus": gpus, "sharding": sharding, "tensor_parallel": tp})).per_gpu_gib
+                value = estimate(
+                    request.model_copy(update={"num_gpus": gpus, "sharding": sharding, "tensor_parallel": tp})
+                ).per_gpu_gib
             except ValueError:  # e.g. a degree that does not divide the heads
                 continue
             best = min(best, value)
@@ -101,8 +104,9 @@ class Costed(Protocol):
     def total_gpus(self) -> int: ...
 
 
-def binding_limit(fitting: list[Any], excluded: dict[str, int], budget_usd: float | None,
-                  deadline_hours: float | None) -> tuple[str | None, dict[str, Any]]:
+def binding_limit(
+    fitting: list[Any], excluded: dict[str, int], budget_usd: float | None, deadline_hours: float | None
+) -> tuple[str | None, dict[str, Any]]:
     """The limit that leaves no offer, with the numbers behind it; (None, {}) when some offer qualifies."""
     if not fitting:
         memory = sum(excluded.get(code, 0) for code in MEMORY_EXCLUSIONS)
@@ -115,16 +119,30 @@ def binding_limit(fitting: list[Any], excluded: dict[str, int], budget_usd: floa
     floor = min(fitting, key=lambda c: c.cost)
     if budget_usd is not None and floor.cost > budget_usd:
         # More nodes do not make a job cheaper: a cost floor above the budget binds whatever the deadline.
-        return "budget", {"budget_usd": round(budget_usd, 2), "min_cost_usd": round(floor.cost, 2),
-                          "hours": round(floor.hours, 2), "gpus": floor.total_gpus, "nodes": floor.nodes,
-                          "deadline_met": bool(in_time)}
+        return "budget", {
+            "budget_usd": round(budget_usd, 2),
+            "min_cost_usd": round(floor.cost, 2),
+            "hours": round(floor.hours, 2),
+            "gpus": floor.total_gpus,
+            "nodes": floor.nodes,
+            "deadline_met": bool(in_time),
+        }
     if not in_time:
         fastest = min(fitting, key=lambda c: c.hours)
-        return "compute", {"deadline_hours": deadline_hours, "fastest_hours": round(fastest.hours, 2),
-                           "fastest_gpus": fastest.total_gpus, "fastest_nodes": fastest.nodes,
-                           "gpu_hours": round(fastest.hours * fastest.total_gpus, 1), "max_nodes": MAX_NODES,
-                           "cost_usd": round(fastest.cost, 2)}
+        return "compute", {
+            "deadline_hours": deadline_hours,
+            "fastest_hours": round(fastest.hours, 2),
+            "fastest_gpus": fastest.total_gpus,
+            "fastest_nodes": fastest.nodes,
+            "gpu_hours": round(fastest.hours * fastest.total_gpus, 1),
+            "max_nodes": MAX_NODES,
+            "cost_usd": round(fastest.cost, 2),
+        }
     cheapest = min(in_time, key=lambda c: c.cost)
-    return "budget", {"budget_usd": round(budget_usd, 2) if budget_usd is not None else None,
-                      "min_cost_usd": round(cheapest.cost, 2), "hours": round(cheapest.hours, 2),
-                      "gpus": cheapest.total_gpus, "nodes": cheapest.nodes}
+    return "budget", {
+        "budget_usd": round(budget_usd, 2) if budget_usd is not None else None,
+        "min_cost_usd": round(cheapest.cost, 2),
+        "hours": round(cheapest.hours, 2),
+        "gpus": cheapest.total_gpus,
+        "nodes": cheapest.nodes,
+    }

@@ -16,5 +16,17 @@ from tools.spot.risk import (
     run_model,
 )
 
-__all__ = ["DEFAULT_DEADLINE_CONFIDENCE", "HOUR", "Billing", "RunModel", "SpotRiskRequest", "SpotRiskResult",
-           "assess_spot", "billed_seconds", "default_preemption_rate", "price_outcome", "provider_notice", "run_model"]
+__all__ = [
+    "DEFAULT_DEADLINE_CONFIDENCE",
+    "HOUR",
+    "Billing",
+    "RunModel",
+    "SpotRiskRequest",
+    "SpotRiskResult",
+    "assess_spot",
+    "billed_seconds",
+    "default_preemption_rate",
+    "price_outcome",
+    "provider_notice",
+    "run_model",
+]

@@ -75,22 +75,23 @@ def _segment_moments(length_s: float, rate: float, restart_s: float) -> tuple[fl
         return 0.0, 0.0, 0.0
     if lx > MAX_EXPONENT:
         return math.inf, math.inf, math.inf
-    q = -math.expm1(-lx)          # P(preempted before the segment ends)
+    q = -math.expm1(-lx)  # P(preempted before the segment ends)
     p = math.exp(-lx)
     if lx < 1e-6:
-        mean_lost, second_lost = length_s / 2.0, length_s ** 2 / 3.0
+        mean_lost, second_lost = length_s / 2.0, length_s**2 / 3.0
     else:
         mean_lost = 1.0 / rate - length_s * p / q
-        second_lost = (2.0 / rate ** 2 - p * (length_s ** 2 + 2.0 * length_s / rate + 2.0 / rate ** 2)) / q
-    var_lost = max(second_lost - mean_lost ** 2, 0.0)
+        second_lost = (2.0 / rate**2 - p * (length_s**2 + 2.0 * length_s / rate + 2.0 / rate**2)) / q
+    var_lost = max(second_lost - mean_lost**2, 0.0)
     mean_k = math.expm1(lx)
     var_k = mean_k * math.exp(lx)
     per_event = mean_lost + restart_s
-    return mean_k * per_event, mean_k * var_lost + var_k * per_event ** 2, mean_k
+    return mean_k * per_event, mean_k * var_lost + var_k * per_event**2, mean_k
 
 
-def completion_periodic(work_s: float, interval_s: float, checkpoint_s: float, restart_s: float,
-                        rate_per_s: float) -> Completion:
+def completion_periodic(
+    work_s: float, interval_s: float, checkpoint_s: float, restart_s: float, rate_per_s: float
+) -> Completion:
     """Wall-time distribution when the job checkpoints every `interval_s` seconds of work."""
     full = math.floor(work_s / interval_s + 1e-12) if interval_s > 0 else 0
     rest = max(work_s - full * interval_s, 0.0)
@@ -101,17 +102,27 @@ def completion_periodic(work_s: float, interval_s: float, checkpoint_s: float, r
     mean_extra = full * m1 + m2 if full else m2
     var_extra = full * v1 + v2 if full else v2
     preemptions = full * k1 + k2 if full else k2
-    return Completion(base_s=base, mean_s=base + mean_extra, variance_s2=var_extra,
-                      p_no_preemption=math.exp(-rate_per_s * base), expected_preemptions=preemptions)
+    return Completion(
+        base_s=base,
+        mean_s=base + mean_extra,
+        variance_s2=var_extra,
+        p_no_preemption=math.exp(-rate_per_s * base),
+        expected_preemptions=preemptions,
+    )
 
 
 def completion_on_notice(work_s: float, checkpoint_s: float, restart_s: float, rate_per_s: float) -> Completion:
     """Wall-time distribution when each preemption is met by a checkpoint inside the notice window: no lost work."""
     per_event = restart_s + checkpoint_s
     expected = rate_per_s * work_s
-    return Completion(base_s=work_s, mean_s=work_s + expected * per_event, variance_s2=expected * per_event ** 2,
-                      p_no_preemption=math.exp(-expected), expected_preemptions=expected,
-                      cost_per_preemption_s=per_event)
+    return Completion(
+        base_s=work_s,
+        mean_s=work_s + expected * per_event,
+        variance_s2=expected * per_event**2,
+        p_no_preemption=math.exp(-expected),
+        expected_preemptions=expected,
+        cost_per_preemption_s=per_event,
+    )
 
 
 def _poisson_cdf(k: int, mean: float) -> float:
@@ -155,10 +166,10 @@ def probability_done_by(completion: Completion, deadline_s: float) -> float:
         return 1.0
     extra_mean = (completion.mean_s - completion.base_s) / (1.0 - p0)
     extra_second = (completion.variance_s2 + (completion.mean_s - completion.base_s) ** 2) / (1.0 - p0)
-    extra_var = max(extra_second - extra_mean ** 2, 1e-12)
+    extra_var = max(extra_second - extra_mean**2, 1e-12)
     if slack <= 0 or extra_mean <= 0:
         return p0
-    sigma2 = math.log1p(extra_var / extra_mean ** 2)
+    sigma2 = math.log1p(extra_var / extra_mean**2)
     mu = math.log(extra_mean) - sigma2 / 2.0
     z = (math.log(slack) - mu) / math.sqrt(sigma2)
     return p0 + (1.0 - p0) * 0.5 * math.erfc(-z / math.sqrt(2.0))

@@ -30,17 +30,21 @@ from tools.spot.completion import (
     young_interval_s,
 )
 
-UnboundedHours = Annotated[float, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]},
-                                                 mode="serialization")]
+UnboundedHours = Annotated[
+    float, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]}, mode="serialization")
+]
 """A float that is infinite when spot never finishes (reason never_finishes); JSON has no infinity: null there."""
 
 SpotVerdict = Literal["spot", "on_demand", "no_spot_offer"]
-VerdictReason = Literal["cheaper", "not_cheaper", "deadline_risk", "no_spot_price", "no_on_demand_price",
-                        "never_finishes"]
+VerdictReason = Literal[
+    "cheaper", "not_cheaper", "deadline_risk", "no_spot_price", "no_on_demand_price", "never_finishes"
+]
 
 HOUR = 3600.0
-RATE_SOURCE = ("planning assumption: no provider publishes hourly GPU preemption rates (AWS "
-               "Spot Advisor gives only monthly reclaim bands <5 % .. >20 %); override with the preemption rate")
+RATE_SOURCE = (
+    "planning assumption: no provider publishes hourly GPU preemption rates (AWS "
+    "Spot Advisor gives only monthly reclaim bands <5 % .. >20 %); override with the preemption rate"
+)
 HYPERSCALER_RATE_PER_HOUR = 0.05
 """One preemption per ~20 h of running: AWS, GCP, Azure and other reclaim-on-demand spot markets."""
 MARKETPLACE_RATE_PER_HOUR = 0.10
@@ -63,33 +67,57 @@ class SpotRiskRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    job_hours: float = Field(gt=0, le=1e6, allow_inf_nan=False,
-                             description="Uninterrupted run time of the job (what on-demand takes).")
-    checkpoint_write_s: float = Field(default=60.0, ge=0, le=1e6, allow_inf_nan=False,
-                                      description="Seconds to write one checkpoint.")
-    restart_overhead_s: float = Field(default=DEFAULT_RESTART_S, ge=0, le=1e6, allow_inf_nan=False,
-                                      description="Seconds to relaunch and reload after a preemption.")
-    preemption_rate_per_hour: float | None = Field(default=None, ge=0, le=1000, allow_inf_nan=False,
-                                                   description="Expected preemptions per hour; the provider's "
-                                                               "planning figure when omitted.")
-    provider: str | None = Field(default=None, max_length=64,
-                                 description="Provider id (its notice time, billing and preemption figures).")
-    spot_price_per_hour: float | None = Field(default=None, gt=0, allow_inf_nan=False,
-                                              description="Spot USD per hour.")
-    on_demand_price_per_hour: float | None = Field(default=None, gt=0, allow_inf_nan=False,
-                                                   description="On-demand USD per hour.")
-    billing_granularity_s: float = Field(default=1.0, gt=0, le=86400, allow_inf_nan=False,
-                                         description="Billing increment in seconds (1 = per second).")
-    billing_minimum_s: float = Field(default=0.0, ge=0, le=86400 * 31, allow_inf_nan=False,
-                                     description="Minimum billed seconds per run.")
-    deadline_hours: float | None = Field(default=None, gt=0, allow_inf_nan=False,
-                                         description="Hours the job must finish within.")
-    deadline_confidence: float = Field(default=DEFAULT_DEADLINE_CONFIDENCE, gt=0, lt=1,
-                                       description="Probability spot must meet the deadline with (default 0.9).")
-    notice_s: float | None = Field(default=None, ge=0, allow_inf_nan=False,
-                                   description="Preemption notice; the provider's documented one when omitted.")
-    checkpoint_on_notice: bool = Field(default=False,
-                                       description="The job saves a checkpoint when the preemption notice arrives.")
+    job_hours: float = Field(
+        gt=0, le=1e6, allow_inf_nan=False, description="Uninterrupted run time of the job (what on-demand takes)."
+    )
+    checkpoint_write_s: float = Field(
+        default=60.0, ge=0, le=1e6, allow_inf_nan=False, description="Seconds to write one checkpoint."
+    )
+    restart_overhead_s: float = Field(
+        default=DEFAULT_RESTART_S,
+        ge=0,
+        le=1e6,
+        allow_inf_nan=False,
+        description="Seconds to relaunch and reload after a preemption.",
+    )
+    preemption_rate_per_hour: float | None = Field(
+        default=None,
+        ge=0,
+        le=1000,
+        allow_inf_nan=False,
+        description="Expected preemptions per hour; the provider's planning figure when omitted.",
+    )
+    provider: str | None = Field(
+        default=None, max_length=64, description="Provider id (its notice time, billing and preemption figures)."
+    )
+    spot_price_per_hour: float | None = Field(default=None, gt=0, allow_inf_nan=False, description="Spot USD per hour.")
+    on_demand_price_per_hour: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="On-demand USD per hour."
+    )
+    billing_granularity_s: float = Field(
+        default=1.0, gt=0, le=86400, allow_inf_nan=False, description="Billing increment in seconds (1 = per second)."
+    )
+    billing_minimum_s: float = Field(
+        default=0.0, ge=0, le=86400 * 31, allow_inf_nan=False, description="Minimum billed seconds per run."
+    )
+    deadline_hours: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="Hours the job must finish within."
+    )
+    deadline_confidence: float = Field(
+        default=DEFAULT_DEADLINE_CONFIDENCE,
+        gt=0,
+        lt=1,
+        description="Probability spot must meet the deadline with (default 0.9).",
+    )
+    notice_s: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="Preemption notice; the provider's documented one when omitted.",
+    )
+    checkpoint_on_notice: bool = Field(
+        default=False, description="The job saves a checkpoint when the preemption notice arrives."
+    )
 
 
 class SpotRiskResult(BaseModel):
@@ -128,14 +156,18 @@ def provider_notice(provider: str | None) -> float | None:
     return float(info.spot_notice_s) if info and info.spot_notice_s is not None else None
 
 
-def _completion_for(job_hours: float, delta: float, restart: float, rate_per_s: float, notice: float | None,
-                    checkpoint_on_notice: bool) -> tuple[Completion, float | None, bool]:
+def _completion_for(
+    job_hours: float, delta: float, restart: float, rate_per_s: float, notice: float | None, checkpoint_on_notice: bool
+) -> tuple[Completion, float | None, bool]:
     """Pick the checkpoint policy and return the completion model, the interval used and whether notice saves work."""
     work = job_hours * HOUR
     on_notice = checkpoint_on_notice and notice is not None and delta <= notice
     if rate_per_s <= 0:
-        return Completion(base_s=work, mean_s=work, variance_s2=0.0, p_no_preemption=1.0,
-                          expected_preemptions=0.0), None, on_notice
+        return (
+            Completion(base_s=work, mean_s=work, variance_s2=0.0, p_no_preemption=1.0, expected_preemptions=0.0),
+            None,
+            on_notice,
+        )
     if on_notice or delta == 0:
         return completion_on_notice(work, delta, restart, rate_per_s), None, on_notice
     interval = daly_interval_s(delta, 1.0 / rate_per_s)
@@ -158,23 +190,33 @@ class RunModel:
 
 
 @lru_cache(maxsize=8192)
-def run_model(job_hours: float, delta: float, restart: float, rate_h: float, notice: float | None,
-              checkpoint_on_notice: bool, granularity_s: float, minimum_s: float,
-              deadline_hours: float | None) -> RunModel:
+def run_model(
+    job_hours: float,
+    delta: float,
+    restart: float,
+    rate_h: float,
+    notice: float | None,
+    checkpoint_on_notice: bool,
+    granularity_s: float,
+    minimum_s: float,
+    deadline_hours: float | None,
+) -> RunModel:
     """Completion, billed seconds and deadline odds; cached, since many offers share them (prices only scale)."""
     rate_s = rate_h / HOUR
     billing = Billing(granularity_s=granularity_s, minimum_s=minimum_s)
-    completion, interval, on_notice = _completion_for(job_hours, delta, restart, rate_s, notice,
-                                                      checkpoint_on_notice)
+    completion, interval, on_notice = _completion_for(job_hours, delta, restart, rate_s, notice, checkpoint_on_notice)
     work = job_hours * HOUR
     finite = math.isfinite(completion.mean_s)
     deadline_s = deadline_hours * HOUR if deadline_hours else None
     return RunModel(
-        completion=completion, interval_s=interval, on_notice=on_notice,
+        completion=completion,
+        interval_s=interval,
+        on_notice=on_notice,
         spot_billed_s=expected_billed_s(completion, restart, rate_s, billing) if finite else math.inf,
         od_billed_s=billed_seconds(work, billing),
         p_spot=probability_done_by(completion, deadline_s) if deadline_s is not None else None,
-        p_od=(1.0 if work <= deadline_s else 0.0) if deadline_s is not None else None)
+        p_od=(1.0 if work <= deadline_s else 0.0) if deadline_s is not None else None,
+    )
 
 
 def assess_spot(request: SpotRiskRequest) -> SpotRiskResult:
@@ -184,14 +226,23 @@ def assess_spot(request: SpotRiskRequest) -> SpotRiskResult:
     else:
         rate_h, rate_source = default_preemption_rate(request.provider)
     notice = request.notice_s if request.notice_s is not None else provider_notice(request.provider)
-    run = run_model(request.job_hours, request.checkpoint_write_s, request.restart_overhead_s, rate_h, notice,
-                    request.checkpoint_on_notice, request.billing_granularity_s, request.billing_minimum_s,
-                    request.deadline_hours)
+    run = run_model(
+        request.job_hours,
+        request.checkpoint_write_s,
+        request.restart_overhead_s,
+        rate_h,
+        notice,
+        request.checkpoint_on_notice,
+        request.billing_granularity_s,
+        request.billing_minimum_s,
+        request.deadline_hours,
+    )
     completion, interval, on_notice = run.completion, run.interval_s, run.on_notice
     finite = math.isfinite(completion.mean_s)
     spot_billed, od_billed = run.spot_billed_s, run.od_billed_s
-    verdict, reason, spot_cost, od_cost = price_outcome(run, request.spot_price_per_hour,
-                                                        request.on_demand_price_per_hour, request.deadline_confidence)
+    verdict, reason, spot_cost, od_cost = price_outcome(
+        run, request.spot_price_per_hour, request.on_demand_price_per_hour, request.deadline_confidence
+    )
     p_spot, p_od = run.p_spot, run.p_od
     savings = od_cost - spot_cost if spot_cost is not None and od_cost is not None and finite else None
     mtbf_h = 1.0 / rate_h if rate_h > 0 else None
@@ -208,23 +259,41 @@ def assess_spot(request: SpotRiskRequest) -> SpotRiskResult:
     if request.deadline_hours:
         assumptions.append(f"spot must finish by the deadline with probability >= {request.deadline_confidence:g}")
     return SpotRiskResult(
-        verdict=verdict, reason=reason, savings_usd=savings,
+        verdict=verdict,
+        reason=reason,
+        savings_usd=savings,
         savings_fraction=(savings / od_cost) if savings is not None and od_cost else None,
-        preemption_rate_per_hour=rate_h, preemption_rate_source=rate_source, mtbf_hours=mtbf_h,
+        preemption_rate_per_hour=rate_h,
+        preemption_rate_source=rate_source,
+        mtbf_hours=mtbf_h,
         checkpoint_interval_hours=interval / HOUR if interval else None,
-        young_interval_hours=(young_interval_s(request.checkpoint_write_s, HOUR / rate_h) / HOUR
-                              if rate_h > 0 and request.checkpoint_write_s > 0 else None),
-        checkpoint_on_notice=on_notice, expected_preemptions=completion.expected_preemptions,
-        expected_spot_hours=completion.mean_s / HOUR, spot_hours_no_preemption=completion.base_s / HOUR,
-        expected_spot_billed_hours=spot_billed / HOUR, expected_spot_cost_usd=spot_cost,
-        on_demand_hours=request.job_hours, on_demand_billed_hours=od_billed / HOUR, on_demand_cost_usd=od_cost,
-        p_spot_done_by_deadline=p_spot, p_on_demand_done_by_deadline=p_od,
-        deadline_confidence=request.deadline_confidence, assumptions=assumptions)
+        young_interval_hours=(
+            young_interval_s(request.checkpoint_write_s, HOUR / rate_h) / HOUR
+            if rate_h > 0 and request.checkpoint_write_s > 0
+            else None
+        ),
+        checkpoint_on_notice=on_notice,
+        expected_preemptions=completion.expected_preemptions,
+        expected_spot_hours=completion.mean_s / HOUR,
+        spot_hours_no_preemption=completion.base_s / HOUR,
+        expected_spot_billed_hours=spot_billed / HOUR,
+        expected_spot_cost_usd=spot_cost,
+        on_demand_hours=request.job_hours,
+        on_demand_billed_hours=od_billed / HOUR,
+        on_demand_cost_usd=od_cost,
+        p_spot_done_by_deadline=p_spot,
+        p_on_demand_done_by_deadline=p_od,
+        deadline_confidence=request.deadline_confidence,
+        assumptions=assumptions,
+    )
 
 
-def price_outcome(run: RunModel, spot_price_per_hour: float | None, on_demand_price_per_hour: float | None,
-                  confidence: float = DEFAULT_DEADLINE_CONFIDENCE
-                  ) -> tuple[SpotVerdict, VerdictReason, float | None, float | None]:
+def price_outcome(
+    run: RunModel,
+    spot_price_per_hour: float | None,
+    on_demand_price_per_hour: float | None,
+    confidence: float = DEFAULT_DEADLINE_CONFIDENCE,
+) -> tuple[SpotVerdict, VerdictReason, float | None, float | None]:
     """(verdict, reason, expected spot cost, on-demand cost) of a run model at one price pair: what `assess_spot`
     decides, without building its explained result (the ranking costs hundreds of offers per run model)."""
     spot_cost = spot_price_per_hour * run.spot_billed_s / HOUR if spot_price_per_hour else None
@@ -233,8 +302,9 @@ def price_outcome(run: RunModel, spot_price_per_hour: float | None, on_demand_pr
     return verdict, reason, spot_cost, od_cost
 
 
-def _decide(spot_cost: float | None, od_cost: float | None, p_spot: float | None, confidence: float,
-            finite: bool) -> tuple[SpotVerdict, VerdictReason]:
+def _decide(
+    spot_cost: float | None, od_cost: float | None, p_spot: float | None, confidence: float, finite: bool
+) -> tuple[SpotVerdict, VerdictReason]:
     """Spot when it is offered, expected to be cheaper and likely enough to meet the deadline."""
     if spot_cost is None:
         return "no_spot_offer", "no_spot_price"

@@ -22,15 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from contract.jobspec import JobSpec
-from tools.catalog import wish_filters
-from tools.catalog import OFFER_FIELDS, offer_from_row
-from tools.catalog import OfferGroup, shape_of, workload_key
-from tools.jobtime import job_tokens
-from tools.ranking import nodes_for, plan_shape
-from tools.ranking import CostingJob, ShapeCosts
-from tools.ranking import MULTI_NODE_MIN_GPUS, fewest_nodes
+from tools.catalog import OFFER_FIELDS, OfferGroup, offer_from_row, shape_of, wish_filters, workload_key
+from tools.jobtime import DEFAULT_MEMORY_MARGIN, build_workload, job_tokens
+from tools.ranking import MULTI_NODE_MIN_GPUS, CostingJob, ShapeCosts, fewest_nodes, nodes_for, plan_shape
 from tools.spot import DEFAULT_DEADLINE_CONFIDENCE, HOUR
-from tools.jobtime import DEFAULT_MEMORY_MARGIN, build_workload
 from web.compare.store import connect
 
 MAX_JOB_TABLES = 16
@@ -70,17 +65,30 @@ def _shape_plan(offer: Any, spec: JobSpec, memo: ShapeCosts) -> tuple[dict[str, 
     entry = memo.entry(shape_of(offer, nodes))
     topology, job_time = entry.evaluation.topology, entry.evaluation.time
     run = memo.on_demand_run(entry, nodes, offer.provider, job_time)
-    figures = {"nodes": nodes, "od_billed": run.billed_hours, "od_hours": run.hours,
-               "per_gpu": topology.per_gpu_gib, "layout": topology.layout, "micro_batch": topology.micro_batch_size,
-               "spot_model": 0, "spot_billed_s": None, "spot_od_billed_s": None, "spot_hours": None}
+    figures = {
+        "nodes": nodes,
+        "od_billed": run.billed_hours,
+        "od_hours": run.hours,
+        "per_gpu": topology.per_gpu_gib,
+        "layout": topology.layout,
+        "micro_batch": topology.micro_batch_size,
+        "spot_model": 0,
+        "spot_billed_s": None,
+        "spot_od_billed_s": None,
+        "spot_hours": None,
+    }
     if spec.interruptible_ok is not False:
         spot = memo.spot_run(entry, nodes, offer.provider, job_time)
         model = spot.model
         if model is not None:
             likely = model.p_spot is None or model.p_spot >= DEFAULT_DEADLINE_CONFIDENCE
-            figures.update(spot_model=1, spot_billed_s=model.spot_billed_s, spot_od_billed_s=model.od_billed_s,
-                           spot_hours=model.completion.mean_s / HOUR,
-                           spot_decides=int(math.isfinite(model.completion.mean_s) and likely))
+            figures.update(
+                spot_model=1,
+                spot_billed_s=model.spot_billed_s,
+                spot_od_billed_s=model.od_billed_s,
+                spot_hours=model.completion.mean_s / HOUR,
+                spot_decides=int(math.isfinite(model.completion.mean_s) and likely),
+            )
     return figures, None
 
 
@@ -88,20 +96,43 @@ def _memo(spec: JobSpec) -> ShapeCosts:
     """The ranking's per-job costing memo (as tools.ranking.rank_offers builds it, without budget and rate)."""
     workload = build_workload(spec)
     tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
-    job = CostingJob(spec=spec, workload=workload, tokens=tokens, margin=DEFAULT_MEMORY_MARGIN, budget=None,
-                     rate=None, epoch_tokens=tokens.total / (spec.epochs or 1.0), workload_key=workload_key(workload))
+    job = CostingJob(
+        spec=spec,
+        workload=workload,
+        tokens=tokens,
+        margin=DEFAULT_MEMORY_MARGIN,
+        budget=None,
+        rate=None,
+        epoch_tokens=tokens.total / (spec.epochs or 1.0),
+        workload_key=workload_key(workload),
+    )
     return ShapeCosts(job=job)
 
 
-_PLAN_COLUMNS = ("shape_id", "nodes", "od_billed", "od_hours", "per_gpu", "layout", "spot_model", "spot_decides",
-                 "spot_billed_s", "spot_od_billed_s", "spot_hours")
+_PLAN_COLUMNS = (
+    "shape_id",
+    "nodes",
+    "od_billed",
+    "od_hours",
+    "per_gpu",
+    "layout",
+    "spot_model",
+    "spot_decides",
+    "spot_billed_s",
+    "spot_od_billed_s",
+    "spot_hours",
+)
 # tools.ranking.costing.cost_offer and tools.spot.risk.price_outcome, operation for operation
 _OD = "(CASE WHEN r.on_demand_is_market THEN NULL ELSE r.price_per_hour END)"
-_SP = ("(CASE WHEN r.on_demand_is_market THEN coalesce(nullif(r.spot_price_per_hour, 0), r.price_per_hour) "
-       "ELSE r.spot_price_per_hour END)")
+_SP = (
+    "(CASE WHEN r.on_demand_is_market THEN coalesce(nullif(r.spot_price_per_hour, 0), r.price_per_hour) "
+    "ELSE r.spot_price_per_hour END)"
+)
 _SPOT_OK = f"(p.spot_model = 1 AND {_SP} IS NOT NULL AND {_SP} != 0)"
 _SPOT_COST = f"(({_SP} * p.nodes) * p.spot_billed_s / 3600.0)"
-_OD_COST_MODEL = f"(CASE WHEN {_OD} IS NOT NULL AND {_OD} != 0 THEN ({_OD} * p.nodes) * p.spot_od_billed_s / 3600.0 END)"
+_OD_COST_MODEL = (
+    f"(CASE WHEN {_OD} IS NOT NULL AND {_OD} != 0 THEN ({_OD} * p.nodes) * p.spot_od_billed_s / 3600.0 END)"
+)
 
 
 def _use_spot(interruptible_ok: bool | None) -> str:
@@ -135,9 +166,13 @@ def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str
     memo = _memo(spec)
     shape_rows = conn.execute("SELECT id, rep_id, rows FROM shapes").fetchall()
     with closing(sqlite3.connect(f"file:{catalog.resolve().as_posix()}?mode=ro", uri=True)) as cat:
-        reps = {row[0]: offer_from_row(row[1:]) for row in cat.execute(
-            f"SELECT id, {', '.join(OFFER_FIELDS)} FROM offers WHERE id IN "
-            f"(SELECT value FROM json_each(?))", (json.dumps([r[1] for r in shape_rows]),))}
+        reps = {
+            row[0]: offer_from_row(row[1:])
+            for row in cat.execute(
+                f"SELECT id, {', '.join(OFFER_FIELDS)} FROM offers WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps([r[1] for r in shape_rows]),),
+            )
+        }
     plans: list[tuple[Any, ...]] = []
     excluded: Counter[str] = Counter()
     for shape_id, rep_id, rows in shape_rows:
@@ -154,26 +189,31 @@ def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is None:
             conn.execute(f"CREATE TEMP TABLE plan ({', '.join(_PLAN_COLUMNS)})")
-            conn.executemany(f"INSERT INTO plan VALUES ({', '.join('?' for _ in _PLAN_COLUMNS)})",
-                             [plan for plan, _ in plans])
+            conn.executemany(
+                f"INSERT INTO plan VALUES ({', '.join('?' for _ in _PLAN_COLUMNS)})", [plan for plan, _ in plans]
+            )
             use_spot = _use_spot(spec.interruptible_ok)
             conn.execute(
                 f"CREATE TABLE {name} AS SELECT id, spot, CASE WHEN spot THEN spot_cost ELSE od_billed * od * nodes "
                 f"END AS cost, CASE WHEN spot THEN spot_hours ELSE od_hours END AS hours, per_gpu, nodes, layout "
                 f"FROM (SELECT r.id, {use_spot} AS spot, {_SPOT_COST} AS spot_cost, {_OD} AS od, p.* FROM rows r "
                 f"JOIN temp.plan p ON p.shape_id = r.shape_id WHERE {' AND '.join(where) or '1'}) "
-                f"WHERE spot OR od IS NOT NULL", params)
+                f"WHERE spot OR od IS NOT NULL",
+                params,
+            )
             for column in ("cost", "hours", "per_gpu"):
                 conn.execute(f"CREATE INDEX {name}_{column} ON {name} ({column}, id)")
             conn.execute(f"CREATE INDEX {name}_chart ON {name} (hours, cost)")  # cheapest per duration
             conn.execute(f"CREATE UNIQUE INDEX {name}_id ON {name} (id)")
             runs_on = conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-            conn.execute(f"CREATE TABLE {name}_meta AS SELECT ? AS runs_on, ? AS excluded",
-                         (runs_on, json.dumps(dict(excluded))))
+            conn.execute(
+                f"CREATE TABLE {name}_meta AS SELECT ? AS runs_on, ? AS excluded", (runs_on, json.dumps(dict(excluded)))
+            )
             conn.execute("INSERT OR REPLACE INTO jobs VALUES (?, ?)", (name, time.time()))
             conn.execute("DROP TABLE temp.plan")
-            for (old,) in conn.execute("SELECT name FROM jobs ORDER BY used DESC LIMIT -1 OFFSET ?",
-                                       (MAX_JOB_TABLES,)).fetchall():
+            for (old,) in conn.execute(
+                "SELECT name FROM jobs ORDER BY used DESC LIMIT -1 OFFSET ?", (MAX_JOB_TABLES,)
+            ).fetchall():
                 conn.execute(f"DROP TABLE IF EXISTS {old}")
                 conn.execute(f"DROP TABLE IF EXISTS {old}_meta")
                 conn.execute("DELETE FROM jobs WHERE name = ?", (old,))

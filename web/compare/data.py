@@ -13,12 +13,24 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from contract.languages import Language
-
 from tools.catalog import MISSING
 from web.compare.store import sort_index
 
-SortKey = Literal["gpu", "vram", "count", "interconnect", "provider", "region", "price", "spot_price",
-                  "price_per_gpu", "billing", "job_cost", "hours", "per_gpu_gib"]
+SortKey = Literal[
+    "gpu",
+    "vram",
+    "count",
+    "interconnect",
+    "provider",
+    "region",
+    "price",
+    "spot_price",
+    "price_per_gpu",
+    "billing",
+    "job_cost",
+    "hours",
+    "per_gpu_gib",
+]
 JOB_SORTS = frozenset({"job_cost", "hours", "per_gpu_gib"})
 MAX_PAGE_SIZE = 200
 
@@ -28,8 +40,9 @@ class CompareQuery(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    q: str | None = Field(None, max_length=200, description="Words that must all appear in GPU, provider, "
-                                                            "instance type or region.")
+    q: str | None = Field(
+        None, max_length=200, description="Words that must all appear in GPU, provider, instance type or region."
+    )
     gpu: str | None = Field(None, max_length=60, description="Exact GPU name, e.g. H100.")
     provider: str | None = Field(None, max_length=60, description="Exact provider id, e.g. aws.")
     region: str | None = Field(None, max_length=60, description="Part of the region or zone name.")
@@ -42,23 +55,48 @@ class CompareQuery(BaseModel):
     order: Literal["asc", "desc"] = "asc"
     page: int = Field(1, ge=1, le=100_000)
     page_size: int = Field(50, ge=1, le=MAX_PAGE_SIZE)
-    job: str | None = Field(None, max_length=4000, description="A job in words (it/id/en) or a JobSpec as JSON: "
-                                                               "adds fit, memory, hours and job cost per offer.")
+    job: str | None = Field(
+        None,
+        max_length=4000,
+        description="A job in words (it/id/en) or a JobSpec as JSON: adds fit, memory, hours and job cost per offer.",
+    )
     lang: Language | None = Field(None, description="Language of a job given in words.")
     fits_only: bool = Field(True, description="With a job: only offers the job runs on.")
 
 
-_ROW_COLUMNS = ("id", "provider", "instance_type", "gpu", "gpu_form_factor", "gpu_count", "vram_gib_per_gpu",
-                "interconnect", "region", "price_per_hour", "spot_price_per_hour", "price_per_gpu_hour",
-                "snapshot_date", "billing_s", "billing_assumed", "offers")
+_ROW_COLUMNS = (
+    "id",
+    "provider",
+    "instance_type",
+    "gpu",
+    "gpu_form_factor",
+    "gpu_count",
+    "vram_gib_per_gpu",
+    "interconnect",
+    "region",
+    "price_per_hour",
+    "spot_price_per_hour",
+    "price_per_gpu_hour",
+    "snapshot_date",
+    "billing_s",
+    "billing_assumed",
+    "offers",
+)
 _JOB_COLUMNS = ("spot", "cost", "hours", "per_gpu", "nodes", "layout")
 _SORTS: dict[str, tuple[str, str | None]] = {
     # column to order by, and the condition of a missing value (sorted last in both orders)
-    "gpu": ("r.gpu_lc", None), "vram": ("r.vram_key", f"r.vram_key >= {MISSING}"), "count": ("r.gpu_count", None),
-    "interconnect": ("r.interconnect", None), "provider": ("r.provider_lc", None),
-    "region": ("r.region_lc", "r.region_lc IS NULL"), "price": ("r.price_key", f"r.price_key >= {MISSING}"),
-    "spot_price": ("r.spot_key", f"r.spot_key >= {MISSING}"), "price_per_gpu": ("r.ppg_key", f"r.ppg_key >= {MISSING}"),
-    "billing": ("r.billing_s", None), "job_cost": ("j.cost", "j.id IS NULL"), "hours": ("j.hours", "j.id IS NULL"),
+    "gpu": ("r.gpu_lc", None),
+    "vram": ("r.vram_key", f"r.vram_key >= {MISSING}"),
+    "count": ("r.gpu_count", None),
+    "interconnect": ("r.interconnect", None),
+    "provider": ("r.provider_lc", None),
+    "region": ("r.region_lc", "r.region_lc IS NULL"),
+    "price": ("r.price_key", f"r.price_key >= {MISSING}"),
+    "spot_price": ("r.spot_key", f"r.spot_key >= {MISSING}"),
+    "price_per_gpu": ("r.ppg_key", f"r.ppg_key >= {MISSING}"),
+    "billing": ("r.billing_s", None),
+    "job_cost": ("j.cost", "j.id IS NULL"),
+    "hours": ("j.hours", "j.id IS NULL"),
     "per_gpu_gib": ("j.per_gpu", "j.id IS NULL"),
 }
 _REVERSED = frozenset({"vram"})
@@ -67,8 +105,7 @@ _COUNTS: OrderedDict[tuple[Any, ...], int] = OrderedDict()
 _IDS: OrderedDict[tuple[Any, ...], list[int]] = OrderedDict()
 SMALL_VIEW = 150_000
 """Filtered views up to this many rows are ordered once by a scan and kept as id lists (pages are then slices)."""
-_FILTER_INDEXES = {"gpu": "gpu_lc", "provider": "provider_lc", "interconnect": "interconnect",
-                   "gpu_count": "gpu_count"}
+_FILTER_INDEXES = {"gpu": "gpu_lc", "provider": "provider_lc", "interconnect": "interconnect", "gpu_count": "gpu_count"}
 """Equality filters and the listing column whose index (created on first use) serves them."""
 _COUNTS_LOCK = threading.Lock()
 
@@ -126,8 +163,9 @@ def _count(conn: sqlite3.Connection, key: tuple[Any, ...], sql: str, params: lis
     return value
 
 
-def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job: str | None
-                ) -> tuple[int, str, list[dict[str, Any]]]:
+def select_page(
+    conn: sqlite3.Connection, store: Path, query: CompareQuery, job: str | None
+) -> tuple[int, str, list[dict[str, Any]]]:
     """(rows matching, the sort used, the requested page of rows): filtered, sorted and paged in SQL, values missing
     for the sort last in both orders."""
     sort = query.sort or ("job_cost" if job else "price")
@@ -136,14 +174,17 @@ def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job:
     where, params = filters_sql(query)
     source = "rows r"
     if job:
-        source = f"{job} j JOIN rows r ON r.id = j.id" if query.fits_only else f"rows r LEFT JOIN {job} j ON j.id = r.id"
+        source = (
+            f"{job} j JOIN rows r ON r.id = j.id" if query.fits_only else f"rows r LEFT JOIN {job} j ON j.id = r.id"
+        )
     filters = " AND ".join(where) or "1"
     key = (store.name, job, query.fits_only, filters, tuple(params))
     counted = f"{job} j" if job and query.fits_only and not where else source  # no filter: the job table alone
     total = _count(conn, key, f"SELECT count(*) FROM {counted} WHERE {filters}", params)
     column, missing = _SORTS[sort]
-    for name in [column[2:] if column.startswith("r.") else None] + [_FILTER_INDEXES[f] for f in _FILTER_INDEXES
-                                                                      if getattr(query, f) not in (None, "")]:
+    for name in [column[2:] if column.startswith("r.") else None] + [
+        _FILTER_INDEXES[f] for f in _FILTER_INDEXES if getattr(query, f) not in (None, "")
+    ]:
         if name:
             sort_index(conn, store, name)
     if job is None or (query.fits_only and missing == "j.id IS NULL"):
@@ -153,17 +194,29 @@ def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job:
     start = (query.page - 1) * query.page_size
     present = total
     if missing:
-        present = total - _count(conn, (*key, missing), f"SELECT count(*) FROM {source} WHERE {filters} AND "
-                                                        f"{missing}", params)
+        present = total - _count(
+            conn, (*key, missing), f"SELECT count(*) FROM {source} WHERE {filters} AND {missing}", params
+        )
     picked = ", ".join([f"r.{c}" for c in _ROW_COLUMNS] + [f"j.{c}" if job else f"NULL AS {c}" for c in _JOB_COLUMNS])
     if where and total <= SMALL_VIEW:  # a selective filter: one scan and sort, kept, beats walking a sort index
-        ids = _ordered_ids(conn, (*key, column, direction), source, filters, params,
-                           f"+{column} {direction}, r.id {direction}" if column.startswith("j.") else
-                           f"+{column} {direction}, +r.price_key {direction}, r.id {direction}", missing)
-        chosen = ids[start:start + query.page_size]
+        ids = _ordered_ids(
+            conn,
+            (*key, column, direction),
+            source,
+            filters,
+            params,
+            f"+{column} {direction}, r.id {direction}"
+            if column.startswith("j.")
+            else f"+{column} {direction}, +r.price_key {direction}, r.id {direction}",
+            missing,
+        )
+        chosen = ids[start : start + query.page_size]
         marks = ", ".join("?" for _ in chosen)
-        by_id = {row[0]: row for row in conn.execute(f"SELECT {picked} FROM {source} WHERE r.id IN ({marks})",
-                                                      chosen)} if chosen else {}
+        by_id = (
+            {row[0]: row for row in conn.execute(f"SELECT {picked} FROM {source} WHERE r.id IN ({marks})", chosen)}
+            if chosen
+            else {}
+        )
         return total, sort, _shaped(conn, [by_id[i] for i in chosen], job is not None)
     found: list[tuple[Any, ...]] = []
     if start < present:
@@ -171,22 +224,34 @@ def select_page(conn: sqlite3.Connection, store: Path, query: CompareQuery, job:
         if column.startswith("j."):  # walk the job table's own index, then fetch the page
             inner = f"{job} j" + (" JOIN rows r ON r.id = j.id" if where else "")
             order = f"{column} {direction}, j.id {direction}"
-            found = conn.execute(f"SELECT {picked} FROM (SELECT j.* FROM {inner} WHERE {filters} ORDER BY {order} "
-                                 f"LIMIT ? OFFSET ?) j JOIN rows r ON r.id = j.id ORDER BY {order}",
-                                 [*params, query.page_size, start]).fetchall()
+            found = conn.execute(
+                f"SELECT {picked} FROM (SELECT j.* FROM {inner} WHERE {filters} ORDER BY {order} "
+                f"LIMIT ? OFFSET ?) j JOIN rows r ON r.id = j.id ORDER BY {order}",
+                [*params, query.page_size, start],
+            ).fetchall()
         else:
-            found = conn.execute(f"SELECT {picked} FROM {source} WHERE {filters}{cond} ORDER BY {column} "
-                                 f"{direction}, r.price_key {direction}, r.id {direction} LIMIT ? OFFSET ?",
-                                 [*params, query.page_size, start]).fetchall()
+            found = conn.execute(
+                f"SELECT {picked} FROM {source} WHERE {filters}{cond} ORDER BY {column} "
+                f"{direction}, r.price_key {direction}, r.id {direction} LIMIT ? OFFSET ?",
+                [*params, query.page_size, start],
+            ).fetchall()
     if missing and len(found) < query.page_size and start + len(found) < total:
-        found += conn.execute(f"SELECT {picked} FROM {source} WHERE {filters} AND {missing} ORDER BY r.price_key, "
-                              f"r.id LIMIT ? OFFSET ?",
-                              [*params, query.page_size - len(found), max(0, start - present)]).fetchall()
+        found += conn.execute(
+            f"SELECT {picked} FROM {source} WHERE {filters} AND {missing} ORDER BY r.price_key, r.id LIMIT ? OFFSET ?",
+            [*params, query.page_size - len(found), max(0, start - present)],
+        ).fetchall()
     return total, sort, _shaped(conn, found, job is not None)
 
 
-def _ordered_ids(conn: sqlite3.Connection, key: tuple[Any, ...], source: str, filters: str, params: list[Any],
-                 order: str, missing: str | None) -> list[int]:
+def _ordered_ids(
+    conn: sqlite3.Connection,
+    key: tuple[Any, ...],
+    source: str,
+    filters: str,
+    params: list[Any],
+    order: str,
+    missing: str | None,
+) -> list[int]:
     """Every matching row id in page order (values missing for the sort last), cached per view."""
     with _COUNTS_LOCK:
         if key in _IDS:
@@ -195,8 +260,12 @@ def _ordered_ids(conn: sqlite3.Connection, key: tuple[Any, ...], source: str, fi
     cond = f" AND NOT ({missing})" if missing else ""
     ids = [i for (i,) in conn.execute(f"SELECT r.id FROM {source} WHERE {filters}{cond} ORDER BY {order}", params)]
     if missing:
-        ids += [i for (i,) in conn.execute(f"SELECT r.id FROM {source} WHERE {filters} AND {missing} ORDER BY "
-                                           f"+r.price_key, r.id", params)]
+        ids += [
+            i
+            for (i,) in conn.execute(
+                f"SELECT r.id FROM {source} WHERE {filters} AND {missing} ORDER BY +r.price_key, r.id", params
+            )
+        ]
     with _COUNTS_LOCK:
         _IDS[key] = ids
         while len(_IDS) > 8:
@@ -210,8 +279,9 @@ def _shaped(conn: sqlite3.Connection, found: list[tuple[Any, ...]], with_job: bo
     places: dict[int, tuple[list[str], list[str]]] = {i: ([], []) for i in ids}
     if ids:
         marks = ", ".join("?" for _ in ids)
-        for row_id, region, zone in conn.execute(f"SELECT row_id, region, zone FROM places WHERE row_id IN ({marks})"
-                                                 f" ORDER BY row_id, region, zone", ids):
+        for row_id, region, zone in conn.execute(
+            f"SELECT row_id, region, zone FROM places WHERE row_id IN ({marks}) ORDER BY row_id, region, zone", ids
+        ):
             regions, zones = places[row_id]
             if region and region not in regions:
                 regions.append(region)
@@ -219,15 +289,26 @@ def _shaped(conn: sqlite3.Connection, found: list[tuple[Any, ...]], with_job: bo
                 zones.append(zone)
     rows = []
     for values in found:
-        row = dict(zip(_ROW_COLUMNS, values[:len(_ROW_COLUMNS)]))
+        row = dict(zip(_ROW_COLUMNS, values[: len(_ROW_COLUMNS)]))
         row["billing_assumed"] = bool(row["billing_assumed"])
         row["regions"], row["zones"] = places[row.pop("id")]
         row["region"] = row["regions"][0] if row["regions"] else row["region"]
         if with_job:
-            spot, cost, hours, per_gpu, nodes, layout = values[len(_ROW_COLUMNS):]
-            row["job"] = {"fits": False} if cost is None else {
-                "fits": True, "per_gpu_gib": per_gpu, "est_hours": hours, "est_cost": cost, "spot": bool(spot),
-                "nodes": nodes, "total_gpus": row["gpu_count"] * nodes, "layout": layout}
+            spot, cost, hours, per_gpu, nodes, layout = values[len(_ROW_COLUMNS) :]
+            row["job"] = (
+                {"fits": False}
+                if cost is None
+                else {
+                    "fits": True,
+                    "per_gpu_gib": per_gpu,
+                    "est_hours": hours,
+                    "est_cost": cost,
+                    "spot": bool(spot),
+                    "nodes": nodes,
+                    "total_gpus": row["gpu_count"] * nodes,
+                    "layout": layout,
+                }
+            )
         rows.append(row)
     return rows
 
@@ -242,20 +323,35 @@ def chart_points(conn: sqlite3.Connection, store_key: str, query: CompareQuery, 
         if key in _COUNTS:
             return _COUNTS[key]  # type: ignore[return-value]
     source = f"{job} j JOIN rows r ON r.id = j.id" if where else f"{job} j"
-    cheapest = conn.execute(f"SELECT j.hours, min(j.cost), j.id FROM {source} WHERE {filters} GROUP BY j.hours "
-                            f"ORDER BY j.hours", params).fetchall()
+    cheapest = conn.execute(
+        f"SELECT j.hours, min(j.cost), j.id FROM {source} WHERE {filters} GROUP BY j.hours ORDER BY j.hours", params
+    ).fetchall()
     ids = [row[2] for row in cheapest]
     facts: dict[int, tuple[Any, ...]] = {}
     if ids:
         marks = ", ".join("?" for _ in ids)
-        for row in conn.execute(f"SELECT r.id, r.gpu, r.gpu_count, r.provider, r.instance_type, j.spot, j.nodes "
-                                f"FROM {job} j JOIN rows r ON r.id = j.id WHERE r.id IN ({marks})", ids):
+        for row in conn.execute(
+            f"SELECT r.id, r.gpu, r.gpu_count, r.provider, r.instance_type, j.spot, j.nodes "
+            f"FROM {job} j JOIN rows r ON r.id = j.id WHERE r.id IN ({marks})",
+            ids,
+        ):
             facts[row[0]] = row[1:]
     points, best = [], float("inf")
     for hours, cost, row_id in cheapest:
         gpu, count, provider, instance, spot, nodes = facts[row_id]
-        points.append({"hours": hours, "cost": cost, "gpu": gpu, "gpu_count": count, "provider": provider,
-                       "instance_type": instance, "spot": bool(spot), "nodes": nodes, "pareto": cost < best})
+        points.append(
+            {
+                "hours": hours,
+                "cost": cost,
+                "gpu": gpu,
+                "gpu_count": count,
+                "provider": provider,
+                "instance_type": instance,
+                "spot": bool(spot),
+                "nodes": nodes,
+                "pareto": cost < best,
+            }
+        )
         best = min(best, cost)
     with _COUNTS_LOCK:
         _COUNTS[key] = points  # type: ignore[assignment]

@@ -64,10 +64,17 @@ def job_summary(spec: JobSpec, language: str, runs_on: int, excluded: dict[str, 
     except ValueError as error:
         raise UserError(_first_line(error)) from error
     budget = budget_of(spec)
-    return {"language": language, "spec": spec.model_dump(exclude_none=True), "model_id": workload.arch.id,
-            "method": workload.method, "excluded": excluded, "runs_on": runs_on,
-            "budget_usd": budget["usd"] if budget else None, "budget": budget,
-            "deadline_hours": spec.deadline_hours}
+    return {
+        "language": language,
+        "spec": spec.model_dump(exclude_none=True),
+        "model_id": workload.arch.id,
+        "method": workload.method,
+        "excluded": excluded,
+        "runs_on": runs_on,
+        "budget_usd": budget["usd"] if budget else None,
+        "budget": budget,
+        "deadline_hours": spec.deadline_hours,
+    }
 
 
 def add_job_marks(rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:

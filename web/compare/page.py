@@ -50,10 +50,13 @@ class CompareResult(BaseModel):
     snapshot_date: str | None
     facets: CompareFacets
     rows: list[dict[str, Any]]
-    job: dict[str, Any] | None = Field(None, description="The job the job columns are for: spec, language, "
-                                                         "how many rows it runs on (runs_on), the ranking's "
-                                                         "exclusions, budget as given and in USD, and `chart`: "
-                                                         "the cheapest row at each duration, Pareto front marked.")
+    job: dict[str, Any] | None = Field(
+        None,
+        description="The job the job columns are for: spec, language, "
+        "how many rows it runs on (runs_on), the ranking's "
+        "exclusions, budget as given and in USD, and `chart`: "
+        "the cheapest row at each duration, Pareto front marked.",
+    )
 
 
 def _catalog(res: AppResources) -> Path:
@@ -85,14 +88,25 @@ def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:
             facets[kind].append(value)
     if job is not None:
         add_job_marks(rows, job)
-    return {"offers": offers, "total": total, "page": query.page, "page_size": query.page_size,
-            "pages": max(1, -(-total // query.page_size)), "sort": sort, "order": query.order,
-            "snapshot_date": snapshot, "facets": facets, "rows": rows, "job": job}
+    return {
+        "offers": offers,
+        "total": total,
+        "page": query.page,
+        "page_size": query.page_size,
+        "pages": max(1, -(-total // query.page_size)),
+        "sort": sort,
+        "order": query.order,
+        "snapshot_date": snapshot,
+        "facets": facets,
+        "rows": rows,
+        "job": job,
+    }
 
 
 @router.get("/api/compare", response_model=CompareResult, summary="Catalog offers for the comparison table")
-async def compare_api(query: Annotated[CompareQuery, Query()], res: AppResources = Depends(resources)
-                      ) -> dict[str, Any]:
+async def compare_api(
+    query: Annotated[CompareQuery, Query()], res: AppResources = Depends(resources)
+) -> dict[str, Any]:
     """Every catalog offer (zones merged), filtered, sorted and paged; with `job`, each offer also gets the job's
     fit, per-GPU memory, hours and total cost (sorted by job cost unless `sort` says otherwise)."""
     return await run_blocking(res.executor, compare_page, query, _catalog(res))

@@ -22,12 +22,32 @@ from tools.catalog import private_data_folder
 from tools.jobtime import ASSUMED_BILLING, billing_for
 
 STORE_VERSION = 5
-SHAPE_COLUMNS = ("provider", "gpu", "gpu_form_factor", "gpu_count", "vram_gib_per_gpu", "interconnect",
-                 "nvlink_gbs", "inter_node_gbps_per_gpu", "inter_node_fabric", "on_demand_is_market")
+SHAPE_COLUMNS = (
+    "provider",
+    "gpu",
+    "gpu_form_factor",
+    "gpu_count",
+    "vram_gib_per_gpu",
+    "interconnect",
+    "nvlink_gbs",
+    "inter_node_gbps_per_gpu",
+    "inter_node_fabric",
+    "on_demand_is_market",
+)
 """What costing a job on an offer depends on besides its prices (tools.catalog.shapes.shape_of, the provider's
 billing and spot model, effective_prices)."""
-SORT_INDEXES = ("price_key", "spot_key", "ppg_key", "vram_key", "gpu_lc", "gpu_count", "interconnect",
-                "provider_lc", "region_lc", "billing_s")
+SORT_INDEXES = (
+    "price_key",
+    "spot_key",
+    "ppg_key",
+    "vram_key",
+    "gpu_lc",
+    "gpu_count",
+    "interconnect",
+    "provider_lc",
+    "region_lc",
+    "billing_s",
+)
 
 _build_lock = threading.Lock()
 
@@ -89,11 +109,12 @@ def _file_lock(path: Path) -> Iterator[None]:
 
 def warm(catalog: Path) -> threading.Thread:
     """Build the store in a background thread (at server start), so that the first page does not wait for it."""
+
     def run() -> None:
         """ensure_store, its failure only logged (the first request will say what is wrong)."""
         try:
             ensure_store(catalog)
-        except Exception as error:  # noqa: BLE001 - a warm-up never stops the server
+        except Exception as error:
             logging.getLogger("gpu_advisor.web").warning("compare table not prepared: %s", error)
 
     thread = threading.Thread(target=run, name="compare-warm", daemon=True)
@@ -146,17 +167,21 @@ def _build(catalog: Path, path: Path) -> None:
         conn.execute("CREATE TABLE billing (provider TEXT PRIMARY KEY, billing_s INTEGER, billing_assumed INTEGER)")
         conn.executemany("INSERT INTO billing VALUES (?, ?, ?)", _billing_rows(conn))
         conn.execute(f"CREATE TABLE shapes (id INTEGER PRIMARY KEY, {shape_cols}, rep_id INTEGER)")
-        conn.execute(f"INSERT INTO shapes ({shape_cols}, rep_id) SELECT {shape_cols}, min(id) FROM cat.offers "
-                     f"GROUP BY {shape_cols}")
+        conn.execute(
+            f"INSERT INTO shapes ({shape_cols}, rep_id) SELECT {shape_cols}, min(id) FROM cat.offers "
+            f"GROUP BY {shape_cols}"
+        )
         conn.execute("CREATE INDEX shapes_key ON shapes (" + shape_cols + ")")
         conn.execute(
             "CREATE TEMP TABLE tagged AS SELECT o.id AS offer_id, s.id AS shape_id, o.provider, o.instance_type, "
-            "o.price_key, o.spot_key, o.region_lc, o.zone_lc FROM cat.offers o JOIN shapes s ON " + same)
+            "o.price_key, o.spot_key, o.region_lc, o.zone_lc FROM cat.offers o JOIN shapes s ON " + same
+        )
         conn.execute(
             "CREATE TABLE listings AS SELECT min(t.offer_id) AS rep_id, t.shape_id, t.provider, t.instance_type, "
             "t.price_key, t.spot_key, count(*) AS offers, coalesce(group_concat(DISTINCT t.region_lc), '') || ' ' || "
             "coalesce(group_concat(DISTINCT t.zone_lc), '') AS places_lc FROM tagged t "
-            "GROUP BY t.provider, t.instance_type, t.price_key, t.spot_key, t.shape_id ORDER BY min(t.offer_id)")
+            "GROUP BY t.provider, t.instance_type, t.price_key, t.spot_key, t.shape_id ORDER BY min(t.offer_id)"
+        )
         conn.execute(
             "CREATE TABLE rows AS SELECT l.rowid AS id, l.shape_id, l.offers, o.provider, o.provider_lc, "
             "o.upstream_lc, o.instance_type, o.gpu, o.gpu_lc, o.gpu_form_factor, o.gpu_count, o.vram_gib_per_gpu, "
@@ -164,14 +189,17 @@ def _build(catalog: Path, path: Path) -> None:
             "l.price_key, l.spot_key, o.ppg_key, o.snapshot_date, o.on_demand_is_market, b.billing_s, "
             "b.billing_assumed, o.region AS region, o.region_lc AS region_lc, l.places_lc, "
             "o.gpu_lc || ' ' || o.provider_lc || ' ' || lower(o.instance_type) || ' ' || l.places_lc AS words "
-            "FROM listings l JOIN cat.offers o ON o.id = l.rep_id JOIN billing b ON b.provider = o.provider")
-        conn.execute("CREATE UNIQUE INDEX listing_key ON listings (provider, instance_type, price_key, spot_key, "
-                     "shape_id)")
+            "FROM listings l JOIN cat.offers o ON o.id = l.rep_id JOIN billing b ON b.provider = o.provider"
+        )
+        conn.execute(
+            "CREATE UNIQUE INDEX listing_key ON listings (provider, instance_type, price_key, spot_key, shape_id)"
+        )
         conn.execute(
             "CREATE TABLE places AS SELECT DISTINCT l.rowid AS row_id, o.region, o.zone, o.region_lc, o.zone_lc "
             "FROM cat.offers o JOIN tagged t ON t.offer_id = o.id JOIN listings l ON l.provider = t.provider "
             "AND l.instance_type = t.instance_type AND l.price_key = t.price_key AND l.spot_key = t.spot_key "
-            "AND l.shape_id = t.shape_id ORDER BY l.rowid, o.region, o.zone")
+            "AND l.shape_id = t.shape_id ORDER BY l.rowid, o.region, o.zone"
+        )
         conn.execute("DROP TABLE listings")
         conn.execute("DROP TABLE temp.tagged")
         conn.execute("CREATE INDEX places_row ON places (row_id)")
@@ -183,11 +211,14 @@ def _build(catalog: Path, path: Path) -> None:
         conn.execute("CREATE INDEX rows_shape ON rows (shape_id)")
         conn.execute("ALTER TABLE shapes ADD COLUMN rows INTEGER")
         conn.execute("UPDATE shapes SET rows = (SELECT count(*) FROM rows r WHERE r.shape_id = shapes.id)")
-        conn.execute("CREATE TABLE facets AS SELECT 'gpus' AS kind, gpu AS value FROM rows GROUP BY gpu "
-                     "UNION ALL SELECT 'providers', provider FROM rows GROUP BY provider "
-                     "UNION ALL SELECT 'interconnects', interconnect FROM rows GROUP BY interconnect")
-        conn.execute("CREATE TABLE meta AS SELECT count(*) AS offers, max(snapshot_date) AS snapshot_date "
-                     "FROM cat.offers")
+        conn.execute(
+            "CREATE TABLE facets AS SELECT 'gpus' AS kind, gpu AS value FROM rows GROUP BY gpu "
+            "UNION ALL SELECT 'providers', provider FROM rows GROUP BY provider "
+            "UNION ALL SELECT 'interconnects', interconnect FROM rows GROUP BY interconnect"
+        )
+        conn.execute(
+            "CREATE TABLE meta AS SELECT count(*) AS offers, max(snapshot_date) AS snapshot_date FROM cat.offers"
+        )
         conn.execute("CREATE TABLE jobs (name TEXT PRIMARY KEY, used REAL)")
         conn.execute("COMMIT")
         conn.execute("DETACH DATABASE cat")

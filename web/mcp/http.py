@@ -31,8 +31,9 @@ def mount_mcp(app: FastAPI, *, host: str = "127.0.0.1") -> None:
     """Serve the MCP tools at MCP_PATH (streamable HTTP, stateless JSON-RPC sessions not required)."""
     server = build_server(lambda: _context_of(app))
     security = None if host in LOCAL_HOSTS else TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    mcp_app = server.streamable_http_app(streamable_http_path=MCP_PATH, stateless_http=True,
-                                         transport_security=security, host=host)
+    mcp_app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, stateless_http=True, transport_security=security, host=host
+    )
     app.router.routes.extend(mcp_app.routes)
     inner = app.router.lifespan_context
 

@@ -23,8 +23,10 @@ from contract.errors import UserError
 
 log = logging.getLogger("gpu_advisor.mcp")
 SERVER_NAME = "gpu-advisor"
-INSTRUCTIONS = ("Deterministic tools for renting GPUs to train or fine-tune models: {tools}. Every number comes "
-                "from these tools; quote them, do not invent prices.")
+INSTRUCTIONS = (
+    "Deterministic tools for renting GPUs to train or fine-tune models: {tools}. Every number comes "
+    "from these tools; quote them, do not invent prices."
+)
 """The server's instructions; `{tools}` is the registry's list, so a new tool is named without editing this."""
 
 
@@ -38,8 +40,15 @@ def _version() -> str:
 
 def mcp_tools() -> list[types.Tool]:
     """The registry as MCP tool definitions."""
-    return [types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema(),
-                       output_schema=tool.output_model.model_json_schema()) for tool in TOOLS]
+    return [
+        types.Tool(
+            name=tool.name,
+            description=tool.description,
+            input_schema=tool.input_schema(),
+            output_schema=tool.output_model.model_json_schema(),
+        )
+        for tool in TOOLS
+    ]
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -57,23 +66,31 @@ def run_tool(name: str, arguments: dict | None, context: ToolContext) -> types.C
         log.exception("MCP tool %r failed", name)
         return _error(f"{name}: the tool failed on this input")
     data = result.model_dump(mode="json")
-    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-                                structured_content=data)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))], structured_content=data
+    )
 
 
 def build_server(context: Callable[[], ToolContext] = ToolContext) -> Server:
     """A low-level MCP server over the registry; `context` gives each call its ToolContext (catalog path)."""
 
-    async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
-                         ) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=mcp_tools())
 
     async def call(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         return await anyio.to_thread.run_sync(run_tool, params.name, params.arguments, context())
 
     schemas = {tool.name: tool.input_schema() for tool in TOOLS}
-    return Server(SERVER_NAME, version=_version(), instructions=INSTRUCTIONS.format(tools=tool_summaries()),
-                  get_tool_input_schema=schemas.get, on_list_tools=list_tools, on_call_tool=call)
+    return Server(
+        SERVER_NAME,
+        version=_version(),
+        instructions=INSTRUCTIONS.format(tools=tool_summaries()),
+        get_tool_input_schema=schemas.get,
+        on_list_tools=list_tools,
+        on_call_tool=call,
+    )
 
 
 async def serve_stdio(context: Callable[[], ToolContext] = ToolContext) -> None:

@@ -45,14 +45,18 @@ def screen(line: str) -> types.JSONRPCError | object | None:
     except (ValueError, RecursionError):
         return _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
     if isinstance(message, list):
-        return _error(None, types.INVALID_REQUEST, "Invalid request: batches are not supported, send one message "
-                                                   "per line")
+        return _error(
+            None, types.INVALID_REQUEST, "Invalid request: batches are not supported, send one message per line"
+        )
     if not isinstance(message, dict):
         return _error(None, types.INVALID_REQUEST, "Invalid request: a message is a JSON object")
     has_id = "id" in message
     if has_id and not _usable_id(message["id"]):
-        return _error(None, types.INVALID_REQUEST, f"Invalid request: id must be a string of at most "
-                                                   f"{MAX_ID_CHARS} characters or an integer within ±2^53")
+        return _error(
+            None,
+            types.INVALID_REQUEST,
+            f"Invalid request: id must be a string of at most {MAX_ID_CHARS} characters or an integer within ±2^53",
+        )
     request_id = message.get("id")
     if message.get("jsonrpc") != "2.0":
         return _error(request_id, types.INVALID_REQUEST, 'Invalid request: jsonrpc must be "2.0"')
@@ -63,13 +67,13 @@ def screen(line: str) -> types.JSONRPCError | object | None:
     if not isinstance(message["method"], str):
         return _error(request_id, types.INVALID_REQUEST, "Invalid request: method must be a string")
     if "params" in message and not isinstance(message["params"], dict):
-        return _error(request_id, types.INVALID_PARAMS, "Invalid params: params must be an object") if has_id \
-            else DROP
+        return _error(request_id, types.INVALID_PARAMS, "Invalid params: params must be an object") if has_id else DROP
     try:
         types.jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValidationError:
-        return _error(request_id, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message") if has_id \
-            else DROP
+        return (
+            _error(request_id, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message") if has_id else DROP
+        )
     return None
 
 

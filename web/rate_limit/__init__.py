@@ -13,8 +13,9 @@ from web.rate_limit.base import RATE_LIMIT_FILE, TokenBucketLimiter, retry_after
 __all__ = ["TokenBucketLimiter", "limiter_for", "make_limiter", "retry_after_header"]
 
 
-def make_limiter(*, per_minute: float, burst: int, database_url: str | None = None,
-                 shared_path: Path | None = None) -> Any:
+def make_limiter(
+    *, per_minute: float, burst: int, database_url: str | None = None, shared_path: Path | None = None
+) -> Any:
     """One bucket per client shared by every server through PostgreSQL when `database_url` is set, by the worker
     processes of one machine through the SQLite file `shared_path` when given, else kept in this process."""
     if database_url:
@@ -36,5 +37,9 @@ def limiter_for(settings: Any) -> Any:
         from agent.threads import default_threads_path
 
         shared = (settings.checkpoint_path or default_threads_path()).parent / RATE_LIMIT_FILE
-    return make_limiter(per_minute=settings.rate_per_minute, burst=settings.rate_burst,
-                        database_url=settings.database_url, shared_path=shared)
+    return make_limiter(
+        per_minute=settings.rate_per_minute,
+        burst=settings.rate_burst,
+        database_url=settings.database_url,
+        shared_path=shared,
+    )

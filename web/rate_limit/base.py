@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 MAX_CLIENTS = 10_000
 """Buckets kept before full (idle) ones are forgotten; bounds memory under many client addresses."""

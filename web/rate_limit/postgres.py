@@ -41,8 +41,9 @@ class PostgresTokenBucketLimiter:
 
             self._pool = open_pool(url, max_size=POOL_SIZE, name="gpu-advisor-rate-limit")
             try:
-                run_setup_once(self._pool, lambda connection: connection.execute(SCHEMA),
-                               needed=missing_relations(TABLE))
+                run_setup_once(
+                    self._pool, lambda connection: connection.execute(SCHEMA), needed=missing_relations(TABLE)
+                )
             except Exception:
                 self._pool.close()
                 raise
@@ -66,13 +67,17 @@ class PostgresTokenBucketLimiter:
     def _take(self, key: str) -> float | None:
         """One token from the bucket, in one transaction."""
         with self._pool.connection() as connection, connection.transaction():
-            connection.execute(f"INSERT INTO {TABLE} (key, tokens, updated) VALUES (%s, %s, {_NOW}) "
-                               "ON CONFLICT (key) DO NOTHING", (key, self.burst))
-            row = connection.execute(f"SELECT tokens, updated, {_NOW} AS now FROM {TABLE} WHERE key = %s "
-                                     "FOR UPDATE", (key,)).fetchone()
+            connection.execute(
+                f"INSERT INTO {TABLE} (key, tokens, updated) VALUES (%s, %s, {_NOW}) ON CONFLICT (key) DO NOTHING",
+                (key, self.burst),
+            )
+            row = connection.execute(
+                f"SELECT tokens, updated, {_NOW} AS now FROM {TABLE} WHERE key = %s FOR UPDATE", (key,)
+            ).fetchone()
             tokens, wait = take_token(row["tokens"], row["now"] - row["updated"], rate=self.rate, burst=self.burst)
-            connection.execute(f"UPDATE {TABLE} SET tokens = %s, updated = %s WHERE key = %s",
-                               (tokens, row["now"], key))
+            connection.execute(
+                f"UPDATE {TABLE} SET tokens = %s, updated = %s WHERE key = %s", (tokens, row["now"], key)
+            )
             if random.random() < PRUNE_PROBABILITY:
                 connection.execute(f"DELETE FROM {TABLE} WHERE updated < {_NOW} - %s", (self.burst / self.rate,))
         return wait

@@ -62,8 +62,11 @@ class SqliteTokenBucketLimiter:
                 row = db.execute("SELECT tokens, updated FROM buckets WHERE key = ?", (key,)).fetchone()
                 saved, elapsed = (row[0], now - row[1]) if row else (self.burst, 0.0)
                 tokens, wait = take_token(saved, elapsed, rate=self.rate, burst=self.burst)
-                db.execute("INSERT INTO buckets (key, tokens, updated) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE "
-                           "SET tokens = excluded.tokens, updated = excluded.updated", (key, tokens, now))
+                db.execute(
+                    "INSERT INTO buckets (key, tokens, updated) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE "
+                    "SET tokens = excluded.tokens, updated = excluded.updated",
+                    (key, tokens, now),
+                )
                 if now >= self._next_prune:
                     self._next_prune = now + PRUNE_EVERY_S
                     db.execute("DELETE FROM buckets WHERE updated < ?", (now - self.burst / self.rate,))

@@ -1,11 +1,17 @@
-"""The web.serving package.
-"""
+"""The web.serving package."""
 
+from web.serving.header_deadline import HeaderDeadlineProtocol, header_timeout_s
 from web.serving.listen import check_listen_address, public_base_url, uvicorn_proxy_options
 from web.serving.preflight import check_thread_storage
 from web.serving.worker_watchdog import MASTER_PID_VAR, watch_master
 
-from web.serving.header_deadline import HeaderDeadlineProtocol
-from web.serving.header_deadline import header_timeout_s
-
-__all__ = ["HeaderDeadlineProtocol", "header_timeout_s", 'MASTER_PID_VAR', 'check_listen_address', 'check_thread_storage', 'public_base_url', 'uvicorn_proxy_options', 'watch_master']
+__all__ = [
+    "MASTER_PID_VAR",
+    "HeaderDeadlineProtocol",
+    "check_listen_address",
+    "check_thread_storage",
+    "header_timeout_s",
+    "public_base_url",
+    "uvicorn_proxy_options",
+    "watch_master",
+]

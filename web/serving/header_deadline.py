@@ -17,8 +17,10 @@ HEADER_TIMEOUT_ENV = "GPU_ADVISOR_HEADER_TIMEOUT_S"
 DEFAULT_HEADER_TIMEOUT_S = 10.0
 MAX_HEADER_TIMEOUT_S = 300.0
 _BODY = b"request headers took too long\n"
-TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close"
-                    b"\r\ncontent-length: " + str(len(_BODY)).encode() + b"\r\n\r\n" + _BODY)
+TIMEOUT_RESPONSE = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close"
+    b"\r\ncontent-length: " + str(len(_BODY)).encode() + b"\r\n\r\n" + _BODY
+)
 
 
 def header_timeout_s(environ: Mapping[str, str] | None = None) -> float:
@@ -31,8 +33,9 @@ def header_timeout_s(environ: Mapping[str, str] | None = None) -> float:
     except ValueError:
         value = float("nan")
     if not 0 < value <= MAX_HEADER_TIMEOUT_S:  # also refuses nan and inf
-        raise UserError(f"{HEADER_TIMEOUT_ENV}: {raw[:40]!r} is not a number of seconds in (0, "
-                        f"{MAX_HEADER_TIMEOUT_S:g}]")
+        raise UserError(
+            f"{HEADER_TIMEOUT_ENV}: {raw[:40]!r} is not a number of seconds in (0, {MAX_HEADER_TIMEOUT_S:g}]"
+        )
     return value
 
 

@@ -42,8 +42,10 @@ def check_listen_address(host: str, port: int) -> None:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError, OSError) as error:
-        raise UserError(f"cannot listen on --host {host!r}: not a valid address or host name "
-                        f"({getattr(error, 'strerror', None) or error})") from error
+        raise UserError(
+            f"cannot listen on --host {host!r}: not a valid address or host name "
+            f"({getattr(error, 'strerror', None) or error})"
+        ) from error
     family, kind, proto, _, address = infos[0]
     try:
         with socket.socket(family, kind, proto) as probe:

@@ -21,5 +21,7 @@ def check_thread_storage(settings: ServerSettings) -> None:
         open_thread_store(path).close()
     except (sqlite3.Error, OSError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        raise UserError(f"cannot open the conversation threads at {path} ({reason}); set GPU_ADVISOR_HOME to a "
-                        f"writable folder, or GPU_ADVISOR_CHECKPOINT_PATH / GPU_ADVISOR_DATABASE_URL") from error
+        raise UserError(
+            f"cannot open the conversation threads at {path} ({reason}); set GPU_ADVISOR_HOME to a "
+            f"writable folder, or GPU_ADVISOR_CHECKPOINT_PATH / GPU_ADVISOR_DATABASE_URL"
+        ) from error

@@ -92,8 +92,14 @@ def workspace_of(context: Any) -> str:
 def message_turn(event: dict[str, Any], workspace: str) -> Turn:
     """The turn a message or app_mention event asks for; its thread is the message's thread (or itself)."""
     words, cut = user_text(event.get("text"))
-    return Turn(workspace=workspace, channel=event["channel"], thread_ts=event.get("thread_ts") or event["ts"], text=words,
-                truncated=cut, user=event.get("user"))
+    return Turn(
+        workspace=workspace,
+        channel=event["channel"],
+        thread_ts=event.get("thread_ts") or event["ts"],
+        text=words,
+        truncated=cut,
+        user=event.get("user"),
+    )
 
 
 class SlackAnswerer:
@@ -151,7 +157,7 @@ class SlackAnswerer:
         except (ValueError, UserError) as error:
             reason = escape(" ".join(str(error).split()))
             self.apologise(poster, lambda: render_notice(text("bad_input", language, reason=reason), language))
-        except Exception:  # noqa: BLE001 - the thread must get an apology, never silence
+        except Exception:
             error_id = new_error_id()
             log.exception("Slack answer failed (error id %s)", error_id)
             self.apologise(poster, lambda: render_notice(text("apology", language, error_id=error_id), language))
@@ -161,7 +167,7 @@ class SlackAnswerer:
         """Deliver an error notice; if even that fails, log it (there is nothing else left to do)."""
         try:
             poster.deliver(message())
-        except Exception:  # noqa: BLE001 - logged with its own error id
+        except Exception:
             log.exception("could not deliver the error notice to Slack (error id %s)", new_error_id())
 
     # --- messages: mentions, DMs, thread follow-ups ----------------------------------------------------------
@@ -195,8 +201,7 @@ class SlackAnswerer:
         def render() -> Render:
             """Ask the advisor, remember the thread, and return the renderer."""
             result = self.advisor.respond(turn.text, thread_id=link.agent_thread_id if link else None)
-            self.store.save_link(turn.workspace, turn.channel, turn.thread_ts, result["thread_id"],
-                                 result["language"])
+            self.store.save_link(turn.workspace, turn.channel, turn.thread_ts, result["thread_id"], result["language"])
             lang = result["language"]
             shown = (text("truncated", lang, limit=MAX_USER_CHARS),) if turn.truncated else ()
             return lambda tables: render_result(result, tables=tables, notes=shown)
@@ -263,8 +268,9 @@ class SlackAnswerer:
             return lambda tables: render_notice(notice, language)
         return lambda tables: render_task(task.yaml, task.launch_command, language, task.note)
 
-    def answer_button(self, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any,
-                      workspace: str) -> None:
+    def answer_button(
+        self, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any, workspace: str
+    ) -> None:
         """Re-run the thread's job cheaper, faster or without spot; answer below the message with the buttons."""
         name = str(action.get("action_id", "")).removeprefix("gpu_")
         try:
@@ -289,8 +295,11 @@ class SlackAnswerer:
         if name == "skypilot":
             self.run(poster, language, lambda: self._task_render(value.thread, language))
             return
-        rerun = {"cheaper": {"prefer": "cost"}, "faster": {"prefer": "speed"},
-                 "no_spot": {"changes": {"interruptible_ok": False}}}.get(name)
+        rerun = {
+            "cheaper": {"prefer": "cost"},
+            "faster": {"prefer": "speed"},
+            "no_spot": {"changes": {"interruptible_ok": False}},
+        }.get(name)
         if rerun is None:
             return
 

@@ -37,8 +37,9 @@ def too_deep(body: bytes, content_type: str) -> bool:
     """Whether a Slack body (JSON, or a form whose fields Bolt decodes as JSON) nests deeper than MAX_NESTING."""
     text = body.decode("utf-8", "replace")
     if "application/x-www-form-urlencoded" in content_type:
-        return any(nesting_depth(value) > MAX_NESTING for values in urllib.parse.parse_qs(text).values()
-                   for value in values)
+        return any(
+            nesting_depth(value) > MAX_NESTING for values in urllib.parse.parse_qs(text).values() for value in values
+        )
     return nesting_depth(text) > MAX_NESTING
 
 
@@ -57,15 +58,20 @@ def mount_bolt_app(api: FastAPI, bolt_app: App, path: str = EVENTS_PATH) -> None
         if not (timestamp.isascii() and timestamp.isdigit()):  # slack_sdk's int() would raise: 500 instead of 401
             return error_response(401, "unauthorized", "missing or malformed X-Slack-Request-Timestamp")
         if too_deep(await request.body(), request.headers.get("content-type", "")):  # Bolt's json.loads would crash
-            return error_response(400, "bad_request", f"the request body is nested more than {MAX_NESTING} levels "
-                                                      "deep")
+            return error_response(400, "bad_request", f"the request body is nested more than {MAX_NESTING} levels deep")
         return await handler.handle(request)
 
     api.add_api_route(path, slack_events, methods=["POST"], include_in_schema=False)
 
 
-def mount(api: FastAPI, advisor: Any, *, environ: Mapping[str, str] | None = None,
-          store: SlackStore | None = None, api_url: str | None = None) -> bool:
+def mount(
+    api: FastAPI,
+    advisor: Any,
+    *,
+    environ: Mapping[str, str] | None = None,
+    store: SlackStore | None = None,
+    api_url: str | None = None,
+) -> bool:
     """Add POST /slack/events to `api` answering with `advisor` (or a no-argument function returning it, for apps
     that create it at startup) when the credentials are set; False when they are not. ValueError (naming the variable, never its value) when a token is malformed. `api_url` points the Web API
     client elsewhere (a proxy, or a local stand-in in tests)."""

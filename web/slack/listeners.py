@@ -4,7 +4,8 @@ to the answerer."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from slack_bolt import Ack, App, BoltRequest, BoltResponse, Respond
 from slack_sdk import WebClient
@@ -71,8 +72,14 @@ def register(app: App, answerer: SlackAnswerer) -> None:
         answerer.answer_command(command, respond, client)
 
     @app.action(BUTTON_ACTIONS)
-    def on_button(ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient,
-                  respond: Respond, context: dict[str, Any]) -> None:
+    def on_button(
+        ack: Ack,
+        body: dict[str, Any],
+        action: dict[str, Any],
+        client: WebClient,
+        respond: Respond,
+        context: dict[str, Any],
+    ) -> None:
         """Cheaper / faster / no spot: acknowledge, then re-run the job with that change."""
         ack()
         answerer.answer_button(body, action, client, respond, workspace_of(context))

@@ -40,8 +40,11 @@ def user_text(raw: str | None, *, limit: int = MAX_USER_CHARS) -> tuple[str, boo
     text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
     text = _SLACK_SPECIAL.sub(" ", text)
     text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-    text = " ".join(text.split()) if "\n" not in text else "\n".join(" ".join(line.split())
-                                                                     for line in text.splitlines()).strip()
+    text = (
+        " ".join(text.split())
+        if "\n" not in text
+        else "\n".join(" ".join(line.split()) for line in text.splitlines()).strip()
+    )
     if len(text) > limit:
         return text[:limit].rstrip(), True
     return text, False

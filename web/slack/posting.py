@@ -56,8 +56,13 @@ class ThreadPoster:
     def _post(self, message: SlackMessage) -> str:
         """chat.postMessage into the thread; returns the new message's ts."""
         try:
-            response = self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts,
-                                                    unfurl_links=False, unfurl_media=False, **_payload(message))
+            response = self.client.chat_postMessage(
+                channel=self.channel,
+                thread_ts=self.thread_ts,
+                unfurl_links=False,
+                unfurl_media=False,
+                **_payload(message),
+            )
         except SlackApiError as error:
             raise DeliveryError(str(error.response.get("error", "unknown"))) from None
         return str(response["ts"])

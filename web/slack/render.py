@@ -34,7 +34,7 @@ def header(title: str) -> Block:
     """A header block (plain text, cut to Slack's limit)."""
     title = plain(title)
     if len(title) > MAX_HEADER_TEXT:
-        title = title[:MAX_HEADER_TEXT - 1].rstrip() + "…"
+        title = title[: MAX_HEADER_TEXT - 1].rstrip() + "…"
     return {"type": "header", "text": {"type": "plain_text", "text": title, "emoji": True}}
 
 
@@ -58,8 +58,11 @@ def verdict(result: dict[str, Any], language: str) -> tuple[str, str]:
         return ":x:", label("verdicts", "no_offer", language)
     top = offers[0]
     code = topology.get("verdict") or top.get("topology_verdict") or "no_offer"
-    params = {"gpu": top.get("gpu", "?"), "gpu_count": top.get("total_gpus") or top.get("gpu_count", 1),
-              "nodes": top.get("nodes") or topology.get("nodes") or 1}
+    params = {
+        "gpu": top.get("gpu", "?"),
+        "gpu_count": top.get("total_gpus") or top.get("gpu_count", 1),
+        "nodes": top.get("nodes") or topology.get("nodes") or 1,
+    }
     ok = top.get("fits", True) and top.get("meets_budget") is not False and top.get("meets_deadline") is not False
     return (":white_check_mark:" if ok else ":warning:"), label("verdicts", code, language).format(**params)
 
@@ -69,8 +72,14 @@ def job_header(result: dict[str, Any], language: str) -> str:
     spec = result.get("spec") or {}
     icon, words = verdict(result, language)
     method = label("methods", spec["method"], language) if spec.get("method") else text("method_unknown", language)
-    return text("header_job", language, icon=icon, model=model_name(spec, result.get("estimate"), language),
-                method=method, verdict=words)
+    return text(
+        "header_job",
+        language,
+        icon=icon,
+        model=model_name(spec, result.get("estimate"), language),
+        method=method,
+        verdict=words,
+    )
 
 
 def _region(offer: dict[str, Any]) -> str:
@@ -81,21 +90,33 @@ def _region(offer: dict[str, Any]) -> str:
 def offer_cells(offer: dict[str, Any], rank: int, language: str) -> list[str]:
     """One offer as table cells, in the order of the 'columns' strings."""
     gpus = offer.get("total_gpus") or offer.get("gpu_count", 1)
-    return [str(rank), offer["provider"], offer["instance_type"], f"{gpus}× {offer['gpu']}", _region(offer),
-            text("pricing_spot" if offer.get("spot") else "pricing_on_demand", language),
-            money(offer["price_per_hour"], "USD", language), hours(offer["est_hours"], language),
-            money(offer["est_cost"], "USD", language)]
+    return [
+        str(rank),
+        offer["provider"],
+        offer["instance_type"],
+        f"{gpus}× {offer['gpu']}",
+        _region(offer),
+        text("pricing_spot" if offer.get("spot") else "pricing_on_demand", language),
+        money(offer["price_per_hour"], "USD", language),
+        hours(offer["est_hours"], language),
+        money(offer["est_cost"], "USD", language),
+    ]
 
 
 def offers_table(offers: list[dict[str, Any]], language: str) -> Block:
     """The top offers as a native table block (header row plus one row per offer)."""
     columns = strings(language)["columns"]
     rows = [[{"type": "raw_text", "text": name} for name in columns]]
-    rows += [[{"type": "raw_text", "text": cell} for cell in offer_cells(offer, i, language)]
-             for i, offer in enumerate(offers, 1)]
+    rows += [
+        [{"type": "raw_text", "text": cell} for cell in offer_cells(offer, i, language)]
+        for i, offer in enumerate(offers, 1)
+    ]
     right, left = {"align": "right"}, {"align": "left"}
-    return {"type": "table", "rows": rows,
-            "column_settings": [right, left, left, left, left, left, right, right, right]}
+    return {
+        "type": "table",
+        "rows": rows,
+        "column_settings": [right, left, left, left, left, left, right, right, right],
+    }
 
 
 def offers_fields(offers: list[dict[str, Any]], language: str) -> list[Block]:
@@ -103,11 +124,22 @@ def offers_fields(offers: list[dict[str, Any]], language: str) -> list[Block]:
     blocks = []
     for i, offer in enumerate(offers, 1):
         cells = offer_cells(offer, i, language)
-        line = text("offer_line", language, rank=i, provider=escape(cells[1]), instance=escape(cells[2]),
-                    gpus=offer.get("total_gpus") or offer.get("gpu_count", 1), gpu=escape(offer["gpu"]),
-                    region=escape(cells[4]), pricing=cells[5])
-        fields = [text("field_price", language, price=cells[6]), text("field_hours", language, hours=cells[7]),
-                  text("field_cost", language, cost=cells[8])]
+        line = text(
+            "offer_line",
+            language,
+            rank=i,
+            provider=escape(cells[1]),
+            instance=escape(cells[2]),
+            gpus=offer.get("total_gpus") or offer.get("gpu_count", 1),
+            gpu=escape(offer["gpu"]),
+            region=escape(cells[4]),
+            pricing=cells[5],
+        )
+        fields = [
+            text("field_price", language, price=cells[6]),
+            text("field_hours", language, hours=cells[7]),
+            text("field_cost", language, cost=cells[8]),
+        ]
         blocks.append({**section(line), "fields": [{"type": "mrkdwn", "text": f} for f in fields]})
     return blocks
 
@@ -127,8 +159,10 @@ def memory_bars(estimate: dict[str, Any], language: str) -> Block:
     scale = max(float(vram or 0), per_gpu)
     names = {key: label("terms", key, language) for key in breakdown}
     width = max((len(name) for name in names.values()), default=0)
-    lines = [f"{names[key].ljust(width)}  {_bar(float(value), scale)} {number(float(value), language, 1):>6}"
-             for key, value in breakdown.items()]
+    lines = [
+        f"{names[key].ljust(width)}  {_bar(float(value), scale)} {number(float(value), language, 1):>6}"
+        for key, value in breakdown.items()
+    ]
     of_vram = text("memory_of_vram", language, vram=number(float(vram), language, 0)) if vram else ""
     title = text("memory_title", language, per_gpu=number(per_gpu, language, 1), of_vram=of_vram)
     if vram:
@@ -171,13 +205,23 @@ def citation_context(citations: list[dict[str, Any]], language: str) -> Block | 
 def buttons(result: dict[str, Any], language: str) -> Block:
     """The re-run buttons; each carries the agent thread id, the language and the job's method."""
     spec = result.get("spec") or {}
-    value = json.dumps({"thread": result["thread_id"], "lang": language, "method": spec.get("method")},
-                       separators=(",", ":"))
+    value = json.dumps(
+        {"thread": result["thread_id"], "lang": language, "method": spec.get("method")}, separators=(",", ":")
+    )
     names = [name for name in ACTIONS if not (name == "no_spot" and spec.get("interruptible_ok") is False)]
-    return {"type": "actions", "block_id": "gpu_rerun",
-            "elements": [{"type": "button", "action_id": f"gpu_{name}", "value": value,
-                          "text": {"type": "plain_text", "text": label("buttons", name, language)}}
-                         for name in names]}
+    return {
+        "type": "actions",
+        "block_id": "gpu_rerun",
+        "elements": [
+            {
+                "type": "button",
+                "action_id": f"gpu_{name}",
+                "value": value,
+                "text": {"type": "plain_text", "text": label("buttons", name, language)},
+            }
+            for name in names
+        ],
+    }
 
 
 def result_blocks(result: dict[str, Any], *, tables: bool = True, notes: tuple[str, ...] = ()) -> list[Block]:
@@ -228,7 +272,7 @@ def fallback_text(title: str, body: str, language: str) -> str:
     title = plain(title).strip()
     line = text("fallback_job", language, header=title, first_line=first) if title and first else (title or first)
     line = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return (line[:FALLBACK_CHARS - 1] + "…") if len(line) > FALLBACK_CHARS else (line or "…")
+    return (line[: FALLBACK_CHARS - 1] + "…") if len(line) > FALLBACK_CHARS else (line or "…")
 
 
 def as_messages(blocks: list[Block], fallback: str, language: str) -> list[SlackMessage]:
@@ -237,8 +281,10 @@ def as_messages(blocks: list[Block], fallback: str, language: str) -> list[Slack
     if len(groups) == 1:
         return [validate(SlackMessage(text=fallback, blocks=groups[0]))]
     count = len(groups)
-    return [validate(SlackMessage(text=f"{fallback} {text('part', language, index=i, count=count)}", blocks=group))
-            for i, group in enumerate(groups, 1)]
+    return [
+        validate(SlackMessage(text=f"{fallback} {text('part', language, index=i, count=count)}", blocks=group))
+        for i, group in enumerate(groups, 1)
+    ]
 
 
 def render_result(result: dict[str, Any], *, tables: bool = True, notes: tuple[str, ...] = ()) -> list[SlackMessage]:
@@ -260,8 +306,11 @@ def render_task(yaml_text: str, launch_command: str, language: str, note: str | 
         current += line
     chunks.append(current)
     intro = text("skypilot_intro", language, launch=escape(launch_command))
-    blocks = ([section(escape(note))] if note else []) + [section(intro)] + [
-        section("```" + escape(chunk) + "```") for chunk in chunks if chunk]
+    blocks = (
+        ([section(escape(note))] if note else [])
+        + [section(intro)]
+        + [section("```" + escape(chunk) + "```") for chunk in chunks if chunk]
+    )
     return as_messages(blocks, fallback_text("", intro, language), language)
 
 

@@ -13,14 +13,20 @@ from web.slack.render import as_messages, citation_context, context, fallback_te
 
 def render_estimate(result: Estimate, language: str) -> list[SlackMessage]:
     """A memory estimate: header with the per-GPU total, the breakdown bars, the cheapest fix, assumptions."""
-    title = text("header_estimate", language, model=result.model_name, method=label("methods", result.method, language),
-                 per_gpu=number(result.per_gpu_gib, language, 1))
+    title = text(
+        "header_estimate",
+        language,
+        model=result.model_name,
+        method=label("methods", result.method, language),
+        per_gpu=number(result.per_gpu_gib, language, 1),
+    )
     blocks = [header(title), memory_bars(result.model_dump(), language)]
     fit = result.fit
     if fit is not None and not fit.fits and fit.fixes:
         fix = fit.fixes[0]
-        blocks.append(section(text("fix_line", language, fix=escape(fix.description),
-                                   reach=number(fix.per_gpu_gib, language, 1))))
+        blocks.append(
+            section(text("fix_line", language, fix=escape(fix.description), reach=number(fix.per_gpu_gib, language, 1)))
+        )
     if result.assumptions:
         blocks.append(context(escape(" · ".join(result.assumptions))[:MAX_CONTEXT_TEXT]))
     return as_messages(blocks, fallback_text(title, "", language), language)

@@ -56,8 +56,13 @@ def load_settings(*, socket_mode: bool, environ: Mapping[str, str] | None = None
         raise ValueError(f"{API_URL_VAR} must be an http(s) URL")
     if api_url is not None and not api_url.endswith("/"):
         api_url += "/"
-    return SlackSettings(bot_token=bot, signing_secret=secret, app_token=app, tables=tables,  # type: ignore[arg-type]
-                         api_url=api_url)
+    return SlackSettings(
+        bot_token=bot,
+        signing_secret=secret,
+        app_token=app,
+        tables=tables,  # type: ignore[arg-type]
+        api_url=api_url,
+    )
 
 
 def http_configured(environ: Mapping[str, str] | None = None) -> bool:

@@ -11,8 +11,9 @@ from web.slack.settings import SlackSettings
 from web.slack.store import SlackStore
 
 
-def socket_mode_handler(settings: SlackSettings, advisor: Any, *, store: SlackStore | None = None,
-                        **app_options: Any) -> SocketModeHandler:
+def socket_mode_handler(
+    settings: SlackSettings, advisor: Any, *, store: SlackStore | None = None, **app_options: Any
+) -> SocketModeHandler:
     """A Socket Mode handler (not yet connected) for the bot; needs the app-level token."""
     if settings.app_token is None:
         raise ValueError("Socket Mode needs SLACK_APP_TOKEN (an app-level token with connections:write)")

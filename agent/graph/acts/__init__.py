@@ -21,4 +21,18 @@ from agent.graph.acts.nodes import (
     write_act,
 )
 
-__all__ = ['ACTS', 'Act', 'ActReading', 'PLAN_ACTS', 'act_update', 'history_after', 'merged_spec', 'method_line', 'preface', 'ranking_spec', 'read_act', 'states_job', 'write_act']
+__all__ = [
+    "ACTS",
+    "PLAN_ACTS",
+    "Act",
+    "ActReading",
+    "act_update",
+    "history_after",
+    "merged_spec",
+    "method_line",
+    "preface",
+    "ranking_spec",
+    "read_act",
+    "states_job",
+    "write_act",
+]

@@ -13,12 +13,22 @@ from agent.lexicon import language_words
 from contract.languages import supported_or_default
 
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
-ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined",
-                         "ask_back")
+ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back")
 JOB_DEFINING = frozenset({"model", "params_b", "method"})
 HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
-TOPIC_ORDER: tuple[str, ...] = ("export", "currency", "topology", "why_not", "count", "region", "provider",
-                                "memory", "duration", "cost", "why")
+TOPIC_ORDER: tuple[str, ...] = (
+    "export",
+    "currency",
+    "topology",
+    "why_not",
+    "count",
+    "region",
+    "provider",
+    "memory",
+    "duration",
+    "cost",
+    "why",
+)
 """Question topics, most specific first: "why 24 GPUs?" is a count question, "which region?" a region one."""
 
 
@@ -44,8 +54,10 @@ def _cues(language: str) -> dict[str, re.Pattern[str]]:
         for name, patterns in data.items():
             if isinstance(patterns, list):
                 merged.setdefault(name, []).extend(patterns)
-    return {name: re.compile(r"(?<![\w])(?:" + "|".join(f"(?:{p})" for p in patterns) + r")(?![\w])", re.I)
-            for name, patterns in merged.items()}
+    return {
+        name: re.compile(r"(?<![\w])(?:" + "|".join(f"(?:{p})" for p in patterns) + r")(?![\w])", re.I)
+        for name, patterns in merged.items()
+    }
 
 
 @cache
@@ -70,8 +82,12 @@ def is_question(text: str, language: str) -> bool:
     if "?" in stripped:  # "why only a few minutes? my colleague said 10 hours" is a question throughout
         return True
     start = _cues(language).get("question_start")
-    return bool(start and start.match(re.sub(r"^(?:ok(?:e|ay)?|and|but|e|ma|dan|tapi|so|quindi|jadi)[,\s]+", "",
-                                             stripped, flags=re.I)))
+    return bool(
+        start
+        and start.match(
+            re.sub(r"^(?:ok(?:e|ay)?|and|but|e|ma|dan|tapi|so|quindi|jadi)[,\s]+", "", stripped, flags=re.I)
+        )
+    )
 
 
 def currency_asked(text: str, language: str) -> str | None:
@@ -84,8 +100,9 @@ def currency_asked(text: str, language: str) -> str | None:
 
 def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, ...]) -> str | None:
     """What a question about the plan asks, or None when no topic cue matches."""
-    if len(gpus) >= 2 or ("method" in fields and has("compare", text, language)
-                          and not has("hypothetical", text, language)):
+    if len(gpus) >= 2 or (
+        "method" in fields and has("compare", text, language) and not has("hypothetical", text, language)
+    ):
         return "compare"
     for topic in TOPIC_ORDER:
         if has(topic, text, language):
@@ -116,7 +133,8 @@ def inverse_topic(text: str, language: str) -> str:
     setup (what to rent) for a job."""
     lowered = inverse_clause(text, language).lower()
     if re.search(r"\b(?:gpu|card|scheda|kartu)\b", lowered) and re.search(
-            r"smallest|cheapest|minim|piccol|kecil|murah|least", lowered):
+        r"smallest|cheapest|minim|piccol|kecil|murah|least", lowered
+    ):
         return "smallest_gpu"
     if re.search(r"sequen|seq\b|context|contesto|konteks|panjang|lung[ao]|longest|token", lowered):
         return "sequence"
@@ -129,37 +147,66 @@ def inverse_topic(text: str, language: str) -> str:
 
 def clears(text: str, language: str) -> tuple[str, ...]:
     """Fields the turn clears ("any region is fine", "nessuna scadenza")."""
-    names = {"clear_region": "regions", "clear_provider": "providers", "clear_deadline": "deadline_hours",
-             "clear_budget": "budget", "clear_gpu": "gpu"}
+    names = {
+        "clear_region": "regions",
+        "clear_provider": "providers",
+        "clear_deadline": "deadline_hours",
+        "clear_budget": "budget",
+        "clear_gpu": "gpu",
+    }
     return tuple(name for cue, name in names.items() if has(cue, text, language))
 
 
-def read_act(text: str, mentioned: list[str] | set[str], *, language: str, base_intent: str, has_job: bool,
-             pending: bool, gpus: tuple[str, ...] = (), preference: str | None = None) -> ActReading:
+def read_act(
+    text: str,
+    mentioned: list[str] | set[str],
+    *,
+    language: str,
+    base_intent: str,
+    has_job: bool,
+    pending: bool,
+    gpus: tuple[str, ...] = (),
+    preference: str | None = None,
+) -> ActReading:
     """The act of one message. `base_intent` is agent.parsing.intent's reading (job_request, follow_up, faq, out_of_scope,
     injection); `pending` says a what-if is waiting to be adopted; `gpus` are the GPU names the message names."""
     text = (text or "").strip()
     drops = tuple(sorted(set(mentioned) & HARDWARE)) if has("elsewhere", text, language) else ()
     fields = set(mentioned) - set(drops)  # "I have a 3090 at home but want cloud": one's own card is no wish
     reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference)
-    return ActReading(reading.act, reading.topic, reading.clears, drops, reading.currency, reading.count,
-                      reading.gpus) if drops else reading
+    return (
+        ActReading(reading.act, reading.topic, reading.clears, drops, reading.currency, reading.count, reading.gpus)
+        if drops
+        else reading
+    )
 
 
-def _read(text: str, fields: set[str], language: str, base_intent: str, has_job: bool, pending: bool,
-          gpus: tuple[str, ...], preference: str | None) -> ActReading:
+def _read(
+    text: str,
+    fields: set[str],
+    language: str,
+    base_intent: str,
+    has_job: bool,
+    pending: bool,
+    gpus: tuple[str, ...],
+    preference: str | None,
+) -> ActReading:
     """read_act without the own-hardware rule."""
     asks = is_question(text, language)
     if base_intent == "injection":
         return ActReading("declined")
-    if has("inverse", text, language) and (asks or not fields - {"gpu", "num_gpus", "gpu_memory_gb", "budget",
-                                                                 "method", "model", "params_b"}):
+    if has("inverse", text, language) and (
+        asks or not fields - {"gpu", "num_gpus", "gpu_memory_gb", "budget", "method", "model", "params_b"}
+    ):
         topic = inverse_topic(text, language)
         if topic == "setup" and fields & JOB_DEFINING:  # "<a job>. What's the smallest setup?": what to rent
             return ActReading("new_job", gpus=gpus)
         return ActReading("inverse", "smallest_gpu" if topic == "setup" else topic, gpus=gpus)
-    general = asks and (has("general", text, language) or has("faq_topic", text, language)) \
+    general = (
+        asks
+        and (has("general", text, language) or has("faq_topic", text, language))
         and not fields & {"model", "params_b"}
+    )
     if not has_job:
         if general or (asks and fields and not fields & {"model", "params_b"} and base_intent == "job_request"):
             return ActReading("faq")  # "can I use spot for fine-tuning?": a question about a method, not a job
@@ -194,8 +241,9 @@ def _without_job(base_intent: str) -> Act:
     return {"job_request": "new_job", "follow_up": "change", "faq": "faq"}.get(base_intent, "declined")  # type: ignore[return-value]
 
 
-def _question_act(text: str, fields: set[str], language: str, gpus: tuple[str, ...], preference: str | None,
-                  cleared: tuple[str, ...]) -> ActReading:
+def _question_act(
+    text: str, fields: set[str], language: str, gpus: tuple[str, ...], preference: str | None, cleared: tuple[str, ...]
+) -> ActReading:
     """A question inside a job thread: what-if, a question about the plan, or a change asked as a question."""
     currency = currency_asked(text, language)
     topic = question_topic(text, language, fields, gpus)

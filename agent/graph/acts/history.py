@@ -7,8 +7,9 @@ from typing import Any
 MAX_PLANS = 8
 
 
-def pushed(history: list[dict[str, Any]] | None, spec: dict[str, Any] | None, top: dict[str, Any] | None
-           ) -> list[dict[str, Any]]:
+def pushed(
+    history: list[dict[str, Any]] | None, spec: dict[str, Any] | None, top: dict[str, Any] | None
+) -> list[dict[str, Any]]:
     """The history with the plan being replaced added last (the oldest dropped past MAX_PLANS)."""
     items = list(history or [])
     if spec:

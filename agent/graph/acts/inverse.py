@@ -39,15 +39,15 @@ def _where(gpu: str | None, vram: float | None, count: int, job: dict[str, Any],
     return t["where_size"].format(size=number(job.get("gpu_memory_gb") or 0, language, 0))
 
 
-def _fits(job: dict[str, Any], model: str | None, gpu: str | None, vram: float | None, count: int
-          ) -> tuple[bool, float]:
+def _fits(
+    job: dict[str, Any], model: str | None, gpu: str | None, vram: float | None, count: int
+) -> tuple[bool, float]:
     """Whether the job fits the hardware (with `model` in place of its own when given), and its per-GPU GiB."""
     from tools.jobtime import DEFAULT_MEMORY_MARGIN
     from tools.memory import estimate_for_spec
 
     spec = JobSpec.model_validate({**job, "model": model, "params_b": None} if model else job)
-    estimate = estimate_for_spec(spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu,
-                                 vram_gib=vram)
+    estimate = estimate_for_spec(spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu, vram_gib=vram)
     card = estimate.fit.vram_gib if estimate.fit else (vram or 0.0)
     return estimate.per_gpu_gib <= (1 - DEFAULT_MEMORY_MARGIN) * card, estimate.per_gpu_gib
 
@@ -96,13 +96,22 @@ def largest_model(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict
 
         index = _largest(models, within)
         if index is None:
-            return [t["inverse_model_none"].format(where=money(budget["amount"], budget["currency"], language),
-                                                   method=method)], None
+            return [
+                t["inverse_model_none"].format(
+                    where=money(budget["amount"], budget["currency"], language), method=method
+                )
+            ], None
         arch = models[index]
         top = found[arch.id]
-        return [t["inverse_model_budget"].format(
-            method=method, budget=money(budget["amount"], budget["currency"], language), model=arch.name,
-            params=number(arch.total_params / 1e9, language, 1), rental=with_limits(top, job, language))], top
+        return [
+            t["inverse_model_budget"].format(
+                method=method,
+                budget=money(budget["amount"], budget["currency"], language),
+                model=arch.name,
+                params=number(arch.total_params / 1e9, language, 1),
+                rental=with_limits(top, job, language),
+            )
+        ], top
     gpu, vram, count = _hardware(state, job)
     if not gpu and not vram:
         gpu = "H100"
@@ -119,9 +128,15 @@ def largest_model(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict
     if index is None:
         return [t["inverse_model_none"].format(where=where, method=method)], None
     arch = models[index]
-    lines = [t["inverse_model"].format(where=where, method=method, model=arch.name,
-                                       params=number(arch.total_params / 1e9, language, 1),
-                                       needed=number(needed[arch.id], language, 1))]
+    lines = [
+        t["inverse_model"].format(
+            where=where,
+            method=method,
+            model=arch.name,
+            params=number(arch.total_params / 1e9, language, 1),
+            needed=number(needed[arch.id], language, 1),
+        )
+    ]
     if index + 1 < len(models):
         lines.append(t["inverse_model_next"].format(model=models[index + 1].name))
     return lines, None
@@ -136,17 +151,18 @@ def longest(state: dict[str, Any], field: str) -> list[str]:
     job = _job(state)
     gpu, vram, count = _hardware(state, job)
     spec = JobSpec.model_validate(job)
-    estimate = estimate_for_spec(spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu or "H100",
-                                 vram_gib=vram)
+    estimate = estimate_for_spec(
+        spec, num_gpus=count, sharding="fsdp" if count > 1 else None, gpu=gpu or "H100", vram_gib=vram
+    )
     fit = estimate.fit
     where = _where(gpu or "H100", vram, count, job, language)
     if fit is None or not (fit.max_seq_len if field == "seq_len" else fit.max_micro_batch_size):
         return [t["inverse_nothing"].format(where=where)]
     seq = number(fit.max_seq_len if field == "seq_len" else (spec.seq_len or 2048), language, 0)
-    batch = number(fit.max_micro_batch_size if field == "micro_batch_size" else (spec.micro_batch_size or 1),
-                   language, 0)
-    return [t["inverse_sequence" if field == "seq_len" else "inverse_batch"].format(where=where, seq=seq,
-                                                                                    batch=batch)]
+    batch = number(
+        fit.max_micro_batch_size if field == "micro_batch_size" else (spec.micro_batch_size or 1), language, 0
+    )
+    return [t["inverse_sequence" if field == "seq_len" else "inverse_batch"].format(where=where, seq=seq, batch=batch)]
 
 
 def smallest_gpu(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
@@ -162,8 +178,11 @@ def smallest_gpu(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[
         if ok:
             ranking, _ = ranked(JobSpec.model_validate({**job, "gpu": gpu.name, "num_gpus": 1}), db_path, None)
             top = (ranking.get("offers") or [None])[0]
-            lines = [t["inverse_gpu"].format(gpu=gpu.name, vram=number(gpu.memory_gib, language, 0),
-                                             needed=number(needed, language, 1))]
+            lines = [
+                t["inverse_gpu"].format(
+                    gpu=gpu.name, vram=number(gpu.memory_gib, language, 0), needed=number(needed, language, 1)
+                )
+            ]
             if top is not None:
                 lines.append(with_limits(top, job, language) + ".")
                 return lines, top

@@ -16,8 +16,16 @@ if TYPE_CHECKING:
 
 PLAN_ACTS = frozenset({"question", "what_if", "inverse"})
 """Acts answered about the plan without changing the job."""
-INTENT_OF_ACT = {"new_job": "job_request", "change": "follow_up", "undo": "follow_up", "question": "follow_up",
-                 "what_if": "follow_up", "inverse": "follow_up", "faq": "faq", "ask_back": "job_request"}
+INTENT_OF_ACT = {
+    "new_job": "job_request",
+    "change": "follow_up",
+    "undo": "follow_up",
+    "question": "follow_up",
+    "what_if": "follow_up",
+    "inverse": "follow_up",
+    "faq": "faq",
+    "ask_back": "job_request",
+}
 
 
 def act_update(state: dict[str, Any], intent: str, request: str, preference: str | None) -> dict[str, Any]:
@@ -27,23 +35,38 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     if state.get("changes") or not text.strip():  # a button press: a change (or a new job) without text
         return {"act": "change" if has_job else "new_job", "act_topic": "plain"}
     gpus = named_gpus(text)
-    if request == "off_topic" and question_topic(text, state["language"], set(state.get("mentioned") or []),
-                                                 gpus) is None:
+    if (
+        request == "off_topic"
+        and question_topic(text, state["language"], set(state.get("mentioned") or []), gpus) is None
+    ):
         return {"act": "declined", "act_topic": "plain"}  # "what's the weather in Rome tomorrow?"
-    reading = read_act(text, state.get("mentioned") or [], language=state["language"], base_intent=intent,
-                       has_job=has_job, pending=bool(state.get("pending")), gpus=gpus,
-                       preference=preference)
-    update: dict[str, Any] = {"act": reading.act, "act_topic": reading.topic, "act_clears": list(reading.clears),
-                              "act_drops": list(reading.drops),
-                              "act_currency": reading.currency, "act_gpus": list(reading.gpus),
-                              "act_count": reading.count}
+    reading = read_act(
+        text,
+        state.get("mentioned") or [],
+        language=state["language"],
+        base_intent=intent,
+        has_job=has_job,
+        pending=bool(state.get("pending")),
+        gpus=gpus,
+        preference=preference,
+    )
+    update: dict[str, Any] = {
+        "act": reading.act,
+        "act_topic": reading.topic,
+        "act_clears": list(reading.clears),
+        "act_drops": list(reading.drops),
+        "act_currency": reading.currency,
+        "act_gpus": list(reading.gpus),
+        "act_count": reading.count,
+    }
     if reading.act != "declined" and request == "off_topic":
         update["request"] = "plain"
     if reading.act == "declined":
         update["intent"] = intent if intent in ("injection", "out_of_scope") else "out_of_scope"
     elif reading.act in INTENT_OF_ACT:
-        update["intent"] = INTENT_OF_ACT[reading.act] if has_job or reading.act in ("faq", "new_job", "ask_back") \
-            else intent
+        update["intent"] = (
+            INTENT_OF_ACT[reading.act] if has_job or reading.act in ("faq", "new_job", "ask_back") else intent
+        )
     if reading.act in PLAN_ACTS or reading.act == "undo" or (reading.act == "change" and reading.topic == "adopt"):
         update["request"] = "plain"
     if reading.currency and reading.act == "question":
@@ -54,12 +77,16 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
 def states_job(state: dict[str, Any]) -> bool:
     """An inverse question outside a job that states its own ("LoRA on Llama 3 8B: longest sequence?"): the job is
     the thread's from now on, and the question is answered about it."""
-    return (state.get("act") == "inverse" and not state.get("spec")
-            and bool(set(state.get("mentioned") or []) & {"model", "params_b"}))  # a job needs its model
+    return (
+        state.get("act") == "inverse"
+        and not state.get("spec")
+        and bool(set(state.get("mentioned") or []) & {"model", "params_b"})
+    )  # a job needs its model
 
 
-def merged_spec(state: dict[str, Any], previous: dict[str, Any] | None, parsed: dict[str, Any],
-                mentioned: list[str]) -> tuple[dict[str, Any] | None, dict[str, Any], list[str], dict[str, Any]]:
+def merged_spec(
+    state: dict[str, Any], previous: dict[str, Any] | None, parsed: dict[str, Any], mentioned: list[str]
+) -> tuple[dict[str, Any] | None, dict[str, Any], list[str], dict[str, Any]]:
     """(base job, fields to apply, their names, extra state) for the act: plan acts keep the job, undo restores an
     earlier plan, adopting takes the pending what-if, clears set fields to none."""
     act, extra = state.get("act"), {}
@@ -137,9 +164,15 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
 
             lines = [no_offer_answer(state, language)]
         kind, text = "question", "\n\n".join(lines)
-    return {"answer": text, "answer_kind": kind, "verdict": verdict(kind, top, state.get("spec")),
-            "pending": pending, "changed": [], "last_kind": "yes_no" if kind == "yes_no" else state.get("last_kind"),
-            "last_top": state.get("last_top") or rental_summary(top)}
+    return {
+        "answer": text,
+        "answer_kind": kind,
+        "verdict": verdict(kind, top, state.get("spec")),
+        "pending": pending,
+        "changed": [],
+        "last_kind": "yes_no" if kind == "yes_no" else state.get("last_kind"),
+        "last_top": state.get("last_top") or rental_summary(top),
+    }
 
 
 def preface(state: dict[str, Any]) -> str | None:
@@ -183,7 +216,11 @@ def method_line(state: dict[str, Any]) -> str | None:
     for method in ("full_finetune", "lora", "qlora"):
         spec = JobSpec.model_validate({**state["spec"], "method": method})
         request, _ = request_for_spec(spec, num_gpus=1, gpu="H100")
-        items.append(t["method_item"].format(method=names.get(method, method),
-                                             needed=number(cached_estimate(request).per_gpu_gib, language, 1)))
-    return t["default_method"].format(method=names.get(state["default_method"], state["default_method"]),
-                                      gpu="H100", items="; ".join(items))
+        items.append(
+            t["method_item"].format(
+                method=names.get(method, method), needed=number(cached_estimate(request).per_gpu_gib, language, 1)
+            )
+        )
+    return t["default_method"].format(
+        method=names.get(state["default_method"], state["default_method"]), gpu="H100", items="; ".join(items)
+    )

@@ -15,8 +15,9 @@ CLOSE_SHARE = 0.15
 """Offers within this share of the plan's cost count as close alternatives."""
 
 
-def _top_for(spec: dict[str, Any], update: dict[str, Any], db_path: Path, prefer: str | None
-             ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def _top_for(
+    spec: dict[str, Any], update: dict[str, Any], db_path: Path, prefer: str | None
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The best offer for the job with `update` applied (the job itself untouched), and that ranking."""
     from agent.graph.questions import ranked
 
@@ -47,8 +48,11 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
         if top is None:
             lines.append(t["compare_item_none"].format(name=name, reason=excluded_reason(ranking, language)))
         else:
-            lines.append(t["compare_item"].format(name=name, rental=with_limits(top, spec, language,
-                                                                                state.get("display_currency"))))
+            lines.append(
+                t["compare_item"].format(
+                    name=name, rental=with_limits(top, spec, language, state.get("display_currency"))
+                )
+            )
             found.append((name, top))
     if len(found) == 2:
         (a, first), (_, second) = found
@@ -75,9 +79,12 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[
     if same_rental(other, plan):
         return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))]
     reasons = limits(other, spec, language) + gap_words(other, plan, language)
-    return [t["why_not_lost"].format(name=name, reasons=t["and"].join(reasons) or t["same_result"],
-                                     rental=rental(plan, spec, language)),
-            t["compare_item"].format(name=name, rental=rental(other, spec, language))]
+    return [
+        t["why_not_lost"].format(
+            name=name, reasons=t["and"].join(reasons) or t["same_result"], rental=rental(plan, spec, language)
+        ),
+        t["compare_item"].format(name=name, rental=rental(other, spec, language)),
+    ]
 
 
 def count(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[str]:
@@ -94,8 +101,11 @@ def count(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[st
     single = state.get("single_gpu_estimate") or {}
     vram = plan.get("vram_gib_per_gpu")
     if single.get("per_gpu_gib") and vram and single["per_gpu_gib"] > vram:
-        lines.append(t["count_memory"].format(gpu=plan["gpu"], needed=number(single["per_gpu_gib"], language, 1),
-                                              vram=number(vram, language, 0)))
+        lines.append(
+            t["count_memory"].format(
+                gpu=plan["gpu"], needed=number(single["per_gpu_gib"], language, 1), vram=number(vram, language, 0)
+            )
+        )
     fewer = plan["total_gpus"] // 2
     compared = comparison(JobSpec.model_validate(spec), fewer, db_path, state.get("preference"))
     other = compared.get("offer")
@@ -108,18 +118,26 @@ def region(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     """The plan's region and provider, and the offers within 15 % of its cost."""
     language, spec = state["language"], state["spec"]
     t = act_templates(language)
-    lines = [t["region_line"].format(region=plan["region"], provider=plan["provider"]) if plan.get("region")
-             else t["region_none"].format(provider=plan["provider"])]
+    lines = [
+        t["region_line"].format(region=plan["region"], provider=plan["provider"])
+        if plan.get("region")
+        else t["region_none"].format(provider=plan["provider"])
+    ]
     close, seen = [], {(plan["provider"], plan.get("region"))}
     for offer in (state.get("ranking") or {}).get("offers") or []:
         key = (offer["provider"], offer.get("region"))
         if key in seen or offer["est_cost"] > (1 + CLOSE_SHARE) * plan["est_cost"]:
             continue
         seen.add(key)
-        close.append(t["close_item"].format(gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
-                                            where=f" ({offer['region']})" if offer.get("region") else "",
-                                            cost=display_cost(offer["est_cost"], spec, language,
-                                                              state.get("display_currency"))))
+        close.append(
+            t["close_item"].format(
+                gpus=offer["total_gpus"],
+                gpu=offer["gpu"],
+                provider=offer["provider"],
+                where=f" ({offer['region']})" if offer.get("region") else "",
+                cost=display_cost(offer["est_cost"], spec, language, state.get("display_currency")),
+            )
+        )
         if len(close) == 3:
             break
     lines.append(t["close_line"].format(items="; ".join(close)) if close else t["close_none"])
@@ -137,9 +155,15 @@ def currency(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
         one, used = to_usd(1.0, code)
     except ValueError:
         return [t["currency_unknown"].format(currency=code, usd=usd)]
-    return [t["currency_line"].format(currency=code, converted=money(plan["est_cost"] / one, code, language),
-                                      usd=usd, rate=number(1 / one, language, 4 if one > 0.5 else 0),
-                                      date=used.date)]
+    return [
+        t["currency_line"].format(
+            currency=code,
+            converted=money(plan["est_cost"] / one, code, language),
+            usd=usd,
+            rate=number(1 / one, language, 4 if one > 0.5 else 0),
+            date=used.date,
+        )
+    ]
 
 
 def memory(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
@@ -158,25 +182,45 @@ def topology(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
         return [t["topology_single"]]
     params = plan.get("topology_params") or {}
     layout = templates(language)["layout_names"].get(plan.get("layout") or "", plan.get("layout") or "")
-    link = str(params.get("link") or params.get("interconnect") or ("PCIe" if "pcie" in str(
-        plan.get("topology_verdict")) else "NVLink"))
+    link = str(
+        params.get("link")
+        or params.get("interconnect")
+        or ("PCIe" if "pcie" in str(plan.get("topology_verdict")) else "NVLink")
+    )
     share = plan.get("exposed_comm_share")
-    lines = [t["topology_line"].format(layout=layout, gpus=plan["total_gpus"], gpu=plan["gpu"], link=link,
-                                       comm=percent(share, language))]
+    lines = [
+        t["topology_line"].format(
+            layout=layout, gpus=plan["total_gpus"], gpu=plan["gpu"], link=link, comm=percent(share, language)
+        )
+    ]
     lines.append(t["topology_bound"] if (share or 0) > 0.25 else t["topology_enough"])
-    pcie = next((o for o in (state.get("ranking") or {}).get("offers") or []
-                 if o is not plan and o["total_gpus"] == plan["total_gpus"]
-                 and "pcie" in str((o.get("topology_params") or {}).get("link", "")).lower()), None)
+    pcie = next(
+        (
+            o
+            for o in (state.get("ranking") or {}).get("offers") or []
+            if o is not plan
+            and o["total_gpus"] == plan["total_gpus"]
+            and "pcie" in str((o.get("topology_params") or {}).get("link", "")).lower()
+        ),
+        None,
+    )
     if pcie is not None and "pcie" not in link.lower():
-        lines.append(t["topology_pcie_other"].format(rental=rental(pcie, spec, language),
-                                                     comm=percent(pcie.get("exposed_comm_share"), language)))
+        lines.append(
+            t["topology_pcie_other"].format(
+                rental=rental(pcie, spec, language), comm=percent(pcie.get("exposed_comm_share"), language)
+            )
+        )
     elif "pcie" not in link.lower():
         same = _over_pcie(spec, plan)
         if same is not None and same.params.get("layout"):
-            lines.append(t["topology_pcie_same"].format(
-                gpus=plan["total_gpus"], gpu=plan["gpu"], comm=percent(same.params.get("exposed_comm_share"),
-                                                                       language),
-                layout=templates(language)["layout_names"].get(str(same.params["layout"]), same.params["layout"])))
+            lines.append(
+                t["topology_pcie_same"].format(
+                    gpus=plan["total_gpus"],
+                    gpu=plan["gpu"],
+                    comm=percent(same.params.get("exposed_comm_share"), language),
+                    layout=templates(language)["layout_names"].get(str(same.params["layout"]), same.params["layout"]),
+                )
+            )
     return lines
 
 
@@ -187,10 +231,17 @@ def _over_pcie(spec: dict[str, Any], plan: dict[str, Any]) -> Any:
 
     params = plan.get("topology_params") or {}
     try:
-        return check_topology(build_workload(JobSpec.model_validate(spec)), Candidate(
-            gpu=plan["gpu"], gpu_count=plan["total_gpus"], gpus_per_node=plan.get("gpu_count") or plan["total_gpus"],
-            interconnect="pcie", inter_node_gbps=params.get("inter_node_gbps") if plan.get("nodes", 1) > 1 else None,
-            vram_gib=plan.get("vram_gib_per_gpu")))
+        return check_topology(
+            build_workload(JobSpec.model_validate(spec)),
+            Candidate(
+                gpu=plan["gpu"],
+                gpu_count=plan["total_gpus"],
+                gpus_per_node=plan.get("gpu_count") or plan["total_gpus"],
+                interconnect="pcie",
+                inter_node_gbps=params.get("inter_node_gbps") if plan.get("nodes", 1) > 1 else None,
+                vram_gib=plan.get("vram_gib_per_gpu"),
+            ),
+        )
     except (ValueError, TypeError):
         return None
 
@@ -202,14 +253,23 @@ def export(state: dict[str, Any], db_path: Path) -> list[str]:
     language = state["language"]
     t = act_templates(language)
     ranking = state.get("ranking") or {}
-    result = {"spec": state["spec"], "offers": ranking.get("offers") or [], "estimate": state.get("estimate"),
-              "language": language, "catalog": ranking.get("catalog")}
+    result = {
+        "spec": state["spec"],
+        "offers": ranking.get("offers") or [],
+        "estimate": state.get("estimate"),
+        "language": language,
+        "catalog": ranking.get("catalog"),
+    }
     try:
         task = build_task(result, db_path=db_path)
     except ValueError as error:
         return [t["export_failed"].format(reason=str(error))]
-    return [*([task.note] if task.note else []), t["export_intro"], f"```yaml\n{task.yaml.strip()}\n```",
-            t["export_launch"].format(command=task.launch_command)]
+    return [
+        *([task.note] if task.note else []),
+        t["export_intro"],
+        f"```yaml\n{task.yaml.strip()}\n```",
+        t["export_launch"].format(command=task.launch_command),
+    ]
 
 
 def within(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
@@ -218,8 +278,9 @@ def within(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     t, rt = act_templates(language), templates(language)
     asked = float((state.get("parsed") or {}).get("deadline_hours") or 0)
     ok = plan["est_hours"] <= asked
-    head = t["within_yes" if ok else "within_no"].format(yes=rt["yes"], no=rt["no"], hours=hours(asked, language),
-                                                        rental=rental(plan, spec, language))
+    head = t["within_yes" if ok else "within_no"].format(
+        yes=rt["yes"], no=rt["no"], hours=hours(asked, language), rental=rental(plan, spec, language)
+    )
     return [head] + ([] if ok else duration(state, plan))
 
 
@@ -236,15 +297,26 @@ def duration(state: dict[str, Any], plan: dict[str, Any], db_path: Path | None =
 
         other = comparison(JobSpec.model_validate(spec), int(asked), db_path, state.get("preference")).get("offer")
         if other is not None:
-            return [t["count_fewer"].format(fewer=asked, rental=with_limits(other, spec, language)),
-                    t["now_line"].format(rental=with_limits(plan, spec, language))]
-    lines = [t["duration_line"].format(hours=hours(plan["est_hours"], language), gpus=plan["total_gpus"],
-                                       gpu=plan["gpu"], train=hours(plan.get("train_hours") or 0.0, language),
-                                       overhead=hours(_overhead(plan), language))]
+            return [
+                t["count_fewer"].format(fewer=asked, rental=with_limits(other, spec, language)),
+                t["now_line"].format(rental=with_limits(plan, spec, language)),
+            ]
+    lines = [
+        t["duration_line"].format(
+            hours=hours(plan["est_hours"], language),
+            gpus=plan["total_gpus"],
+            gpu=plan["gpu"],
+            train=hours(plan.get("train_hours") or 0.0, language),
+            overhead=hours(_overhead(plan), language),
+        )
+    ]
     tokens = _trained_tokens(state)
     if tokens:
-        lines.append(t["data_line"].format(tokens=token_count(tokens, language),
-                                           epochs=number(spec.get("epochs") or 1, language, 0)))
+        lines.append(
+            t["data_line"].format(
+                tokens=token_count(tokens, language), epochs=number(spec.get("epochs") or 1, language, 0)
+            )
+        )
     return lines
 
 
@@ -269,9 +341,13 @@ def cost(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     """What the plan costs: the hourly price and the billed hours."""
     language, spec = state["language"], state["spec"]
     t = act_templates(language)
-    return [t["cost_line"].format(cost=display_cost(plan["est_cost"], spec, language, state.get("display_currency")),
-                                  price=money(plan["price_per_hour"] * (plan.get("nodes") or 1), "USD", language),
-                                  billed=hours(plan.get("billed_hours") or plan["est_hours"], language))]
+    return [
+        t["cost_line"].format(
+            cost=display_cost(plan["est_cost"], spec, language, state.get("display_currency")),
+            price=money(plan["price_per_hour"] * (plan.get("nodes") or 1), "USD", language),
+            billed=hours(plan.get("billed_hours") or plan["est_hours"], language),
+        )
+    ]
 
 
 def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
@@ -286,8 +362,11 @@ def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
         reasons.append(t["why_cheapest"])
     if ranking.get("fastest") and same_rental(ranking["fastest"], plan):
         reasons.append(t["why_fastest"])
-    if (spec.get("budget") or spec.get("deadline_hours")) and plan.get("meets_budget") is not False \
-            and plan.get("meets_deadline") is not False:
+    if (
+        (spec.get("budget") or spec.get("deadline_hours"))
+        and plan.get("meets_budget") is not False
+        and plan.get("meets_deadline") is not False
+    ):
         reasons.append(t["why_fits_limits"])
     lines = [t["question_plain"].format(rental=with_limits(plan, spec, language, state.get("display_currency")))]
     if reasons:
@@ -313,6 +392,13 @@ def answer(state: dict[str, Any], db_path: Path) -> list[str]:
         return export(state, db_path)
     if topic == "duration":
         return duration(state, plan, db_path)
-    simple = {"region": region, "provider": region, "currency": currency, "memory": memory, "topology": topology,
-              "cost": cost, "within": within}
+    simple = {
+        "region": region,
+        "provider": region,
+        "currency": currency,
+        "memory": memory,
+        "topology": topology,
+        "cost": cost,
+        "within": within,
+    }
     return simple.get(topic, why)(state, plan)

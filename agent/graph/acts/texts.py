@@ -35,8 +35,12 @@ def display_cost(usd: float, spec: dict[str, Any], language: str, currency: str 
 def rental(offer: dict[str, Any], spec: dict[str, Any], language: str, currency: str | None = None) -> str:
     """'8× H100 on lambda, 12.5 h, $480.00 (€441.60)'."""
     return act_templates(language)["rental"].format(
-        gpus=offer["total_gpus"], gpu=offer["gpu"], provider=offer["provider"],
-        hours=hours(offer["est_hours"], language), cost=display_cost(offer["est_cost"], spec, language, currency))
+        gpus=offer["total_gpus"],
+        gpu=offer["gpu"],
+        provider=offer["provider"],
+        hours=hours(offer["est_hours"], language),
+        cost=display_cost(offer["est_cost"], spec, language, currency),
+    )
 
 
 def limits(offer: dict[str, Any], spec: dict[str, Any], language: str) -> list[str]:
@@ -57,8 +61,9 @@ def gap_words(other: dict[str, Any], plan: dict[str, Any], language: str) -> lis
     words = []
     cost_gap, hour_gap = other["est_cost"] - plan["est_cost"], other["est_hours"] - plan["est_hours"]
     if abs(cost_gap) >= 0.01:
-        words.append(t["dearer_by" if cost_gap > 0 else "cheaper_by"].format(money=money(abs(cost_gap), "USD",
-                                                                                           language)))
+        words.append(
+            t["dearer_by" if cost_gap > 0 else "cheaper_by"].format(money=money(abs(cost_gap), "USD", language))
+        )
     if abs(hour_gap) >= 0.05:
         words.append(t["slower_by" if hour_gap > 0 else "faster_by"].format(hours=hours(abs(hour_gap), language)))
     return words
@@ -71,6 +76,8 @@ def excluded_reason(ranking: dict[str, Any], language: str) -> str:
     if limit:
         return str(rt["excluded_names"].get(limit, limit))
     excluded = ranking.get("excluded") or {}
-    items = [f"{rt['excluded_names'].get(k, k)} {number(v, language, 0)}" for k, v in
-             sorted(excluded.items(), key=lambda item: -item[1])[:3]]
+    items = [
+        f"{rt['excluded_names'].get(k, k)} {number(v, language, 0)}"
+        for k, v in sorted(excluded.items(), key=lambda item: -item[1])[:3]
+    ]
     return ", ".join(items) or "-"

@@ -30,8 +30,9 @@ def _change_words(changed: dict[str, Any], language: str) -> str:
     from agent.writing import field_value, templates
 
     labels = templates(language)["field_labels"]
-    return ", ".join(f"{labels.get(name, name)} {field_value(name, value, None, language)}"
-                     for name, value in changed.items())
+    return ", ".join(
+        f"{labels.get(name, name)} {field_value(name, value, None, language)}" for name, value in changed.items()
+    )
 
 
 def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, Any] | None, dict[str, Any]]:
@@ -56,15 +57,18 @@ def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, An
     if set(changed) == {"interruptible_ok"}:
         text = writing.spot_delta({**state, "spec": hyp, "ranking": ranking})
         return "delta", text, offers[0] if offers else None, hyp
-    if changed and set(changed) <= HARDWARE or state.get("act_topic") == "fit" or state.get("last_kind") == "yes_no":
+    if (changed and set(changed) <= HARDWARE) or state.get("act_topic") == "fit" or state.get("last_kind") == "yes_no":
         fit = reconciled(feasibility(hyp_spec), offers)
         text = writing.yes_no({**state, "spec": hyp, "feasibility": fit, "ranking": ranking})
         offer, _ = writing.rental_for(fit, offers)
         return "yes_no", text, offer, hyp
     words = _change_words(changed, language) or "-"
     if offers:
-        lines = [t["whatif_line"].format(change=words, rental=with_limits(offers[0], hyp, language,
-                                                                        state.get("display_currency")))]
+        lines = [
+            t["whatif_line"].format(
+                change=words, rental=with_limits(offers[0], hyp, language, state.get("display_currency"))
+            )
+        ]
     else:
         lines = [t["whatif_none"].format(change=words, reason=excluded_reason(ranking, language))]
     if plan is not None:

@@ -3,6 +3,7 @@ asked about ("is 8192 tokens too long?") are claimed first, so that no reader ta
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from agent.parsing.rules.scan import Scan, alt, rx, vocabulary, words
@@ -17,7 +18,7 @@ def _clauses(text: str) -> list[tuple[int, int]]:
     breaks = alt(words("now_markers") + list(vocabulary()["clause_breaks"]))
     cuts |= {m.start() for m in rx(r"(?<![\w'])" + breaks + r"(?![\w'])").finditer(text)}
     ordered = sorted(cuts)
-    return [(a, b) for a, b in zip(ordered, ordered[1:]) if text[a:b].strip()]
+    return [(a, b) for a, b in itertools.pairwise(ordered) if text[a:b].strip()]
 
 
 def claim_past_clauses(scan: Scan) -> None:
@@ -38,8 +39,8 @@ def claim_questioned_values(scan: Scan) -> None:
         if found is None or "?" not in clause:
             continue
         for q in scan.free():
-            if start <= q.start < start + found.start() and not re.search(r"\d", clause[q.end - start:found.start()]):
-                tail = re.match(r"[\s-]*[^\W\d_]+(?:\s+(?:di|of)\s+[^\W\d_]+)?", scan.text[q.end:])
+            if start <= q.start < start + found.start() and not re.search(r"\d", clause[q.end - start : found.start()]):
+                tail = re.match(r"[\s-]*[^\W\d_]+(?:\s+(?:di|of)\s+[^\W\d_]+)?", scan.text[q.end :])
                 scan.claim(q.start, q.end + (tail.end() if tail else 0))
-                scan.assumptions.append(f"{scan.text[q.start:q.end]} is asked about, not stated")
+                scan.assumptions.append(f"{scan.text[q.start : q.end]} is asked about, not stated")
                 return

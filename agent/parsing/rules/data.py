@@ -15,16 +15,34 @@ MAX_ITEM_TOKENS = 1_000_000
 
 # --- sizes and data ----------------------------------------------------------------------------------------------
 
+
 def _is_seq_context(scan: Scan, q: Quantity) -> bool:
     """Whether a 'N tokens' quantity is a sequence length ("sequenze da 2048 token", "2048 tokens per sequence")."""
     if before(scan, q.start, vocabulary()["seq_keywords"], window=22) or rx(
-            alt(vocabulary()["seq_keywords"]) + r"(?:\s+" + alt(words("seq_fillers")) + r"){1,3}\s*$").search(
-                scan.text[max(0, q.start - 48):q.start]):  # "panjang sekuens kami sebenarnya 8192"
+        alt(vocabulary()["seq_keywords"]) + r"(?:\s+" + alt(words("seq_fillers")) + r"){1,3}\s*$"
+    ).search(scan.text[max(0, q.start - 48) : q.start]):  # "panjang sekuens kami sebenarnya 8192"
         return True
-    tail = after(scan, q.end, [alt(vocabulary()["token_units"]) + r"\s+(?:per|each|a|ogni|setiap|tiap)\s+"
-                                + r"(?:sequence|sequenza|urutan|sekuens)"])
-    return tail is not None or bool(after(scan, q.end, [r"(?:-?" + alt(vocabulary()["token_units"])
-                                                          + r"\s*(?:di\s+|of\s+)?)?" + alt(vocabulary()["seq_keywords"])]))
+    tail = after(
+        scan,
+        q.end,
+        [
+            alt(vocabulary()["token_units"])
+            + r"\s+(?:per|each|a|ogni|setiap|tiap)\s+"
+            + r"(?:sequence|sequenza|urutan|sekuens)"
+        ],
+    )
+    return tail is not None or bool(
+        after(
+            scan,
+            q.end,
+            [
+                r"(?:-?"
+                + alt(vocabulary()["token_units"])
+                + r"\s*(?:di\s+|of\s+)?)?"
+                + alt(vocabulary()["seq_keywords"])
+            ],
+        )
+    )
 
 
 def _seq_value(q: Quantity) -> int:
@@ -38,31 +56,36 @@ def _example_unit(scan: Scan, q: Quantity) -> re.Match[str] | None:
     """The example word after a count ("50k esempi", "40k customer emails"), or None."""
     lex = vocabulary()
     return after(scan, q.end, lex["example_units"]) or after(
-        scan, q.end, [r"[^\W\d_]{3,}\s+" + alt(lex["example_units"])])
+        scan, q.end, [r"[^\W\d_]{3,}\s+" + alt(lex["example_units"])]
+    )
 
 
 def _per_item(scan: Scan, q: Quantity) -> int | None:
     """End of "M tokens" when it is one example's length: joined by a connector ("da", "of ~", "masing-masing")
     or followed by "each" / "l'uno" / "per example", and not a total; None otherwise."""
     unit = after(scan, q.end, vocabulary()["token_units"])
-    if unit is None or q.value > MAX_ITEM_TOKENS or rx(r"\s*" + alt(words("total_markers")) + r"(?![\w])").match(
-            scan.text, unit.end()):
+    if (
+        unit is None
+        or q.value > MAX_ITEM_TOKENS
+        or rx(r"\s*" + alt(words("total_markers")) + r"(?![\w])").match(scan.text, unit.end())
+    ):
         return None
     marker = rx(r"\s*,?\s*" + alt(words("per_item_markers")) + r"(?![\w])").match(scan.text, unit.end())
     return marker.end() if marker else (unit.end() if unit else None)
 
 
 def _per_item_lengths(scan: Scan) -> None:
-    """"N esempi da M token", "N examples of ~M tokens each", "N contoh masing-masing M token": N examples and
+    """ "N esempi da M token", "N examples of ~M tokens each", "N contoh masing-masing M token": N examples and
     N x M tokens; "M tokens per example" with no count is claimed and noted (a length, not the data set's size)."""
-    lead = rx(r"\s*,?\s*(?:(" + alt(words("per_item_connectors")) + r")\s*)?(?:" + alt(words("approx_words"))
-              + r"\s*)?$")
+    lead = rx(
+        r"\s*,?\s*(?:(" + alt(words("per_item_connectors")) + r")\s*)?(?:" + alt(words("approx_words")) + r"\s*)?$"
+    )
     for q in scan.free():
         example = _example_unit(scan, q)
         if example is None or q.value < 1:
             continue
         length = next((t for t in scan.free() if t.start >= example.end()), None)
-        if length is None or not (gap := lead.match(scan.text[example.end():length.start])):
+        if length is None or not (gap := lead.match(scan.text[example.end() : length.start])):
             continue
         end = _per_item(scan, length)
         marked = end is not None and end > after(scan, length.end, vocabulary()["token_units"]).end()
@@ -71,8 +94,9 @@ def _per_item_lengths(scan: Scan) -> None:
         scan.set("dataset_examples", int(round(q.value)))
         scan.set("dataset_tokens", int(round(q.value * length.value)))
         scan.claim(q.start, end)
-        scan.assumptions.append(f"{q.value:g} examples x {length.value:g} tokens each = "
-                                f"{q.value * length.value:g} tokens")
+        scan.assumptions.append(
+            f"{q.value:g} examples x {length.value:g} tokens each = {q.value * length.value:g} tokens"
+        )
     for t in scan.free():
         end = _per_item(scan, t)
         if end is not None and end > after(scan, t.end, vocabulary()["token_units"]).end():
@@ -86,13 +110,16 @@ def read_sizes_and_data(scan: Scan) -> None:
     _per_item_lengths(scan)
     for q in scan.free():
         if _is_seq_context(scan, q) and (q.value >= 16 and q.value <= 10_000_000):
-            unit = after(scan, q.end, [r"(?:-?" + alt(lex["token_units"]) + r")?(?:\s*(?:di\s+|of\s+)?"
-                                        + alt(lex["seq_keywords"]) + ")?"])
+            unit = after(
+                scan,
+                q.end,
+                [r"(?:-?" + alt(lex["token_units"]) + r")?(?:\s*(?:di\s+|of\s+)?" + alt(lex["seq_keywords"]) + ")?"],
+            )
             scan.set("seq_len", _seq_value(q))
             scan.claim(q.start, unit.end() if unit else q.end)
             continue
         if _is_seq_context(scan, q) and q.value > 10_000_000:  # a sequence length, if an impossible one: said so,
-            scan.claim(q.start, q.end)                          # never read as the data set's size
+            scan.claim(q.start, q.end)  # never read as the data set's size
             scan.refuse("seq_len", scan.written(q), "out_of_range")
             continue
         token = after(scan, q.end, lex["token_units"])
@@ -114,18 +141,25 @@ def read_sizes_and_data(scan: Scan) -> None:
             scan.claim(q.start, epoch.end())
             continue
         param = after(scan, q.end, lex["model_size_units"])
-        billions = q.scale >= 1e6 or (q.attached and scan.text[q.end - 1:q.end] in "bm")
+        billions = q.scale >= 1e6 or (q.attached and scan.text[q.end - 1 : q.end] in "bm")
         named_before = rx(alt(lex["model_size_units"]) + r"\s*(?:da|of|dengan|with|di|size|sized)?\s*$").search(
-            scan.text[max(0, q.start - 24):q.start])  # "modello 760M", "model berukuran 1.3B"
-        if billions and (param or named_before or q.scale == 1e9) and 0 < q.value:
+            scan.text[max(0, q.start - 24) : q.start]
+        )  # "modello 760M", "model berukuran 1.3B"
+        if billions and (param or named_before or q.scale == 1e9) and q.value > 0:
             if q.value / 1e9 <= 100_000:
                 scan.set("params_b", q.value / 1e9)
             else:  # "a 1e30B model"
                 scan.refuse("params_b", f"{q.value / 1e9:.6g}", "out_of_range")
             scan.claim(q.start, param.end() if param else q.end)
             continue
-        if param and rx(r"(?:" + alt(lex["model_size_units"]) + r")\s*(?:da|of|dengan|with)?\s*$").search(
-                scan.text[max(0, q.start - 20):q.start]) and q.scale == 1 and not q.attached:
+        if (
+            param
+            and rx(r"(?:" + alt(lex["model_size_units"]) + r")\s*(?:da|of|dengan|with)?\s*$").search(
+                scan.text[max(0, q.start - 20) : q.start]
+            )
+            and q.scale == 1
+            and not q.attached
+        ):
             continue
     _keyword_numbers(scan)
 
@@ -133,17 +167,19 @@ def read_sizes_and_data(scan: Scan) -> None:
 def _keyword_numbers(scan: Scan) -> None:
     """Settings written as 'keyword number' ("context 4k", "batch size 8", "epochs: 3", "seq_len=2048")."""
     lex = vocabulary()
-    rules = [("seq_len", lex["seq_keywords"], 16, _seq_value),
-             ("micro_batch_size", lex["batch_keywords"], 20, lambda q: int(q.value)),
-             ("epochs", lex["epoch_units"], 12, lambda q: q.value)]
-    for name, words, window, convert in rules:
+    rules = [
+        ("seq_len", lex["seq_keywords"], 16, _seq_value),
+        ("micro_batch_size", lex["batch_keywords"], 20, lambda q: int(q.value)),
+        ("epochs", lex["epoch_units"], 12, lambda q: q.value),
+    ]
+    for name, cues, window, convert in rules:
         if name in scan.values:
             continue
         for q in scan.free():
-            keyword = before(scan, q.start, words, window=window)
+            keyword = before(scan, q.start, cues, window=window)
             if keyword is None:
                 continue
-            between = scan.text[max(0, q.start - window):q.start][keyword.end():]
+            between = scan.text[max(0, q.start - window) : q.start][keyword.end() :]
             if re.search(r"\d", between) or len(between.split()) > 3:
                 continue
             value = convert(q)

@@ -19,7 +19,8 @@ def read_card_memory(scan: Scan) -> None:
             continue
         unit_after = rx(r"\s*(?:of\s+|di\s+|per\s+|each\s+|a\s+)?(?:" + units + r")(?![\w])").match(scan.text, gb.end())
         unit_before = rx(r"(?<![\w-])(?:" + units + r")(?:\s+" + alt(words("card_fillers")) + r"){0,3}\s*$").search(
-            scan.text[max(0, q.start - 40):q.start])  # "scheda da 24 GB", "Kartu saya cuma 16GB"
+            scan.text[max(0, q.start - 40) : q.start]
+        )  # "scheda da 24 GB", "Kartu saya cuma 16GB"
         if unit_after is None and unit_before is None:
             continue
         scan.set("gpu_memory_gb", q.value)
@@ -31,8 +32,15 @@ def read_card_memory(scan: Scan) -> None:
 def _count_before(scan: Scan, start: int) -> None:
     """'1 24 gb gpu', 'on 2 24gb cards': the count right before the card size."""
     for q in scan.free():
-        if q.end <= start and rx(r"\s*(?:x\s*)?(?:" + alt(vocabulary()["count_only_words"]) + r"\s+)?$").fullmatch(
-                scan.text[q.end:start]) and q.scale == 1 and float(q.number).is_integer() and 1 <= q.number <= 4096:
+        if (
+            q.end <= start
+            and rx(r"\s*(?:x\s*)?(?:" + alt(vocabulary()["count_only_words"]) + r"\s+)?$").fullmatch(
+                scan.text[q.end : start]
+            )
+            and q.scale == 1
+            and float(q.number).is_integer()
+            and 1 <= q.number <= 4096
+        ):
             scan.set("num_gpus", int(q.number))
             scan.claim(q.start, q.end)
 
@@ -40,8 +48,9 @@ def _count_before(scan: Scan, start: int) -> None:
 def read_count_with_only(scan: Scan) -> None:
     """'una sola scheda', 'just 1 GPU', 'hanya 1 GPU': a count with 'only' between number and GPU word."""
     lex = vocabulary()
-    pattern = rx(r"(?<![\w.,])(\d{1,4})\s+(?:" + alt(lex["count_only_words"]) + r")\s+(?:" + alt(lex["gpu_units"])
-                 + r")(?![\w])")
+    pattern = rx(
+        r"(?<![\w.,])(\d{1,4})\s+(?:" + alt(lex["count_only_words"]) + r")\s+(?:" + alt(lex["gpu_units"]) + r")(?![\w])"
+    )
     for match in pattern.finditer(scan.text):
         if not scan.is_claimed(match.start(1), match.end(1)) and int(match.group(1)) >= 1:
             scan.set("num_gpus", int(match.group(1)))

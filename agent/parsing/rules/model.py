@@ -43,8 +43,25 @@ MODEL_FAMILIES = _families()
 @cache
 def _name_words() -> frozenset[str]:
     """Letter-only words that may continue a model name ('nemo', 'lite', 'maverick', 'instruct', 'b')."""
-    words = {"b", "m", "instruct", "chat", "base", "it", "hf", "pt", "mini", "small", "medium", "large", "xl", "coder",
-             "code", "math", "distill"}
+    words = {
+        "b",
+        "m",
+        "instruct",
+        "chat",
+        "base",
+        "it",
+        "hf",
+        "pt",
+        "mini",
+        "small",
+        "medium",
+        "large",
+        "xl",
+        "coder",
+        "code",
+        "math",
+        "distill",
+    }
     for arch in all_models():
         for name in (arch.id, arch.name, *arch.aliases):
             words.update(w for w in re.findall(r"[a-z]+", name.lower().rsplit("/", 1)[-1]) if len(w) > 1)
@@ -65,7 +82,7 @@ def _name_tokens(text: str, start: int) -> list[re.Match[str]]:
         tokens.append(match)
         if text.startswith("/", match.end()):
             tokens = []  # an organisation ("meta-llama/"): the name follows it
-        gap = re.match(r"[\s_/-]|\s-\s?|-\s", text[match.end():])
+        gap = re.match(r"[\s_/-]|\s-\s?|-\s", text[match.end() :])
         pos = match.end() + (gap.end() if gap else 0)
         if gap is None and not _TOKEN.match(text, pos):
             break
@@ -77,8 +94,9 @@ def _starts(text: str) -> list[tuple[int, bool]]:
     starts = [(m.start(), True) for m in rx(r"(?<![\w-])" + alt(list(_families()))).finditer(text)]
     exact = {s for s, _ in starts}
     for m in re.finditer(r"(?<![\w/-])[a-z]{4,}(?=[\s_-]*\d)", text):
-        if m.start() not in exact and process.extractOne(m.group(0), _plain_families(), scorer=fuzz.ratio,
-                                                         score_cutoff=FAMILY_TYPO_CUTOFF):
+        if m.start() not in exact and process.extractOne(
+            m.group(0), _plain_families(), scorer=fuzz.ratio, score_cutoff=FAMILY_TYPO_CUTOFF
+        ):
             starts.append((m.start(), False))
     return sorted(starts)
 
@@ -113,14 +131,17 @@ def read_model(scan: Scan) -> None:
         if scan.is_claimed(start, start + 1):
             continue
         tokens = _name_tokens(scan.text, start)
-        if not tokens or scan.text[tokens[-1].end():tokens[-1].end() + 1] == "/":
+        if not tokens or scan.text[tokens[-1].end() : tokens[-1].end() + 1] == "/":
             continue  # an organisation ("mistralai/"): the name follows it
         words = [t.group(0) for t in tokens]
         arch, k, guessed = _resolve(words, exact_start)
         if arch is not None:
             span_end = tokens[k - 1].end()
-            if _SIZE.search(" ".join(words[:k])) is None and not re.search(r"\d$", words[k - 1]) and \
-                    rx(r"[\s-]*\d+(?:\.\d+)?\s*b(?![\w])").match(scan.text, span_end):
+            if (
+                _SIZE.search(" ".join(words[:k])) is None
+                and not re.search(r"\d$", words[k - 1])
+                and rx(r"[\s-]*\d+(?:\.\d+)?\s*b(?![\w])").match(scan.text, span_end)
+            ):
                 continue  # "Llama 3 e 70B": let the size reader see it
             scan.set("model", arch.id)
             if guessed:
@@ -129,7 +150,7 @@ def read_model(scan: Scan) -> None:
             return
         if not exact_start:
             continue
-        name = scan.text[start:tokens[-1].end()]
+        name = scan.text[start : tokens[-1].end()]
         size = _SIZE.search(name)
         if size:
             scan.set("params_b", float(size.group(1)) * (1 if size.group(2) == "b" else 0.001))

@@ -27,9 +27,19 @@ def read_spot(scan: Scan) -> None:
     for match in word(lex["spot_words"]).finditer(scan.text):
         if scan.is_claimed(match.start(), match.end()):
             continue
-        negative = negated(scan, match.start()) or after(scan, match.end(), [
-            r"(?:instances?|istanze|instans|vms?|gpus?|machines?|macchine)?\s*,?\s*" + alt(lex["spot_negative_after"])],
-            gap=r"\s*") is not None
+        negative = (
+            negated(scan, match.start())
+            or after(
+                scan,
+                match.end(),
+                [
+                    r"(?:instances?|istanze|instans|vms?|gpus?|machines?|macchine)?\s*,?\s*"
+                    + alt(lex["spot_negative_after"])
+                ],
+                gap=r"\s*",
+            )
+            is not None
+        )
         scan.set("interruptible_ok", not negative)
         return
 
@@ -42,7 +52,7 @@ def read_flags(scan: Scan) -> None:
         for match in word(patterns).finditer(scan.text):
             if scan.is_claimed(match.start(), match.end()):
                 continue
-            left = scan.text[max(0, match.start() - 16):match.start()]
+            left = scan.text[max(0, match.start() - 16) : match.start()]
             if rx(r"(?<![\w])" + alt(lex["method_negators"]) + r"\s*(?:the\s+|il\s+|la\s+|un\s+)?$").search(left):
                 continue
             mentions.append((match.start(), method))
@@ -61,15 +71,24 @@ def read_flags(scan: Scan) -> None:
 def read_places(scan: Scan) -> None:
     """Providers and regions when named."""
     lex = vocabulary()
-    providers = [pid for pid, names in lex["providers"].items()
-                 if any(not negated(scan, m.start(), 12) and not scan.is_claimed(m.start(), m.end())
-                        for m in word(names).finditer(scan.text))]
+    providers = [
+        pid
+        for pid, names in lex["providers"].items()
+        if any(
+            not negated(scan, m.start(), 12) and not scan.is_claimed(m.start(), m.end())
+            for m in word(names).finditer(scan.text)
+        )
+    ]
     if providers:
         scan.set("providers", providers)
-    regions = [m.group(0) for m in rx(
-        r"(?<![\w-])(?:(?:us|eu|ap|ca|sa|me|af|il|mx)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d"
-        r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|"
-        r"southeast|northwest|southwest)\d+)(?![\w-])").finditer(scan.text)]
+    regions = [
+        m.group(0)
+        for m in rx(
+            r"(?<![\w-])(?:(?:us|eu|ap|ca|sa|me|af|il|mx)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d"
+            r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|"
+            r"southeast|northwest|southwest)\d+)(?![\w-])"
+        ).finditer(scan.text)
+    ]
     regions += _place_words(scan)
     if regions:
         scan.set("regions", list(dict.fromkeys(regions)))
@@ -90,8 +109,16 @@ def _place_words(scan: Scan) -> list[str]:
     lex = vocabulary()
     places, keys = _place_pattern()
     joiner = r"\s*(?:" + alt(words("region_joiners")) + r")\s*(?:the\s+)?"
-    chain = rx(r"(?<![\w-])(?:" + alt(lex["region_prefixes"]) + r")\s+(?:the\s+)?(" + places + r"(?:" + joiner + places
-               + r")*)(?![\w-])")
+    chain = rx(
+        r"(?<![\w-])(?:"
+        + alt(lex["region_prefixes"])
+        + r")\s+(?:the\s+)?("
+        + places
+        + r"(?:"
+        + joiner
+        + places
+        + r")*)(?![\w-])"
+    )
     suffixed = rx(r"(?<![\w-])(" + places + r")\s+(?:" + alt(lex["region_suffixes"]) + r")(?![\w])")
     found: list[str] = []
     for match in [*chain.finditer(scan.text), *suffixed.finditer(scan.text)]:

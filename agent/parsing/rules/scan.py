@@ -43,7 +43,7 @@ class Scan:
 
     def written(self, q: Quantity) -> str:
         """A quantity as the refusal names it: as typed, or '1e+30' when it is too long to read."""
-        typed = self.text[q.start:q.end]
+        typed = self.text[q.start : q.end]
         return typed if sum(c.isdigit() for c in typed) <= MAX_PLAIN_DIGITS else f"{q.value:.6g}"
 
     def refuse(self, name: str, written: str, reason: str) -> None:
@@ -91,11 +91,11 @@ def after(scan: Scan, pos: int, words: list[str], gap: str = r"[\s-]*") -> re.Ma
 
 def before(scan: Scan, pos: int, words: list[str], window: int = 30) -> re.Match[str] | None:
     """Match one of `words` ending within `window` characters before `pos` (no clause break in between)."""
-    left = scan.text[max(0, pos - window):pos]
+    left = scan.text[max(0, pos - window) : pos]
     match = None
-    for match in rx(r"(?<![\w-])" + alt(words) + r"(?![\w])").finditer(left):
+    for match in rx(r"(?<![\w-])" + alt(words) + r"(?![\w])").finditer(left):  # noqa: B007  (the last one)
         pass
-    if match is None or re.search(r"[.;!?]", left[match.end():]):
+    if match is None or re.search(r"[.;!?]", left[match.end() :]):
         return None
     return match
 
@@ -112,8 +112,10 @@ def prepare(text: str) -> str:
     return words_to_digits(text)
 
 
-_POWER = re.compile(r"(?<![\w.,])(\d{1,6}(?:\.\d{1,6})?)(?:\s*(?:\^|\*\*)\s*|e)([+-]?\d{1,5})"
-                    r"(?![\d.,_])(?![^\W\d_]{2})")
+_POWER = re.compile(
+    r"(?<![\w.,])(\d{1,6}(?:\.\d{1,6})?)(?:\s*(?:\^|\*\*)\s*|e)([+-]?\d{1,5})"
+    r"(?![\d.,_])(?![^\W\d_]{2})"
+)
 """A power written as 'base^exp', 'base**exp' or scientific notation ('1e308'; 'e' right after the digits), alone or
 with a magnitude letter ('1e3B'), never inside a word."""
 MAX_PLAIN_DIGITS = 15
@@ -125,11 +127,11 @@ MAX_EXPONENT = 400
 def _expand_power(match: re.Match[str]) -> str:
     """'10^9' -> '1000000000', '1e308' -> '1' and 308 zeros, '2^10' -> '1024'; absurd sizes -> 'inf'."""
     base, exponent = Decimal(match.group(1)), int(match.group(2))
-    caret = not match.group(0)[len(match.group(1)):].lstrip().startswith("e")
+    caret = not match.group(0)[len(match.group(1)) :].lstrip().startswith("e")
     try:
         if abs(exponent) > MAX_EXPONENT:
             raise InvalidOperation
-        value = base ** exponent if caret else base.scaleb(exponent)
+        value = base**exponent if caret else base.scaleb(exponent)
         digits = format(value.normalize(), "f")
     except (InvalidOperation, OverflowError):
         return " inf "
@@ -138,23 +140,27 @@ def _expand_power(match: re.Match[str]) -> str:
 
 def negative(scan: Scan, q: Quantity) -> bool:
     """Whether a minus sign is glued to the number ("budget -5"), not joining a range ("300-500")."""
-    return re.search(r"(?:^|[\s:=$€(])-$", scan.text[max(0, q.start - 2):q.start]) is not None
+    return re.search(r"(?:^|[\s:=$€(])-$", scan.text[max(0, q.start - 2) : q.start]) is not None
 
 
 def unit_follows(scan: Scan, pos: int) -> bool:
     """Whether a unit word (tokens, examples, epochs, durations, money) follows `pos`: the number is not a GPU."""
     lex = vocabulary()
-    units = [*lex["token_units"], *lex["example_units"], *lex["epoch_units"], *lex["seq_keywords"],
-             *(w for words in lex["durations"].values() for w in words),
-             *(w for forms in lex["currencies"].values() for w in forms["after"])]
+    units = [
+        *lex["token_units"],
+        *lex["example_units"],
+        *lex["epoch_units"],
+        *lex["seq_keywords"],
+        *(w for words in lex["durations"].values() for w in words),
+        *(w for forms in lex["currencies"].values() for w in forms["after"]),
+    ]
     return after(scan, pos, units, gap=r"[\s-]*") is not None
-
 
 
 def negated(scan: Scan, start: int, window: int = 28) -> bool:
     """Whether a negation word precedes `start` in the same clause."""
-    left = scan.text[max(0, start - window):start]
+    left = scan.text[max(0, start - window) : start]
     breaks = list(rx(r"[.;!?,]|(?<![\w])" + alt(vocabulary()["clause_breaks"]) + r"(?![\w])").finditer(left))
     if breaks:
-        left = left[breaks[-1].end():]
+        left = left[breaks[-1].end() :]
     return rx(r"(?<![\w'])" + alt(vocabulary()["negation_words"]) + r"(?![\w'])").search(left) is not None

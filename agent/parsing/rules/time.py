@@ -21,7 +21,7 @@ def read_deadline(scan: Scan) -> None:
             unit = after(scan, q.end, words, gap=r"\s*-?\s*")
             if unit and negative(scan, q):  # "deadline -5 hours": no deadline, said so (never read as +5 h)
                 scan.claim(q.start, unit.end())
-                scan.refuse("deadline_hours", f"-{scan.text[q.start:unit.end()]}", "negative")
+                scan.refuse("deadline_hours", f"-{scan.text[q.start : unit.end()]}", "negative")
                 break
             if unit and q.value > 0:
                 if before(scan, q.start, [r"every", r"ogni", r"setiap", r"tiap", r"per"], window=8):
@@ -39,8 +39,12 @@ def read_deadline(scan: Scan) -> None:
     if found:
         scan.set("deadline_hours", min(found)[1])
         return
-    for key, hours, label in (("day_after_tomorrow", 48, "the day after tomorrow"), ("tomorrow", 24, "tomorrow"),
-                              ("tonight", 12, "today/tonight"), ("today", 12, "today/tonight")):
+    for key, hours, label in (
+        ("day_after_tomorrow", 48, "the day after tomorrow"),
+        ("tomorrow", 24, "tomorrow"),
+        ("tonight", 12, "today/tonight"),
+        ("today", 12, "today/tonight"),
+    ):
         found = word(vocabulary()[key]).search(scan.text)
         if found and key == "today" and not before(scan, found.start(), word_list("deadline_cues"), window=24):
             continue  # "I started today" is no deadline; "entro oggi", "done today" are

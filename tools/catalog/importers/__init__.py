@@ -3,6 +3,12 @@
 (GCP's separate host and accelerator rows). The public entry points are in ``tools.catalog.importers.skypilot``.
 """
 
-from tools.catalog.importers.skypilot import ImportResult, REQUIRED_COLUMNS, dedupe_offers, import_catalog_dir, import_cloud_file
+from tools.catalog.importers.skypilot import (
+    REQUIRED_COLUMNS,
+    ImportResult,
+    dedupe_offers,
+    import_catalog_dir,
+    import_cloud_file,
+)
 
-__all__ = ['ImportResult', 'REQUIRED_COLUMNS', 'dedupe_offers', 'import_catalog_dir', 'import_cloud_file']
+__all__ = ["REQUIRED_COLUMNS", "ImportResult", "dedupe_offers", "import_catalog_dir", "import_cloud_file"]

@@ -166,8 +166,9 @@ def rows(path: Path, label: str, issues: list[ImportIssue]) -> Iterator[tuple[in
             if not record or all(not cell.strip() for cell in record):
                 continue
             if len(record) != len(header):
-                issues.append(ImportIssue(label, start, f"corrupt CSV line: {len(record)} fields, header has "
-                                                        f"{len(header)}"))
+                issues.append(
+                    ImportIssue(label, start, f"corrupt CSV line: {len(record)} fields, header has {len(header)}")
+                )
                 continue
             yield start, dict(zip(header, record))
 
@@ -191,8 +192,16 @@ def dedupe_offers(offers: list[Offer]) -> list[Offer]:
     seen: set[tuple[Any, ...]] = set()
     unique: list[Offer] = []
     for offer in offers:
-        key = (offer.provider, offer.instance_type, offer.region, offer.zone, offer.gpu, offer.gpu_count,
-               offer.price_per_hour, offer.spot_price_per_hour)
+        key = (
+            offer.provider,
+            offer.instance_type,
+            offer.region,
+            offer.zone,
+            offer.gpu,
+            offer.gpu_count,
+            offer.price_per_hour,
+            offer.spot_price_per_hour,
+        )
         if key in seen:
             continue
         seen.add(key)

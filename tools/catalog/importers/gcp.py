@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tools.gpus import parse_gpu_name
 from tools.catalog.importers.common import (
     ImportIssue,
     ImportResult,
@@ -21,6 +20,7 @@ from tools.catalog.importers.common import (
     rows,
 )
 from tools.catalog.importers.offer_rows import make_offer
+from tools.gpus import parse_gpu_name
 
 GCP_L4_COUNT = {4: 1, 8: 1, 12: 1, 16: 1, 32: 1, 24: 2, 48: 4, 96: 8}
 """g2-standard-N -> L4 count, by GCP's G2 shapes (SOURCE.md 'How a GCP GPU offer's price is formed')."""
@@ -63,11 +63,14 @@ def _parse_row(row: dict[str, str]) -> dict[str, Any]:
     instance_type = (row.get("InstanceType") or "").strip()
     accelerator = (row.get("AcceleratorName") or "").strip()
     parsed: dict[str, Any] = {
-        "instance_type": instance_type, "accelerator": accelerator,
+        "instance_type": instance_type,
+        "accelerator": accelerator,
         "region": (row.get("Region") or "").strip(),
         "zone": (row.get("AvailabilityZone") or "").strip() or None,
-        "vcpus": number(row.get("vCPUs"), "vCPUs"), "host_ram": number(row.get("MemoryGiB"), "MemoryGiB"),
-        "price": price(row.get("Price"), "Price"), "spot": price(row.get("SpotPrice"), "SpotPrice"),
+        "vcpus": number(row.get("vCPUs"), "vCPUs"),
+        "host_ram": number(row.get("MemoryGiB"), "MemoryGiB"),
+        "price": price(row.get("Price"), "Price"),
+        "spot": price(row.get("SpotPrice"), "SpotPrice"),
     }
     if accelerator:
         parsed["count"] = count(row.get("AcceleratorCount"))
@@ -95,10 +98,23 @@ def import_gcp(path: Path, label: str, snapshot_date: str, result: ImportResult)
         elif accelerator and instance_type:
             # a machine type that carries its accelerator directly: price already complete
             try:
-                offer = make_offer("gcp", label, line, snapshot_date, instance_type=instance_type,
-                                   accelerator=accelerator, count=parsed["count"], region=parsed["region"],
-                                   zone=parsed["zone"], vcpus=parsed["vcpus"], host_ram=parsed["host_ram"],
-                                   price=parsed["price"], spot=parsed["spot"], info=parsed["info"], upstream_id=None)
+                offer = make_offer(
+                    "gcp",
+                    label,
+                    line,
+                    snapshot_date,
+                    instance_type=instance_type,
+                    accelerator=accelerator,
+                    count=parsed["count"],
+                    region=parsed["region"],
+                    zone=parsed["zone"],
+                    vcpus=parsed["vcpus"],
+                    host_ram=parsed["host_ram"],
+                    price=parsed["price"],
+                    spot=parsed["spot"],
+                    info=parsed["info"],
+                    upstream_id=None,
+                )
             except RowError as error:
                 result.issues.append(ImportIssue(label, line, f"{error}; row skipped"))
                 continue
@@ -106,8 +122,13 @@ def import_gcp(path: Path, label: str, snapshot_date: str, result: ImportResult)
     _join_hosts(hosts, accelerators, label, snapshot_date, result)
 
 
-def _join_hosts(hosts: dict[str, list[tuple[int, dict[str, Any]]]], accelerators: list[tuple[int, dict[str, Any]]],
-                label: str, snapshot_date: str, result: ImportResult) -> None:
+def _join_hosts(
+    hosts: dict[str, list[tuple[int, dict[str, Any]]]],
+    accelerators: list[tuple[int, dict[str, Any]]],
+    label: str,
+    snapshot_date: str,
+    result: ImportResult,
+) -> None:
     unmatched: dict[str, int] = {}
     for line, acc in accelerators:
         matched = False
@@ -119,15 +140,29 @@ def _join_hosts(hosts: dict[str, list[tuple[int, dict[str, Any]]]], accelerators
             spot = (host["spot"] + acc["spot"]) if host["spot"] is not None and acc["spot"] is not None else None
             if total is None and spot is None:
                 continue
-            offer = make_offer("gcp", label, line, snapshot_date, instance_type=host["instance_type"],
-                               accelerator=acc["accelerator"], count=acc["count"], region=host["region"],
-                               zone=host["zone"], vcpus=host["vcpus"], host_ram=host["host_ram"],
-                               price=round(total, 6) if total is not None else None,
-                               spot=round(spot, 6) if spot is not None else None, info=acc["info"], upstream_id=None)
+            offer = make_offer(
+                "gcp",
+                label,
+                line,
+                snapshot_date,
+                instance_type=host["instance_type"],
+                accelerator=acc["accelerator"],
+                count=acc["count"],
+                region=host["region"],
+                zone=host["zone"],
+                vcpus=host["vcpus"],
+                host_ram=host["host_ram"],
+                price=round(total, 6) if total is not None else None,
+                spot=round(spot, 6) if spot is not None else None,
+                info=acc["info"],
+                upstream_id=None,
+            )
             result.offers.append(offer.model_copy(update={"source": f"{label}:{host_line}+{line}"}))
         if not matched:
             unmatched[acc["accelerator"]] = unmatched.get(acc["accelerator"], 0) + 1
     if unmatched:
         detail = ", ".join(f"{name} x{n}" for name, n in sorted(unmatched.items()))
-        result.notes.append(f"{label}: accelerator rows without a host machine type in the file (n1 hosts or "
-                            f"missing a4 rows), not turned into offers: {detail}")
+        result.notes.append(
+            f"{label}: accelerator rows without a host machine type in the file (n1 hosts or "
+            f"missing a4 rows), not turned into offers: {detail}"
+        )

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from tools.gpus import GpuSpec, gpu_variants, parse_gpu_name
 from tools.providers import all_records
 
-GPU_MEMORY_SEMANTICS: dict[str, str] = {pid: r.catalog.gpu_memory_in_catalog for pid, r in all_records().items()
-                                        if r.catalog is not None}
+GPU_MEMORY_SEMANTICS: dict[str, str] = {
+    pid: r.catalog.gpu_memory_in_catalog for pid, r in all_records().items() if r.catalog is not None
+}
 """What GpuInfo's ``Gpus[0].MemoryInfo.SizeInMiB`` means per cloud (each record's ``catalog.gpu_memory_in_catalog``,
 from SOURCE.md 'Per-cloud caveats'). Other clouds: per GPU, as SkyPilot's own ``list_accelerators`` reads it."""
 
@@ -19,8 +20,11 @@ AGGREGATORS = frozenset(pid for pid, r in all_records().items() if r.catalog is 
 """Clouds whose instance-type prefix names the underlying provider (``<upstream>_...`` / ``<upstream>__...``)."""
 
 FORM_FACTOR_RULES: list[tuple[str, str, str, str]] = [
-    (pid, rule.pattern, rule.form_factor, rule.source) for pid, r in all_records().items() if r.catalog is not None
-    for rule in r.catalog.form_factor_rules]
+    (pid, rule.pattern, rule.form_factor, rule.source)
+    for pid, r in all_records().items()
+    if r.catalog is not None
+    for rule in r.catalog.form_factor_rules
+]
 """(cloud, instance-type regex, form factor, source), from each record's ``catalog.form_factor_rules``."""
 
 CATALOG_MEMORY_TOLERANCE = 0.10
@@ -80,9 +84,16 @@ def _catalog_gib(cloud: str, reported_mib: float | None, gpu_count: int) -> floa
     return per_gpu_mib / 1024 if 1024 <= per_gpu_mib <= 400 * 1024 else None
 
 
-def resolve_gpu(cloud: str, accelerator: str, instance_type: str, *, info_name: str | None = None,
-                upstream_id: str | None = None, reported_mib: float | None = None,
-                gpu_count: int = 1) -> ResolvedGpu:
+def resolve_gpu(
+    cloud: str,
+    accelerator: str,
+    instance_type: str,
+    *,
+    info_name: str | None = None,
+    upstream_id: str | None = None,
+    reported_mib: float | None = None,
+    gpu_count: int = 1,
+) -> ResolvedGpu:
     """Canonical GPU, form factor and per-GPU memory of one catalog row, from every hint it carries."""
     stated_gib = _catalog_gib(cloud, reported_mib, gpu_count)
     parsed = parse_gpu_name(accelerator) or (parse_gpu_name(info_name) if info_name else None)
@@ -121,10 +132,17 @@ def resolve_gpu(cloud: str, accelerator: str, instance_type: str, *, info_name: 
         form = next(iter(forms))  # the model comes in one form factor only
     spec = next((s for s in variants if s.form_factor == form), None) if form else None
     reference = spec or next((s for s in variants if s.default), None)
-    vram = reference.memory_gib if reference and reference.memory_gib is not None else (
-        round(memory_gib, 2) if memory_gib is not None else None)
-    if (stated_gib is not None and vram is not None and cloud in GPU_MEMORY_SEMANTICS
-            and abs(stated_gib - vram) > CATALOG_MEMORY_TOLERANCE * vram):
+    vram = (
+        reference.memory_gib
+        if reference and reference.memory_gib is not None
+        else (round(memory_gib, 2) if memory_gib is not None else None)
+    )
+    if (
+        stated_gib is not None
+        and vram is not None
+        and cloud in GPU_MEMORY_SEMANTICS
+        and abs(stated_gib - vram) > CATALOG_MEMORY_TOLERANCE * vram
+    ):
         # another memory variant than the table's (48 GB RTX 4090): the catalog wins, but only for clouds whose
         # SizeInMiB meaning is known (a summed figure read as per GPU would overstate memory)
         vram = round(stated_gib, 2)

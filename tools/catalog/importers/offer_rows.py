@@ -20,19 +20,39 @@ from tools.catalog.importers.gpu_resolution import interconnect_for, resolve_gpu
 from tools.catalog.offer import Offer
 from tools.providers import inter_node_fabric
 
-
 PLACEHOLDER_REGIONS = frozenset({"unspecified", "default"})
 """Region values some catalogs write when the region is not known (primeintellect, hyperbolic): read as none."""
 
 
-def make_offer(cloud: str, label: str, line: int, snapshot_date: str, *, instance_type: str, accelerator: str,
-               count: int, region: str, zone: str | None, vcpus: float | None, host_ram: float | None,
-               price: float | None, spot: float | None, info: dict[str, Any] | str | None,
-               upstream_id: str | None) -> Offer:
+def make_offer(
+    cloud: str,
+    label: str,
+    line: int,
+    snapshot_date: str,
+    *,
+    instance_type: str,
+    accelerator: str,
+    count: int,
+    region: str,
+    zone: str | None,
+    vcpus: float | None,
+    host_ram: float | None,
+    price: float | None,
+    spot: float | None,
+    info: dict[str, Any] | str | None,
+    upstream_id: str | None,
+) -> Offer:
     """The Offer of one row: GPU resolved from every hint, interconnect (stated or assumed), inter-node fabric."""
     info_name, reported = gpu_info_fields(info)
-    resolved = resolve_gpu(cloud, accelerator, instance_type, info_name=info_name, upstream_id=upstream_id,
-                           reported_mib=reported, gpu_count=count)
+    resolved = resolve_gpu(
+        cloud,
+        accelerator,
+        instance_type,
+        info_name=info_name,
+        upstream_id=upstream_id,
+        reported_mib=reported,
+        gpu_count=count,
+    )
     interconnect, nvlink, assumed = interconnect_for(resolved, count)
     fabric = inter_node_fabric(cloud, instance_type)
     return Offer(
@@ -68,13 +88,22 @@ def import_offer_rows(path: Path, cloud: str, label: str, snapshot_date: str, re
             continue  # CPU-only machine type
         try:
             offer = make_offer(
-                cloud, label, line, snapshot_date,
-                instance_type=row["InstanceType"].strip(), accelerator=accelerator,
-                count=count(row.get("AcceleratorCount")), region=(row.get("Region") or "").strip(),
+                cloud,
+                label,
+                line,
+                snapshot_date,
+                instance_type=row["InstanceType"].strip(),
+                accelerator=accelerator,
+                count=count(row.get("AcceleratorCount")),
+                region=(row.get("Region") or "").strip(),
                 zone=(row.get("AvailabilityZone") or "").strip() or None,
-                vcpus=number(row.get("vCPUs"), "vCPUs"), host_ram=number(row.get("MemoryGiB"), "MemoryGiB"),
-                price=price(row.get("Price"), "Price"), spot=price(row.get("SpotPrice"), "SpotPrice"),
-                info=parse_gpu_info(row.get("GpuInfo")), upstream_id=(row.get("UpstreamCloudId") or None))
+                vcpus=number(row.get("vCPUs"), "vCPUs"),
+                host_ram=number(row.get("MemoryGiB"), "MemoryGiB"),
+                price=price(row.get("Price"), "Price"),
+                spot=price(row.get("SpotPrice"), "SpotPrice"),
+                info=parse_gpu_info(row.get("GpuInfo")),
+                upstream_id=(row.get("UpstreamCloudId") or None),
+            )
         except RowError as error:
             result.issues.append(ImportIssue(label, line, f"{error}; row skipped"))
             continue

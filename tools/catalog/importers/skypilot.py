@@ -58,10 +58,25 @@ from tools.catalog.importers.offer_rows import import_offer_rows
 from tools.catalog.price_trust import annotate_price_trust, market_price_evidence, pricing_of
 
 __all__ = [
-    "AGGREGATORS", "FORM_FACTOR_RULES", "GPU_MEMORY_SEMANTICS", "MAX_GPUINFO_CHARS", "REQUIRED_COLUMNS",
-    "SPOT_SENTINEL", "ImportIssue", "ImportResult", "ResolvedGpu", "RowError", "dedupe_offers",
-    "discover_catalog_files", "import_catalog_dir", "import_cloud_file", "interconnect_for", "parse_gpu_info",
-    "read_source_date", "resolve_gpu", "today",
+    "AGGREGATORS",
+    "FORM_FACTOR_RULES",
+    "GPU_MEMORY_SEMANTICS",
+    "MAX_GPUINFO_CHARS",
+    "REQUIRED_COLUMNS",
+    "SPOT_SENTINEL",
+    "ImportIssue",
+    "ImportResult",
+    "ResolvedGpu",
+    "RowError",
+    "dedupe_offers",
+    "discover_catalog_files",
+    "import_catalog_dir",
+    "import_cloud_file",
+    "interconnect_for",
+    "parse_gpu_info",
+    "read_source_date",
+    "resolve_gpu",
+    "today",
 ]
 
 
@@ -87,13 +102,16 @@ def _market_notes(offers: list[Any], label: str) -> list[str]:
     for provider in sorted(market_price_evidence(offers)):
         info = pricing_of(provider)
         if not (info and info.on_demand_is_market):
-            notes.append(f"{label}: {provider} lists the same on-demand and spot price on every row; its on-demand "
-                         "price is treated as a market (interruptible) price")
+            notes.append(
+                f"{label}: {provider} lists the same on-demand and spot price on every row; its on-demand "
+                "price is treated as a market (interruptible) price"
+            )
     return notes
 
 
-def import_catalog_dir(folder: Path | str, *, source: str | None = None, snapshot_date: str | None = None,
-                       clouds: list[str] | None = None) -> ImportResult:
+def import_catalog_dir(
+    folder: Path | str, *, source: str | None = None, snapshot_date: str | None = None, clouds: list[str] | None = None
+) -> ImportResult:
     """Import every cloud's CSV in a SkyPilot-format catalog folder (both layouts), de-duplicating exact repeats;
     price trust is then computed over all clouds together (peers from other providers)."""
     folder = Path(folder).expanduser()

@@ -13,12 +13,16 @@ SCHEMA = (
     "language text, updated_at double precision)",
     "CREATE TABLE IF NOT EXISTS gpu_advisor_slack_claims (key text PRIMARY KEY, claimed_at double precision)",
     "CREATE INDEX IF NOT EXISTS gpu_advisor_slack_claims_at ON gpu_advisor_slack_claims (claimed_at)",
-    "CREATE TABLE IF NOT EXISTS gpu_advisor_slack_seen (signature text PRIMARY KEY, "
-    "seen_at double precision NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS gpu_advisor_slack_seen (signature text PRIMARY KEY, seen_at double precision NOT NULL)",
     "CREATE INDEX IF NOT EXISTS gpu_advisor_slack_seen_at ON gpu_advisor_slack_seen (seen_at)",
 )
-RELATIONS = ("gpu_advisor_slack_threads", "gpu_advisor_slack_claims", "gpu_advisor_slack_claims_at",
-             "gpu_advisor_slack_seen", "gpu_advisor_slack_seen_at")
+RELATIONS = (
+    "gpu_advisor_slack_threads",
+    "gpu_advisor_slack_claims",
+    "gpu_advisor_slack_claims_at",
+    "gpu_advisor_slack_seen",
+    "gpu_advisor_slack_seen_at",
+)
 """What SCHEMA creates (a start that finds them all takes no lock)."""
 
 
@@ -52,8 +56,11 @@ class PostgresSlackStore:
         """Forget old claims and signatures past the replay window; returns how many claims were removed."""
         now = time.time()
         self._execute("DELETE FROM gpu_advisor_slack_seen WHERE seen_at < %s", (now - SEEN_TTL_S,))
-        return len(self._execute("DELETE FROM gpu_advisor_slack_claims WHERE claimed_at < %s RETURNING key",
-                                 (now - older_than_s,)))
+        return len(
+            self._execute(
+                "DELETE FROM gpu_advisor_slack_claims WHERE claimed_at < %s RETURNING key", (now - older_than_s,)
+            )
+        )
 
     def link(self, workspace: str, channel: str, thread_ts: str) -> ThreadLink | None:
         """The agent thread a Slack thread of `workspace` continues, if any."""
@@ -61,23 +68,30 @@ class PostgresSlackStore:
         rows = self._execute("SELECT agent_thread_id, language FROM gpu_advisor_slack_threads WHERE key = %s", (key,))
         if not rows:
             return None
-        return ThreadLink(key=key, agent_thread_id=str(rows[0]["agent_thread_id"]),
-                          language=rows[0]["language"])  # type: ignore[arg-type]
+        return ThreadLink(key=key, agent_thread_id=str(rows[0]["agent_thread_id"]), language=rows[0]["language"])  # type: ignore[arg-type]
 
-    def save_link(self, workspace: str, channel: str, thread_ts: str, agent_thread_id: str,
-                  language: str | None) -> ThreadLink:
+    def save_link(
+        self, workspace: str, channel: str, thread_ts: str, agent_thread_id: str, language: str | None
+    ) -> ThreadLink:
         """Remember (or update) the agent thread and language of a Slack thread of `workspace`."""
         key = thread_key(workspace, channel, thread_ts)
-        self._execute("INSERT INTO gpu_advisor_slack_threads (key, agent_thread_id, language, updated_at) "
-                      "VALUES (%s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET agent_thread_id = "
-                      "excluded.agent_thread_id, language = excluded.language, updated_at = excluded.updated_at",
-                      (key, agent_thread_id, language, time.time()))
+        self._execute(
+            "INSERT INTO gpu_advisor_slack_threads (key, agent_thread_id, language, updated_at) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET agent_thread_id = "
+            "excluded.agent_thread_id, language = excluded.language, updated_at = excluded.updated_at",
+            (key, agent_thread_id, language, time.time()),
+        )
         return ThreadLink(key=key, agent_thread_id=agent_thread_id, language=language)
 
     def claim(self, key: str) -> bool:
         """True the first time `key` is claimed by any server, False for every later attempt."""
-        return bool(self._execute("INSERT INTO gpu_advisor_slack_claims (key, claimed_at) VALUES (%s, %s) "
-                                  "ON CONFLICT DO NOTHING RETURNING key", (key, time.time())))
+        return bool(
+            self._execute(
+                "INSERT INTO gpu_advisor_slack_claims (key, claimed_at) VALUES (%s, %s) "
+                "ON CONFLICT DO NOTHING RETURNING key",
+                (key, time.time()),
+            )
+        )
 
     def claimed(self, key: str) -> bool:
         """Whether `key` was claimed already."""
@@ -89,8 +103,13 @@ class PostgresSlackStore:
         if now >= self._next_prune:
             self._next_prune = now + PRUNE_EVERY_S
             self._execute("DELETE FROM gpu_advisor_slack_seen WHERE seen_at < %s", (now - SEEN_TTL_S,))
-        return bool(self._execute("INSERT INTO gpu_advisor_slack_seen (signature, seen_at) VALUES (%s, %s) "
-                                  "ON CONFLICT DO NOTHING RETURNING signature", (signature, now)))
+        return bool(
+            self._execute(
+                "INSERT INTO gpu_advisor_slack_seen (signature, seen_at) VALUES (%s, %s) "
+                "ON CONFLICT DO NOTHING RETURNING signature",
+                (signature, now),
+            )
+        )
 
     def close(self) -> None:
         """Close the connection pool."""

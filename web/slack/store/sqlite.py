@@ -21,7 +21,6 @@ SCHEMA = (
 )
 
 
-
 class SlackStore:
     """Thread map, answered-event claims and seen request signatures in one SQLite file (WAL); safe to share
     between listener threads and between processes."""
@@ -31,8 +30,7 @@ class SlackStore:
         self.path = Path(path) if path is not None else default_store_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30,
-                                           isolation_level=None)
+        self._connection = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
         self._connection.execute("PRAGMA journal_mode=WAL")
         for statement in SCHEMA:
             self._connection.execute(statement)
@@ -57,14 +55,17 @@ class SlackStore:
         row = self._execute("SELECT agent_thread_id, language FROM threads WHERE key = ?", (key,)).fetchone()
         return ThreadLink(key=key, agent_thread_id=row[0], language=row[1]) if row else None
 
-    def save_link(self, workspace: str, channel: str, thread_ts: str, agent_thread_id: str,
-                  language: str | None) -> ThreadLink:
+    def save_link(
+        self, workspace: str, channel: str, thread_ts: str, agent_thread_id: str, language: str | None
+    ) -> ThreadLink:
         """Remember (or update) the agent thread and language of a Slack thread of `workspace`."""
         key = thread_key(workspace, channel, thread_ts)
-        self._execute("INSERT INTO threads (key, agent_thread_id, language, updated_at) VALUES (?, ?, ?, ?) "
-                      "ON CONFLICT (key) DO UPDATE SET agent_thread_id = excluded.agent_thread_id, "
-                      "language = excluded.language, updated_at = excluded.updated_at",
-                      (key, agent_thread_id, language, time.time()))
+        self._execute(
+            "INSERT INTO threads (key, agent_thread_id, language, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET agent_thread_id = excluded.agent_thread_id, "
+            "language = excluded.language, updated_at = excluded.updated_at",
+            (key, agent_thread_id, language, time.time()),
+        )
         return ThreadLink(key=key, agent_thread_id=agent_thread_id, language=language)
 
     def claim(self, key: str) -> bool:
@@ -82,8 +83,9 @@ class SlackStore:
         if now >= self._next_prune:
             self._next_prune = now + PRUNE_EVERY_S
             self._execute("DELETE FROM seen_requests WHERE seen_at < ?", (now - SEEN_TTL_S,))
-        cursor = self._execute("INSERT OR IGNORE INTO seen_requests (signature, seen_at) VALUES (?, ?)",
-                               (signature, now))
+        cursor = self._execute(
+            "INSERT OR IGNORE INTO seen_requests (signature, seen_at) VALUES (?, ?)", (signature, now)
+        )
         return cursor.rowcount == 1
 
     def close(self) -> None:
