@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.graph.build import estimate_node
+from agent.graph.job_nodes import estimate_node
 from agent.graph.questions import FIT_CHECK_GPU
 from agent.parsing.parse import parse_message
 from tools.memory.estimator import estimate_for_spec

@@ -25,26 +25,23 @@ from langgraph.graph import END, START, StateGraph
 from agent import writing
 from agent.faq_answer import answer_question
 from agent.graph import acts
-from agent.graph.questions import (
-    FIT_CHECK_GPU,
-    comparison,
-    feasibility,
-    ranked,
-    reconciled,
+from agent.graph.job_nodes import (
+    ask_back_node,
+    estimate_node,
+    layout_node,
+    merge_node,
+    rank_node,
+    retrieve_node,
+    route_missing,
+    write_node,
 )
 from agent.graph.state import AgentState
 from agent.language import detect_language
-from agent.llm import phrase_answer, with_note
-from agent.parsing import JOB_DEFINING, classify_intent, merge_spec, parse_message, preference_of, turn_request
+from agent.parsing import JOB_DEFINING, classify_intent, parse_message, preference_of, turn_request
 from agent.stream_events import progress as _progress
-from agent.stream_events import verdict_known
 from agent.tool_agent import tools_node, with_tools
-from agent.writing import assumption_lines, public, rental_summary, verdict
+from agent.writing import verdict
 from contract.jobspec import JobSpec
-from kb.entries import entry
-from kb.topics import topic_entry
-from tools.catalog import CatalogUnavailableError, current_meta
-from tools.memory import cached_estimate, request_for_plan, request_for_spec
 
 PER_TURN_RESET: dict[str, Any] = {
     "intent": None,
@@ -85,9 +82,6 @@ PER_TURN_RESET: dict[str, Any] = {
     "model_guess": None,
 }
 log = logging.getLogger(__name__)
-SPEC_NAMES = tuple(name for name in JobSpec.model_fields if name != "language")
-DEFAULT_METHOD = "full_finetune"
-"""The README's default method: a job that names none gets it, with the other methods compared in one line."""
 
 
 def language_node(state: AgentState) -> dict[str, Any]:
@@ -199,223 +193,6 @@ def faq_node(state: AgentState) -> dict[str, Any]:
         "answer_kind": "faq",
         "verdict": verdict("faq"),
     }
-
-
-def merge_node(state: AgentState) -> dict[str, Any]:
-    """Make the thread's current job as the turn's act says: a new one, the old one changed (or cleared, or the
-    pending what-if adopted), an earlier plan restored; questions, what-ifs and inverse questions leave it as it is."""
-    language = state["language"]
-    _progress("merge", language)
-    previous = state.get("spec") if state["intent"] == "follow_up" else None
-    parsed, mentioned = dict(state.get("parsed") or {}), list(state.get("mentioned") or [])
-    compare_gpus = None
-    if state.get("request") == "compare_count":
-        compare_gpus = parsed.pop("num_gpus", None)
-        mentioned = [name for name in mentioned if name != "num_gpus"]
-    base, parsed, mentioned, extra = acts.merged_spec(state, previous, parsed, mentioned)  # type: ignore[arg-type]
-    spec, _ = merge_spec(base, {**parsed, "language": language}, mentioned)
-    missing, default_method = [], None
-    if not spec.model and not spec.params_b:
-        missing.append("model")
-    if spec.method is None and not missing:  # the default method, compared with the others in the answer
-        spec, default_method = spec.model_copy(update={"method": DEFAULT_METHOD}), DEFAULT_METHOD
-    elif spec.method is None:
-        missing.append("method")
-    new = spec.model_dump(mode="json")
-    before = state.get("spec")
-    if state.get("act") in acts.PLAN_ACTS and not before and not acts.states_job(dict(state)):  # sets no job
-        return {"spec": None, "missing": missing, "changed": [], "default_method": None}
-    changed = [name for name in SPEC_NAMES if before and previous is not None and new.get(name) != before.get(name)]
-    if state.get("preference_changed"):
-        changed.append("prefer")
-    names_model = previous is None or {"model", "params_b"} & set(mentioned)
-    unknown = state.get("parsed_unknown_model") if names_model else state.get("unknown_model")
-    replaced = state.get("last_top") if state.get("act") == "new_job" and before and before != new else None
-    return {
-        "spec": new,
-        "missing": missing,
-        "awaiting_fields": missing,
-        "changed": changed,
-        "compare_gpus": compare_gpus,
-        "unknown_model": unknown if new.get("model") is None else None,
-        "history": acts.history_after(state, before, new),
-        "replaced_top": replaced,
-        "default_method": default_method,
-    } | extra
-
-
-def route_missing(state: AgentState) -> str:
-    """Ask back when the job cannot be sized yet, or the LLM parser asks which provider or GPU was meant; an
-    inverse question without a job is answered from the registry and the estimator alone."""
-    if state.get("act") == "inverse" and state.get("missing"):
-        return "write"
-    return "ask_back" if state.get("missing") or state.get("clarify") else "advise"
-
-
-def ask_back_node(state: AgentState) -> dict[str, Any]:
-    """Ask for what is missing (model or size, method), or which unknown provider/GPU the user meant."""
-    question = state.get("clarify") or writing.ask_back(state["missing"], state["language"])
-    return {
-        "intent": "ask_back",
-        "act": "ask_back",
-        "answer": question,
-        "answer_kind": "ask_back",
-        "verdict": verdict("ask_back"),
-    }
-
-
-def estimate_node(state: AgentState) -> dict[str, Any]:
-    """Memory on one GPU of the wished (or a common 80 GB) card, with the cheapest fixes when it does not fit."""
-    _progress("estimate", state["language"])
-    spec = JobSpec.model_validate(state["spec"])
-    request, filled = request_for_spec(spec, num_gpus=1, gpu=spec.gpu or FIT_CHECK_GPU)
-    single = cached_estimate(request)  # memory depends on the layout, not on budget/data/deadline: shared by jobs
-    single.assumptions = filled + single.assumptions  # as estimate_for_spec words it
-    fit = feasibility(spec) if state.get("request") == "feasibility" else None
-    return {"single_gpu_estimate": single.model_dump(mode="json"), "feasibility": fit}
-
-
-def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
-    """Rank catalog offers by total job cost (memory fit, topology, time, spot risk, budget, deadline, wishes), the
-    preferred offer first; a GPU-count question also ranks the job on that count."""
-    spec = acts.ranking_spec(dict(state), JobSpec.model_validate(state["spec"]))
-    prefer = state.get("prefer") or state.get("preference")
-    try:
-        offers = current_meta(db_path).get("offer_count", 0)
-        _progress("rank", state["language"], offers=writing.number(offers, state["language"], 0))
-        ranking, notes = ranked(spec, db_path, prefer)
-        compared = comparison(spec, state["compare_gpus"], db_path, prefer) if state.get("compare_gpus") else None
-    except CatalogUnavailableError as error:  # the turn still answers: no offers, the memory estimate, a note
-        log.error("catalog unavailable during a turn: %s", error)
-        return {"ranking": {"offers": [], "catalog_unavailable": True}, "request": "plain"}
-    result: dict[str, Any] = {"ranking": public(ranking)}  # tool texts without internal paths (issue 11)
-    if notes:
-        result["notes"] = list(state.get("notes") or []) + [writing.fixed_text(n, state["language"]) for n in notes]
-    if compared is not None:
-        result["comparison"] = public(compared)
-    return result
-
-
-def layout_node(state: AgentState) -> dict[str, Any]:
-    """Topology verdict and memory breakdown of the recommended offer's layout."""
-    _progress("topology", state["language"])
-    offers = (state.get("ranking") or {}).get("offers") or []
-    if not offers:
-        return {"topology": None, "estimate": None}
-    top = offers[0]
-    spec = JobSpec.model_validate(state["spec"])
-    request = request_for_plan(
-        spec,
-        top.get("settings") or {},
-        gpu=top["gpu"],
-        total_gpus=top["total_gpus"],
-        gpus_per_node=top.get("gpu_count") or top["total_gpus"],
-        vram_gib=top.get("vram_gib_per_gpu"),
-    )  # the run the headline was priced with
-    chosen = cached_estimate(request)  # the same layout recurs turn after turn
-    topology = {
-        "verdict": top.get("topology_verdict"),
-        "params": top.get("topology_params") or {},
-        "summary": next((r["text"] for r in top.get("reasons", []) if r["code"].startswith("topology_")), None),
-        "layout": top.get("layout"),
-        "gpu": top["gpu"],
-        "gpu_count": top["total_gpus"],
-        "nodes": top.get("nodes", 1),
-        "comm_share": top.get("exposed_comm_share"),
-    }
-    return {
-        "topology": topology,
-        "estimate": chosen.model_dump(mode="json") | {"gradient_checkpointing": request.gradient_checkpointing},
-    }
-
-
-def _topics(state: AgentState) -> list[str]:
-    """The FAQ topics the advice rests on, most important first."""
-    spec, topics = state["spec"], []
-    offers = (state.get("ranking") or {}).get("offers") or []
-    single = (state.get("single_gpu_estimate") or {}).get("fit") or {}
-    if (offers and offers[0].get("spot")) or spec.get("interruptible_ok") is not None:
-        topics.append("spot")
-    if not single.get("fits", True) or not offers:
-        topics.append("memory")
-    if offers and offers[0].get("total_gpus", 1) > 1:
-        topics.append("interconnect")
-    if spec.get("method") in ("lora", "qlora"):
-        topics.append("lora_qlora")
-    if "memory" not in topics:
-        topics.append("memory")
-    return topics[:3]
-
-
-def retrieve_node(state: AgentState) -> dict[str, Any]:
-    """Cite the FAQ entries behind the advice, in the user's language."""
-    _progress("retrieve", state["language"])
-    fine_tuning = state["spec"].get("method") in ("lora", "qlora", "full_finetune")
-    citations, seen = [], set()
-    for topic in _topics(state):
-        entry_id = topic_entry(topic, fine_tuning=fine_tuning)
-        if entry_id not in seen:
-            seen.add(entry_id)
-            citations.append(entry(entry_id, state["language"]).model_dump() | {"topic": topic})
-    return {"citations": citations}
-
-
-def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]:
-    """Compose the answer from the tool results (templates) for what the turn asked; an LLM may rephrase it."""
-    language = state["language"]
-    _progress("write", language)
-    if state.get("act") in acts.PLAN_ACTS and db_path is not None:
-        written = acts.write_act(dict(state), db_path)
-        verdict_known(written.get("verdict"))
-        answer, note = phrase_answer(written["answer"], language)
-        return written | {"answer": answer, "act": state.get("act"), "notes": with_note(dict(state), note, language)}
-    offers = (state.get("ranking") or {}).get("offers") or []
-    lines = _assumption_lines(state, offers[0] if offers else None)
-    full = {**state, "assumption_lines": lines}
-    request, citations = state.get("request"), []
-    top = offers[0] if offers else None
-    if request == "feasibility" and state.get("feasibility"):
-        full["feasibility"] = reconciled(state["feasibility"], offers)
-        kind, draft = "yes_no", writing.yes_no(full)
-        answer_word = "yes" if full["feasibility"]["fits"] else "no"
-        top = writing.rental_for(full["feasibility"], offers)[0]  # the rental the answer names
-    elif request == "spot_delta" and state.get("last_top"):
-        kind, draft, answer_word = "delta", writing.spot_delta(full), None
-    elif request == "compare_count" and state.get("comparison"):
-        kind, draft, answer_word = "compare", writing.compare(full), None
-    else:
-        kind, answer_word = "recommendation", None
-        follow = state["intent"] == "follow_up" and state.get("last_top")
-        draft, citations = (writing.follow_up if follow else writing.recommendation)(full)
-        draft = "\n\n".join(p for p in (acts.preface(dict(state)), draft, acts.method_line(dict(state))) if p)
-    found = verdict(kind, top, state["spec"], answer_word)
-    verdict_known(found)
-    answer, note = phrase_answer(draft, language)
-    notes = with_note(dict(state), note, language)
-    return {
-        "answer": answer,
-        "assumption_lines": lines,
-        "notes": notes,
-        "citations": citations,
-        "act": state.get("act"),
-        "answer_kind": kind,
-        "verdict": found,
-        "last_top": rental_summary(top) or state.get("last_top"),
-        "last_kind": kind,
-    }
-
-
-def _assumption_lines(state: AgentState, top: dict[str, Any] | None) -> list[str]:
-    """The defaults and data behind this answer, in the user's language (full English list in the JSON result)."""
-    request, _ = request_for_spec(JobSpec.model_validate(state["spec"]))
-    return assumption_lines(
-        state["spec"],
-        request.model_dump(),
-        state.get("ranking") or {},
-        state["language"],
-        top,
-        (state.get("estimate") or {}).get("gradient_checkpointing"),
-    )
 
 
 def in_order(*steps: Callable[[AgentState], dict[str, Any]]) -> Callable[[AgentState], dict[str, Any]]:

@@ -43,9 +43,9 @@ if TYPE_CHECKING:
     from tools.catalog.shapes import evaluate as evaluate
     from tools.catalog.shapes import shape_of as shape_of
     from tools.catalog.shapes import workload_key as workload_key
+    from tools.catalog.snapshot import read_snapshot as read_snapshot
     from tools.catalog.store import keep_aside as keep_aside
     from tools.catalog.store import private_data_folder as private_data_folder
-    from tools.catalog.store import read_snapshot as read_snapshot
     from tools.catalog.update import UpdateError as UpdateError
     from tools.catalog.update import update_catalog as update_catalog
 
@@ -55,7 +55,7 @@ FACE = {
     "build_db": "db",
     "offer_from_row": "query",
     "offer_row": "db",
-    "read_snapshot": "store",
+    "read_snapshot": "snapshot",
     "wish_filters": "query",
     "CatalogError": "db",
     "CatalogUnavailableError": "db",

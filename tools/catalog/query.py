@@ -35,18 +35,15 @@ from tools.catalog.db import (
 )
 from tools.catalog.names import DB_FILENAME, SNAPSHOT_FILE, SORTS
 from tools.catalog.offer import Interconnect, Offer
-from tools.catalog.store import (
-    CatalogStatus,
+from tools.catalog.paths import default_db_path, resolve_db_path
+from tools.catalog.snapshot import (
     build_from_catalog_dir,
     build_from_snapshot,
-    default_db_path,
-    ensure_catalog,
-    ensure_db,
     make_snapshot,
     read_snapshot,
-    resolve_db_path,
     write_snapshot,
 )
+from tools.catalog.store import CatalogStatus, ensure_catalog, ensure_db
 
 __all__ = [
     "APPLICATION_ID",

@@ -33,7 +33,7 @@ class PriceProblem:
 @lru_cache(maxsize=1)
 def snapshot_medians() -> dict[str, float]:
     """Median price per GPU-hour of each GPU model in the shipped snapshot (on-demand and spot together)."""
-    from tools.catalog.store import read_snapshot
+    from tools.catalog.snapshot import read_snapshot
 
     _, offers = read_snapshot()
     return medians(offers)

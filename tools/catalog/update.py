@@ -34,8 +34,9 @@ from tools.catalog.importers import (
     dedupe_offers,
     import_cloud_file,
 )
+from tools.catalog.paths import resolve_db_path
 from tools.catalog.sanity import MAX_BAD_PRICE_SHARE, shrink_problem, split_by_price
-from tools.catalog.store import read_snapshot, resolve_db_path, snapshot_header
+from tools.catalog.snapshot import read_snapshot, snapshot_header
 from tools.providers import all_records
 
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v7"
