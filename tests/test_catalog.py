@@ -428,7 +428,7 @@ def test_a_catalog_built_from_another_version_of_the_snapshot_is_rebuilt(tmp_pat
     import gzip as gz
 
     from tools.catalog.snapshot import build_from_snapshot, snapshot_fingerprint
-    from tools.catalog.store import SNAPSHOT_FILE
+    from tools.catalog.names import SNAPSHOT_FILE
 
     older = tmp_path / "older.jsonl.gz"
     lines = gz.decompress(SNAPSHOT_FILE.read_bytes()).decode("utf-8").splitlines(keepends=True)

@@ -146,3 +146,13 @@ def test_widget_button_downloads_the_task(server):
             sync_api.expect(status).to_contain_text(task["resources"]["infra"].split("/")[0])
         finally:
             browser.close()
+
+
+def test_an_offer_without_a_provider_is_refused_saying_so() -> None:
+    """A result whose offer names no provider is one clear line, not 'SkyPilot cannot launch on None'."""
+    import pytest
+
+    from agent.export import ExportError, build_task
+
+    with pytest.raises(ExportError, match="names no provider"):
+        build_task({"language": "en", "spec": {}, "offers": [{}]})

@@ -2,7 +2,7 @@
 
 Digits and number words ("dodici", "ventiquattro", "dua puluh empat", "twenty-four", "mezzo") are read by the
 parser's own number reader (agent/language/numbers.py, word tables in prompts/<lang>/words/numbers.json), so the parser and
-the checker agree on "1,500" in every language; the checker's other word lists live in agent/claims_lexicon.json.
+the checker agree on "1,500" in every language; the checker's other word lists live in agent/claims/claims_lexicon.json.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class Token:
 
 @cache
 def lexicon() -> dict:
-    """The words the checker reads (agent/claims_lexicon.json)."""
+    """The words the checker reads (agent/claims/claims_lexicon.json)."""
     return json.loads(LEXICON_FILE.read_text(encoding="utf-8"))
 
 

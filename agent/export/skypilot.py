@@ -241,6 +241,8 @@ def launchable_offer(result: dict[str, Any], db_path: Any = None) -> tuple[dict[
     if not offers:
         raise ExportError("this conversation has no recommended offer yet: ask for a job first")
     first = offers[0]
+    if not isinstance(first, dict) or not first.get("provider"):
+        raise ExportError("the result cannot be exported: its first offer names no provider")
     if str(first.get("provider")) in SKYPILOT_CLOUDS:
         return first, None
     alternative = _ranked_on_skypilot_clouds(result.get("spec") or {}, db_path) or next(

@@ -3,7 +3,7 @@
 Order (servers differ, see shared/reference/agent-stack.md §2): strict JSON schema via `chat.completions.parse`; if
 the server rejects it (any non-2xx but 429: llama.cpp's server answers 500) or the answer does not validate, JSON
 mode with the schema in the prompt; if the server rejects that too, the same prompt with no response_format;
-otherwise the caller falls back to the offline parser. All tries share one deadline (agent/llm.py). The answer is
+otherwise the caller falls back to the offline parser. All tries share one deadline (agent/llm/client.py). The answer is
 validated by pydantic (ranges), and a field is kept only when the user's own words support it
 (agent/llm/parse_evidence.py): a number the message holds, a word that names the field. Unknown providers or GPUs the
 user did name are not guessed at: the answer carries a clarifying question instead.

@@ -1,7 +1,7 @@
 """Evidence in the user's words for the fields an LLM parsed: a field is kept only when the message supports it.
 
 Numbers must be in the message (as digits or words, allowing the magnitudes and units people use: "20M", "2 juta",
-"3 days" = 72 h, "8k" context); other fields need a word that names them (agent/parse_llm_evidence.json); model,
+"3 days" = 72 h, "8k" context); other fields need a word that names them (agent/llm/parse_llm_evidence.json); model,
 GPU, provider and region names must be written in the message. A provider or GPU the user did write but that is
 not known yields a clarifying question instead of a guess (or of an empty search).
 """
@@ -51,7 +51,7 @@ UNIT_LOOKAHEAD = 16
 
 @cache
 def _words() -> dict[str, Any]:
-    """The field-naming words (agent/parse_llm_evidence.json)."""
+    """The field-naming words (agent/llm/parse_llm_evidence.json)."""
     return json.loads(EVIDENCE_FILE.read_text(encoding="utf-8"))
 
 
