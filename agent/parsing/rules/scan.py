@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from agent.language import Quantity, words_to_digits
-from agent.lexicon import load
+from agent.lexicon import language_words, load
 from contract.languages import LANGUAGES
 
 
@@ -58,8 +58,14 @@ class Scan:
 
 @cache
 def vocabulary() -> dict[str, Any]:
-    """The parser vocabulary."""
-    return load("parsing.json")
+    """The parser vocabulary: the mixed lists (agent/lexicon/parsing.json) and, per key, each language's own list
+    (prompts/<lang>/words/parsing.json) as {lang: [...]}."""
+    table = dict(load("parsing.json"))
+    for lang in LANGUAGES:
+        for key, entry in language_words(lang, "parsing").items():
+            if key != "about":
+                table.setdefault(key, {})[lang] = entry
+    return table
 
 
 def words(key: str) -> list[str]:
