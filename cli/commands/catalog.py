@@ -41,6 +41,17 @@ def _usable_db(db: Path | None) -> Path:
     return status.path
 
 
+def _prepare_compare(path: Path) -> None:
+    """Build the /compare listings of a new catalog version now, so that the page's first request does not wait for
+    them (a failure is one note: the page builds them on first use)."""
+    from web.compare import ensure_store
+
+    try:
+        ensure_store(path)
+    except Exception as error:  # the catalog itself is built; the page retries on first use
+        sys.stderr.write(f"note: the comparison table was not prepared ({error}); /compare prepares it on first use\n")
+
+
 @catalog_app.command("build")
 def build_command(
     from_dir: Path | None = typer.Option(
@@ -79,6 +90,7 @@ def build_command(
             "issues": [str(i) for i in imported.issues],
             "notes": imported.notes,
         }
+    _prepare_compare(path)
     if as_json:
         print_json(result)
         return
@@ -219,6 +231,7 @@ def update_command(
         report = update_catalog(db, base_url=base_url, clouds=cloud or None, timeout=timeout, allow_shrink=allow_shrink)
     except UpdateError as error:
         raise UserError(f"catalog update failed, old catalog kept: {error}") from error
+    _prepare_compare(Path(report.db_path))
     if as_json:
         print_json(report.as_dict())
         return

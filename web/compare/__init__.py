@@ -4,6 +4,7 @@ GET /api/compare (filtered, sorted, server-side paged). The rows come from a der
 """
 
 from web.compare.page import compare_page, router
+from web.compare.store import ensure_store, store_path
 from web.compare.store import warm as warm_store
 
-__all__ = ["compare_page", "router", "warm_store"]
+__all__ = ["compare_page", "ensure_store", "router", "store_path", "warm_store"]
