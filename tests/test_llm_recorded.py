@@ -125,7 +125,7 @@ def shown(result: dict[str, Any]) -> str:
 
 def test_every_file_says_it_was_recorded_live_with_what_and_how():
     files = sorted(FOLDER.glob("*.json"))
-    assert len(files) >= 16
+    assert len(files) >= 30
     for path in files:
         data = json.loads(path.read_text(encoding="utf-8"))
         meta = data["recorded"]
@@ -192,6 +192,27 @@ def test_a_tool_question_answered_in_plain_text_without_tools_is_checked_and_not
     assert result["notes"] == [note("tool_unverified", "en")], result["notes"]
     prose = json.loads(replay("default_05_tool_question_tool_agent").body or "")["choices"][0]["message"]["content"]
     assert prose and prose[:40] not in shown(result)
+
+
+def test_with_a_4096_token_context_the_products_own_prompts_overflow_and_the_user_gets_offline_answers(
+    server, advisor, offline
+):
+    """Recorded with --n_ctx 4096: the JSON-mode parse (5,037 tokens) and the tool agent's first round (4,293)
+    are over the context (400 context_length_exceeded); the job turn still ends offline with one note, the tool
+    question with the honest answer and the 'unavailable' note, and the breaker stays closed (the server is up)."""
+    job = ["ctx4k_00_job_it_parse_json_schema", "ctx4k_01_job_it_parse_json_object", "ctx4k_02_job_it_plain"]
+    queue(server, *job, "ctx4k_04_job_it_phrasing_stream")
+    result = advisor.respond(JOB)
+    assert result["answer"] == offline[JOB]["answer"]
+    assert result["notes"] == offline[JOB]["notes"] + [note("unverified", "it")], result["notes"]
+    tool = ["ctx4k_03_tool_question_parse_json_schema", "ctx4k_05_tool_question_parse_json_object"]
+    queue(server, *tool, "ctx4k_06_tool_question_plain", "ctx4k_07_tool_question_tool_agent")
+    result = advisor.respond(TOOL_QUESTION, thread_id="tools")
+    assert saved("ctx4k_07_tool_question_tool_agent")["body"]["error"]["code"] == "context_length_exceeded"
+    assert result["answer"] == note("tool_failed", "en")
+    assert result["notes"] == [note("unavailable", "en")], result["notes"]
+    assert kinds(server.requests)[-1] == "tool_agent" and not llm.breaker.is_open
+    assert not [raw for raw in RAW if raw in shown(result)]
 
 
 def test_the_recorded_stream_is_replayed_in_the_servers_own_framing():

@@ -8,7 +8,8 @@ server's own errors. Reproduce (see tests/data/llm_wire/README.md for how the se
 
     python tests/data/llm_wire/record.py --upstream http://127.0.0.1:8090 --out tests/data/llm_wire/llama_cpp_recorded \
         --server "llama-cpp-python 0.3.36" --model smollm2-135m --model-file SmolLM2-135M-Instruct.Q4_1.gguf \
-        --server-command "python -m llama_cpp.server --model ... --chat_format chatml-function-calling" --prefix fc
+        --server-command "python -m llama_cpp.server --model ... --n_ctx 5300 --chat_format chatml-function-calling" \
+        --prefix fc
 """
 
 from __future__ import annotations
