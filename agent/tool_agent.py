@@ -183,7 +183,7 @@ def answer_with_tools(
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     except (llm.LlmUnavailable, openai.OpenAIError, ValueError, AttributeError, IndexError, TypeError):
         return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("unavailable", language))
-    return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_unverified", language))
+    return ToolAnswer(answer=note("tool_failed", language), tools_used=used, note=note("tool_no_answer", language))
 
 
 def _final(

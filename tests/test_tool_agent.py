@@ -93,6 +93,7 @@ def test_a_model_that_never_stops_calling_tools_is_stopped(fake, catalog):
     result = answer_with_tools(PER_SECOND, "it", context=ToolContext(catalog))
     assert len(fake.requests) == MAX_STEPS
     assert result.answer == note("tool_failed", "it") and not result.verified
+    assert result.note == note("tool_no_answer", "it")  # it wrote no figures: not "held figures no tool gave"
 
 
 def test_a_failing_llm_gives_the_honest_offline_answer(fake, catalog):
