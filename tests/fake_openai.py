@@ -232,3 +232,39 @@ def running() -> Iterator[FakeOpenAI]:
     finally:
         fake.shutdown()
         fake.server_close()
+
+
+@contextmanager
+def configured(monkeypatch: Any, *, api_key: str, model: str) -> Iterator[FakeOpenAI]:
+    """A running FakeOpenAI the product is configured to use (5 s budget, long cool-down), the breaker closed
+    before and after."""
+    from agent.llm import client as llm
+
+    with running() as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", api_key)
+        monkeypatch.setenv("GPU_ADVISOR_MODEL", model)
+        monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT_S", "5")
+        monkeypatch.setenv("GPU_ADVISOR_LLM_COOLDOWN_S", "600")
+        monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
+        llm.breaker.reset()
+        try:
+            yield fake
+        finally:
+            llm.breaker.reset()
+
+
+def offline_answers(catalog: Path, threads: Path, messages: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """What each message gets with no LLM configured: the baseline a failing LLM must fall back to."""
+    import pytest
+
+    from agent.service import Advisor
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+            patch.delenv(name, raising=False)
+        advisor = Advisor(checkpoint_path=threads, db_path=catalog)
+        try:
+            return {message: advisor.respond(message) for message in messages}
+        finally:
+            advisor.close()

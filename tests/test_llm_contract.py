@@ -18,7 +18,7 @@ from agent.faq_answer import answer_question, llm_rephraser
 from agent.llm import client as llm
 from agent.llm.phrasing import note
 from agent.service import Advisor
-from tests.fake_openai import WIRE_DIR, recorded, running
+from tests.fake_openai import WIRE_DIR, configured, offline_answers, recorded
 from tools.catalog import ensure_db
 
 JOB = "QLoRA su Llama 3.1 8B, 20M token, budget 50 euro"
@@ -69,30 +69,15 @@ def catalog(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def offline(catalog, tmp_path_factory) -> dict[str, dict[str, Any]]:
-    """What each message gets with no LLM configured: the baseline a failing LLM must fall back to."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-            patch.delenv(name, raising=False)
-        advisor = Advisor(checkpoint_path=tmp_path_factory.mktemp("offline") / "t.sqlite", db_path=catalog)
-        try:
-            return {message: advisor.respond(message) for message in (JOB, TOOL_QUESTION)}
-        finally:
-            advisor.close()
+    """What each message gets with no LLM configured."""
+    return offline_answers(catalog, tmp_path_factory.mktemp("offline") / "t.sqlite", (JOB, TOOL_QUESTION))
 
 
 @pytest.fixture()
 def server(monkeypatch):
     """A fake server speaking recorded wire formats, configured, with the breaker closed before and after."""
-    with running() as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "k")
-        monkeypatch.setenv("GPU_ADVISOR_MODEL", "m")
-        monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT_S", "5")
-        monkeypatch.setenv("GPU_ADVISOR_LLM_COOLDOWN_S", "600")
-        monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
-        llm.breaker.reset()
+    with configured(monkeypatch, api_key="k", model="m") as fake:
         yield fake
-    llm.breaker.reset()
 
 
 @pytest.fixture()

@@ -19,7 +19,7 @@ import pytest
 from agent.llm import client as llm
 from agent.llm.phrasing import note
 from agent.service import Advisor
-from tests.fake_openai import WIRE_DIR, recorded, running
+from tests.fake_openai import WIRE_DIR, configured, offline_answers, recorded
 from tools.catalog import ensure_db
 
 FOLDER = WIRE_DIR / "llama_cpp_recorded"
@@ -74,30 +74,15 @@ def catalog(tmp_path_factory):
 @pytest.fixture(scope="module")
 def offline(catalog, tmp_path_factory) -> dict[str, dict[str, Any]]:
     """What each message gets with no LLM configured."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-            patch.delenv(name, raising=False)
-        advisor = Advisor(checkpoint_path=tmp_path_factory.mktemp("offline") / "t.sqlite", db_path=catalog)
-        try:
-            return {message: advisor.respond(message) for message in (JOB, TOOL_QUESTION)}
-        finally:
-            advisor.close()
+    return offline_answers(catalog, tmp_path_factory.mktemp("offline") / "t.sqlite", (JOB, TOOL_QUESTION))
 
 
 @pytest.fixture()
 def server(monkeypatch):
     """A fake server replaying recorded answers, configured as the recording was, the breaker closed around it."""
-    with running() as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "x")
-        monkeypatch.setenv("GPU_ADVISOR_MODEL", "smollm2-135m")
-        monkeypatch.setenv("GPU_ADVISOR_LLM_TIMEOUT_S", "5")
-        monkeypatch.setenv("GPU_ADVISOR_LLM_COOLDOWN_S", "600")
-        monkeypatch.delenv("GPU_ADVISOR_OFFLINE", raising=False)
-        llm.breaker.reset()
+    with configured(monkeypatch, api_key="x", model="smollm2-135m") as fake:
         fake.default = (500, {"error": {"message": "unexpected request"}}, 0.0, 0.0)
         yield fake
-    llm.breaker.reset()
 
 
 @pytest.fixture()
