@@ -20,12 +20,10 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from tools.catalog.offer import Offer
-from tools.providers import all_records
+from tools.providers import Pricing, all_records
 
 OUTLIER_RATIO = 0.4
 """A price below this fraction of its peers' median is an outlier. AWS spot zones of one instance type commonly
@@ -37,38 +35,15 @@ MIN_PEERS = 3
 _KINDS = (("spot_price_per_hour", "spot_below_peers"), ("price_per_hour", "price_below_peers"))
 
 
-@dataclass(frozen=True)
-class ProviderPricing:
-    """How one provider's catalog prices behave."""
-
-    id: str
-    on_demand_is_market: bool
-    """The 'on-demand' price is a market/auction price (interruptible)."""
-    interruptible: bool
-    """Whether an instance rented at the listed on-demand price can be interrupted."""
-    spot_kind: str | None
-    """'market' (provider-set, moves with demand) | 'auction' | 'bid' | 'none' (no spot tier) | None (unknown)."""
-    source: str
-    note: str | None = None
-
-
-@lru_cache(maxsize=1)
-def _pricing() -> dict[str, ProviderPricing]:
-    return {
-        pid: ProviderPricing(id=pid, **record.pricing.model_dump())
-        for pid, record in all_records().items()
-        if record.pricing is not None
-    }
-
-
-def pricing_of(provider: str) -> ProviderPricing | None:
-    """Pricing semantics of a provider id ('mithril', 'aws', ...), or None when not in the table."""
-    return _pricing().get(provider.strip().lower())
+def pricing_of(provider: str) -> Pricing | None:
+    """Pricing semantics of a provider id ('mithril', 'aws', ...): its record's `pricing`, None when not known."""
+    record = all_records().get(provider.strip().lower())
+    return record.pricing if record is not None else None
 
 
 def market_priced_providers() -> list[str]:
     """Provider ids whose listed on-demand price is a market/auction price."""
-    return sorted(p.id for p in _pricing().values() if p.on_demand_is_market)
+    return sorted(pid for pid, record in all_records().items() if record.pricing and record.pricing.on_demand_is_market)
 
 
 def market_price_evidence(offers: Iterable[Offer]) -> set[str]:
