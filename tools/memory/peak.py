@@ -1,6 +1,11 @@
-"""The per-GPU peak: the larger of the forward/backward and optimizer-step phases, plus what nvidia-smi adds."""
+"""The per-GPU peak: the larger of the forward/backward and optimizer-step phases, plus what nvidia-smi adds.
+
+Setups are frozen and the terms pure, so the terms a setup is asked for again (the QLoRA recipe check evaluates
+the same setup several times; the layout search asks each layout once per candidate GPU) come from bounded LRUs."""
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from tools.memory.request import GIB
 from tools.memory.setup import Setup, lora_params
@@ -23,6 +28,7 @@ def gib(value: float) -> float:
     return round(value / GIB, 3)
 
 
+@lru_cache(maxsize=4096)
 def resolved(setup: Setup) -> Setup:
     """The setup with the QLoRA recipe decided. Unstated, the fp32-upcast recipe (peft's
     prepare_model_for_kbit_training, which the published HF QLoRA measurements match) is assumed, the safe side;
@@ -87,6 +93,7 @@ def overhead_bytes(allocated: float, setup: Setup) -> float:
     return allocator_reserve(allocated, setup) + setup.context_bytes + nccl
 
 
+@lru_cache(maxsize=4096)
 def per_gpu_bytes(setup: Setup) -> float:
     """nvidia-smi-level per-GPU bytes of a setup (used by the searches). An unstated QLoRA recipe is the fp32
     upcast kept at LoRA's figure where the upcast would need more: never above LoRA, and (unlike switching to the

@@ -3,7 +3,8 @@ memory terms are computed from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from tools.memory.request import GIB, EstimateRequest
@@ -69,6 +70,15 @@ class Setup:
     context_bytes: float
     optimizer_impl: str = "fused"
     qlora_upcast: bool | None = None
+
+    def __hash__(self) -> int:
+        """The fields' hash, computed once (setups key the memory model's caches)."""
+        return self._field_hash
+
+    @cached_property
+    def _field_hash(self) -> int:
+        """hash() of the field values, as the generated dataclass hash would compute it."""
+        return hash(tuple(getattr(self, item.name) for item in fields(self)))
 
     @property
     def dp(self) -> int:
@@ -177,6 +187,7 @@ def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
     )
 
 
+@lru_cache(maxsize=1024)
 def lora_params(arch: ModelArch, modules: tuple[str, ...], rank: int) -> int:
     """Adapter parameter count: r x (in + out) per targeted linear, routed and shared experts included (exact for
     dense models and uniform mixtures of experts)."""

@@ -3,7 +3,8 @@ parameters exactly and to size its activations."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Literal
 
 Mlp = Literal["gated", "plain"]
@@ -14,7 +15,8 @@ MLP_MODULES = ("gate_proj", "up_proj", "down_proj")
 
 @dataclass(frozen=True, kw_only=True)
 class ModelArch:
-    """Shape of a transformer, enough to count its parameters and size its activations."""
+    """Shape of a transformer, enough to count its parameters and size its activations. The derived counts are
+    computed once per shape (cached_property: the fields are frozen; the memory model reads them per layout)."""
 
     id: str
     """Registry id, e.g. 'llama-3.1-8b'."""
@@ -79,22 +81,31 @@ class ModelArch:
     hf_repo: str = ""
     """Hugging Face repository whose config.json the shape was read from (the source of the numbers)."""
 
-    @property
+    def __hash__(self) -> int:
+        """The fields' hash, computed once (shapes key the memory model's caches)."""
+        return self._field_hash
+
+    @cached_property
+    def _field_hash(self) -> int:
+        """hash() of the field values, as the generated dataclass hash would compute it."""
+        return hash(tuple(getattr(self, item.name) for item in fields(self)))
+
+    @cached_property
     def q_dim(self) -> int:
         """Width of the query projection output."""
         return self.heads * self.head_dim
 
-    @property
+    @cached_property
     def kv_dim(self) -> int:
         """Width of each of the key and value projection outputs."""
         return self.kv_heads * self.head_dim
 
-    @property
+    @cached_property
     def latent(self) -> bool:
         """True for multi-head latent attention."""
         return self.kv_lora_rank > 0
 
-    @property
+    @cached_property
     def norm_params(self) -> int:
         """Parameters of one norm layer (LayerNorm has a bias)."""
         return self.hidden * (2 if self.norm == "layer" else 1)
@@ -117,7 +128,7 @@ class ModelArch:
             shapes["q_a_proj"] = (h, self.q_lora_rank)
         return shapes
 
-    @property
+    @cached_property
     def attention_params(self) -> int:
         """Parameters of one attention block (projections, their biases, q/k and latent norms)."""
         weights = sum(a * b for a, b in self.attention_shapes.values())
@@ -130,7 +141,7 @@ class ModelArch:
             weights += 2 * self.head_dim
         return weights + self.q_lora_rank + self.kv_lora_rank
 
-    @property
+    @cached_property
     def expert_width(self) -> int:
         """Width of one routed expert (the dense width for dense models)."""
         return self.moe_intermediate or self.intermediate
@@ -142,40 +153,40 @@ class ModelArch:
             return 3 * h * width + (2 * width + h if self.linear_bias else 0)
         return 2 * h * width + (width + h if self.linear_bias else 0)
 
-    @property
+    @cached_property
     def expert_params(self) -> int:
         """Parameters of one routed expert (of the MLP for dense models)."""
         return self.mlp_params_of(self.expert_width)
 
-    @property
+    @cached_property
     def moe_layers(self) -> int:
         """Layers with routed experts."""
         return self.layers - self.dense_layers if self.num_experts > 1 else 0
 
-    @property
+    @cached_property
     def router_params(self) -> int:
         """Parameters of the router of one mixture-of-experts layer (0 for dense models)."""
         if self.num_experts <= 1:
             return 0
         return self.hidden * self.num_experts + (self.num_experts if self.router_bias else 0)
 
-    @property
+    @cached_property
     def moe_mlp_params(self) -> int:
         """MLP parameters of one mixture-of-experts layer: routed and shared experts and the router."""
         return (self.num_experts + self.shared_experts) * self.expert_params + self.router_params
 
-    @property
+    @cached_property
     def mlp_params_total(self) -> int:
         """MLP parameters of all layers."""
         dense = (self.layers - self.moe_layers) * self.mlp_params_of(self.intermediate)
         return dense + self.moe_layers * self.moe_mlp_params
 
-    @property
+    @cached_property
     def layer_params(self) -> float:
         """Parameters of one transformer block, averaged over the blocks (they differ in some MoE models)."""
         return self.attention_params + self.norms_per_layer * self.norm_params + self.mlp_params_total / self.layers
 
-    @property
+    @cached_property
     def max_layer_params(self) -> int:
         """Parameters of the largest transformer block (the unit FSDP/ZeRO-3 gathers)."""
         mlp = self.moe_mlp_params if self.moe_layers else self.mlp_params_of(self.intermediate)
@@ -183,37 +194,37 @@ class ModelArch:
             mlp = max(mlp, self.mlp_params_of(self.intermediate))
         return self.attention_params + self.norms_per_layer * self.norm_params + mlp
 
-    @property
+    @cached_property
     def embedding_params(self) -> int:
         """Input embedding parameters (tokens, positions, segments, projection, embedding norm)."""
         h, width = self.hidden, self.embedding_projection or self.hidden
         extra = (self.learned_positions + self.token_types) * h + (2 * width * h if self.embedding_projection else 0)
         return self.vocab * width + extra + (self.norm_params if self.embedding_norm else 0)
 
-    @property
+    @cached_property
     def head_params(self) -> int:
         """Output head parameters not shared with the input embedding (0 when tied or encoder-only)."""
         return 0 if self.tied_embeddings else self.vocab * self.hidden
 
-    @property
+    @cached_property
     def final_params(self) -> int:
         """Parameters after the last block: final norm and BERT pooler."""
         if self.family == "bert":
             return self.hidden * self.hidden + self.hidden if self.pooler else 0
         return self.norm_params if self.final_norm else 0
 
-    @property
+    @cached_property
     def total_params(self) -> int:
         """Exact parameter count computed from the architecture (memory is sized by it)."""
         return round(self.embedding_params + self.layers * self.layer_params + self.final_params + self.head_params)
 
-    @property
+    @cached_property
     def active_params(self) -> int:
         """Parameters used per token (compute is sized by it; less than the total for mixture-of-experts models)."""
         inactive = (self.num_experts - self.experts_per_token) * self.expert_params * self.moe_layers
         return round(self.total_params - inactive)
 
-    @property
+    @cached_property
     def active_mlp_width(self) -> int:
         """MLP width one token goes through (routed experts it picks plus shared ones)."""
         if self.num_experts <= 1:
@@ -231,14 +242,14 @@ class ModelArch:
             shapes |= {"up_proj": (h, i), "down_proj": (i, h)}
         return shapes
 
-    @property
+    @cached_property
     def mlp_copies(self) -> float:
         """Expert-width MLP copies per block, averaged (routed + shared experts; a dense layer counts by width)."""
         moe = self.moe_layers * (self.num_experts + self.shared_experts)
         dense = (self.layers - self.moe_layers) * self.intermediate / self.expert_width
         return (moe + dense) / self.layers
 
-    @property
+    @cached_property
     def linear_params_per_layer(self) -> float:
         """Weights held by linear modules in one block, averaged (what 4-bit quantisation converts)."""
         shapes = self.linear_shapes
@@ -246,7 +257,7 @@ class ModelArch:
         mlp = sum(a * b for name, (a, b) in shapes.items() if name in MLP_MODULES)
         return attention + self.mlp_copies * mlp
 
-    @property
+    @cached_property
     def max_layer_linear_params(self) -> float:
         """Linear weights of the largest block."""
         return self.linear_params_per_layer * self.max_layer_params / max(self.layer_params, 1)
