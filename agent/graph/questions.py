@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.graph.rankings import remembered
 from agent.writing import same_rental
 from contract.jobspec import JobSpec
 from tools.jobtime import DEFAULT_MEMORY_MARGIN
@@ -69,22 +70,24 @@ def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:
 
 def ranked(spec: JobSpec, db_path: Path, prefer: str | None) -> tuple[dict[str, Any], list[str]]:
     """The ranking as JSON with the preferred offer first; a job too long for the spot model is ranked on-demand."""
-    from tools.ranking import rank_offers
-
-    notes: list[str] = []
-    try:
-        ranking = rank_offers(spec, db_path=db_path).model_dump(mode="json")
-    except (ValidationError, ValueError, OverflowError):
-        if spec.interruptible_ok is False:
-            raise
-        ranking = rank_offers(spec.model_copy(update={"interruptible_ok": False}), db_path=db_path).model_dump(
-            mode="json"
-        )
-        notes.append("on_demand_only_long_job")
+    ranking, notes = remembered(spec, db_path, lambda: _ranked_now(spec, db_path))
     first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(prefer or "", ""))
     if first:
         ranking["offers"] = [first] + [o for o in ranking["offers"] if not same_rental(o, first)]
     return ranking, notes
+
+
+def _ranked_now(spec: JobSpec, db_path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The ranking as JSON, computed; a job too long for the spot model ranked on-demand (with a note)."""
+    from tools.ranking import rank_offers
+
+    try:
+        return rank_offers(spec, db_path=db_path).model_dump(mode="json"), []
+    except (ValidationError, ValueError, OverflowError):
+        if spec.interruptible_ok is False:
+            raise
+        on_demand = spec.model_copy(update={"interruptible_ok": False})
+        return rank_offers(on_demand, db_path=db_path).model_dump(mode="json"), ["on_demand_only_long_job"]
 
 
 def comparison(spec: JobSpec, count: int, db_path: Path, prefer: str | None) -> dict[str, Any]:
