@@ -11,6 +11,7 @@ import pytest
 from agent.graph import rankings
 from agent.graph.questions import ranked
 from agent.parsing.parse import parse_message
+from agent.writing import public
 from tools.catalog import ensure_db
 from tools.ranking import rank_offers
 
@@ -31,16 +32,18 @@ def _fresh(spec, db, prefer=None):
     return ranked(spec, db, prefer)
 
 
+@pytest.mark.parametrize("copy", [rankings.copied, public])
 @pytest.mark.parametrize("prefer", [None, "speed", "cost"])
-def test_a_repeated_ranking_equals_a_fresh_one_and_callers_get_their_own_copy(db, prefer):
+def test_a_repeated_ranking_equals_a_fresh_one_and_callers_get_their_own_copy(db, prefer, copy):
     spec = parse_message(JOB, use_llm=False).spec
     fresh = _fresh(spec, db, prefer)
-    first, _ = ranked(spec, db, prefer)
+    first, notes = ranked(spec, db, prefer, copy)
+    notes.append("changed by a caller")
     first["offers"][0]["provider"] = "changed by a caller"
     first["offers"].clear()
     first["assumptions"].append("changed by a caller")
     for _ in range(2):
-        assert ranked(spec, db, prefer) == fresh
+        assert ranked(spec, db, prefer, copy) == (copy(fresh[0]), fresh[1])
     if prefer is None:
         assert fresh[0] == rank_offers(spec, db_path=db).model_dump(mode="json")
 

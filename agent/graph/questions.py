@@ -3,12 +3,13 @@ ranking that still answers when the spot model cannot take the job (very long jo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from agent.graph.rankings import remembered
+from agent.graph.rankings import copied, remembered
 from agent.writing import same_rental
 from contract.jobspec import JobSpec
 from tools.jobtime import DEFAULT_MEMORY_MARGIN
@@ -68,13 +69,17 @@ def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:
     }
 
 
-def ranked(spec: JobSpec, db_path: Path, prefer: str | None) -> tuple[dict[str, Any], list[str]]:
-    """The ranking as JSON with the preferred offer first; a job too long for the spot model is ranked on-demand."""
-    ranking, notes = remembered(spec, db_path, lambda: _ranked_now(spec, db_path))
+def ranked(
+    spec: JobSpec, db_path: Path, prefer: str | None, copy: Callable[[Any], Any] = copied
+) -> tuple[dict[str, Any], list[str]]:
+    """The ranking as JSON with the preferred offer first, made the caller's own by `copy` (new dicts and lists all
+    the way down); a job too long for the spot model is ranked on-demand."""
+    kept, notes = remembered(spec, db_path, lambda: _ranked_now(spec, db_path))
+    ranking = dict(kept)  # the kept ranking itself is never changed
     first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(prefer or "", ""))
     if first:
         ranking["offers"] = [first] + [o for o in ranking["offers"] if not same_rental(o, first)]
-    return ranking, notes
+    return copy(ranking), list(notes)
 
 
 def _ranked_now(spec: JobSpec, db_path: Path) -> tuple[dict[str, Any], list[str]]:

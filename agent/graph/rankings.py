@@ -3,7 +3,7 @@ checkpoint keeps the job, not its offers), a what-if the plan beside the hypothe
 thread its spec; with the same catalog file and rate table the ranking is the same, so it is computed once.
 
 Kept per (job spec, catalog path, catalog file version, rate table setting); a rebuilt or updated catalog (a new file
-or a new modification time) ranks afresh. Each caller gets its own copy: nothing it changes reaches the memory."""
+or a new modification time) ranks afresh. `agent.graph.questions.ranked` gives each caller its own copy."""
 
 from __future__ import annotations
 
@@ -47,8 +47,8 @@ def copied(value: Any) -> Any:
 def remembered(
     spec: JobSpec, db_path: Path, compute: Callable[[], tuple[dict[str, Any], list[str]]]
 ) -> tuple[dict[str, Any], list[str]]:
-    """`compute()` (the ranking JSON and its notes) for this job and catalog version, from memory when asked before;
-    errors are raised every time, never kept."""
+    """`compute()` (the ranking JSON and its notes) for this job and catalog version, from memory when asked before
+    (the kept objects themselves: callers copy before they change or hand them on); errors are never kept."""
     version = file_version(db_path)
     if version is None:
         return compute()
@@ -63,7 +63,7 @@ def remembered(
             _memory[key] = kept
             while len(_memory) > SIZE:
                 _memory.popitem(last=False)
-    return copied(kept[0]), list(kept[1])
+    return kept
 
 
 def forget() -> None:
