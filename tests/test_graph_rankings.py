@@ -32,18 +32,18 @@ def _fresh(spec, db, prefer=None):
     return ranked(spec, db, prefer)
 
 
-@pytest.mark.parametrize("copy", [rankings.copied, public])
+@pytest.mark.parametrize("made_public", [False, True])
 @pytest.mark.parametrize("prefer", [None, "speed", "cost"])
-def test_a_repeated_ranking_equals_a_fresh_one_and_callers_get_their_own_copy(db, prefer, copy):
+def test_a_repeated_ranking_equals_a_fresh_one_and_callers_get_their_own_copy(db, prefer, made_public):
     spec = parse_message(JOB, use_llm=False).spec
     fresh = _fresh(spec, db, prefer)
-    first, notes = ranked(spec, db, prefer, copy)
+    first, notes = ranked(spec, db, prefer, public=made_public)
     notes.append("changed by a caller")
     first["offers"][0]["provider"] = "changed by a caller"
     first["offers"].clear()
     first["assumptions"].append("changed by a caller")
     for _ in range(2):
-        assert ranked(spec, db, prefer, copy) == (copy(fresh[0]), fresh[1])
+        assert ranked(spec, db, prefer, public=made_public) == (public(fresh[0]) if made_public else fresh[0], fresh[1])
     if prefer is None:
         assert fresh[0] == rank_offers(spec, db_path=db).model_dump(mode="json")
 
@@ -53,8 +53,8 @@ def test_a_changed_catalog_file_ranks_afresh(db, monkeypatch):
     calls = []
     real = rankings.remembered
 
-    def counted(spec, db_path, compute):
-        return real(spec, db_path, lambda: calls.append(1) or compute())
+    def counted(spec, db_path, compute, **options):
+        return real(spec, db_path, lambda: calls.append(1) or compute(), **options)
 
     monkeypatch.setattr("agent.graph.questions.remembered", counted)
     ranked(spec, db, None)

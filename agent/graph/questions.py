@@ -3,7 +3,6 @@ ranking that still answers when the spot model cannot take the job (very long jo
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,16 +69,16 @@ def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:
 
 
 def ranked(
-    spec: JobSpec, db_path: Path, prefer: str | None, copy: Callable[[Any], Any] = copied
+    spec: JobSpec, db_path: Path, prefer: str | None, *, public: bool = False
 ) -> tuple[dict[str, Any], list[str]]:
-    """The ranking as JSON with the preferred offer first, made the caller's own by `copy` (new dicts and lists all
-    the way down); a job too long for the spot model is ranked on-demand."""
-    kept, notes = remembered(spec, db_path, lambda: _ranked_now(spec, db_path))
+    """The caller's own copy of the ranking as JSON (texts made public with `public`), the preferred offer first; a
+    job too long for the spot model is ranked on-demand."""
+    kept, notes = remembered(spec, db_path, lambda: _ranked_now(spec, db_path), public=public)
     ranking = dict(kept)  # the kept ranking itself is never changed
     first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(prefer or "", ""))
     if first:
         ranking["offers"] = [first] + [o for o in ranking["offers"] if not same_rental(o, first)]
-    return copy(ranking), list(notes)
+    return copied(ranking), list(notes)
 
 
 def _ranked_now(spec: JobSpec, db_path: Path) -> tuple[dict[str, Any], list[str]]:
