@@ -4,12 +4,13 @@ callers never share what they change, a changed catalog file ranks afresh, error
 
 from __future__ import annotations
 
+import copy
 import os
 
 import pytest
 
 from agent.graph import rankings
-from agent.graph.questions import ranked
+from agent.graph.questions import comparison, ranked
 from agent.parsing.parse import parse_message
 from agent.writing import public
 from tools.catalog import ensure_db
@@ -77,3 +78,14 @@ def test_a_failed_ranking_is_not_kept(db, monkeypatch):
 
 def _refuse(*args, **kwargs):
     raise OverflowError("too long")
+
+
+@pytest.mark.parametrize("prefer", [None, "speed"])
+def test_a_repeated_gpu_count_comparison_equals_a_fresh_one(db, prefer):
+    spec = parse_message(JOB, use_llm=False).spec
+    rankings.forget()
+    fresh = comparison(spec, 4, db, prefer)
+    assert fresh["offer"] == _fresh(spec.model_copy(update={"num_gpus": 4}), db, prefer)[0]["offers"][0]
+    snapshot = copy.deepcopy(fresh)
+    fresh["offer"]["provider"] = "changed by a caller"
+    assert comparison(spec, 4, db, prefer) == snapshot != fresh

@@ -74,11 +74,16 @@ def ranked(
     """The caller's own copy of the ranking as JSON (texts made public with `public`), the preferred offer first; a
     job too long for the spot model is ranked on-demand."""
     kept, notes = remembered(spec, db_path, lambda: _ranked_now(spec, db_path), public=public)
-    ranking = dict(kept)  # the kept ranking itself is never changed
+    return copied(_preferred_first(kept, prefer)), list(notes)
+
+
+def _preferred_first(kept: dict[str, Any], prefer: str | None) -> dict[str, Any]:
+    """The ranking with the preferred offer first: a new top-level dict over the kept values, never changing them."""
+    ranking = dict(kept)
     first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(prefer or "", ""))
     if first:
         ranking["offers"] = [first] + [o for o in ranking["offers"] if not same_rental(o, first)]
-    return copied(ranking), list(notes)
+    return ranking
 
 
 def _ranked_now(spec: JobSpec, db_path: Path) -> tuple[dict[str, Any], list[str]]:
@@ -96,9 +101,10 @@ def _ranked_now(spec: JobSpec, db_path: Path) -> tuple[dict[str, Any], list[str]
 
 def comparison(spec: JobSpec, count: int, db_path: Path, prefer: str | None) -> dict[str, Any]:
     """The best offer with `count` GPUs for the same job (None when no offer with that count can run it)."""
-    ranking, _ = ranked(spec.model_copy(update={"num_gpus": count}), db_path, prefer)
-    offers = ranking.get("offers") or []
-    return {"num_gpus": count, "offer": offers[0] if offers else None}
+    other = spec.model_copy(update={"num_gpus": count})
+    kept, _ = remembered(other, db_path, lambda: _ranked_now(other, db_path))
+    offers = _preferred_first(kept, prefer).get("offers") or []
+    return {"num_gpus": count, "offer": copied(offers[0]) if offers else None}  # a copy of that offer only
 
 
 def reconciled(fit: dict[str, Any], offers: list[dict[str, Any]]) -> dict[str, Any]:
