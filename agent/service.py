@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from agent import llm
 from agent.detached import Detached
-from agent.graph import build_graph
+from agent.graph import build_graph, inline_bookkeeping
 from agent.language import normalise_language
 from agent.threads import (
     BackgroundPruner,
@@ -167,6 +167,15 @@ class Advisor:
             self._running += delta
             self._idle.notify_all()
 
+    def _final_state(self, graph_input: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+        """The state a turn ends with (what `invoke` returns, without its per-step 'updates' stream: the graph never
+        interrupts), its checkpoint saved in this thread (agent/graph/inline.py)."""
+        state: dict[str, Any] = {}
+        with inline_bookkeeping():
+            for chunk in self._graph.stream(graph_input, config, stream_mode="values", durability=DURABILITY):
+                state = chunk
+        return state
+
     def _run_turn(
         self, graph_input: dict[str, Any], thread: str, emit: Callable[[dict[str, Any]], None] | None
     ) -> dict[str, Any]:
@@ -174,7 +183,7 @@ class Advisor:
         config = {"configurable": {"thread_id": thread}}
         with self.store.turn_lock(thread), llm.turn_budget():  # every LLM call of the turn shares one deadline
             if emit is None:
-                state = self._graph.invoke(graph_input, config, durability=DURABILITY)
+                state = self._final_state(graph_input, config)
             else:
                 state = {}
                 for mode, chunk in self._graph.stream(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command
 
 from agent import writing
 from agent.faq_answer import answer_question
@@ -81,6 +82,8 @@ PER_TURN_RESET: dict[str, Any] = {
     "default_method": None,
     "model_guess": None,
 }
+AFTER_READ = ("refuse", "unsupported", "faq", "merge", "tools")
+AFTER_MERGE = ("ask_back", "advise", "write")
 log = logging.getLogger(__name__)
 
 
@@ -211,26 +214,39 @@ def in_order(*steps: Callable[[AgentState], dict[str, Any]]) -> Callable[[AgentS
     return run
 
 
+def then(
+    node: Callable[[AgentState], dict[str, Any]], route: Callable[[Any], str]
+) -> Callable[[AgentState], Command[str]]:
+    """A node that names the next one itself: `route` on the state its update leaves, as a conditional edge would
+    choose, without the edge's copy of every channel and its traced call on each turn (issue 27)."""
+
+    def run(state: AgentState) -> Command[str]:
+        """The node's update and where the turn goes next."""
+        update = node(state)
+        return Command(update=update, goto=route({**state, **update}))
+
+    return run
+
+
 def build_graph(db_path: Path) -> StateGraph:
     """Wire the nodes; compile with a checkpointer to keep threads.
 
     read (language, parse, intent) -> refuse | unsupported | faq | tools | merge; merge -> ask_back | advise
-    (estimate, rank, layout, retrieve) -> write."""
+    (estimate, rank, layout, retrieve) -> write. read and merge name their next node themselves (`then`)."""
     graph = StateGraph(AgentState)
-    graph.add_node("read", in_order(language_node, parse_node, intent_node))
+    read = in_order(language_node, parse_node, intent_node)
+    graph.add_node("read", then(read, with_tools(route_intent)), destinations=AFTER_READ)
     graph.add_node("refuse", refuse_node)
     graph.add_node("unsupported", unsupported_node)
     graph.add_node("faq", faq_node)
     graph.add_node("tools", lambda state: tools_node(state, db_path))  # LLM + tool calls (agent/tool_agent.py)
-    graph.add_node("merge", merge_node)
+    graph.add_node("merge", then(merge_node, route_missing), destinations=AFTER_MERGE)
     graph.add_node("ask_back", ask_back_node)
     graph.add_node(
         "advise", in_order(estimate_node, lambda state: rank_node(state, db_path), layout_node, retrieve_node)
     )
     graph.add_node("write", lambda state: write_node(state, db_path))
     graph.add_edge(START, "read")
-    graph.add_conditional_edges("read", with_tools(route_intent), ["refuse", "unsupported", "faq", "merge", "tools"])
-    graph.add_conditional_edges("merge", route_missing, ["ask_back", "advise", "write"])
     graph.add_edge("advise", "write")
     for last in ("refuse", "unsupported", "faq", "ask_back", "write", "tools"):
         graph.add_edge(last, END)

@@ -116,12 +116,12 @@ def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
     try:
         offers = current_meta(db_path).get("offer_count", 0)
         _progress("rank", state["language"], offers=writing.number(offers, state["language"], 0))
-        ranking, notes = ranked(spec, db_path, prefer)
+        ranking, notes = ranked(spec, db_path, prefer, public=True)  # tool texts without internal paths (issue 11)
         compared = comparison(spec, state["compare_gpus"], db_path, prefer) if state.get("compare_gpus") else None
     except CatalogUnavailableError as error:  # the turn still answers: no offers, the memory estimate, a note
         log.error("catalog unavailable during a turn: %s", error)
         return {"ranking": {"offers": [], "catalog_unavailable": True}, "request": "plain"}
-    result: dict[str, Any] = {"ranking": public(ranking)}  # tool texts without internal paths (issue 11)
+    result: dict[str, Any] = {"ranking": ranking}
     if notes:
         result["notes"] = list(state.get("notes") or []) + [writing.fixed_text(n, state["language"]) for n in notes]
     if compared is not None:

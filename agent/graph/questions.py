@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.graph.rankings import copied, remembered
 from agent.writing import same_rental
 from contract.jobspec import JobSpec
 from tools.jobtime import DEFAULT_MEMORY_MARGIN
@@ -67,31 +68,43 @@ def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:
     }
 
 
-def ranked(spec: JobSpec, db_path: Path, prefer: str | None) -> tuple[dict[str, Any], list[str]]:
-    """The ranking as JSON with the preferred offer first; a job too long for the spot model is ranked on-demand."""
-    from tools.ranking import rank_offers
+def ranked(
+    spec: JobSpec, db_path: Path, prefer: str | None, *, public: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """The caller's own copy of the ranking as JSON (texts made public with `public`), the preferred offer first; a
+    job too long for the spot model is ranked on-demand."""
+    kept, notes = remembered(spec, db_path, lambda: _ranked_now(spec, db_path), public=public)
+    return copied(_preferred_first(kept, prefer)), list(notes)
 
-    notes: list[str] = []
-    try:
-        ranking = rank_offers(spec, db_path=db_path).model_dump(mode="json")
-    except (ValidationError, ValueError, OverflowError):
-        if spec.interruptible_ok is False:
-            raise
-        ranking = rank_offers(spec.model_copy(update={"interruptible_ok": False}), db_path=db_path).model_dump(
-            mode="json"
-        )
-        notes.append("on_demand_only_long_job")
+
+def _preferred_first(kept: dict[str, Any], prefer: str | None) -> dict[str, Any]:
+    """The ranking with the preferred offer first: a new top-level dict over the kept values, never changing them."""
+    ranking = dict(kept)
     first = ranking.get({"speed": "fastest", "cost": "cheapest_that_fits"}.get(prefer or "", ""))
     if first:
         ranking["offers"] = [first] + [o for o in ranking["offers"] if not same_rental(o, first)]
-    return ranking, notes
+    return ranking
+
+
+def _ranked_now(spec: JobSpec, db_path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The ranking as JSON, computed; a job too long for the spot model ranked on-demand (with a note)."""
+    from tools.ranking import rank_offers
+
+    try:
+        return rank_offers(spec, db_path=db_path).model_dump(mode="json"), []
+    except (ValidationError, ValueError, OverflowError):
+        if spec.interruptible_ok is False:
+            raise
+        on_demand = spec.model_copy(update={"interruptible_ok": False})
+        return rank_offers(on_demand, db_path=db_path).model_dump(mode="json"), ["on_demand_only_long_job"]
 
 
 def comparison(spec: JobSpec, count: int, db_path: Path, prefer: str | None) -> dict[str, Any]:
     """The best offer with `count` GPUs for the same job (None when no offer with that count can run it)."""
-    ranking, _ = ranked(spec.model_copy(update={"num_gpus": count}), db_path, prefer)
-    offers = ranking.get("offers") or []
-    return {"num_gpus": count, "offer": offers[0] if offers else None}
+    other = spec.model_copy(update={"num_gpus": count})
+    kept, _ = remembered(other, db_path, lambda: _ranked_now(other, db_path))
+    offers = _preferred_first(kept, prefer).get("offers") or []
+    return {"num_gpus": count, "offer": copied(offers[0]) if offers else None}  # a copy of that offer only
 
 
 def reconciled(fit: dict[str, Any], offers: list[dict[str, Any]]) -> dict[str, Any]:
