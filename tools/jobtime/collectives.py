@@ -6,7 +6,7 @@ micro-steps of gradient accumulation; FSDP's parameter all-gathers happen every 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from tools.gpus import GpuSpec
 from tools.jobtime.throughput import backward_fraction
@@ -109,9 +109,9 @@ class Plan:
     tp: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class Comm:
-    """Communication of one layout, averaged per micro-step, and what is left after overlapping with compute."""
+class Comm(NamedTuple):
+    """Communication of one layout, averaged per micro-step, and what is left after overlapping with compute (a
+    tuple: the layout search builds one per layout tried, ~1,500 per new job)."""
 
     seconds: float
     exposed: float

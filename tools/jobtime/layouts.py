@@ -108,18 +108,21 @@ def tp_degrees(workload: Workload, per_node: int) -> list[int]:
     ]
 
 
-def data_parallel_plans(total: int, per_node: int, nodes: int) -> list[Plan]:
+def data_parallel_plans(total: int, per_node: int, nodes: int) -> tuple[Plan, ...]:
     """Layouts without tensor parallelism, in the order they are preferred."""
     if total == 1:
-        return [Plan(layout="single_gpu", sharding="none", tp=1)]
-    plans = [
-        Plan(layout="ddp", sharding="ddp", tp=1),
-        Plan(layout="zero2", sharding="zero2", tp=1),
-        Plan(layout="fsdp", sharding="fsdp", tp=1),
-    ]
-    if nodes > 1 and per_node > 1:
-        plans.append(Plan(layout="hsdp", sharding="fsdp", tp=1))
-    return plans
+        return _SINGLE
+    return _HYBRID if nodes > 1 and per_node > 1 else _SHARDED
+
+
+_SINGLE = (Plan(layout="single_gpu", sharding="none", tp=1),)
+_SHARDED = (
+    Plan(layout="ddp", sharding="ddp", tp=1),
+    Plan(layout="zero2", sharding="zero2", tp=1),
+    Plan(layout="fsdp", sharding="fsdp", tp=1),
+)
+_HYBRID = (*_SHARDED, Plan(layout="hsdp", sharding="fsdp", tp=1))
+"""The data-parallel plans, built once (frozen)."""
 
 
 def tensor_parallel_plans(workload: Workload, per_node: int, nodes: int, link_kind: str) -> list[Plan]:
