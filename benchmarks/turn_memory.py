@@ -55,7 +55,9 @@ def main() -> None:
         gc.callbacks.remove(pauses)
         advisor.close()
     if len(marks) >= 2:
-        print(f"RSS at {marks[-1][0]} turns / at {marks[0][0]} turns: {marks[-1][1] / marks[0][1]:.2f}x")
+        print(f"RSS at {marks[-1][0]} turns / at {marks[0][0]} turns: {marks[-1][1] / marks[0][1]:.2f}x (goal <= 1.2x)")
+        middle = marks[(len(marks) - 1) // 2]
+        print(f"RSS at {marks[-1][0]} turns / at {middle[0]} turns: {marks[-1][1] / middle[1]:.2f}x (second half)")
     for generation in (0, 1, 2):
         walls = [ms for (gen, ms) in pauses.pauses if gen == generation]
         cpus = [cpu for (gen, _), cpu in zip(pauses.pauses, pauses.cpu) if gen == generation]
