@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from agent.lexicon import language_words, load
@@ -23,6 +23,9 @@ NUMBER = r"(?<![\w.,])(?:\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
 """A number as typed, before deciding which separator is the decimal one."""
 Piece = tuple[str, float]
 """One number-word piece: (role, value); roles: unit, times, teen, scale, fraction."""
+
+USER_WORDS_KEPT = 8192
+"""Words users typed whose number reading is kept (least recently used out first): their vocabulary has no end."""
 
 
 @cache
@@ -90,7 +93,7 @@ def _glued_vocab() -> dict[str, Piece]:
     }
 
 
-@cache
+@lru_cache(maxsize=USER_WORDS_KEPT)
 def _pieces(word: str, articles: bool = False) -> tuple[tuple[str, Piece], ...] | None:
     """(language, piece) for each part of a number word ('ventiquattro' -> venti, quattro); None otherwise."""
     word = word.lower()
@@ -109,7 +112,7 @@ def _pieces(word: str, articles: bool = False) -> tuple[tuple[str, Piece], ...] 
     return _glued(word)
 
 
-@cache
+@lru_cache(maxsize=USER_WORDS_KEPT)
 def _glued(word: str) -> tuple[tuple[str, Piece], ...] | None:
     """Split a glued compound ('duecentocinquantasei') into vocabulary pieces, longest head first."""
     vocab = _glued_vocab()

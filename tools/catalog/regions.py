@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +91,7 @@ def _union(sets: list[RegionSet]) -> RegionSet:
     )
 
 
-@cache
+@lru_cache(maxsize=1024)  # keyed by the region text users type: bounded
 def expand_region(wish: str) -> RegionSet:
     """The catalog regions a wish covers: an area, country or city of the table ('europe', 'EU', 'Jepang', 'Tokyo'),
     else the wish itself as a region or zone name, and as a prefix when it looks like one ('us-east')."""
