@@ -3,10 +3,11 @@ memory terms are computed from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from functools import cached_property, lru_cache
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
+from tools.frozen import hash_once
 from tools.memory.request import GIB, EstimateRequest
 from tools.models import (
     ModelArch,
@@ -73,12 +74,7 @@ class Setup:
 
     def __hash__(self) -> int:
         """The fields' hash, computed once (setups key the memory model's caches)."""
-        return self._field_hash
-
-    @cached_property
-    def _field_hash(self) -> int:
-        """hash() of the field values, as the generated dataclass hash would compute it."""
-        return hash(tuple(getattr(self, item.name) for item in fields(self)))
+        return hash_once(self)
 
     @property
     def dp(self) -> int:

@@ -3,9 +3,11 @@ parameters exactly and to size its activations."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
+
+from tools.frozen import hash_once
 
 Mlp = Literal["gated", "plain"]
 Norm = Literal["rms", "layer"]
@@ -83,12 +85,7 @@ class ModelArch:
 
     def __hash__(self) -> int:
         """The fields' hash, computed once (shapes key the memory model's caches)."""
-        return self._field_hash
-
-    @cached_property
-    def _field_hash(self) -> int:
-        """hash() of the field values, as the generated dataclass hash would compute it."""
-        return hash(tuple(getattr(self, item.name) for item in fields(self)))
+        return hash_once(self)
 
     @cached_property
     def q_dim(self) -> int:
