@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
 from tools.catalog.query import Offer, query_offers
-from tools.jobtime import Candidate, JobTime, Tokens, TopologyResult, Workload, check_topology, job_time
+from tools.jobtime import Assessment, Candidate, JobTime, Tokens, Workload, assess, job_time
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,9 +54,9 @@ class Shape:
 
 
 class Evaluation(NamedTuple):
-    """Topology verdict and job time for one shape."""
+    """Topology verdict and job time for one shape (`topology.result()` explains the verdict)."""
 
-    topology: TopologyResult | None
+    topology: Assessment | None
     time: JobTime | None
     error: str | None = None
 
@@ -78,7 +78,7 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
     )
 
 
-_TOPOLOGY_CACHE: OrderedDict[tuple[str, float, Shape], TopologyResult | None] = OrderedDict()
+_TOPOLOGY_CACHE: OrderedDict[tuple[str, float, Shape], Assessment | None] = OrderedDict()
 """Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it. Least
 recently used first out: a full cache drops the oldest verdicts, never the whole cache (a recurring job stays warm)."""
 _TOPOLOGY_CACHE_MAX = 6_000
@@ -107,14 +107,14 @@ def evaluate(
             _TOPOLOGY_CACHE.move_to_end(key)
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
-    topology = cast(TopologyResult, topology)
+    topology = cast(Assessment, topology)
     return Evaluation(topology, job_time(workload, topology, tokens))  # a few multiplications: not worth a cache
 
 
 _MISSING = object()
 
 
-def _check(shape: Shape, workload: Workload, margin: float) -> TopologyResult | None:
+def _check(shape: Shape, workload: Workload, margin: float) -> Assessment | None:
     """Topology verdict for one shape; None when the shape itself is inconsistent."""
     candidate = Candidate(
         gpu=shape.gpu,
@@ -128,7 +128,7 @@ def _check(shape: Shape, workload: Workload, margin: float) -> TopologyResult | 
         vram_gib=shape.vram_gib,
     )
     try:
-        return check_topology(workload, candidate, margin=margin)
+        return assess(workload, candidate, margin=margin)
     except ValueError:
         return None
 

@@ -17,7 +17,7 @@ from tools.jobtime.timing import (
     job_tokens,
     run_cost,
 )
-from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN, Candidate, TopologyResult, check_topology
+from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN, Assessment, Candidate, TopologyResult, assess, check_topology
 from tools.jobtime.workload import Workload, build_workload
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_EXAMPLE_TOKENS",
     "DEFAULT_FINETUNE_EPOCHS",
     "DEFAULT_MEMORY_MARGIN",
+    "Assessment",
     "Candidate",
     "EstimateWithThroughput",
     "JobTime",
@@ -35,6 +36,7 @@ __all__ = [
     "Tokens",
     "TopologyResult",
     "Workload",
+    "assess",
     "billing_for",
     "build_workload",
     "check_topology",

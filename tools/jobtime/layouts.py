@@ -10,7 +10,7 @@ communication bound), at every degree that divides the attention and KV heads.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -43,6 +43,31 @@ class LayoutOption(BaseModel):
     gradient_accumulation_steps: int = Field(default=1, description="Micro-steps per optimizer step.")
     micro_batch_size: int = Field(default=1, description="Sequences per GPU per micro-step in this layout.")
     utilisation: float | None = Field(default=None, description="Share of dense peak the compute reaches.")
+
+
+class Tried(NamedTuple):
+    """One layout tried, with LayoutOption's fields in its order: the search tries ~1,800 per new job, and the
+    pydantic LayoutOption is built only where a full topology result is asked for (`option`)."""
+
+    layout: Layout
+    sharding: str
+    tensor_parallel: int
+    per_gpu_gib: float
+    fits: bool
+    compute_s: float | None
+    comm_s: float
+    exposed_comm_s: float
+    comm_share: float | None
+    exposed_comm_share: float | None
+    collective: str
+    gradient_checkpointing: bool
+    gradient_accumulation_steps: int
+    micro_batch_size: int
+    utilisation: float | None
+
+    def option(self) -> LayoutOption:
+        """The same values as a LayoutOption (each already of its field's type)."""
+        return trusted(LayoutOption, self._asdict())
 
 
 def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, micro: int) -> float | None:
@@ -154,7 +179,7 @@ def plan_options(
     overlap: bool,
     *,
     shrink: bool = True,
-) -> list[LayoutOption]:
+) -> list[Tried]:
     """One layout with the workload's checkpointing and, when the user left it open, without, at the stated
     micro-batch; only when neither fits (and `shrink`), each at the largest smaller micro-batch that does."""
     variants = [workload.gradient_checkpointing]
@@ -191,7 +216,7 @@ def _option(
     ckpt: bool,
     micro: int,
     overlap: bool,
-) -> LayoutOption:
+) -> Tried:
     """Times and memory of one layout at one checkpointing setting and micro-batch."""
     step = compute(workload, gpu, plan.tp, ckpt, micro)
     seconds = step.seconds if step else None
@@ -209,26 +234,24 @@ def _option(
     share = comm.seconds / (seconds + comm.seconds) if seconds is not None and seconds + comm.seconds > 0 else None
     exposed = comm.exposed / (seconds + comm.exposed) if seconds is not None and seconds + comm.exposed > 0 else None
     utilisation = step.utilisation.value if step else None
-    # built without validation (the search builds ~1,500 per turn): every value is already of its field's type
-    return trusted(
-        LayoutOption,
-        dict(
-            layout=plan.layout,
-            sharding=plan.sharding,
-            tensor_parallel=int(plan.tp),
-            per_gpu_gib=float(per_gpu),
-            fits=bool(per_gpu <= usable),
-            compute_s=_real(seconds),
-            comm_s=float(comm.seconds),
-            exposed_comm_s=float(comm.exposed),
-            comm_share=_real(share),
-            exposed_comm_share=_real(exposed),
-            collective=str(comm.label),
-            gradient_checkpointing=bool(ckpt),
-            gradient_accumulation_steps=int(comm.accumulation),
-            micro_batch_size=int(micro),
-            utilisation=_real(utilisation),
-        ),
+    return Tried._make(
+        (
+            plan.layout,
+            plan.sharding,
+            int(plan.tp),
+            float(per_gpu),
+            bool(per_gpu <= usable),
+            _real(seconds),
+            float(comm.seconds),
+            float(comm.exposed),
+            _real(share),
+            _real(exposed),
+            str(comm.label),
+            bool(ckpt),
+            int(comm.accumulation),
+            int(micro),
+            _real(utilisation),
+        )
     )
 
 
@@ -248,12 +271,12 @@ def _real(value: float | None) -> float | None:
     return None if value is None else float(value)
 
 
-def step_time(option: LayoutOption) -> float:
+def step_time(option: Tried | LayoutOption) -> float:
     """Seconds per micro-step of a layout (compute plus exposed communication)."""
     return (option.compute_s or 0.0) + option.exposed_comm_s
 
 
-def time_per_token(option: LayoutOption, total: int, seq_len: int) -> float:
+def time_per_token(option: Tried | LayoutOption, total: int, seq_len: int) -> float:
     """Seconds per trained token across the whole candidate (layouts differ in replicas and micro-batch)."""
     replicas = total // option.tensor_parallel
     return step_time(option) / (replicas * option.micro_batch_size * seq_len)
@@ -268,9 +291,9 @@ def search(
     nodes: int,
     usable: float,
     overlap: bool,
-) -> list[LayoutOption]:
+) -> list[Tried]:
     """Every layout tried, data-parallel first; tensor-parallel ones only when sharding cannot fit or scale."""
-    options: list[LayoutOption] = []
+    options: list[Tried] = []
     for plan in data_parallel_plans(total, per_node, nodes):
         options.extend(plan_options(workload, gpu, plan, links, total, nodes, usable, overlap))
     fitting = [o for o in options if o.fits]

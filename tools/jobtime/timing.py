@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from contract.jobspec import JobSpec
-from tools.jobtime.topology import TopologyResult
+from tools.jobtime.topology import Assessment, TopologyResult
 from tools.jobtime.workload import Workload
 from tools.providers import get_provider
 from tools.spot import Billing, billed_seconds
@@ -104,7 +104,7 @@ class JobTime(NamedTuple):
     assumptions: tuple[str, ...]
 
 
-def job_time(workload: Workload, topology: TopologyResult, tokens: Tokens) -> JobTime | None:
+def job_time(workload: Workload, topology: Assessment | TopologyResult, tokens: Tokens) -> JobTime | None:
     """Wall-clock hours of the job on the candidate, or None when it cannot run or the GPU's speed is unknown."""
     if not topology.runnable or topology.compute_s_per_step is None:
         return None

@@ -10,6 +10,7 @@ conversion B = NIC rate per GPU·(n-1)/(k-1). Per-GPU memory comes from the VRAM
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,8 +31,8 @@ from tools.jobtime.collectives import (  # noqa: F401  (re-exported: the link mo
     links_for,
 )
 from tools.jobtime.layouts import (
-    COMM_BOUND_SHARE,
     LayoutOption,
+    Tried,
     compute,
     memory_gib,
     plan_options,
@@ -40,20 +41,11 @@ from tools.jobtime.layouts import (
     trusted,
 )
 from tools.jobtime.layouts import time_per_token as _time_per_token
+from tools.jobtime.verdicts import VerdictCode, summary_of, verdict_of
 from tools.jobtime.workload import Workload, build_workload  # noqa: F401  (re-exported)
 from tools.memory import FIT_MARGIN
 
 Interconnect = Literal["nvlink", "pcie", "unknown"]
-VerdictCode = Literal[
-    "fits_single_gpu",
-    "multi_gpu_ok",
-    "multi_node_ok",
-    "pcie_comm_bound",
-    "comm_bound",
-    "multi_node_slow_fabric",
-    "needs_nvlink_node",
-    "does_not_fit",
-]
 
 PREFERENCE_TOLERANCE = 0.03
 """Layouts within 3 % of the fastest count as a tie; the simpler one (earlier in the search order) is chosen."""
@@ -146,10 +138,11 @@ def evaluate_plan(
     """One named layout at the stated micro-batch, fitting or not (the throughput eval times published layouts)."""
     gpu, vram, total, per_node, nodes = _shape(candidate)
     links = links_for(candidate, gpu, per_node, nodes)
-    return plan_options(workload, gpu, plan, links, total, nodes, vram * (1.0 - margin), overlap, shrink=False)
+    usable = vram * (1.0 - margin)
+    return [o.option() for o in plan_options(workload, gpu, plan, links, total, nodes, usable, overlap, shrink=False)]
 
 
-def _preferred(fitting: list[LayoutOption], total: int, seq_len: int) -> LayoutOption | None:
+def _preferred(fitting: list[Tried], total: int, seq_len: int) -> Tried | None:
     """The simplest layout (search order: DDP, ZeRO-2, FSDP, HSDP, then tensor parallel) within
     PREFERENCE_TOLERANCE of the fastest time per token."""
     if not fitting:
@@ -158,25 +151,121 @@ def _preferred(fitting: list[LayoutOption], total: int, seq_len: int) -> LayoutO
     return next(o for o in fitting if _time_per_token(o, total, seq_len) <= fastest * (1 + PREFERENCE_TOLERANCE))
 
 
+_SINGLE_GPU = Plan(layout="single_gpu", sharding="none", tp=1)
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class Assessment:
+    """The layout search on one candidate and its verdict, before it is explained: the ranking assesses every
+    candidate shape of a job (~280 for a new one) and explains only the plans it shows (`result`). The attributes
+    the ranking reads have TopologyResult's names and values."""
+
+    workload: Workload
+    candidate: Candidate
+    margin: float
+    overlap: bool
+    gpu: GpuSpec | None
+    vram: float
+    gpu_count: int
+    per_node: int
+    nodes: int
+    links: Links
+    usable: float
+    single: float
+    """Per-GPU GiB of the job on one GPU."""
+    options: list[Tried]
+    best: Tried | None
+    verdict: VerdictCode
+    params: dict[str, float | int | str | bool | None]
+    _result: TopologyResult | None = field(default=None, init=False)
+
+    @property
+    def runnable(self) -> bool:
+        """Whether some layout fits."""
+        return self.best is not None
+
+    @property
+    def layout(self) -> Layout | None:
+        """The chosen layout."""
+        return self.best.layout if self.best else None
+
+    @property
+    def per_gpu_gib(self) -> float | None:
+        """Per-GPU GiB of the chosen layout."""
+        return self.best.per_gpu_gib if self.best else None
+
+    @property
+    def tensor_parallel(self) -> int | None:
+        """Tensor-parallel degree of the chosen layout."""
+        return self.best.tensor_parallel if self.best else None
+
+    @property
+    def micro_batch_size(self) -> int | None:
+        """Sequences per GPU per micro-step in the chosen layout."""
+        return self.best.micro_batch_size if self.best else None
+
+    @property
+    def compute_s_per_step(self) -> float | None:
+        """Compute seconds per micro-step of the chosen layout."""
+        return self.best.compute_s if self.best else None
+
+    @property
+    def exposed_comm_s_per_step(self) -> float | None:
+        """Communication seconds per micro-step left after overlap, in the chosen layout."""
+        return self.best.exposed_comm_s if self.best else None
+
+    def result(self) -> TopologyResult:
+        """The explained topology result (built once)."""
+        if self._result is None:
+            self._result = _explained(self)
+        return self._result
+
+
+def assess(
+    workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN, overlap: bool = True
+) -> Assessment:
+    """The layout search and verdict for running `workload` on `candidate` (ValueError when the candidate is
+    inconsistent); check_topology explains it."""
+    gpu, vram, total, per_node, nodes = _shape(candidate)
+    links = links_for(candidate, gpu, per_node, nodes)
+    usable = vram * (1.0 - margin)
+    single = memory_gib(workload, 1, _SINGLE_GPU, workload.gradient_checkpointing, workload.micro_batch_size) or 0.0
+    options = search(workload, gpu, links, total, per_node, nodes, usable, overlap)
+    best = _preferred([o for o in options if o.fits], total, workload.seq_len)
+    verdict, params = verdict_of(
+        best, options, total, nodes, links, vram, usable, single, per_node, workload, candidate
+    )
+    return Assessment(
+        workload=workload,
+        candidate=candidate,
+        margin=margin,
+        overlap=overlap,
+        gpu=gpu,
+        vram=vram,
+        gpu_count=total,
+        per_node=per_node,
+        nodes=nodes,
+        links=links,
+        usable=usable,
+        single=single,
+        options=options,
+        best=best,
+        verdict=verdict,
+        params=params,
+    )
+
+
 def check_topology(
     workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN, overlap: bool = True
 ) -> TopologyResult:
     """Verdict, layout and communication share for running `workload` on `candidate`."""
-    gpu, vram, total, per_node, nodes = _shape(candidate)
-    links = links_for(candidate, gpu, per_node, nodes)
-    usable = vram * (1.0 - margin)
-    single = (
-        memory_gib(
-            workload,
-            1,
-            Plan(layout="single_gpu", sharding="none", tp=1),
-            workload.gradient_checkpointing,
-            workload.micro_batch_size,
-        )
-        or 0.0
-    )
-    options = search(workload, gpu, links, total, per_node, nodes, usable, overlap)
-    best = _preferred([o for o in options if o.fits], total, workload.seq_len)
+    return assess(workload, candidate, margin=margin, overlap=overlap).result()
+
+
+def _explained(found: Assessment) -> TopologyResult:
+    """The TopologyResult of an assessment: its numbers, the utilisation and the assumptions behind them."""
+    workload, candidate, gpu, best, links = found.workload, found.candidate, found.gpu, found.best, found.links
+    margin, vram, usable = found.margin, found.vram, found.usable
     util = compute(
         workload,
         gpu,
@@ -192,7 +281,7 @@ def check_topology(
         "fine-tuning): gradient all-reduces amortised over its micro-steps, FSDP gathers every micro-step",
         "communication overlaps the backward pass (DDP/ZeRO-2) or the whole step (FSDP prefetch); "
         "tensor-parallel all-reduces do not overlap"
-        if overlap
+        if found.overlap
         else "no communication overlap",
     ]
     if best is not None and workload.checkpointing_optional and not best.gradient_checkpointing:
@@ -208,27 +297,25 @@ def check_topology(
         assumptions.append(f"compute at {util.utilisation.value:.0%} of dense peak ({util.utilisation.source})")
     elif gpu is not None:
         assumptions.append(f"no dense tensor TFLOPS for {gpu.name} in {workload.precision}: times unknown")
-
-    verdict, params = _verdict(best, options, total, nodes, links, vram, usable, single, per_node, workload, candidate)
-    # built without validation (one per candidate shape of a new job): each value is cast to its field's type
+    # built without validation: each value is cast to its field's type
     return trusted(
         TopologyResult,
         dict(
-            verdict=verdict,
+            verdict=found.verdict,
             runnable=best is not None,
-            params=params,
-            summary=_summary(verdict, params),
+            params=found.params,
+            summary=summary_of(found.verdict, found.params),
             gpu=gpu.name if gpu else candidate.gpu,
-            gpu_count=int(total),
-            gpus_per_node=int(per_node),
-            nodes=int(nodes),
+            gpu_count=int(found.gpu_count),
+            gpus_per_node=int(found.per_node),
+            nodes=int(found.nodes),
             link=str(links.kind),
             link_busbw_gbs=float(round(links.intra_busbw, 3)),
             inter_node_busbw_gbs=float(round(links.nic_gbs, 3)) if links.nic_gbs else None,
             vram_gib=float(vram),
             usable_vram_gib=float(round(usable, 3)),
             memory_margin=float(margin),
-            fits_on_one_gpu=bool(single <= usable),
+            fits_on_one_gpu=bool(found.single <= usable),
             layout=best.layout if best else None,
             sharding=best.sharding if best else None,
             tensor_parallel=best.tensor_parallel if best else None,
@@ -244,7 +331,7 @@ def check_topology(
             slowdown=float(step_time(best) / best.compute_s) if best and best.compute_s else None,
             utilisation=_real(util.utilisation.value) if util else None,
             utilisation_source=util.utilisation.source if util else None,
-            options=options,
+            options=[o.option() for o in found.options],
             assumptions=[str(item) for item in assumptions],
         ),
     )
@@ -253,74 +340,3 @@ def check_topology(
 def _real(value: float | None) -> float | None:
     """A float field's value as pydantic would store it (ints become floats)."""
     return None if value is None else float(value)
-
-
-def _verdict(
-    best: LayoutOption | None,
-    options: list[LayoutOption],
-    total: int,
-    nodes: int,
-    links: Links,
-    vram: float,
-    usable: float,
-    single: float,
-    per_node: int,
-    workload: Workload,
-    candidate: Candidate,
-) -> tuple[VerdictCode, dict[str, float | int | str | bool | None]]:
-    """Pick the verdict code and the parameters a sentence about it needs."""
-    params: dict[str, float | int | str | bool | None] = {
-        "gpu_count": total,
-        "nodes": nodes,
-        "link": links.kind,
-        "vram_gib": vram,
-    }
-    if best is None:
-        smallest = min((o.per_gpu_gib for o in options), default=single)
-        params |= {"needed_gib": round(smallest, 2), "usable_gib": round(usable, 2)}
-        if links.kind != "nvlink" and per_node > 1:
-            tp = Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node)
-            tp_memory = memory_gib(workload, total, tp, workload.gradient_checkpointing, workload.micro_batch_size)
-            if tp_memory is not None and tp_memory <= usable:
-                params["needed_gib_with_tensor_parallel"] = round(tp_memory, 2)
-                return "needs_nvlink_node", params
-        return "does_not_fit", params
-    share = best.exposed_comm_share
-    params |= {
-        "layout": best.layout,
-        "per_gpu_gib": round(best.per_gpu_gib, 2),
-        "comm_share": round(best.comm_share, 4) if best.comm_share is not None else None,
-        "exposed_comm_share": round(share, 4) if share is not None else None,
-    }
-    if total == 1:
-        return "fits_single_gpu", params
-    bound = share is not None and share >= COMM_BOUND_SHARE
-    if nodes > 1:
-        params["inter_node_gbps"] = candidate.inter_node_gbps or ASSUMED_NODE_GBPS
-        params["inter_node_fabric"] = candidate.inter_node_fabric
-        params["inter_node_assumed"] = not candidate.inter_node_gbps  # no cluster network stated for the instance
-        return ("multi_node_slow_fabric" if bound else "multi_node_ok"), params
-    if bound:
-        return ("pcie_comm_bound" if links.kind == "pcie" else "comm_bound"), params
-    return "multi_gpu_ok", params
-
-
-def _summary(verdict: VerdictCode, params: dict[str, float | int | str | bool | None]) -> str:
-    """English sentence for a verdict (other languages are written by the agent from code and params)."""
-    share = params.get("exposed_comm_share")
-    pct = f"{100 * share:.0f} %" if isinstance(share, float) else "an unknown share"
-    if verdict == "fits_single_gpu":
-        return f"fits on 1 GPU ({params['per_gpu_gib']} of {params['vram_gib']} GiB)"
-    if verdict == "does_not_fit":
-        return f"does not fit: needs {params['needed_gib']} GiB per GPU, {params['usable_gib']} GiB usable"
-    if verdict == "needs_nvlink_node":
-        return "needs an NVLink node: only tensor parallelism fits, and it needs NVLink"
-    if verdict == "pcie_comm_bound":
-        return f"PCIe-only: communication would take {pct} of each step"
-    if verdict == "comm_bound":
-        return f"communication would take {pct} of each step"
-    if verdict == "multi_node_slow_fabric":
-        return f"multi-node over {params['inter_node_gbps']:g} Gb/s: communication would take {pct} of each step; not advised"
-    if verdict == "multi_node_ok":
-        return f"multi-node {params['layout']}: communication {pct} of each step"
-    return f"{params['gpu_count']} GPUs, {params['layout']}: communication {pct} of each step"

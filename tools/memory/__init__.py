@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from tools.memory.estimator import request_for_spec as request_for_spec
     from tools.memory.estimator import request_with_defaults as request_with_defaults
     from tools.memory.estimator import resolve_arch as resolve_arch
+    from tools.memory.estimator import vram_for as vram_for
     from tools.memory.peak import FIT_MARGIN as FIT_MARGIN
     from tools.memory.request import EstimateRequest as EstimateRequest
 
@@ -36,6 +37,7 @@ FACE = {
     "request_for_spec": "estimator",
     "request_with_defaults": "estimator",
     "resolve_arch": "estimator",
+    "vram_for": "estimator",
 }
 __getattr__, __dir__ = lazy_face(__name__, FACE)
 __all__ = sorted(FACE)

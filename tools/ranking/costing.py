@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 from contract.jobspec import JobSpec
 from tools.catalog import Evaluation, Offer, OfferGroup, Shape, evaluate, shape_of
 from tools.jobtime import (
+    Assessment,
     JobTime,
     Overheads,
     Tokens,
-    TopologyResult,
     Workload,
     billing_for,
     checkpoint_bytes,
@@ -81,7 +81,8 @@ class Costed(NamedTuple):
     offer: Offer
     group: OfferGroup
     nodes: int
-    topology: TopologyResult
+    topology: Assessment
+    """The shape's layout search and verdict (`topology.result()` explains it)."""
     time: JobTime
     overheads: Overheads
     use_spot: bool
@@ -214,7 +215,7 @@ def cost_offer(
     group: OfferGroup,
     nodes: int,
     entry: ShapeEntry,
-    topology: TopologyResult,
+    topology: Assessment,
     time: JobTime,
     memo: ShapeCosts,
     *,

@@ -143,7 +143,7 @@ def build_entry(
     request: EstimateRequest | None = None,
 ) -> RankedOffer:
     """The full, explained entry for one costed offer (`request`: the estimator request of the job)."""
-    offer, topology, spot = item.offer, item.topology, item.spot
+    offer, topology, spot = item.offer, item.topology.result(), item.spot
     billing, billing_note = billing_for(offer.provider)
     reasons = _reasons(topology, item.time, spot, item.use_spot, item.cost, item.hours, budget, spec.deadline_hours)
     settings = settings_of(topology, request)

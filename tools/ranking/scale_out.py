@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from tools.memory import EstimateRequest, estimate
+from tools.memory import EstimateRequest, per_gpu_gib, vram_for
 
 MULTI_NODE_MIN_GPUS = 8
 """Multi-node layouts are built only from full 8-GPU (or larger) instances."""
@@ -40,15 +40,21 @@ MEMORY_EXCLUSIONS = ("too_little_vram", "does_not_fit", "needs_nvlink_node")
 def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int) -> float:
     """Least per-GPU GiB of any layout on up to `max_gpus` GPUs: every sharding, every tensor-parallel degree up to
     `max_tp` that the estimator accepts for the model's heads, each on the largest GPU count it divides (memory per
-    GPU never grows with more GPUs); 0.0 when no layout can be estimated."""
+    GPU never grows with more GPUs); 0.0 when no layout can be estimated. Each figure is the estimate's per-GPU
+    GiB (per_gpu_gib: the same arithmetic without the breakdown and fit search); a GPU the estimator does not know
+    makes every estimate refuse, as it did."""
+    try:
+        vram_for(request)
+    except ValueError:
+        return 0.0
     best = math.inf
     for tp in range(1, max(1, min(max_tp, max_gpus)) + 1):
         gpus = max_gpus - max_gpus % tp
         for sharding in FLOOR_SHARDINGS:
             try:
-                value = estimate(
+                value = per_gpu_gib(
                     request.model_copy(update={"num_gpus": gpus, "sharding": sharding, "tensor_parallel": tp})
-                ).per_gpu_gib
+                )
             except ValueError:  # e.g. a degree that does not divide the heads
                 continue
             best = min(best, value)

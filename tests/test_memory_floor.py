@@ -1,0 +1,46 @@
+"""The ranking's memory prefilter (tools.ranking.scale_out.memory_floor_gib) is the estimator's least per-GPU figure
+over the layouts it names, for any request, including ones the estimator refuses (a GPU it does not know)."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tools.memory import EstimateRequest, estimate
+from tools.ranking.scale_out import FLOOR_SHARDINGS, memory_floor_gib
+
+
+def _reference(request: EstimateRequest, max_gpus: int, max_tp: int) -> float:
+    """The floor by its definition: every sharding, every degree up to max_tp on the largest count it divides, each
+    through the full estimate; 0.0 when none can be estimated."""
+    values = []
+    for tp in range(1, max(1, min(max_tp, max_gpus)) + 1):
+        for sharding in FLOOR_SHARDINGS:
+            update = {"num_gpus": max_gpus - max_gpus % tp, "sharding": sharding, "tensor_parallel": tp}
+            try:
+                values.append(estimate(request.model_copy(update=update)).per_gpu_gib)
+            except ValueError:
+                continue
+    return min(values, default=math.inf) if values else 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    model=st.sampled_from(["gpt2", "llama-3.1-8b", "mistral-7b", "qwen2.5-14b", "llama-3-70b", "mixtral-8x7b"]),
+    method=st.sampled_from(["full_finetune", "lora", "qlora", "pretrain"]),
+    seq_len=st.integers(64, 16384),
+    checkpointing=st.booleans(),
+    gpu=st.sampled_from([None, "H100", "A100-40GB", "no-such-gpu"]),
+    max_gpus=st.integers(1, 64),
+    max_tp=st.integers(1, 8),
+)
+def test_floor_is_the_least_estimate_over_layouts(
+    model: str, method: str, seq_len: int, checkpointing: bool, gpu: str | None, max_gpus: int, max_tp: int
+) -> None:
+    """Same value as the full estimate's minimum, refusals included."""
+    request = EstimateRequest(
+        model=model, method=method, seq_len=seq_len, gradient_checkpointing=checkpointing, gpu=gpu, micro_batch_size=1
+    )
+    assert memory_floor_gib(request, max_gpus, max_tp) == _reference(request, max_gpus, max_tp)
