@@ -11,6 +11,7 @@ from typing import Any, NamedTuple, cast
 
 from tools.catalog.query import Offer, query_offers
 from tools.jobtime import Assessment, Candidate, JobTime, Tokens, Workload, assess, job_time
+from tools.jobtime.topology import Hardware, hardware_of
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,19 +117,32 @@ _MISSING = object()
 
 def _check(shape: Shape, workload: Workload, margin: float) -> Assessment | None:
     """Topology verdict for one shape; None when the shape itself is inconsistent."""
-    candidate = Candidate(
-        gpu=shape.gpu,
-        form_factor=shape.form_factor,
-        gpu_count=shape.gpus_per_node * shape.nodes,
-        gpus_per_node=shape.gpus_per_node,
-        interconnect=shape.interconnect,  # type: ignore[arg-type]
-        nvlink_gbs=shape.nvlink_gbs,
-        inter_node_gbps=shape.node_gbps,
-        inter_node_fabric=shape.fabric,
-        vram_gib=shape.vram_gib,
-    )
+    found = _hardware(shape)
+    if found is None:
+        return None
     try:
-        return assess(workload, candidate, margin=margin)
+        return assess(workload, found[0], margin=margin, hardware=found[1])
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=8192)
+def _hardware(shape: Shape) -> tuple[Candidate, Hardware] | None:
+    """The shape as a topology candidate and its hardware (GPU spec, links), the same for every job; None when the
+    shape is inconsistent (an unknown GPU without a memory size, a count that does not split into its nodes)."""
+    try:
+        candidate = Candidate(
+            gpu=shape.gpu,
+            form_factor=shape.form_factor,
+            gpu_count=shape.gpus_per_node * shape.nodes,
+            gpus_per_node=shape.gpus_per_node,
+            interconnect=shape.interconnect,  # type: ignore[arg-type]
+            nvlink_gbs=shape.nvlink_gbs,
+            inter_node_gbps=shape.node_gbps,
+            inter_node_fabric=shape.fabric,
+            vram_gib=shape.vram_gib,
+        )
+        return candidate, hardware_of(candidate)
     except ValueError:
         return None
 
@@ -245,4 +259,5 @@ def clear_shape_caches() -> None:
     """Forget cached catalog groups and topology verdicts."""
     cached_groups.cache_clear()
     _cached_candidates.cache_clear()
+    _hardware.cache_clear()
     _TOPOLOGY_CACHE.clear()

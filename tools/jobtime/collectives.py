@@ -37,14 +37,29 @@ class LinkFacts(Protocol):
     def inter_node_gbps(self) -> float | None: ...
 
 
+def allreduce_bytes(size_bytes: float, ranks: int) -> float | None:
+    """Bytes each rank moves in a ring all-reduce, 2(n-1)/n·S; None when there is no one to talk to."""
+    return None if ranks <= 1 else 2.0 * (ranks - 1) / ranks * size_bytes
+
+
+def gather_bytes(size_bytes: float, ranks: int) -> float | None:
+    """Bytes each rank moves in an all-gather or reduce-scatter, (n-1)/n·S; None for one rank."""
+    return None if ranks <= 1 else (ranks - 1) / ranks * size_bytes
+
+
+def over(moved: float | None, busbw_gbs: float) -> float:
+    """Seconds to move `moved` bytes at a bus bandwidth of `busbw_gbs` GB/s (0 when nothing moves)."""
+    return 0.0 if moved is None else moved / (busbw_gbs * 1e9)
+
+
 def allreduce_s(size_bytes: float, ranks: int, busbw_gbs: float) -> float:
     """Ring all-reduce lower bound 2(n-1)/n·S/B (hardware.md §2.3)."""
-    return 0.0 if ranks <= 1 else 2.0 * (ranks - 1) / ranks * size_bytes / (busbw_gbs * 1e9)
+    return over(allreduce_bytes(size_bytes, ranks), busbw_gbs)
 
 
 def gather_s(size_bytes: float, ranks: int, busbw_gbs: float) -> float:
     """All-gather or reduce-scatter lower bound (n-1)/n·S/B (hardware.md §2.3)."""
-    return 0.0 if ranks <= 1 else (ranks - 1) / ranks * size_bytes / (busbw_gbs * 1e9)
+    return over(gather_bytes(size_bytes, ranks), busbw_gbs)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,6 +134,99 @@ class Comm(NamedTuple):
     accumulation: int
 
 
+class Traffic(NamedTuple):
+    """What one layout moves on a GPU geometry before any link speed is known: the per-rank bytes of each of its
+    collectives (None: that one does not run), in comm_seconds' order, and what can hide them. Computed once per
+    job and geometry; the seconds follow per candidate from its links (`comm_on`)."""
+
+    layout: Layout
+    first: float | None
+    """DDP: gradient all-reduce; ZeRO-2: gradient reduce-scatter; FSDP/HSDP: parameter all-gather (run twice);
+    TP: activation all-reduce (run `scale` times)."""
+    second: float | None
+    """ZeRO-2: parameter all-gather; FSDP/HSDP: gradient reduce-scatter; TP: data-parallel gradient all-reduce."""
+    third: float | None
+    """HSDP: cross-node all-reduce of gradient shards."""
+    scale: float
+    """TP: all-reduces per micro-step (layers × per layer)."""
+    backward_share: float
+    """Share of a step's compute in the backward pass (the window gradient traffic hides in)."""
+    label: str
+    accumulation: int
+    one_group_per_node: bool
+    """TP: one tensor-parallel group per node (its gradient all-reduce crosses nodes on the NIC)."""
+
+
+def traffic(
+    workload: Workload, plan: Plan, total: int, nodes: int, *, gradient_checkpointing: bool, micro_batch: int | None
+) -> Traffic:
+    """The link-independent part of comm_seconds for one layout on `total` GPUs in `nodes` nodes."""
+    grads = workload.trainable_params * workload.grad_bytes
+    back = backward_fraction(workload.method, gradient_checkpointing)
+    replicas = total // plan.tp
+    micro = micro_batch or workload.micro_batch_size
+    accumulation = workload.accumulation_steps(replicas, micro)
+    layout = plan.layout
+    if layout == "single_gpu":
+        return Traffic(layout, None, None, None, 0.0, back, "none", accumulation, False)
+    if layout == "ddp":
+        moved = allreduce_bytes(grads, total)
+        return Traffic(layout, moved, None, None, 0.0, back, "all-reduce of gradients", accumulation, False)
+    if layout == "zero2":
+        return Traffic(
+            layout,
+            gather_bytes(grads, total),
+            gather_bytes(workload.trainable_params * workload.param_bytes, total),
+            None,
+            0.0,
+            back,
+            "reduce-scatter of gradients + all-gather of parameters",
+            accumulation,
+            False,
+        )
+    params = workload.total_params * workload.param_bytes
+    if layout == "fsdp":
+        return Traffic(
+            layout,
+            gather_bytes(params, total),
+            gather_bytes(grads, total),
+            None,
+            0.0,
+            back,
+            "all-gather of parameters (forward and backward) + reduce-scatter of gradients",
+            accumulation,
+            False,
+        )
+    if layout == "hsdp":
+        # Hybrid sharding: FSDP inside each node, each GPU all-reduces its gradient shard with its peers in the
+        # other nodes once per optimizer step (PyTorch HYBRID_SHARD / DeepSpeed hpZ-style).
+        per_node = total // nodes
+        return Traffic(
+            layout,
+            gather_bytes(params, per_node),
+            gather_bytes(grads, per_node),
+            allreduce_bytes(grads / per_node, nodes),
+            0.0,
+            back,
+            "parameter all-gathers inside each node + cross-node all-reduce of gradient shards",
+            accumulation,
+            False,
+        )
+    activation = micro * workload.seq_len * workload.arch.hidden * 2.0
+    per_layer = 4 + (2 if gradient_checkpointing else 0)
+    return Traffic(
+        layout,
+        allreduce_bytes(activation, plan.tp),
+        allreduce_bytes(grads / plan.tp, replicas),
+        None,
+        workload.arch.layers * per_layer,
+        back,
+        "tensor-parallel activation all-reduces",
+        accumulation,
+        nodes > 1 and plan.tp * nodes == total,
+    )
+
+
 def _exposed(seconds: float, window_s: float, overlap: bool) -> float:
     """Communication not hidden behind the compute window (all of it without overlap)."""
     return max(seconds - window_s, 0.0) if overlap else seconds
@@ -142,63 +250,46 @@ def comm_seconds(
     micro-step; tensor parallelism all-reduces activations in every layer (never hidden) and, across nodes,
     all-reduces gradients once per optimizer step. Overlap: gradient traffic hides behind the backward pass,
     FSDP's behind the whole step."""
-    grads = workload.trainable_params * workload.grad_bytes
-    compute = compute_s or 0.0
-    backward = backward_fraction(workload.method, gradient_checkpointing) * compute
-    replicas = total // plan.tp
-    micro = micro_batch or workload.micro_batch_size
-    accumulation = workload.accumulation_steps(replicas, micro)
-    if plan.layout == "single_gpu":
-        return Comm(seconds=0.0, exposed=0.0, label="none", accumulation=accumulation)
-    if plan.layout == "ddp":
-        once = allreduce_s(grads, total, links.dp_busbw)
-        return Comm(
-            seconds=once / accumulation,
-            exposed=_exposed(once, backward, overlap) / accumulation,
-            label="all-reduce of gradients",
-            accumulation=accumulation,
-        )
-    if plan.layout == "zero2":
-        every = gather_s(grads, total, links.dp_busbw)
-        once = gather_s(workload.trainable_params * workload.param_bytes, total, links.dp_busbw)
-        return Comm(
-            seconds=every + once / accumulation,
-            exposed=_exposed(every, backward, overlap) + once / accumulation,
-            label="reduce-scatter of gradients + all-gather of parameters",
-            accumulation=accumulation,
-        )
-    if plan.layout == "fsdp":
-        params = workload.total_params * workload.param_bytes
-        every = 2 * gather_s(params, total, links.dp_busbw) + gather_s(grads, total, links.dp_busbw)
-        return Comm(
-            seconds=every,
-            exposed=_exposed(every, compute, overlap),
-            label="all-gather of parameters (forward and backward) + reduce-scatter of gradients",
-            accumulation=accumulation,
-        )
-    if plan.layout == "hsdp":
-        # Hybrid sharding: FSDP inside each node, each GPU all-reduces its gradient shard with its peers in the
-        # other nodes once per optimizer step (PyTorch HYBRID_SHARD / DeepSpeed hpZ-style).
-        per_node = total // nodes
-        params = workload.total_params * workload.param_bytes
-        every = 2 * gather_s(params, per_node, links.intra_busbw) + gather_s(grads, per_node, links.intra_busbw)
-        once = allreduce_s(grads / per_node, nodes, links.nic_gbs or links.dp_busbw)
-        return Comm(
-            seconds=every + once / accumulation,
-            exposed=_exposed(every, compute, overlap) + _exposed(once, backward, overlap) / accumulation,
-            label="parameter all-gathers inside each node + cross-node all-reduce of gradient shards",
-            accumulation=accumulation,
-        )
-    activation = micro * workload.seq_len * workload.arch.hidden * 2.0
-    per_layer = 4 + (2 if gradient_checkpointing else 0)
-    tp_s = workload.arch.layers * per_layer * allreduce_s(activation, plan.tp, links.intra_busbw)
-    one_group_per_node = nodes > 1 and plan.tp * nodes == total and links.nic_gbs
-    dp_busbw = links.nic_gbs if one_group_per_node and links.nic_gbs else links.dp_busbw
-    dp_once = allreduce_s(grads / plan.tp, replicas, dp_busbw) if replicas > 1 else 0.0
-    # The data-parallel gradient all-reduce would overlap the backward pass, but TP keeps the backward busy: no overlap.
-    return Comm(
-        seconds=tp_s + dp_once / accumulation,
-        exposed=tp_s + dp_once / accumulation,
-        label="tensor-parallel activation all-reduces" + (" + data-parallel gradient all-reduce" if dp_once else ""),
-        accumulation=accumulation,
+    moved = traffic(
+        workload, plan, total, nodes, gradient_checkpointing=gradient_checkpointing, micro_batch=micro_batch
     )
+    return comm_on(moved, links, compute_s, overlap)
+
+
+def comm_on(moved: Traffic, links: Links, compute_s: float | None, overlap: bool = True) -> Comm:
+    """comm_seconds of a layout's traffic on a candidate's links (see comm_seconds for what each layout moves)."""
+    compute = compute_s or 0.0
+    backward = moved.backward_share * compute
+    accumulation, layout = moved.accumulation, moved.layout
+    if layout == "single_gpu":
+        return Comm(0.0, 0.0, moved.label, accumulation)
+    if layout == "ddp":
+        once = over(moved.first, links.dp_busbw)
+        return Comm(once / accumulation, _exposed(once, backward, overlap) / accumulation, moved.label, accumulation)
+    if layout == "zero2":
+        every = over(moved.first, links.dp_busbw)
+        once = over(moved.second, links.dp_busbw)
+        return Comm(
+            every + once / accumulation,
+            _exposed(every, backward, overlap) + once / accumulation,
+            moved.label,
+            accumulation,
+        )
+    if layout == "fsdp":
+        every = 2 * over(moved.first, links.dp_busbw) + over(moved.second, links.dp_busbw)
+        return Comm(every, _exposed(every, compute, overlap), moved.label, accumulation)
+    if layout == "hsdp":
+        every = 2 * over(moved.first, links.intra_busbw) + over(moved.second, links.intra_busbw)
+        once = over(moved.third, links.nic_gbs or links.dp_busbw)
+        return Comm(
+            every + once / accumulation,
+            _exposed(every, compute, overlap) + _exposed(once, backward, overlap) / accumulation,
+            moved.label,
+            accumulation,
+        )
+    tp_s = moved.scale * over(moved.first, links.intra_busbw)
+    dp_busbw = links.nic_gbs if moved.one_group_per_node and links.nic_gbs else links.dp_busbw
+    dp_once = over(moved.second, dp_busbw)
+    # The data-parallel gradient all-reduce would overlap the backward pass, but TP keeps the backward busy: no overlap.
+    label = moved.label + (" + data-parallel gradient all-reduce" if dp_once else "")
+    return Comm(tp_s + dp_once / accumulation, tp_s + dp_once / accumulation, label, accumulation)

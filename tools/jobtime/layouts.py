@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, TypeVar
 from pydantic import BaseModel, Field
 
 from tools.gpus import GpuSpec
-from tools.jobtime.collectives import Layout, Links, Plan, comm_seconds
+from tools.jobtime.collectives import Layout, Links, Plan, Traffic, comm_on, traffic
 from tools.jobtime.micro_step import StepCompute, StepShape, step_compute
 from tools.jobtime.workload import Workload
 from tools.memory import per_gpu_gib
@@ -91,6 +91,31 @@ def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, 
     return workload.memory_cache[key]
 
 
+def layout_slot(
+    workload: Workload, plan: Plan, total: int, nodes: int, checkpointing: bool, micro: int
+) -> tuple[float, Traffic] | None:
+    """Per-GPU GiB and traffic of a layout on a GPU geometry (None when the model cannot be split that way):
+    neither depends on which GPU or links, so every candidate shape of the geometry shares them. Cached per
+    workload."""
+    key = (plan.layout, plan.sharding, plan.tp, total, nodes, checkpointing, micro)
+    found = workload.slot_cache.get(key, _UNSEEN)
+    if found is _UNSEEN:
+        group = total // nodes if plan.layout == "hsdp" else total
+        per_gpu = memory_gib(workload, group, plan, checkpointing, micro)
+        found = workload.slot_cache[key] = (
+            None
+            if per_gpu is None
+            else (
+                float(per_gpu),
+                traffic(workload, plan, total, nodes, gradient_checkpointing=checkpointing, micro_batch=micro),
+            )
+        )
+    return found  # type: ignore[return-value]
+
+
+_UNSEEN = object()
+
+
 def compute(
     workload: Workload, gpu: GpuSpec | None, tp: int, checkpointing: bool, micro: int | None = None
 ) -> StepCompute | None:
@@ -160,14 +185,6 @@ def tensor_parallel_plans(workload: Workload, per_node: int, nodes: int, link_ki
     ]
 
 
-def _micro_batches(workload: Workload) -> list[int]:
-    """The stated micro-batch, then halvings down to 1."""
-    sizes = [workload.micro_batch_size]
-    while sizes[-1] > 1:
-        sizes.append(sizes[-1] // 2)
-    return sizes
-
-
 def plan_options(
     workload: Workload,
     gpu: GpuSpec | None,
@@ -182,24 +199,21 @@ def plan_options(
 ) -> list[Tried]:
     """One layout with the workload's checkpointing and, when the user left it open, without, at the stated
     micro-batch; only when neither fits (and `shrink`), each at the largest smaller micro-batch that does."""
-    variants = [workload.gradient_checkpointing]
-    if workload.checkpointing_optional:
-        variants.append(False)
-    group = total // nodes if plan.layout == "hsdp" else total
+    variants = workload.checkpointing_variants
     stated = workload.micro_batch_size
     options = []
     for ckpt in variants:
-        per_gpu = memory_gib(workload, group, plan, ckpt, stated)
-        if per_gpu is not None:
-            options.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, stated, overlap))
+        slot = layout_slot(workload, plan, total, nodes, ckpt, stated)
+        if slot is not None:
+            options.append(_option(workload, gpu, plan, links, *slot, usable, ckpt, stated, overlap))
     if not shrink or not options or any(o.fits for o in options):
         return options
     smaller = []
     for ckpt in variants:
-        for micro in _micro_batches(workload)[1:]:
-            per_gpu = memory_gib(workload, group, plan, ckpt, micro)
-            if per_gpu is not None and (per_gpu <= usable or micro == 1):
-                smaller.append(_option(workload, gpu, plan, links, total, nodes, per_gpu, usable, ckpt, micro, overlap))
+        for micro in workload.smaller_micro_batches:
+            slot = layout_slot(workload, plan, total, nodes, ckpt, micro)
+            if slot is not None and (slot[0] <= usable or micro == 1):
+                smaller.append(_option(workload, gpu, plan, links, *slot, usable, ckpt, micro, overlap))
                 break
     return options + smaller
 
@@ -209,48 +223,57 @@ def _option(
     gpu: GpuSpec | None,
     plan: Plan,
     links: Links,
-    total: int,
-    nodes: int,
     per_gpu: float,
+    moved: Traffic,
     usable: float,
     ckpt: bool,
     micro: int,
     overlap: bool,
 ) -> Tried:
-    """Times and memory of one layout at one checkpointing setting and micro-batch."""
+    """Times and memory of one layout at one checkpointing setting and micro-batch (every value already of its
+    LayoutOption field's type: floats from float arithmetic, the plan's own int and str)."""
     step = compute(workload, gpu, plan.tp, ckpt, micro)
-    seconds = step.seconds if step else None
-    comm = comm_seconds(
-        workload,
-        plan,
-        links,
-        total,
-        nodes,
-        compute_s=seconds,
-        gradient_checkpointing=ckpt,
-        overlap=overlap,
-        micro_batch=micro,
-    )
-    share = comm.seconds / (seconds + comm.seconds) if seconds is not None and seconds + comm.seconds > 0 else None
-    exposed = comm.exposed / (seconds + comm.exposed) if seconds is not None and seconds + comm.exposed > 0 else None
-    utilisation = step.utilisation.value if step else None
+    if step is None:
+        comm = comm_on(moved, links, None, overlap)
+        return Tried._make(
+            (
+                plan.layout,
+                plan.sharding,
+                plan.tp,
+                per_gpu,
+                per_gpu <= usable,
+                None,
+                comm.seconds,
+                comm.exposed,
+                None,
+                None,
+                comm.label,
+                ckpt,
+                comm.accumulation,
+                micro,
+                None,
+            )
+        )
+    seconds = step.seconds
+    comm = comm_on(moved, links, seconds, overlap)
+    both, hidden = seconds + comm.seconds, seconds + comm.exposed
     return Tried._make(
         (
             plan.layout,
             plan.sharding,
-            int(plan.tp),
-            float(per_gpu),
-            bool(per_gpu <= usable),
-            _real(seconds),
-            float(comm.seconds),
-            float(comm.exposed),
-            _real(share),
-            _real(exposed),
-            str(comm.label),
-            bool(ckpt),
-            int(comm.accumulation),
-            int(micro),
-            _real(utilisation),
+            plan.tp,
+            per_gpu,
+            per_gpu <= usable,
+            seconds,
+            comm.seconds,
+            comm.exposed,
+            comm.seconds / both if both > 0 else None,
+            comm.exposed / hidden if hidden > 0 else None,
+            comm.label,
+            ckpt,
+            comm.accumulation,
+            micro,
+            step.utilisation.value,
         )
     )
 

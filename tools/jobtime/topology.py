@@ -11,7 +11,7 @@ conversion B = NIC rate per GPU·(n-1)/(k-1). Per-GPU memory comes from the VRAM
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -132,6 +132,24 @@ def _shape(candidate: Candidate) -> tuple[GpuSpec | None, float, int, int, int]:
     return gpu, vram, total, per_node, total // per_node
 
 
+class Hardware(NamedTuple):
+    """What the search reads from a candidate: its GPU spec, memory per GPU, GPU count, GPUs per node, nodes and
+    links (the same for every job, so the ranking keeps it per hardware shape)."""
+
+    gpu: GpuSpec | None
+    vram: float
+    total: int
+    per_node: int
+    nodes: int
+    links: Links
+
+
+def hardware_of(candidate: Candidate) -> Hardware:
+    """The candidate's hardware as the search sees it (ValueError when unusable)."""
+    gpu, vram, total, per_node, nodes = _shape(candidate)
+    return Hardware(gpu, vram, total, per_node, nodes, links_for(candidate, gpu, per_node, nodes))
+
+
 def evaluate_plan(
     workload: Workload, candidate: Candidate, plan: Plan, *, margin: float = DEFAULT_MEMORY_MARGIN, overlap: bool = True
 ) -> list[LayoutOption]:
@@ -147,8 +165,9 @@ def _preferred(fitting: list[Tried], total: int, seq_len: int) -> Tried | None:
     PREFERENCE_TOLERANCE of the fastest time per token."""
     if not fitting:
         return None
-    fastest = min(_time_per_token(o, total, seq_len) for o in fitting)
-    return next(o for o in fitting if _time_per_token(o, total, seq_len) <= fastest * (1 + PREFERENCE_TOLERANCE))
+    times = [_time_per_token(o, total, seq_len) for o in fitting]
+    within = min(times) * (1 + PREFERENCE_TOLERANCE)
+    return next(o for o, seconds in zip(fitting, times) if seconds <= within)
 
 
 _SINGLE_GPU = Plan(layout="single_gpu", sharding="none", tp=1)
@@ -222,12 +241,16 @@ class Assessment:
 
 
 def assess(
-    workload: Workload, candidate: Candidate, *, margin: float = DEFAULT_MEMORY_MARGIN, overlap: bool = True
+    workload: Workload,
+    candidate: Candidate,
+    *,
+    margin: float = DEFAULT_MEMORY_MARGIN,
+    overlap: bool = True,
+    hardware: Hardware | None = None,
 ) -> Assessment:
     """The layout search and verdict for running `workload` on `candidate` (ValueError when the candidate is
-    inconsistent); check_topology explains it."""
-    gpu, vram, total, per_node, nodes = _shape(candidate)
-    links = links_for(candidate, gpu, per_node, nodes)
+    inconsistent; `hardware`: hardware_of(candidate), when the caller keeps it); check_topology explains it."""
+    gpu, vram, total, per_node, nodes, links = hardware or hardware_of(candidate)
     usable = vram * (1.0 - margin)
     single = memory_gib(workload, 1, _SINGLE_GPU, workload.gradient_checkpointing, workload.micro_batch_size) or 0.0
     options = search(workload, gpu, links, total, per_node, nodes, usable, overlap)

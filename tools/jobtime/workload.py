@@ -7,6 +7,7 @@ import math
 from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from contract.jobspec import JobSpec
 from tools.jobtime.throughput import TokenFlops, flops_per_token
@@ -40,6 +41,11 @@ class Workload:
     token_flops_no_recompute: TokenFlops | None = None
     memory_cache: dict[tuple[int, str, int, bool, int], float | None] = field(default_factory=dict, compare=False)
     """Per-GPU GiB by (GPUs, sharding, tensor parallel, checkpointing, micro-batch): memory does not depend on which GPU, so offers share it."""
+    slot_cache: dict[tuple[str, str, int, int, int, bool, int], tuple[float, object] | None] = field(
+        default_factory=dict, compare=False
+    )
+    """Per-GPU GiB and traffic by (layout, sharding, tensor parallel, GPUs, nodes, checkpointing, micro-batch):
+    what every candidate shape of one GPU geometry shares (tools.jobtime.layouts.layout_slot)."""
     compute_cache: dict[tuple[int, int, bool, int], tuple[object, object]] = field(default_factory=dict, compare=False)
     """Step compute by (id of the GPU spec, tensor parallel, checkpointing, micro-batch), with the spec it was for:
     every candidate shape with the same GPU asks the same question (tools.jobtime.layouts.compute)."""
@@ -66,6 +72,20 @@ class Workload:
         """Micro-steps per optimizer step for `replicas` data-parallel copies (stated global batch, at least 1)."""
         micro = micro_batch or self.micro_batch_size
         return max(1, math.ceil(self.global_batch_sequences() / (micro * max(replicas, 1)) - 1e-9))
+
+    @cached_property
+    def checkpointing_variants(self) -> tuple[bool, ...]:
+        """Activation checkpointing settings a layout is tried with: the workload's, and off when the user left it
+        open."""
+        return (self.gradient_checkpointing, False) if self.checkpointing_optional else (self.gradient_checkpointing,)
+
+    @cached_property
+    def smaller_micro_batches(self) -> tuple[int, ...]:
+        """Halvings of the stated micro-batch down to 1 (tried when the stated one does not fit)."""
+        sizes = [self.micro_batch_size]
+        while sizes[-1] > 1:
+            sizes.append(sizes[-1] // 2)
+        return tuple(sizes[1:])
 
     def flops_for(self, gradient_checkpointing: bool) -> TokenFlops:
         """FLOPs per token with or without activation recompute."""
