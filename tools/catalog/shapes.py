@@ -10,8 +10,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
 from tools.catalog.query import Offer, query_offers
-from tools.jobtime import Assessment, Candidate, JobTime, Tokens, Workload, assess, job_time
-from tools.jobtime.topology import Hardware, hardware_of
+from tools.jobtime import Assessment, Candidate, Hardware, JobTime, Tokens, Workload, assess, hardware_of, job_time
 
 
 @dataclass(frozen=True, kw_only=True)

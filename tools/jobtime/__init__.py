@@ -17,7 +17,16 @@ from tools.jobtime.timing import (
     job_tokens,
     run_cost,
 )
-from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN, Assessment, Candidate, TopologyResult, assess, check_topology
+from tools.jobtime.topology import (
+    DEFAULT_MEMORY_MARGIN,
+    Assessment,
+    Candidate,
+    Hardware,
+    TopologyResult,
+    assess,
+    check_topology,
+    hardware_of,
+)
 from tools.jobtime.workload import Workload, build_workload
 
 __all__ = [
@@ -30,6 +39,7 @@ __all__ = [
     "Assessment",
     "Candidate",
     "EstimateWithThroughput",
+    "Hardware",
     "JobTime",
     "Overheads",
     "ThroughputBlock",
@@ -41,6 +51,7 @@ __all__ = [
     "build_workload",
     "check_topology",
     "checkpoint_bytes",
+    "hardware_of",
     "job_overheads",
     "job_time",
     "job_tokens",

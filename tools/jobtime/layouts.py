@@ -18,7 +18,7 @@ from tools.gpus import GpuSpec
 from tools.jobtime.collectives import Layout, Links, Plan, Traffic, comm_on, traffic
 from tools.jobtime.micro_step import StepCompute, StepShape, step_compute
 from tools.jobtime.workload import Workload
-from tools.memory import per_gpu_gib
+from tools.memory import layout_gib
 
 M = TypeVar("M", bound=BaseModel)
 COMM_BOUND_SHARE = 0.25
@@ -75,16 +75,13 @@ def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, 
     key = (total, plan.sharding, plan.tp, checkpointing, micro)
     if key not in workload.memory_cache:
         try:
-            workload.memory_cache[key] = per_gpu_gib(
-                workload.request.model_copy(
-                    update={
-                        "num_gpus": total,
-                        "sharding": plan.sharding,
-                        "tensor_parallel": plan.tp,
-                        "gradient_checkpointing": checkpointing,
-                        "micro_batch_size": micro,
-                    }
-                )
+            workload.memory_cache[key] = layout_gib(
+                workload.stated_setup,
+                gpus=total,
+                sharding=plan.sharding,
+                tp=plan.tp,
+                checkpointing=checkpointing,
+                batch=micro,
             )
         except ValueError:
             workload.memory_cache[key] = None

@@ -11,7 +11,7 @@ from functools import cached_property
 
 from contract.jobspec import JobSpec
 from tools.jobtime.throughput import TokenFlops, flops_per_token
-from tools.memory import EstimateRequest, estimate, request_for_spec, resolve_arch
+from tools.memory import EstimateRequest, Setup, build_setup, estimate, request_for_spec, resolve_arch
 from tools.models import ModelArch
 
 PRETRAIN_GLOBAL_BATCH_TOKENS = 1_048_576
@@ -72,6 +72,11 @@ class Workload:
         """Micro-steps per optimizer step for `replicas` data-parallel copies (stated global batch, at least 1)."""
         micro = micro_batch or self.micro_batch_size
         return max(1, math.ceil(self.global_batch_sequences() / (micro * max(replicas, 1)) - 1e-9))
+
+    @cached_property
+    def stated_setup(self) -> Setup:
+        """The estimator's setup of the request (tools.memory.layout_gib varies its layout)."""
+        return build_setup(self.request, self.arch)
 
     @cached_property
     def checkpointing_variants(self) -> tuple[bool, ...]:

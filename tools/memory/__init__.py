@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tools.memory.estimator import Estimate as Estimate
     from tools.memory.estimator import estimate as estimate
     from tools.memory.estimator import estimate_for_spec as estimate_for_spec
+    from tools.memory.estimator import layout_gib as layout_gib
     from tools.memory.estimator import per_gpu_gib as per_gpu_gib
     from tools.memory.estimator import request_for_plan as request_for_plan
     from tools.memory.estimator import request_for_spec as request_for_spec
@@ -23,13 +24,18 @@ if TYPE_CHECKING:
     from tools.memory.estimator import vram_for as vram_for
     from tools.memory.peak import FIT_MARGIN as FIT_MARGIN
     from tools.memory.request import EstimateRequest as EstimateRequest
+    from tools.memory.setup import Setup as Setup
+    from tools.memory.setup import build_setup as build_setup
 
 FACE = {
+    "layout_gib": "estimator",
     "per_gpu_gib": "estimator",
     "DEFAULTS": "defaults",
     "Estimate": "estimator",
     "EstimateRequest": "request",
     "FIT_MARGIN": "peak",
+    "Setup": "setup",
+    "build_setup": "setup",
     "cached_estimate": "cache",
     "estimate": "estimator",
     "estimate_for_spec": "estimator",

@@ -28,6 +28,7 @@ from tools.memory.peak import (
     peak_terms,
     per_gpu_bytes,
     resolved,
+    with_changes,
 )
 from tools.memory.request import (
     GIB,
@@ -38,7 +39,7 @@ from tools.memory.request import (
     Offload,
     Sharding,
 )
-from tools.memory.setup import Setup, build_setup, lora_params, resolve_arch
+from tools.memory.setup import Setup, build_setup, check_degrees, lora_params, resolve_arch
 from tools.models import ModelArch
 
 __all__ = [
@@ -210,12 +211,23 @@ def estimate(request: EstimateRequest) -> Estimate:
 def per_gpu_gib(request: EstimateRequest) -> float:
     """estimate(request).per_gpu_gib with the same arithmetic, without the breakdown, assumptions or fit (the
     topology search asks this for every layout)."""
-    stated = build_setup(request, resolve_arch(request))
+    return setup_gib(build_setup(request, resolve_arch(request)))
+
+
+def layout_gib(base: Setup, *, gpus: int, sharding: str, tp: int, checkpointing: bool, batch: int) -> float:
+    """per_gpu_gib of the request behind `base` (its build_setup) with another layout: GPUs, sharding,
+    tensor-parallel degree, checkpointing and micro-batch (ValueError where build_setup would refuse the degree)."""
+    check_degrees(base.arch, tp, base.pp)
+    return setup_gib(with_changes(base, gpus=gpus, sharding=sharding, tp=tp, checkpointing=checkpointing, batch=batch))
+
+
+def setup_gib(stated: Setup) -> float:
+    """Per-GPU GiB (nvidia-smi view) of a setup as build_setup states it (its QLoRA recipe still open)."""
     setup = resolved(stated)
     terms, _phase, _host, _trainable = peak_terms(setup)
     allocated = sum(terms.values())
     overhead = overhead_bytes(allocated, setup)
-    if request.qlora_upcast is None and setup.qlora_upcast is False:
+    if stated.qlora_upcast is None and setup.qlora_upcast is False:
         allocated += max(0.0, per_gpu_bytes(stated) - (allocated + overhead))
     return gib(allocated + overhead)
 

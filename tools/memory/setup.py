@@ -146,9 +146,8 @@ def resolve_arch(request: EstimateRequest) -> ModelArch:
     return generic_decoder(request.params_b)
 
 
-def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
-    """Validate the request against the architecture and fill defaults."""
-    tp, pp = request.tensor_parallel, request.pipeline_parallel
+def check_degrees(arch: ModelArch, tp: int, pp: int) -> None:
+    """ValueError when the model cannot be split `tp` ways (attention and KV heads) or into `pp` stages."""
     if not arch.approximate and (arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads)):
         raise ValueError(
             f"tensor parallel degree {tp} does not divide {arch.heads} attention heads / "
@@ -158,6 +157,12 @@ def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
         raise ValueError(
             f"pipeline parallel degree {pp} exceeds the {max(1, int(arch.layers))} layer(s) of {arch.name}"
         )
+
+
+def build_setup(request: EstimateRequest, arch: ModelArch) -> Setup:
+    """Validate the request against the architecture and fill defaults."""
+    tp, pp = request.tensor_parallel, request.pipeline_parallel
+    check_degrees(arch, tp, pp)
     adapters = request.method in ("lora", "qlora")
     precision = request.precision or ("bf16" if adapters else "amp_bf16")
     return Setup(
