@@ -12,6 +12,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from agent import llm
 from agent.detached import Detached
 from agent.graph import build_graph, inline_bookkeeping
 from agent.language import normalise_language
+from agent.stream_events import streaming_to
 from agent.threads import (
     BackgroundPruner,
     configured_retention_days,
@@ -182,17 +184,8 @@ class Advisor:
         """One turn under the thread's lock; `emit` receives progress and delta events when streaming."""
         config = {"configurable": {"thread_id": thread}}
         with self.store.turn_lock(thread), llm.turn_budget():  # every LLM call of the turn shares one deadline
-            if emit is None:
+            with streaming_to(emit) if emit is not None else nullcontext():
                 state = self._final_state(graph_input, config)
-            else:
-                state = {}
-                for mode, chunk in self._graph.stream(
-                    graph_input, config, stream_mode=["custom", "values"], durability=DURABILITY
-                ):
-                    if mode == "custom":
-                        emit(chunk)
-                    else:
-                        state = chunk
         self._pruner.maybe_run()
         if self.on_turn is not None:
             self.on_turn()

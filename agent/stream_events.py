@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from typing import Any
-
-from langgraph.config import get_stream_writer
 
 import prompts
 
@@ -19,12 +20,33 @@ def progress_labels(language: str) -> dict[str, str]:
     return json.loads(prompts.load_in(language, "progress.json"))
 
 
-def _writer() -> Any:
-    """The graph's stream writer, or None when nobody streams."""
+Emit = Callable[[dict[str, Any]], None]
+_EMIT: ContextVar[Emit | None] = ContextVar("gpu_advisor_stream_emit", default=None)
+"""Where the running turn's events go: set by the advisor for a streamed turn, None otherwise. A context variable,
+not LangGraph's custom stream mode: a streamed turn then runs like any other (its bookkeeping in the calling thread,
+agent/graph/inline.py), and LangGraph copies the context into any thread it runs a node in."""
+
+
+@contextmanager
+def streaming_to(write: Emit) -> Iterator[None]:
+    """Send the events of the turn run inside this block to `write`."""
+    token = _EMIT.set(write)
     try:
-        return get_stream_writer()
-    except RuntimeError:
-        return None
+        yield
+    finally:
+        _EMIT.reset(token)
+
+
+def emit(event: dict[str, Any]) -> None:
+    """Send an event to the turn's streaming caller (no-op when nobody streams)."""
+    write = _EMIT.get()
+    if write is not None:
+        write(event)
+
+
+def _writer() -> Emit | None:
+    """The turn's event sink, or None when nobody streams."""
+    return _EMIT.get()
 
 
 def progress(node: str, language: str, **values: Any) -> None:

@@ -28,6 +28,7 @@ from agent.llm import (
     note,
     openai,  # imported on first use: not on the offline path
 )
+from agent.stream_events import emit
 
 if TYPE_CHECKING:  # the registry (pydantic models for every tool, ~40 ms to import) loads on the first LLM turn
     from agent.toolbox import ToolContext
@@ -232,26 +233,16 @@ def with_tools(route: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, An
     return routed
 
 
-def _stream(event: dict[str, Any]) -> None:
-    """Send an event to a streaming caller, if there is one."""
-    try:
-        from langgraph.config import get_stream_writer
-
-        get_stream_writer()(event)
-    except RuntimeError:
-        pass
-
-
 def tools_node(state: dict[str, Any], db_path: Path | None = None) -> dict[str, Any]:
     """Graph node: the tool agent's verified answer (streamed whole, once checked), with its note."""
     language = state.get("language") or "en"
-    _stream({"type": "progress", "node": "tools", "label": note("progress_tools", language)})
+    emit({"type": "progress", "node": "tools", "label": note("progress_tools", language)})
     from agent.toolbox import ToolContext
 
     result = answer_with_tools(
         state.get("message") or "", language, context=ToolContext(db_path), job=state.get("spec")
     )
-    _stream({"type": "delta", "text": result.answer})
+    emit({"type": "delta", "text": result.answer})
     from agent.writing import fixed_text
 
     # the answer is the tool agent's: its own note says what happened to it, not the parse's fallback note

@@ -1,5 +1,6 @@
-"""A `respond` turn runs LangGraph's background tasks (its checkpoint save) in the calling thread, with the same
-results and errors as LangGraph's thread pool; a streamed turn keeps the pool (agent/graph/inline.py)."""
+"""A turn runs LangGraph's background tasks (its checkpoint save) in the calling thread, with the same results and
+errors as LangGraph's thread pool (agent/graph/inline.py); a streamed turn too, its events sent through
+agent.stream_events rather than LangGraph's custom stream mode."""
 
 from __future__ import annotations
 
@@ -77,3 +78,13 @@ def test_a_streamed_turn_still_streams_and_saves(advisor):
     assert any(event["type"] == "progress" for event in events)
     follow_up = advisor.respond("e con 4 GPU?", thread_id=final["result"]["thread_id"])
     assert follow_up["intent"] == "follow_up"
+
+
+def test_a_streamed_turn_starts_only_its_own_thread(advisor, monkeypatch):
+    """The turn runs detached from its consumer (one thread); LangGraph starts no pool for it."""
+    thread = advisor.respond(JOB)["thread_id"]
+    started = _started_threads(monkeypatch)
+    events = list(advisor.stream("e con 4 GPU?", thread_id=thread))
+    assert events[-1]["type"] == "final" and events[-1]["result"]["offers"]
+    assert [event["type"] for event in events].count("progress") >= 2
+    assert started == [f"turn-{thread[:8]}"]

@@ -4,8 +4,9 @@ LangGraph's sync loop (langgraph.pregel._executor.BackgroundExecutor) opens a ne
 first task (with durability='exit', the turn's one checkpoint save) starts a new thread that the run then waits for
 and joins: ~0.2 ms of CPU, and a scheduling wait of milliseconds on a busy machine. Inside `inline_bookkeeping()`
 those tasks run at once in the calling thread instead, in the same order, their errors raised where LangGraph
-raises them. Only for runs that never submit a blocking waiter: `invoke` without custom or message streaming (a
-streamed run's waiter blocks until the nodes emit, so `Advisor.stream` keeps LangGraph's thread pool)."""
+raises them. Only for runs that never submit a blocking waiter: runs without LangGraph's custom or message stream
+modes (such a run's waiter blocks until the nodes emit). The advisor streams its events through
+agent.stream_events instead, so streamed turns run inline too."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from agent.claims import check_fragment, check_rewording, verdict_problems
 from agent.llm import client as llm
 from agent.llm.client import llm_configured
 from agent.llm.lazy_openai import openai  # imported on first use: not on the offline path
+from agent.stream_events import emit
 from contract.languages import NAMES
 
 LANGUAGE_NAMES = NAMES
@@ -35,12 +36,7 @@ def note(key: str, language: str) -> str:
 
 def _emit(chunk: str) -> None:
     """Stream a verified text delta to a streaming caller, if there is one."""
-    try:
-        from langgraph.config import get_stream_writer
-
-        get_stream_writer()({"type": "delta", "text": chunk})
-    except RuntimeError:
-        pass
+    emit({"type": "delta", "text": chunk})
 
 
 class _VerifiedStream:
