@@ -230,30 +230,13 @@ def _option(
     """Times and memory of one layout at one checkpointing setting and micro-batch (every value already of its
     LayoutOption field's type: floats from float arithmetic, the plan's own int and str)."""
     step = compute(workload, gpu, plan.tp, ckpt, micro)
-    if step is None:
-        comm = comm_on(moved, links, None, overlap)
-        return Tried._make(
-            (
-                plan.layout,
-                plan.sharding,
-                plan.tp,
-                per_gpu,
-                per_gpu <= usable,
-                None,
-                comm.seconds,
-                comm.exposed,
-                None,
-                None,
-                comm.label,
-                ckpt,
-                comm.accumulation,
-                micro,
-                None,
-            )
-        )
-    seconds = step.seconds
+    seconds = step.seconds if step else None
     comm = comm_on(moved, links, seconds, overlap)
-    both, hidden = seconds + comm.seconds, seconds + comm.exposed
+    share = hidden_share = None
+    if seconds is not None:
+        both, hidden = seconds + comm.seconds, seconds + comm.exposed
+        share = comm.seconds / both if both > 0 else None
+        hidden_share = comm.exposed / hidden if hidden > 0 else None
     return Tried._make(
         (
             plan.layout,
@@ -264,13 +247,13 @@ def _option(
             seconds,
             comm.seconds,
             comm.exposed,
-            comm.seconds / both if both > 0 else None,
-            comm.exposed / hidden if hidden > 0 else None,
+            share,
+            hidden_share,
             comm.label,
             ckpt,
             comm.accumulation,
             micro,
-            step.utilisation.value,
+            step.utilisation.value if step else None,
         )
     )
 
@@ -284,11 +267,6 @@ def trusted(cls: type[M], values: dict[str, Any]) -> M:
     object.__setattr__(model, "__pydantic_extra__", None)
     object.__setattr__(model, "__pydantic_private__", None)
     return model
-
-
-def _real(value: float | None) -> float | None:
-    """A float field's value as pydantic would store it (ints become floats)."""
-    return None if value is None else float(value)
 
 
 def step_time(option: Tried | LayoutOption) -> float:

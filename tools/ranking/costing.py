@@ -333,7 +333,13 @@ def _spot_request(
     )
 
 
-@lru_cache(maxsize=16384)
+SPOT_EXPLAINED_MAX = 1024
+"""Explained spot assessments kept: one per shown plan (~6 per ranking), so ~160 jobs' worth for follow-ups that
+re-rank with the same hours. 16,384 grew a serve process by ~65 MB between 1,000 and 10,000 turns (~4 KB each;
+benchmarks/memory_holders.py, issue 27)."""
+
+
+@lru_cache(maxsize=SPOT_EXPLAINED_MAX)
 def _spot_cached(
     provider: str,
     nodes: int,
