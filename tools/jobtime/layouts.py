@@ -253,7 +253,7 @@ def _option(
             ckpt,
             comm.accumulation,
             micro,
-            step.utilisation.value if step else None,
+            step.utilisation_value if step else None,
         )
     )
 

@@ -14,6 +14,7 @@ and the fit):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from tools.gpus import GpuSpec
 from tools.jobtime.throughput import MAMF_FRACTION, QLORA_DEQUANT_BYTES_PER_PARAM, TokenFlops, Utilisation, peak_tflops
@@ -79,13 +80,32 @@ class StepShape:
 
 @dataclass(frozen=True, kw_only=True)
 class StepCompute:
-    """Compute seconds of one micro-step, its parts, and the utilisation they imply."""
+    """Compute seconds of one micro-step, its parts, and the utilisation they imply (its explanation written on
+    first use: the layout search computes thousands of steps for a new job and explains a few)."""
 
     seconds: float
     matmul_s: float
     attention_s: float
     memory_s: float
-    utilisation: Utilisation
+    utilisation_value: float
+    """Share of dense peak reached, rounded to 4 places (utilisation.value)."""
+    achieved: float
+    ceiling: float
+    ceiling_source: str
+    bandwidth_tbs: float
+    calibration: Calibration
+
+    @cached_property
+    def utilisation(self) -> Utilisation:
+        """The utilisation and where it comes from."""
+        cal = self.calibration
+        source = (
+            f"{self.achieved:.0%} of dense peak: matmul ceiling {self.ceiling:.0%} ({self.ceiling_source}), narrower "
+            f"than hidden {cal.hidden_half:g} and fewer than {cal.tokens_half:g} tokens per step slow matmuls, "
+            f"attention at {cal.attention_share:.0%} of the ceiling, memory-bound work at "
+            f"{self.bandwidth_tbs:g} TB/s; {cal.source}"
+        )
+        return Utilisation(value=self.utilisation_value, source=source)
 
 
 def ceiling_for(gpu: GpuSpec, calibration: Calibration | None = None) -> tuple[float, str]:
@@ -144,18 +164,17 @@ def step_compute(
         )
     seconds = matmul_s + attention_s + memory_s
     achieved = tokens * shape.flops.total / seconds / flops_per_s
-    source = (
-        f"{achieved:.0%} of dense peak: matmul ceiling {ceiling:.0%} ({ceiling_source}), narrower than "
-        f"hidden {cal.hidden_half:g} and fewer than {cal.tokens_half:g} tokens per step slow matmuls, "
-        f"attention at {cal.attention_share:.0%} of the ceiling, memory-bound work at "
-        f"{gpu.memory_bandwidth_tbs or 1.0:g} TB/s; {cal.source}"
-    )
     return StepCompute(
         seconds=seconds,
         matmul_s=matmul_s,
         attention_s=attention_s,
         memory_s=memory_s,
-        utilisation=Utilisation(value=round(achieved, 4), source=source),
+        utilisation_value=round(achieved, 4),
+        achieved=achieved,
+        ceiling=ceiling,
+        ceiling_source=ceiling_source,
+        bandwidth_tbs=gpu.memory_bandwidth_tbs or 1.0,
+        calibration=cal,
     )
 
 
