@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 _KEY = "_hash_once"
+_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def field_values(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    """A function returning an instance's field values as a tuple, in field order (one per dataclass, kept)."""
+    found = _GETTERS.get(cls)
+    if found is None:
+        names = tuple(item.name for item in fields(cls))
+        if len(names) == 1:
+            one = attrgetter(names[0])
+            found = _GETTERS[cls] = lambda instance: (one(instance),)
+        else:
+            found = _GETTERS[cls] = attrgetter(*names)
+    return found
 
 
 def hash_once(instance: Any) -> int:
@@ -13,5 +29,5 @@ def hash_once(instance: Any) -> int:
     the first call (its fields never change)."""
     found = instance.__dict__.get(_KEY)
     if found is None:
-        found = instance.__dict__[_KEY] = hash(tuple(getattr(instance, item.name) for item in fields(instance)))
+        found = instance.__dict__[_KEY] = hash(field_values(type(instance))(instance))
     return found  # type: ignore[no-any-return]

@@ -5,8 +5,10 @@ the same setup several times; the layout search asks each layout once per candid
 
 from __future__ import annotations
 
+from dataclasses import fields
 from functools import lru_cache
 
+from tools.frozen import field_values
 from tools.memory.request import GIB
 from tools.memory.setup import Setup, lora_params
 from tools.memory.sharding import model_states
@@ -107,8 +109,11 @@ def per_gpu_bytes(setup: Setup) -> float:
     return allocated + overhead_bytes(allocated, setup)
 
 
+_SETUP_FIELDS = tuple(item.name for item in fields(Setup))
+
+
 def with_changes(setup: Setup, **changes: object) -> Setup:
     """A copy of `setup` with some fields changed."""
-    values = {f: getattr(setup, f) for f in setup.__dataclass_fields__}
+    values = dict(zip(_SETUP_FIELDS, field_values(Setup)(setup)))
     values.update(changes)
     return Setup(**values)  # type: ignore[arg-type]
