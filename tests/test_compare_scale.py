@@ -197,3 +197,31 @@ def test_small_views_kept_as_id_lists_page_like_the_index_walk(catalogs, monkeyp
         data._IDS.clear()
         assert kept[0] == kept[1], view
         assert kept[0], view
+
+
+@pytest.mark.parametrize(("sort", "field"), [("hours", "est_hours"), ("per_gpu_gib", "per_gpu_gib")])
+def test_job_sorts_walk_an_index_made_on_first_use(catalogs, sort, field):
+    """Sorting a job by hours or memory lists the job cost's rows in that order both ways (ties by listing), its
+    index created by that first sort, not with the table."""
+    from contextlib import closing
+
+    from web.compare.costs import table_name
+    from web.compare.job import parse_job
+    from web.compare.store import connect, ensure_store
+
+    db = catalogs["large"]
+    spec, _ = parse_job(JOBS[1], None)
+    name = table_name(spec.model_copy(update={"budget": None, "deadline_hours": None}))
+    column = {"hours": "hours", "per_gpu_gib": "per_gpu"}[sort]
+    by_cost = every_row(db, job=JOBS[1])
+    store = ensure_store(db)
+    with closing(connect(store)) as conn:
+        indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE tbl_name = ?", (name,))}
+    assert f"{name}_cost" in indexes and f"{name}_{column}" not in indexes
+    for order in ("asc", "desc"):
+        rows = every_row(db, job=JOBS[1], sort=sort, order=order)
+        assert sorted(map(repr, rows)) == sorted(map(repr, by_cost))
+        values = [r["job"][field] for r in rows]
+        assert values == sorted(values, reverse=order == "desc")
+    with closing(connect(store)) as conn:
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (f"{name}_{column}",)).fetchone()

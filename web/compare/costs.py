@@ -122,25 +122,43 @@ _PLAN_COLUMNS = (
     "spot_od_billed_s",
     "spot_hours",
 )
-# tools.ranking.costing.cost_offer and tools.spot.risk.price_outcome, operation for operation
-_OD = "(CASE WHEN r.on_demand_is_market THEN NULL ELSE r.price_per_hour END)"
-_SP = (
+# tools.ranking.costing.cost_offer and tools.spot.risk.price_outcome, operation for operation, in stages that each
+# compute their columns once per listing (`LIMIT -1 OFFSET 0` keeps SQLite from inlining a stage's expressions into
+# every later use: flattened, the spot verdict was evaluated three times per row, each with its prices again)
+_PRICES = (
+    "SELECT r.id, (CASE WHEN r.on_demand_is_market THEN NULL ELSE r.price_per_hour END) AS od, "
     "(CASE WHEN r.on_demand_is_market THEN coalesce(nullif(r.spot_price_per_hour, 0), r.price_per_hour) "
-    "ELSE r.spot_price_per_hour END)"
+    "ELSE r.spot_price_per_hour END) AS sp, p.* FROM rows r JOIN temp.plan p ON p.shape_id = r.shape_id WHERE {where} "
+    "LIMIT -1 OFFSET 0"
 )
-_SPOT_OK = f"(p.spot_model = 1 AND {_SP} IS NOT NULL AND {_SP} != 0)"
-_SPOT_COST = f"(({_SP} * p.nodes) * p.spot_billed_s / 3600.0)"
-_OD_COST_MODEL = (
-    f"(CASE WHEN {_OD} IS NOT NULL AND {_OD} != 0 THEN ({_OD} * p.nodes) * p.spot_od_billed_s / 3600.0 END)"
+_SPOT_TERMS = (
+    "SELECT *, (spot_model = 1 AND sp IS NOT NULL AND sp != 0) AS spot_ok, ((sp * nodes) * spot_billed_s / 3600.0) "
+    "AS spot_cost, (CASE WHEN od IS NOT NULL AND od != 0 THEN (od * nodes) * spot_od_billed_s / 3600.0 END) "
+    "AS od_model FROM ({prices}) LIMIT -1 OFFSET 0"
 )
+_PRICED = (
+    "SELECT id, spot, CASE WHEN spot THEN spot_cost ELSE od_billed * od * nodes END AS cost, CASE WHEN spot THEN "
+    "spot_hours ELSE od_hours END AS hours, per_gpu, nodes, layout FROM (SELECT *, {use_spot} AS spot FROM "
+    "({terms}) LIMIT -1 OFFSET 0) WHERE spot OR od IS NOT NULL"
+)
+JOB_COLUMNS = ("id INTEGER PRIMARY KEY", "spot", "cost", "hours", "per_gpu", "nodes", "layout")
+"""A job table's columns: the listing's id is the table's rowid (no separate id index)."""
+SORT_COLUMNS = frozenset({"hours", "per_gpu"})
+"""Job columns whose sort index is created on first use of that sort (the job cost's comes with the table)."""
 
 
 def _use_spot(interruptible_ok: bool | None) -> str:
-    """SQL for cost_offer's use_spot."""
-    verdict = f"({_SPOT_OK} AND p.spot_decides = 1 AND ({_OD_COST_MODEL} IS NULL OR {_SPOT_COST} < {_OD_COST_MODEL}))"
+    """SQL for cost_offer's use_spot over _SPOT_TERMS' columns."""
+    verdict = "(spot_ok AND spot_decides = 1 AND (od_model IS NULL OR spot_cost < od_model))"
     if interruptible_ok:
-        return f"({verdict} OR ({_SPOT_OK} AND {_OD} IS NULL))"
+        return f"({verdict} OR (spot_ok AND od IS NULL))"
     return verdict
+
+
+def priced_sql(where: list[str], interruptible_ok: bool | None) -> str:
+    """The SELECT that prices every listing the wishes keep with temp.plan's figures (JOB_COLUMNS' order)."""
+    prices = _PRICES.format(where=" AND ".join(where) or "1")
+    return _PRICED.format(use_spot=_use_spot(interruptible_ok), terms=_SPOT_TERMS.format(prices=prices))
 
 
 def table_name(spec: JobSpec) -> str:
@@ -188,23 +206,14 @@ def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str
     conn.execute("BEGIN IMMEDIATE")
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is None:
-            conn.execute(f"CREATE TEMP TABLE plan ({', '.join(_PLAN_COLUMNS)})")
+            conn.execute(f"CREATE TEMP TABLE plan (shape_id INTEGER PRIMARY KEY, {', '.join(_PLAN_COLUMNS[1:])})")
             conn.executemany(
                 f"INSERT INTO plan VALUES ({', '.join('?' for _ in _PLAN_COLUMNS)})", [plan for plan, _ in plans]
             )
-            use_spot = _use_spot(spec.interruptible_ok)
-            conn.execute(
-                f"CREATE TABLE {name} AS SELECT id, spot, CASE WHEN spot THEN spot_cost ELSE od_billed * od * nodes "
-                f"END AS cost, CASE WHEN spot THEN spot_hours ELSE od_hours END AS hours, per_gpu, nodes, layout "
-                f"FROM (SELECT r.id, {use_spot} AS spot, {_SPOT_COST} AS spot_cost, {_OD} AS od, p.* FROM rows r "
-                f"JOIN temp.plan p ON p.shape_id = r.shape_id WHERE {' AND '.join(where) or '1'}) "
-                f"WHERE spot OR od IS NOT NULL",
-                params,
-            )
-            for column in ("cost", "hours", "per_gpu"):
-                conn.execute(f"CREATE INDEX {name}_{column} ON {name} ({column}, id)")
+            conn.execute(f"CREATE TABLE {name} ({', '.join(JOB_COLUMNS)})")
+            conn.execute(f"INSERT INTO {name} {priced_sql(where, spec.interruptible_ok)}", params)
+            conn.execute(f"CREATE INDEX {name}_cost ON {name} (cost, id)")
             conn.execute(f"CREATE INDEX {name}_chart ON {name} (hours, cost)")  # cheapest per duration
-            conn.execute(f"CREATE UNIQUE INDEX {name}_id ON {name} (id)")
             runs_on = conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
             conn.execute(
                 f"CREATE TABLE {name}_meta AS SELECT ? AS runs_on, ? AS excluded", (runs_on, json.dumps(dict(excluded)))
@@ -221,6 +230,13 @@ def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def job_sort_index(conn: sqlite3.Connection, name: str, column: str) -> None:
+    """Create a job table's index for sorting by `column` on first use (about a second on a million listings)."""
+    if column in SORT_COLUMNS:
+        with _lock:
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {name}_{column} ON {name} ({column}, id)")
 
 
 def _wishes(spec: JobSpec) -> tuple[list[str], list[Any]]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from contract.languages import Language
 from tools.catalog import MISSING
+from web.compare.costs import job_sort_index
 from web.compare.store import sort_index
 
 SortKey = Literal[
@@ -182,6 +183,8 @@ def select_page(
     counted = f"{job} j" if job and query.fits_only and not where else source  # no filter: the job table alone
     total = _count(conn, key, f"SELECT count(*) FROM {counted} WHERE {filters}", params)
     column, missing = _SORTS[sort]
+    if job and column.startswith("j."):
+        job_sort_index(conn, job, column[2:])
     for name in [column[2:] if column.startswith("r.") else None] + [
         _FILTER_INDEXES[f] for f in _FILTER_INDEXES if getattr(query, f) not in (None, "")
     ]:
