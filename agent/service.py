@@ -231,22 +231,34 @@ class Advisor:
         """Run one turn, yielding progress and delta events, then the final result (or an error event).
 
         The turn runs in a thread of its own: a consumer that stops early (a client gone) does not abort it."""
+        arguments = {"thread_id": thread_id, "language": language, "prefer": prefer, "changes": changes}
+        name = f"turn-{(thread_id or 'new')[:8]}"
+        yield from Detached(lambda emit: self.stream_to(emit, message, **arguments), name=name)
+
+    def stream_to(
+        self,
+        emit: Callable[[dict[str, Any]], None],
+        message: str,
+        *,
+        thread_id: str | None = None,
+        language: str | None = None,
+        prefer: str | None = None,
+        changes: dict[str, Any] | None = None,
+    ) -> None:
+        """Run one turn in this thread, handing `emit` its progress and delta events, then the final result (or an
+        error event); `emit` must not raise. For callers that relay events themselves (the SSE route): no thread of
+        its own and no queue between the turn and the caller."""
         try:
             graph_input, thread = self._prepare(message, thread_id, language, prefer, changes)
         except ValueError as error:  # the same one line /api/chat answers with, never pydantic's raw text
-            yield {"type": "error", "code": "bad_request", "message": one_line(error), "error_id": new_thread_id()[:12]}
+            emit({"type": "error", "code": "bad_request", "message": one_line(error), "error_id": new_thread_id()[:12]})
             return
-
-        def produce(emit: Callable[[dict[str, Any]], None]) -> None:
-            """The turn, then its final event."""
-            state = self._run_turn(graph_input, thread, emit)
-            emit({"type": "final", "result": turn_result(state, thread)})
-
         self._track(+1)
         try:
-            yield from Detached(produce, name=f"turn-{thread[:8]}", on_exit=lambda: self._track(-1))
+            state = self._run_turn(graph_input, thread, emit)
+            final = {"type": "final", "result": turn_result(state, thread)}
         except CatalogError as error:  # the offers catalog cannot be read: say so, in one line
-            yield {
+            final = {
                 "type": "error",
                 "code": "catalog_unavailable",
                 "message": " ".join(str(error).split()),
@@ -255,12 +267,15 @@ class Advisor:
         except Exception:
             error_id = new_thread_id()[:12]
             log.exception("turn failed (error id %s)", error_id)
-            yield {
+            final = {
                 "type": "error",
                 "code": "internal_error",
                 "message": "the advisor failed on this turn",
                 "error_id": error_id,
             }
+        finally:
+            self._track(-1)
+        emit(final)
 
     def close(self) -> None:
         """Wait (briefly) for turns still running, then close the thread store."""

@@ -1,11 +1,12 @@
-"""Run the synchronous advisor off the event loop: calls in a thread pool, generators in one thread each."""
+"""Run the synchronous advisor off the event loop: calls in a thread pool, producers whose items the loop reads
+as they come."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from functools import partial
 from typing import TypeVar
 
@@ -20,52 +21,46 @@ async def run_blocking(executor: ThreadPoolExecutor, function: Callable[..., T],
     return await loop.run_in_executor(executor, partial(function, *args, **kwargs))
 
 
-async def iterate_in_thread(executor: ThreadPoolExecutor, make_iterator: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
-    """Yield the items of a synchronous iterator that runs start to end in ONE pool thread.
+async def batches_in_thread(
+    executor: ThreadPoolExecutor, produce: Callable[[Callable[[T], None]], None], *, idle_s: float | None = None
+) -> AsyncIterator[list[T]]:
+    """Run `produce(emit)` in a pool thread and yield what it emits, as lists of the items ready together (one
+    wake-up of the caller for several items), and an empty list after `idle_s` seconds without one.
 
-    One thread, not one per item: LangGraph's sync stream sets and resets context variables, which must happen in
-    the same context. When the consumer stops early (client gone), the producer closes the iterator at the next item.
-    Exceptions of the iterator are re-raised here."""
+    The producer runs to its end whatever the consumer does (a client gone stops the reading, not the turn). Its
+    exception is re-raised here, after the items emitted before it."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
-    stop = threading.Event()
 
     def put(kind: str, value: object) -> None:
-        """Hand one message to the event loop (ignored when the loop is gone)."""
-        try:
+        """Hand one message to the event loop (dropped when the loop is gone)."""
+        with suppress(RuntimeError):
             loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
-        except RuntimeError:
-            stop.set()
 
-    def produce() -> None:
-        """Drive the iterator to its end, or until the consumer goes away."""
+    def run() -> None:
+        """The producer, then its end or its error."""
         try:
-            iterator = make_iterator()
-            try:
-                for item in iterator:
-                    if stop.is_set():
-                        break
-                    put(_ITEM, item)
-            finally:
-                close = getattr(iterator, "close", None)
-                if callable(close):
-                    close()
+            produce(lambda item: put(_ITEM, item))
         except BaseException as error:
             put(_ERROR, error)
         else:
             put(_DONE, None)
 
-    producer = loop.run_in_executor(executor, produce)
-    try:
-        while True:
-            kind, value = await queue.get()
-            if kind == _ITEM:
-                yield value  # type: ignore[misc]
-            elif kind == _ERROR:
-                raise value  # type: ignore[misc]
-            else:
-                break
-    finally:
-        stop.set()
-        if producer.done():
-            producer.result()
+    loop.run_in_executor(executor, run)
+    while True:
+        try:
+            async with asyncio.timeout(idle_s):
+                messages = [await queue.get()]
+        except TimeoutError:
+            yield []
+            continue
+        while not queue.empty():
+            messages.append(queue.get_nowait())
+        items = [value for kind, value in messages if kind == _ITEM]
+        if items:
+            yield items  # type: ignore[misc]
+        kind, value = messages[-1]
+        if kind == _ERROR:
+            raise value  # type: ignore[misc]
+        if kind == _DONE:
+            return
