@@ -62,3 +62,33 @@ def test_the_advisors_own_refusal_in_a_stream_is_one_line(tmp_path):
     assert [event["type"] for event in events] == ["error"] and events[0]["code"] == "bad_request"
     message = events[0]["message"]
     assert "\n" not in message and "pydantic" not in message and "num_gpus" in message and "epochs" in message
+
+
+def test_a_slow_turn_keeps_the_stream_alive_with_comments_then_ends_normally(tmp_path, monkeypatch):
+    """While a turn is silent longer than the keep-alive interval the stream sends `: ping` comments (proxies keep
+    the connection), and the turn's events and final result still follow, over a real server."""
+    import time
+
+    import web.chat
+    from agent.service import Advisor
+
+    run_turn = Advisor._run_turn
+
+    def slow_turn(self, *args, **kwargs):
+        time.sleep(0.6)
+        return run_turn(self, *args, **kwargs)
+
+    monkeypatch.setattr(web.chat, "PING_INTERVAL_S", 0.1)
+    monkeypatch.setattr(Advisor, "_run_turn", slow_turn)
+    catalog = ensure_db(tmp_path / "catalog.sqlite")
+    with (
+        serve(test_settings(tmp_path, Path(catalog))) as running,
+        httpx2.Client(base_url=running.url, timeout=60) as client,
+        client.stream("POST", "/api/chat/stream", json={"message": "LoRA on Llama 3 8B, budget $50"}) as response,
+    ):
+        text = "".join(response.iter_text())
+    assert response.status_code == 200 and response.headers["cache-control"] == "no-cache"
+    assert response.headers["x-thread-id"] and response.headers["x-accel-buffering"] == "no"
+    assert text.startswith(": ping\n\n") and text.count(": ping\n\n") >= 3
+    events = parse_sse(text)
+    assert events[-1][0] == "final" and events[-1][1]["result"]["thread_id"] == response.headers["x-thread-id"]
