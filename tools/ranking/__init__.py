@@ -1,7 +1,8 @@
 """Rank catalog offers for a JobSpec by total job cost: memory first, then topology, then price and billing model."""
 
 from tools.ranking.costing import CostingJob, ShapeCosts
-from tools.ranking.rank import RankingResult, nodes_for, plan_shape, rank_offers
+from tools.ranking.plans import nodes_for, plan_shape
+from tools.ranking.rank import RankingResult, rank_offers
 from tools.ranking.scale_out import MULTI_NODE_MIN_GPUS, fewest_nodes
 
 __all__ = [

@@ -11,6 +11,7 @@ simplest of the near-cheapest trusted offers (tools.ranking.headline); when noth
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
@@ -18,7 +19,6 @@ from typing import Any
 
 from contract.jobspec import JobSpec
 from tools.catalog import (
-    Offer,
     OfferGroup,
     Shape,
     cached_groups,
@@ -26,7 +26,6 @@ from tools.catalog import (
     clear_shape_caches,
     current_meta,
     ensure_db,
-    shape_of,
     workload_key,
 )
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
@@ -38,36 +37,23 @@ from tools.ranking.costing import (
     CostingJob,
     ShapeCosts,
     clear_costing_caches,
-    cost_offer,
     on_demand_variant,
 )
 from tools.ranking.entries import build_entry
 from tools.ranking.headline import advised, choose_headline, collapse_zones, is_outlier
+from tools.ranking.plans import clear_plans, plan_candidates, within_budget
 from tools.ranking.results import RankedOffer, RankingResult, Reason
 from tools.ranking.scale_out import (
     MAX_NODES,
     MULTI_NODE_MIN_GPUS,
     binding_limit,
-    deadline_nodes,
-    fewest_nodes,
-    has_margin,
     memory_floor_gib,
-    rescale_nodes,
 )
 
 __all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
 
 EVERY_OFFER_LIMIT = 1000
 """A caller asking for more entries than this wants every offer costed (the compare table)."""
-
-
-def nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
-    """Instances of `offer` that give the wanted GPU count; None when the count cannot be met with it."""
-    if wanted_gpus is None or wanted_gpus == offer.gpu_count:
-        return 1
-    if wanted_gpus > offer.gpu_count and offer.gpu_count >= MULTI_NODE_MIN_GPUS and wanted_gpus % offer.gpu_count == 0:
-        return wanted_gpus // offer.gpu_count
-    return None
 
 
 def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float) -> float:
@@ -118,95 +104,6 @@ def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, 
     if spec.budget.currency == "USD":
         return spec.budget.amount, None
     return to_usd(spec.budget.amount, spec.budget.currency, fx_table)
-
-
-def plan_shape(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tuple[Costed | None, str | None]:
-    """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
-    if nodes != shape.nodes:
-        shape = shape_of(group.offer, nodes)
-    entry = memo.shapes.get(shape) or memo.entry(shape)
-    topology, time = entry.evaluation.topology, entry.evaluation.time
-    if topology is None or not topology.runnable:
-        return None, ("needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit")
-    if time is None:
-        return None, "no_speed_data"
-    costed = cost_offer(group, nodes, entry, topology, time, memo)
-    if costed is None:
-        return None, "spot_only_offer" if group.interruptible else "no_price"
-    return costed, None
-
-
-def _plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple[list[Costed], str | None]:
-    """The offer on the wished GPU count, else on one node plus, where needed, on several nodes (for memory that
-    one node lacks, or for a deadline one node cannot meet)."""
-    offer, job = group.offer, memo.job
-    nodes = nodes_for(offer, job.spec.num_gpus)
-    if nodes is None:
-        return [], "gpu_count_mismatch"
-    costed, why = plan_shape(group, shape, nodes, memo)
-    if job.spec.num_gpus is not None or offer.gpu_count < MULTI_NODE_MIN_GPUS:
-        return ([costed] if costed else []), why
-    if costed is None and why == "does_not_fit":
-        tried: dict[int, tuple[Costed | None, str | None]] = {}
-
-        def holds(count: int) -> bool:
-            """Whether `count` nodes hold the job in memory (the plan is kept)."""
-            tried[count] = plan_shape(group, shape, count, memo)
-            return tried[count][1] != "does_not_fit"
-
-        count = fewest_nodes(holds)
-        if count is not None:
-            costed, why = tried[count]
-    plans = [costed] if costed else []
-    deadline = job.spec.deadline_hours
-    if costed is not None and deadline is not None and not has_margin(costed.hours, deadline):
-        # node-hours stay about the same as nodes are added: size from the plan's node count and hours
-        count = deadline_nodes(costed.hours * costed.nodes, deadline, offer.gpu_count)
-        for _ in range(2):
-            if count is None or count <= costed.nodes:
-                break
-            bigger, _why = plan_shape(group, shape, count, memo)
-            if bigger is None:
-                break
-            plans.append(bigger)
-            count = rescale_nodes(count, bigger.hours, deadline)
-    return plans, (None if plans else why)
-
-
-def _cost_groups(
-    groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts, excluded: Counter[str]
-) -> tuple[list[Costed], list[Costed]]:
-    """Cost every candidate: (eligible plans, every plan that fits); exclusions counted per catalog row."""
-    wanted = memo.job.spec.num_gpus
-    eligible: list[Costed] = []
-    fitting: list[Costed] = []
-    for group, single_shape, gpus in groups:
-        if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
-            costed, why = plan_shape(group, single_shape, 1, memo)
-            if costed is None:
-                excluded[why] += group.count  # type: ignore[index]
-            else:
-                fitting.append(costed)
-                if costed.meets_budget is not False and costed.meets_deadline is not False:
-                    eligible.append(costed)
-                else:
-                    excluded["over_budget" if costed.meets_deadline is not False else "misses_deadline"] += group.count
-            continue
-        plans, why = _plans_for_group(group, single_shape, memo)
-        if why is not None:
-            excluded[why] += group.count
-            continue
-        fitting.extend(plans)
-        ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
-        if ok:
-            eligible.extend(ok)
-        elif any(c.meets_budget is False for c in plans if c.meets_deadline is not False):
-            excluded["over_budget"] += group.count
-        elif plans[-1].meets_deadline is False:
-            excluded["misses_deadline"] += group.count
-        else:
-            excluded["over_budget"] += group.count
-    return eligible, fitting
 
 
 def _at_stated_micro_batch(
@@ -274,12 +171,11 @@ def rank_offers(
         workload=workload,
         tokens=tokens,
         margin=margin,
-        budget=budget,
+        budget=None,  # plans are made without it (tools.ranking.plans), and the budget applied to them
         rate=preemption_rate_per_hour,
         epoch_tokens=epoch_tokens,
         workload_key=workload_key(workload),
     )
-    memo = ShapeCosts(job=job)
 
     reader = (
         cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) else candidate_groups
@@ -307,7 +203,11 @@ def rank_offers(
     if too_small:
         excluded["too_little_vram"] = too_small
 
-    eligible, fitting = _cost_groups(groups, memo, excluded)
+    unbudgeted = spec.model_copy(update={"budget": None}).model_dump_json()
+    key = (unbudgeted, margin, preemption_rate_per_hour, str(path), path.stat().st_mtime, reader.__name__)
+    planned = plan_candidates(key, groups, ShapeCosts(job=job))
+    eligible, fitting = within_budget(planned, budget, excluded)
+    memo = ShapeCosts(job=replace(job, budget=budget), shapes=planned.shapes)
     eligible, fitting = (
         _at_stated_micro_batch(eligible, spec.micro_batch_size, excluded),
         _at_stated_micro_batch(fitting, spec.micro_batch_size),
@@ -386,4 +286,5 @@ def clear_cache() -> None:
     clear_shape_caches()
     _FLOORS.clear()
     clear_costing_caches()
+    clear_plans()
     _with_memory.cache_clear()

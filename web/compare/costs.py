@@ -42,7 +42,7 @@ class JobTable:
 
 
 def _shape_plan(offer: Any, spec: JobSpec, memo: ShapeCosts) -> tuple[dict[str, Any] | None, str | None]:
-    """The plan of one shape (as tools.ranking._plans_for_group without a deadline): figures or an exclusion."""
+    """The plan of one shape (as tools.ranking.plans.plans_for_group without a deadline): figures or an exclusion."""
     group = OfferGroup(offer=offer, count=1, regions=())
     nodes = nodes_for(offer, spec.num_gpus)
     if nodes is None:
@@ -200,7 +200,7 @@ def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str
             continue
         plans.append(((shape_id, *(figures.get(c) for c in _PLAN_COLUMNS[1:])), figures["micro_batch"]))
     stated = spec.micro_batch_size
-    if stated:  # tools.ranking._at_stated_micro_batch: the plans that run the stated micro-batch, when any does
+    if stated:  # tools.ranking.rank._at_stated_micro_batch: the plans that run the stated micro-batch, when any does
         plans = [p for p in plans if (p[1] or stated) >= stated] or plans
     where, params = _wishes(spec)
     conn.execute("BEGIN IMMEDIATE")

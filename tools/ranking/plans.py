@@ -1,0 +1,165 @@
+"""The plans of every candidate offer for one job, without its budget: which node counts, spot or on-demand, hours
+and cost. They do not depend on the budget (only `meets_budget` does, a comparison), so a ranking asked again with
+another budget (a what-if) reuses them from a small LRU and applies its own budget to each plan."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, OrderedDict
+from typing import Any, NamedTuple
+
+from tools.catalog import Offer, OfferGroup, Shape, shape_of
+from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, cost_offer
+from tools.ranking.scale_out import MULTI_NODE_MIN_GPUS, deadline_nodes, fewest_nodes, has_margin, rescale_nodes
+
+PLANS_KEPT = 8
+"""Budget-free plans of the last jobs ranked (each ~1,100 plans): a budget what-if usually follows its job."""
+
+
+class GroupPlans(NamedTuple):
+    """One candidate's plans (empty with the reason it has none) and whether it is planned on one node only."""
+
+    group: OfferGroup
+    plans: list[Costed]
+    why: str | None
+    one_node: bool
+
+
+class Planned(NamedTuple):
+    """Every candidate's plans for a job without its budget, and the shapes they were costed with."""
+
+    groups: list[GroupPlans]
+    shapes: dict[Shape, ShapeEntry]
+
+
+_KEPT: OrderedDict[tuple[Any, ...], Planned] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+
+
+def nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
+    """Instances of `offer` that give the wanted GPU count; None when the count cannot be met with it."""
+    if wanted_gpus is None or wanted_gpus == offer.gpu_count:
+        return 1
+    if wanted_gpus > offer.gpu_count and offer.gpu_count >= MULTI_NODE_MIN_GPUS and wanted_gpus % offer.gpu_count == 0:
+        return wanted_gpus // offer.gpu_count
+    return None
+
+
+def plan_shape(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tuple[Costed | None, str | None]:
+    """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
+    if nodes != shape.nodes:
+        shape = shape_of(group.offer, nodes)
+    entry = memo.shapes.get(shape) or memo.entry(shape)
+    topology, time = entry.evaluation.topology, entry.evaluation.time
+    if topology is None or not topology.runnable:
+        return None, ("needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit")
+    if time is None:
+        return None, "no_speed_data"
+    costed = cost_offer(group, nodes, entry, topology, time, memo)
+    if costed is None:
+        return None, "spot_only_offer" if group.interruptible else "no_price"
+    return costed, None
+
+
+def plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple[list[Costed], str | None]:
+    """The offer on the wished GPU count, else on one node plus, where needed, on several nodes (for memory that
+    one node lacks, or for a deadline one node cannot meet)."""
+    offer, job = group.offer, memo.job
+    nodes = nodes_for(offer, job.spec.num_gpus)
+    if nodes is None:
+        return [], "gpu_count_mismatch"
+    costed, why = plan_shape(group, shape, nodes, memo)
+    if job.spec.num_gpus is not None or offer.gpu_count < MULTI_NODE_MIN_GPUS:
+        return ([costed] if costed else []), why
+    if costed is None and why == "does_not_fit":
+        tried: dict[int, tuple[Costed | None, str | None]] = {}
+
+        def holds(count: int) -> bool:
+            """Whether `count` nodes hold the job in memory (the plan is kept)."""
+            tried[count] = plan_shape(group, shape, count, memo)
+            return tried[count][1] != "does_not_fit"
+
+        count = fewest_nodes(holds)
+        if count is not None:
+            costed, why = tried[count]
+    plans = [costed] if costed else []
+    deadline = job.spec.deadline_hours
+    if costed is not None and deadline is not None and not has_margin(costed.hours, deadline):
+        # node-hours stay about the same as nodes are added: size from the plan's node count and hours
+        count = deadline_nodes(costed.hours * costed.nodes, deadline, offer.gpu_count)
+        for _ in range(2):
+            if count is None or count <= costed.nodes:
+                break
+            bigger, _why = plan_shape(group, shape, count, memo)
+            if bigger is None:
+                break
+            plans.append(bigger)
+            count = rescale_nodes(count, bigger.hours, deadline)
+    return plans, (None if plans else why)
+
+
+def plan_candidates(
+    key: tuple[Any, ...], groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts
+) -> Planned:
+    """Every candidate's plans with `memo` (whose job has no budget), kept under `key` (the job without its budget,
+    the catalog version and the candidates) for the next ranking that differs only in budget."""
+    with _KEPT_LOCK:
+        found = _KEPT.get(key)
+        if found is not None:
+            _KEPT.move_to_end(key)
+            return found
+    assert memo.job.budget is None, "plans are kept without the budget"
+    wanted = memo.job.spec.num_gpus
+    planned: list[GroupPlans] = []
+    for group, single_shape, gpus in groups:
+        if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
+            costed, why = plan_shape(group, single_shape, 1, memo)
+            planned.append(GroupPlans(group, [costed] if costed else [], why, True))
+        else:
+            planned.append(GroupPlans(group, *plans_for_group(group, single_shape, memo), False))
+    found = Planned(planned, memo.shapes)
+    with _KEPT_LOCK:
+        _KEPT[key] = found
+        while len(_KEPT) > PLANS_KEPT:
+            _KEPT.popitem(last=False)
+    return found
+
+
+def within_budget(planned: Planned, budget: float | None, excluded: Counter[str]) -> tuple[list[Costed], list[Costed]]:
+    """(eligible plans, every plan that fits) under `budget` (USD; None: no budget), each plan's meets_budget set
+    as cost_offer sets it; exclusions counted per catalog row."""
+    eligible: list[Costed] = []
+    fitting: list[Costed] = []
+    for group, found, why, one_node in planned.groups:
+        plans = found if budget is None else [c._replace(meets_budget=c.cost <= budget) for c in found]
+        if one_node:
+            if not plans:
+                excluded[why] += group.count  # type: ignore[index]
+                continue
+            costed = plans[0]
+            fitting.append(costed)
+            if costed.meets_budget is not False and costed.meets_deadline is not False:
+                eligible.append(costed)
+            else:
+                excluded["over_budget" if costed.meets_deadline is not False else "misses_deadline"] += group.count
+            continue
+        if why is not None:
+            excluded[why] += group.count
+            continue
+        fitting.extend(plans)
+        ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
+        if ok:
+            eligible.extend(ok)
+        elif any(c.meets_budget is False for c in plans if c.meets_deadline is not False):
+            excluded["over_budget"] += group.count
+        elif plans[-1].meets_deadline is False:
+            excluded["misses_deadline"] += group.count
+        else:
+            excluded["over_budget"] += group.count
+    return eligible, fitting
+
+
+def clear_plans() -> None:
+    """Forget the kept plans."""
+    with _KEPT_LOCK:
+        _KEPT.clear()
