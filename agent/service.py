@@ -264,6 +264,13 @@ class Advisor:
                 "message": " ".join(str(error).split()),
                 "error_id": new_thread_id()[:12],
             }
+        except ValueError as error:  # the tools refused the input (an unknown GPU or model): /api/chat's 422 line
+            final = {
+                "type": "error",
+                "code": "invalid_input",
+                "message": one_line(error),
+                "error_id": new_thread_id()[:12],
+            }
         except Exception:
             error_id = new_thread_id()[:12]
             log.exception("turn failed (error id %s)", error_id)

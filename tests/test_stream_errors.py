@@ -17,6 +17,8 @@ BAD_CHANGES = [
     {"epochs": "many", "seq_len": 10**12},
     {"dataset_tokens": [1, 2]},
     {"method": "x" * 5000},
+    {"gpu": "foo9000", "params_b": 7},  # valid fields the turn's tools refuse (an unknown GPU without its memory)
+    {"model": "no-such-model-0"},
 ]
 
 
@@ -92,3 +94,15 @@ def test_a_slow_turn_keeps_the_stream_alive_with_comments_then_ends_normally(tmp
     assert text.startswith(": ping\n\n") and text.count(": ping\n\n") >= 3
     events = parse_sse(text)
     assert events[-1][0] == "final" and events[-1][1]["result"]["thread_id"] == response.headers["x-thread-id"]
+
+
+def test_the_stream_advertises_server_sent_events_only():
+    """The OpenAPI document says the stream's 200 is `text/event-stream` events (FastAPI's SSE item schema) and
+    nothing else: a schema-driven client or fuzzer (schemathesis) validates each event, not the body as a string."""
+    from web.app import create_app
+
+    ok = create_app().openapi()["paths"]["/api/chat/stream"]["post"]["responses"]["200"]
+    assert list(ok["content"]) == ["text/event-stream"]
+    sse = ok["content"]["text/event-stream"]
+    assert "schema" not in sse and sse["itemSchema"]["type"] == "object"
+    assert set(sse["itemSchema"]["properties"]) == {"data", "event", "id", "retry"}

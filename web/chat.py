@@ -124,13 +124,6 @@ def error_event(code: str, message: str, error_id: str | None = None) -> ServerS
     return ServerSentEvent(event="error", raw_data=encode_data(data))
 
 
-class EventStream(StreamingResponse):
-    """A `text/event-stream` response of bytes written by this module (FastAPI's EventSourceResponse would make the
-    route its generic SSE route)."""
-
-    media_type = "text/event-stream"
-
-
 SSE_ITEM_SCHEMA = {
     "type": "object",
     "properties": {
@@ -140,12 +133,14 @@ SSE_ITEM_SCHEMA = {
         "retry": {"type": "integer", "minimum": 0},
     },
 }
-"""What FastAPI's SSE routes advertise for each event (the same shape as before)."""
+"""What FastAPI's SSE routes advertise for each event (the same schema as before). The route's response class is a
+plain StreamingResponse (no media type, so FastAPI adds no `string` schema beside it): FastAPI's EventSourceResponse
+would make the route its generic SSE route."""
 
 
 @router.post(
     "/chat/stream",
-    response_class=EventStream,
+    response_class=StreamingResponse,
     responses={
         200: {"description": "Successful Response", "content": {"text/event-stream": {"itemSchema": SSE_ITEM_SCHEMA}}},
         **ERROR_RESPONSES,
@@ -159,13 +154,14 @@ async def chat_stream(
     body: ChatRequest = Depends(checked_chat_request),
     access: ThreadAccess = Depends(turn_thread),
     res: AppResources = Depends(resources),
-) -> EventStream:
+) -> StreamingResponse:
     """Events `progress` ({node, label}) per step, `verdict` ({verdict}, the final result's verdict, sent as soon as
     it is known), `delta` ({text}) answer chunks, then one `final` ({result})
     with the same JSON as POST /api/chat, or one `error` ({code, message, error_id?}) instead."""
     advisor = advisor_of(request)
     arguments = _advisor_arguments(body, access)
-    stream = EventStream(_event_bytes(res, lambda emit: advisor.stream_to(emit, body.message, **arguments), access))
+    events = _event_bytes(res, lambda emit: advisor.stream_to(emit, body.message, **arguments), access)
+    stream = StreamingResponse(events, media_type="text/event-stream")
     stream.headers["Cache-Control"] = "no-cache"
     stream.headers["X-Accel-Buffering"] = "no"  # nginx: do not buffer the events
     stream.headers.raw.extend(response.headers.raw)  # the thread headers turn_thread set
