@@ -1,6 +1,6 @@
-"""The plans of every candidate offer for one job, without its budget: which node counts, spot or on-demand, hours
-and cost. They do not depend on the budget (only `meets_budget` does, a comparison), so a ranking asked again with
-another budget (a what-if) reuses them from a small LRU and applies its own budget to each plan."""
+"""The plans of every candidate offer for one job: which node counts, spot or on-demand, hours and cost. Only
+`meets_budget` depends on the budget (a comparison), so a ranking asked again with another budget (a what-if) reuses
+them from a small LRU and applies its own budget to each plan."""
 
 from __future__ import annotations
 
@@ -13,22 +13,26 @@ from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, cost_offer
 from tools.ranking.scale_out import MULTI_NODE_MIN_GPUS, deadline_nodes, fewest_nodes, has_margin, rescale_nodes
 
 PLANS_KEPT = 8
-"""Budget-free plans of the last jobs ranked (each ~1,100 plans): a budget what-if usually follows its job."""
+"""Plans of the last jobs ranked (each ~1,100 plans): a budget what-if usually follows its job."""
 
 
-class GroupPlans(NamedTuple):
-    """One candidate's plans (empty with the reason it has none) and whether it is planned on one node only."""
+class MultiNode(NamedTuple):
+    """A candidate planned on one node and, where needed, on several: its plans, or why it has none."""
 
-    group: OfferGroup
     plans: list[Costed]
     why: str | None
-    one_node: bool
+
+
+Outcome = Costed | str | MultiNode
+"""One candidate's plans: its one-node plan, the reason it has none (one node), or its multi-node plans."""
 
 
 class Planned(NamedTuple):
-    """Every candidate's plans for a job without its budget, and the shapes they were costed with."""
+    """Every candidate's outcome for a job (in the candidates' order), the budget (USD) their meets_budget was set
+    for, and the shapes they were costed with."""
 
-    groups: list[GroupPlans]
+    outcomes: list[Outcome]
+    budget: float | None
     shapes: dict[Shape, ShapeEntry]
 
 
@@ -101,23 +105,22 @@ def plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple[
 def plan_candidates(
     key: tuple[Any, ...], groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts
 ) -> Planned:
-    """Every candidate's plans with `memo` (whose job has no budget), kept under `key` (the job without its budget,
-    the catalog version and the candidates) for the next ranking that differs only in budget."""
+    """Every candidate's plans costed with `memo`, kept under `key` (the job without its budget, the catalog version
+    and the candidates) for the next ranking that differs only in budget."""
     with _KEPT_LOCK:
         found = _KEPT.get(key)
         if found is not None:
             _KEPT.move_to_end(key)
             return found
-    assert memo.job.budget is None, "plans are kept without the budget"
     wanted = memo.job.spec.num_gpus
-    planned: list[GroupPlans] = []
+    outcomes: list[Outcome] = []
     for group, single_shape, gpus in groups:
         if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
             costed, why = plan_shape(group, single_shape, 1, memo)
-            planned.append(GroupPlans(group, [costed] if costed else [], why, True))
+            outcomes.append(costed if costed is not None else str(why))
         else:
-            planned.append(GroupPlans(group, *plans_for_group(group, single_shape, memo), False))
-    found = Planned(planned, memo.shapes)
+            outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
+    found = Planned(outcomes, memo.job.budget, memo.shapes)
     with _KEPT_LOCK:
         _KEPT[key] = found
         while len(_KEPT) > PLANS_KEPT:
@@ -125,27 +128,32 @@ def plan_candidates(
     return found
 
 
-def within_budget(planned: Planned, budget: float | None, excluded: Counter[str]) -> tuple[list[Costed], list[Costed]]:
-    """(eligible plans, every plan that fits) under `budget` (USD; None: no budget), each plan's meets_budget set
-    as cost_offer sets it; exclusions counted per catalog row."""
+def within_budget(
+    planned: Planned, groups: tuple[tuple[OfferGroup, Shape, int], ...], budget: float | None, excluded: Counter[str]
+) -> tuple[list[Costed], list[Costed]]:
+    """(eligible plans, every plan that fits) under `budget` (USD; None: no budget) of the candidates `planned` was
+    made for, each plan's meets_budget set as cost_offer sets it (plans made for another budget are copied where it
+    differs); exclusions counted per catalog row."""
     eligible: list[Costed] = []
     fitting: list[Costed] = []
-    for group, found, why, one_node in planned.groups:
-        plans = found if budget is None else [c._replace(meets_budget=c.cost <= budget) for c in found]
-        if one_node:
-            if not plans:
-                excluded[why] += group.count  # type: ignore[index]
-                continue
-            costed = plans[0]
+    same = budget == planned.budget
+    for (group, _shape, _gpus), outcome in zip(groups, planned.outcomes, strict=True):
+        if isinstance(outcome, str):
+            excluded[outcome] += group.count
+            continue
+        if not isinstance(outcome, MultiNode):
+            costed = outcome if same else _for_budget(outcome, budget)
             fitting.append(costed)
             if costed.meets_budget is not False and costed.meets_deadline is not False:
                 eligible.append(costed)
             else:
                 excluded["over_budget" if costed.meets_deadline is not False else "misses_deadline"] += group.count
             continue
+        found, why = outcome
         if why is not None:
             excluded[why] += group.count
             continue
+        plans = found if same else [_for_budget(c, budget) for c in found]
         fitting.extend(plans)
         ok = [c for c in plans if c.meets_budget is not False and c.meets_deadline is not False]
         if ok:
@@ -157,6 +165,12 @@ def within_budget(planned: Planned, budget: float | None, excluded: Counter[str]
         else:
             excluded["over_budget"] += group.count
     return eligible, fitting
+
+
+def _for_budget(plan: Costed, budget: float | None) -> Costed:
+    """The plan with meets_budget for `budget` (itself when that is what it says)."""
+    meets = (plan.cost <= budget) if budget is not None else None
+    return plan if plan.meets_budget is meets else plan._replace(meets_budget=meets)
 
 
 def clear_plans() -> None:

@@ -11,7 +11,6 @@ simplest of the near-cheapest trusted offers (tools.ranking.headline); when noth
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
@@ -171,7 +170,7 @@ def rank_offers(
         workload=workload,
         tokens=tokens,
         margin=margin,
-        budget=None,  # plans are made without it (tools.ranking.plans), and the budget applied to them
+        budget=budget,
         rate=preemption_rate_per_hour,
         epoch_tokens=epoch_tokens,
         workload_key=workload_key(workload),
@@ -205,9 +204,11 @@ def rank_offers(
 
     unbudgeted = spec.model_copy(update={"budget": None}).model_dump_json()
     key = (unbudgeted, margin, preemption_rate_per_hour, str(path), path.stat().st_mtime, reader.__name__)
-    planned = plan_candidates(key, groups, ShapeCosts(job=job))
-    eligible, fitting = within_budget(planned, budget, excluded)
-    memo = ShapeCosts(job=replace(job, budget=budget), shapes=planned.shapes)
+    memo = ShapeCosts(job=job)
+    planned = plan_candidates(key, groups, memo)  # a job asked before with another budget: its plans
+    eligible, fitting = within_budget(planned, groups, budget, excluded)
+    if planned.shapes is not memo.shapes:
+        memo = ShapeCosts(job=job, shapes=planned.shapes)
     eligible, fitting = (
         _at_stated_micro_batch(eligible, spec.micro_batch_size, excluded),
         _at_stated_micro_batch(fitting, spec.micro_batch_size),
