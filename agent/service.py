@@ -99,6 +99,11 @@ def one_line(error: ValueError) -> str:
     return " ".join(str(error).split()) or "invalid input"
 
 
+def error_event(code: str, message: str) -> dict[str, Any]:
+    """A streamed turn's error event, with a new id to quote in a report."""
+    return {"type": "error", "code": code, "message": message, "error_id": new_thread_id()[:12]}
+
+
 class Advisor:
     """Runs chat turns; thread-safe; turns of one thread are serialised across threads and processes."""
 
@@ -251,35 +256,19 @@ class Advisor:
         try:
             graph_input, thread = self._prepare(message, thread_id, language, prefer, changes)
         except ValueError as error:  # the same one line /api/chat answers with, never pydantic's raw text
-            emit({"type": "error", "code": "bad_request", "message": one_line(error), "error_id": new_thread_id()[:12]})
+            emit(error_event("bad_request", one_line(error)))
             return
         self._track(+1)
         try:
             state = self._run_turn(graph_input, thread, emit)
             final = {"type": "final", "result": turn_result(state, thread)}
         except CatalogError as error:  # the offers catalog cannot be read: say so, in one line
-            final = {
-                "type": "error",
-                "code": "catalog_unavailable",
-                "message": " ".join(str(error).split()),
-                "error_id": new_thread_id()[:12],
-            }
+            final = error_event("catalog_unavailable", " ".join(str(error).split()))
         except ValueError as error:  # the tools refused the input (an unknown GPU or model): /api/chat's 422 line
-            final = {
-                "type": "error",
-                "code": "invalid_input",
-                "message": one_line(error),
-                "error_id": new_thread_id()[:12],
-            }
+            final = error_event("invalid_input", one_line(error))
         except Exception:
-            error_id = new_thread_id()[:12]
-            log.exception("turn failed (error id %s)", error_id)
-            final = {
-                "type": "error",
-                "code": "internal_error",
-                "message": "the advisor failed on this turn",
-                "error_id": error_id,
-            }
+            final = error_event("internal_error", "the advisor failed on this turn")
+            log.exception("turn failed (error id %s)", final["error_id"])
         finally:
             self._track(-1)
         emit(final)

@@ -87,13 +87,17 @@ class StepCompute:
     matmul_s: float
     attention_s: float
     memory_s: float
-    utilisation_value: float
-    """Share of dense peak reached, rounded to 4 places (utilisation.value)."""
     achieved: float
+    """Share of dense peak reached."""
     ceiling: float
     ceiling_source: str
     bandwidth_tbs: float
     calibration: Calibration
+
+    @property
+    def utilisation_value(self) -> float:
+        """The share of dense peak rounded to 4 places (utilisation.value)."""
+        return round(self.achieved, 4)
 
     @cached_property
     def utilisation(self) -> Utilisation:
@@ -169,7 +173,6 @@ def step_compute(
         matmul_s=matmul_s,
         attention_s=attention_s,
         memory_s=memory_s,
-        utilisation_value=round(achieved, 4),
         achieved=achieved,
         ceiling=ceiling,
         ceiling_source=ceiling_source,

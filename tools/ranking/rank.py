@@ -176,12 +176,13 @@ def rank_offers(
         workload_key=workload_key(workload),
     )
 
+    mtime = path.stat().st_mtime  # one catalog file version for the candidates and the kept plans
     reader = (
         cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) else candidate_groups
     )
     wished = reader(
         str(path),
-        path.stat().st_mtime,
+        mtime,
         spec.gpu,
         tuple(spec.providers or ()) or None,
         tuple(spec.regions or ()) or None,
@@ -192,7 +193,7 @@ def rank_offers(
     groups, considered, too_small = _with_memory(
         reader,
         str(path),
-        path.stat().st_mtime,
+        mtime,
         spec.gpu,
         tuple(spec.providers or ()) or None,
         tuple(spec.regions or ()) or None,
@@ -203,7 +204,7 @@ def rank_offers(
         excluded["too_little_vram"] = too_small
 
     unbudgeted = spec.model_copy(update={"budget": None}).model_dump_json()
-    key = (unbudgeted, margin, preemption_rate_per_hour, str(path), path.stat().st_mtime, reader.__name__)
+    key = (unbudgeted, margin, preemption_rate_per_hour, str(path), mtime, reader.__name__)
     memo = ShapeCosts(job=job)
     planned = plan_candidates(key, groups, memo)  # a job asked before with another budget: its plans
     eligible, fitting = within_budget(planned, groups, budget, excluded)
