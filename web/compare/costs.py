@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import sqlite3
 import threading
@@ -26,7 +27,7 @@ from tools.catalog import OFFER_FIELDS, OfferGroup, offer_from_row, shape_of, wi
 from tools.jobtime import DEFAULT_MEMORY_MARGIN, build_workload, job_tokens
 from tools.ranking import MULTI_NODE_MIN_GPUS, CostingJob, ShapeCosts, fewest_nodes, nodes_for, plan_shape
 from tools.spot import DEFAULT_DEADLINE_CONFIDENCE, HOUR
-from web.compare.store import connect
+from web.compare.store import OD_PRICE, SPOT_PRICE, connect
 
 MAX_JOB_TABLES = 16
 _lock = threading.Lock()
@@ -109,7 +110,7 @@ def _memo(spec: JobSpec) -> ShapeCosts:
     return ShapeCosts(job=job)
 
 
-_PLAN_COLUMNS = (
+PLAN_COLUMNS = (
     "shape_id",
     "nodes",
     "od_billed",
@@ -126,10 +127,8 @@ _PLAN_COLUMNS = (
 # compute their columns once per listing (`LIMIT -1 OFFSET 0` keeps SQLite from inlining a stage's expressions into
 # every later use: flattened, the spot verdict was evaluated three times per row, each with its prices again)
 _PRICES = (
-    "SELECT r.id, (CASE WHEN r.on_demand_is_market THEN NULL ELSE r.price_per_hour END) AS od, "
-    "(CASE WHEN r.on_demand_is_market THEN coalesce(nullif(r.spot_price_per_hour, 0), r.price_per_hour) "
-    "ELSE r.spot_price_per_hour END) AS sp, p.* FROM rows r JOIN temp.plan p ON p.shape_id = r.shape_id WHERE {where} "
-    "LIMIT -1 OFFSET 0"
+    f"SELECT r.id, {OD_PRICE} AS od, {SPOT_PRICE} AS sp, p.* FROM rows r JOIN temp.plan p ON p.shape_id = r.shape_id "
+    "WHERE {where} LIMIT -1 OFFSET 0"
 )
 _SPOT_TERMS = (
     "SELECT *, (spot_model = 1 AND sp IS NOT NULL AND sp != 0) AS spot_ok, ((sp * nodes) * spot_billed_s / 3600.0) "
@@ -167,20 +166,88 @@ def table_name(spec: JobSpec) -> str:
     return "job_" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class JobPlans:
+    """A job's figures per hardware shape (temp.plan's rows, PLAN_COLUMNS) and its listings excluded per reason."""
+
+    rows: list[tuple[Any, ...]]
+    excluded: dict[str, int]
+
+
 def ensure_job(store: Path, catalog: Path, spec: JobSpec) -> JobTable:
     """The job's table in the store (computed on first use, shared by later pages and other workers)."""
     name = table_name(spec)
-    with _lock, closing(connect(store)) as conn:
-        found = conn.execute("SELECT name FROM sqlite_master WHERE name = ?", (name,)).fetchone()
-        if found is None:
-            _build_job(conn, catalog, spec, name)
+    with closing(connect(store)) as conn:
+        if not _exists(conn, name):
+            with _lock:
+                if not _exists(conn, name):
+                    _write_job(conn, spec, name, job_plans(conn, catalog, spec))
+        return _table(conn, name)
+
+
+def built_table(conn: sqlite3.Connection, name: str) -> JobTable | None:
+    """The job's table when it is in the store."""
+    return _table(conn, name) if _exists(conn, name) else None
+
+
+def build_later(store: Path, spec: JobSpec, name: str, plans: JobPlans) -> None:
+    """Write the job's table in a background thread (one per job and process), so that a new job's first pages
+    need not wait for it (web.compare.early); ensure_job waits for it."""
+    with _lock:
+        if name not in _building:
+            _building[name] = threading.Thread(
+                target=_build_later, args=(store, spec, name, plans), name=f"compare-{name}", daemon=True
+            )
+            _building[name].start()
+
+
+_building: dict[str, threading.Thread] = {}
+
+
+def _build_later(store: Path, spec: JobSpec, name: str, plans: JobPlans) -> None:
+    """Write the job's table (a background thread); a failure is logged, and the next page builds it again."""
+    try:
+        with closing(connect(store)) as conn, _lock:
+            if not _exists(conn, name):
+                _write_job(conn, spec, name, plans)
+    except Exception as error:
+        logging.getLogger("gpu_advisor.web").warning("job table %s not built: %s", name, error)
+    finally:
+        with _lock:
+            _building.pop(name, None)
+
+
+def wait_for_builds() -> None:
+    """Wait until the job tables being built in the background are written (tests, shutdown)."""
+    while True:
+        with _lock:
+            threads = list(_building.values())
+        if not threads:
+            return
+        for thread in threads:
+            thread.join()
+
+
+def _exists(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether the job's table is in the store."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+
+
+def _table(conn: sqlite3.Connection, name: str) -> JobTable:
+    """A built job table: marked used (best effort: never waits for another job's build) and its counts read."""
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
         conn.execute("UPDATE jobs SET used = ? WHERE name = ?", (time.time(), name))
-        runs_on, excluded = conn.execute(f"SELECT runs_on, excluded FROM {name}_meta").fetchone()
+    except sqlite3.OperationalError:  # another job's table is being written: the mark waits for the next page
+        pass
+    finally:
+        conn.execute("PRAGMA busy_timeout = 30000")
+    runs_on, excluded = conn.execute(f"SELECT runs_on, excluded FROM {name}_meta").fetchone()
     return JobTable(name=name, runs_on=runs_on, excluded=json.loads(excluded))
 
 
-def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str) -> None:
-    """Cost every shape, price every listing, write the job table and its indexes, drop the oldest job tables."""
+def job_plans(conn: sqlite3.Connection, catalog: Path, spec: JobSpec) -> JobPlans:
+    """Cost every shape of the store for the job: temp.plan's rows and the listings excluded per reason."""
     memo = _memo(spec)
     shape_rows = conn.execute("SELECT id, rep_id, rows FROM shapes").fetchall()
     with closing(sqlite3.connect(f"file:{catalog.resolve().as_posix()}?mode=ro", uri=True)) as cat:
@@ -198,25 +265,29 @@ def _build_job(conn: sqlite3.Connection, catalog: Path, spec: JobSpec, name: str
         if figures is None:
             excluded[why or "does_not_fit"] += rows
             continue
-        plans.append(((shape_id, *(figures.get(c) for c in _PLAN_COLUMNS[1:])), figures["micro_batch"]))
+        plans.append(((shape_id, *(figures.get(c) for c in PLAN_COLUMNS[1:])), figures["micro_batch"]))
     stated = spec.micro_batch_size
     if stated:  # tools.ranking.rank._at_stated_micro_batch: the plans that run the stated micro-batch, when any does
         plans = [p for p in plans if (p[1] or stated) >= stated] or plans
-    where, params = _wishes(spec)
+    return JobPlans(rows=[plan for plan, _ in plans], excluded=dict(excluded))
+
+
+def _write_job(conn: sqlite3.Connection, spec: JobSpec, name: str, plans: JobPlans) -> None:
+    """Price every listing with the plans, write the job table and its indexes, drop the oldest job tables."""
+    where, params = job_wishes(spec)
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is None:
-            conn.execute(f"CREATE TEMP TABLE plan (shape_id INTEGER PRIMARY KEY, {', '.join(_PLAN_COLUMNS[1:])})")
-            conn.executemany(
-                f"INSERT INTO plan VALUES ({', '.join('?' for _ in _PLAN_COLUMNS)})", [plan for plan, _ in plans]
-            )
+        if not _exists(conn, name):
+            conn.execute(f"CREATE TEMP TABLE plan (shape_id INTEGER PRIMARY KEY, {', '.join(PLAN_COLUMNS[1:])})")
+            conn.executemany(f"INSERT INTO plan VALUES ({', '.join('?' for _ in PLAN_COLUMNS)})", plans.rows)
             conn.execute(f"CREATE TABLE {name} ({', '.join(JOB_COLUMNS)})")
             conn.execute(f"INSERT INTO {name} {priced_sql(where, spec.interruptible_ok)}", params)
             conn.execute(f"CREATE INDEX {name}_cost ON {name} (cost, id)")
             conn.execute(f"CREATE INDEX {name}_chart ON {name} (hours, cost)")  # cheapest per duration
             runs_on = conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
             conn.execute(
-                f"CREATE TABLE {name}_meta AS SELECT ? AS runs_on, ? AS excluded", (runs_on, json.dumps(dict(excluded)))
+                f"CREATE TABLE {name}_meta AS SELECT ? AS runs_on, ? AS excluded",
+                (runs_on, json.dumps(plans.excluded)),
             )
             conn.execute("INSERT OR REPLACE INTO jobs VALUES (?, ?)", (name, time.time()))
             conn.execute("DROP TABLE temp.plan")
@@ -239,7 +310,7 @@ def job_sort_index(conn: sqlite3.Connection, name: str, column: str) -> None:
             conn.execute(f"CREATE INDEX IF NOT EXISTS {name}_{column} ON {name} ({column}, id)")
 
 
-def _wishes(spec: JobSpec) -> tuple[list[str], list[Any]]:
+def job_wishes(spec: JobSpec) -> tuple[list[str], list[Any]]:
     """The job's GPU, provider and region wishes as SQL over the listings (regions through their places)."""
     where, params = wish_filters(spec.gpu, None, None)
     where = [w.replace("gpu_lc", "r.gpu_lc").replace("gpu_form_factor", "r.gpu_form_factor") for w in where]

@@ -327,21 +327,29 @@ def chart_points(conn: sqlite3.Connection, store_key: str, query: CompareQuery, 
             return _COUNTS[key]  # type: ignore[return-value]
     source = f"{job} j JOIN rows r ON r.id = j.id" if where else f"{job} j"
     cheapest = conn.execute(
-        f"SELECT j.hours, min(j.cost), j.id FROM {source} WHERE {filters} GROUP BY j.hours ORDER BY j.hours", params
+        f"SELECT j.hours, min(j.cost), j.id, j.spot, j.nodes FROM {source} WHERE {filters} GROUP BY j.hours "
+        "ORDER BY j.hours",
+        params,
     ).fetchall()
+    points = chart_from(conn, cheapest)
+    with _COUNTS_LOCK:
+        _COUNTS[key] = points  # type: ignore[assignment]
+    return points
+
+
+def chart_from(conn: sqlite3.Connection, cheapest: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """Chart points from (hours, cost, id, spot, nodes) of the cheapest listing per duration, in hours order."""
     ids = [row[2] for row in cheapest]
     facts: dict[int, tuple[Any, ...]] = {}
     if ids:
         marks = ", ".join("?" for _ in ids)
         for row in conn.execute(
-            f"SELECT r.id, r.gpu, r.gpu_count, r.provider, r.instance_type, j.spot, j.nodes "
-            f"FROM {job} j JOIN rows r ON r.id = j.id WHERE r.id IN ({marks})",
-            ids,
+            f"SELECT r.id, r.gpu, r.gpu_count, r.provider, r.instance_type FROM rows r WHERE r.id IN ({marks})", ids
         ):
             facts[row[0]] = row[1:]
     points, best = [], float("inf")
-    for hours, cost, row_id in cheapest:
-        gpu, count, provider, instance, spot, nodes = facts[row_id]
+    for hours, cost, row_id, spot, nodes in cheapest:
+        gpu, count, provider, instance = facts[row_id]
         points.append(
             {
                 "hours": hours,
@@ -356,6 +364,12 @@ def chart_points(conn: sqlite3.Connection, store_key: str, query: CompareQuery, 
             }
         )
         best = min(best, cost)
-    with _COUNTS_LOCK:
-        _COUNTS[key] = points  # type: ignore[assignment]
     return points
+
+
+def rows_by_id(conn: sqlite3.Connection, ids: list[int], job_values: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """Listings by id, in the order given, each with its job columns (spot, cost, hours, per_gpu, nodes, layout)."""
+    picked = ", ".join(f"r.{c}" for c in _ROW_COLUMNS)
+    marks = ", ".join("?" for _ in ids)
+    found = {row[0]: row for row in conn.execute(f"SELECT {picked} FROM rows r WHERE r.id IN ({marks})", ids)}
+    return _shaped(conn, [found[i] + tuple(values) for i, values in zip(ids, job_values, strict=True)], True)

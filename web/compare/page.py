@@ -4,6 +4,7 @@ GET /api/compare (filtered, sorted, server-side paged)."""
 from __future__ import annotations
 
 import html
+import sqlite3
 from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,10 +14,13 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from contract.errors import UserError
+from contract.jobspec import JobSpec
 from contract.languages import LANGUAGES
 from web.blocking import run_blocking
-from web.compare.costs import ensure_job
-from web.compare.data import CompareQuery, chart_points, select_page
+from web.compare import early
+from web.compare.costs import JobTable, build_later, built_table, ensure_job, job_plans, job_wishes, table_name
+from web.compare.data import CompareQuery, chart_from, chart_points, filters_sql, rows_by_id, select_page
+from web.compare.early import EarlyJob
 from web.compare.job import add_job_marks, job_summary, parse_job
 from web.compare.store import connect, ensure_store
 from web.deps import AppResources, resources
@@ -69,19 +73,29 @@ def _catalog(res: AppResources) -> Path:
 def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:
     """The comparison result for one query (runs in a worker thread; SQLite pages the derived store)."""
     store = ensure_store(db_path)
-    job = table = None
-    if query.job and query.job.strip():
-        spec, language = parse_job(query.job, query.lang)
-        relaxed = spec.model_copy(update={"budget": None, "deadline_hours": None})
-        try:
-            table = ensure_job(store, db_path, relaxed)
-        except ValueError as error:
-            raise UserError((str(error).strip().splitlines() or ["invalid job"])[0]) from error
-        job = job_summary(spec, language, table.runs_on, table.excluded)
+    job: dict[str, Any] | None = None
+    name: str | None = None
+    served = None
     with closing(connect(store)) as conn:
-        total, sort, rows = select_page(conn, store, query, table.name if table else None)
-        if job is not None and table is not None:
-            job["chart"] = chart_points(conn, store.name, query, table.name)
+        if query.job and query.job.strip():
+            spec, language = parse_job(query.job, query.lang)
+            relaxed = spec.model_copy(update={"budget": None, "deadline_hours": None})
+            try:
+                table = _job_view(conn, store, db_path, query, relaxed)
+                if isinstance(table, EarlyJob):
+                    served = _early_page(conn, query, table)
+                    if served is None:  # a NULL in the sort: the table's order
+                        table = ensure_job(store, db_path, relaxed)
+            except ValueError as error:
+                raise UserError((str(error).strip().splitlines() or ["invalid job"])[0]) from error
+            job = job_summary(spec, language, table.runs_on, table.excluded)
+            name = table.name if isinstance(table, JobTable) else None
+        if served is not None and job is not None:
+            total, sort, rows, job["chart"] = served
+        else:
+            total, sort, rows = select_page(conn, store, query, name)
+            if job is not None and name is not None:
+                job["chart"] = chart_points(conn, store.name, query, name)
         offers, snapshot = conn.execute("SELECT offers, snapshot_date FROM meta").fetchone()
         facets: dict[str, list[str]] = {"gpus": [], "providers": [], "interconnects": []}
         for kind, value in conn.execute("SELECT kind, value FROM facets ORDER BY kind, value"):
@@ -101,6 +115,41 @@ def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:
         "rows": rows,
         "job": job,
     }
+
+
+def _job_view(
+    conn: sqlite3.Connection, store: Path, catalog: Path, query: CompareQuery, spec: JobSpec
+) -> JobTable | EarlyJob:
+    """The job's table; for a view a new job opens on (a job sort, no filters) on a large store, while the table
+    is not built yet, the job priced in memory instead, its table then built in the background."""
+    name = table_name(spec)
+    if not early.opens_on(query, filters_sql(query)[0]):
+        return ensure_job(store, catalog, spec)
+    found = built_table(conn, name)
+    if found is None and not early.is_large(conn, store):
+        return ensure_job(store, catalog, spec)
+    found = found or early.kept(store, name)
+    if found is None:
+        plans = job_plans(conn, catalog, spec)
+        build_later(store, spec, name, plans)
+        found = early.early_job(conn, store, name, plans, job_wishes(spec), spec.interruptible_ok)
+    return found
+
+
+def _early_page(
+    conn: sqlite3.Connection, query: CompareQuery, job: EarlyJob
+) -> tuple[int, str, list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """(rows, sort, the page's rows, the chart) of a view early.opens_on, from the job priced in memory; None when
+    the sorted values hold a NaN."""
+    sort = query.sort or "job_cost"
+    start = (query.page - 1) * query.page_size
+    picked = early.page_indexes(job, early.SORT_COLUMNS[sort], start, query.page_size, query.order == "desc")
+    cheapest = early.cheapest_per_duration(job)
+    if picked is None or cheapest is None:
+        return None
+    values = early.page_values(job, picked)
+    rows = rows_by_id(conn, [v[0] for v in values], [v[1:] for v in values])
+    return job.runs_on, sort, rows, chart_from(conn, cheapest)
 
 
 @router.get("/api/compare", response_model=CompareResult, summary="Catalog offers for the comparison table")

@@ -21,7 +21,7 @@ from pathlib import Path
 from tools.catalog import private_data_folder
 from tools.jobtime import ASSUMED_BILLING, billing_for
 
-STORE_VERSION = 5
+STORE_VERSION = 6
 SHAPE_COLUMNS = (
     "provider",
     "gpu",
@@ -49,6 +49,18 @@ SORT_INDEXES = (
     "billing_s",
 )
 
+OD_PRICE = "(CASE WHEN r.on_demand_is_market THEN NULL ELSE r.price_per_hour END)"
+"""A listing's on-demand $/h as a job is costed on it (tools.catalog's effective_prices): none when the listed price
+is a market price."""
+SPOT_PRICE = (
+    "(CASE WHEN r.on_demand_is_market THEN coalesce(nullif(r.spot_price_per_hour, 0), r.price_per_hour) "
+    "ELSE r.spot_price_per_hour END)"
+)
+"""A listing's spot $/h as a job is costed on it: the market price when the listed on-demand price is one."""
+PRICE_ARRAYS = {"shape": "<i4", "od": "<f8", "sp": "<f8"}
+"""The arrays the store keeps of every listing in id order (id = position + 1): its shape and its OD_PRICE and
+SPOT_PRICE (NaN for none), for pricing a new job in memory (web.compare.early)."""
+
 _build_lock = threading.Lock()
 
 
@@ -66,7 +78,8 @@ def store_path(catalog: Path) -> Path:
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """A connection to a built store (job tables are written through it, see web.compare.costs)."""
+    """A connection to a built store (job tables are written through it, see web.compare.costs; the store is in WAL
+    mode, so pages are read while a job table is written)."""
     conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
     conn.execute("PRAGMA cache_size = -16000")  # 16 MB page cache: RSS stays flat at any catalog size
     conn.execute("PRAGMA temp_store = FILE")
@@ -220,6 +233,31 @@ def _build(catalog: Path, path: Path) -> None:
             "CREATE TABLE meta AS SELECT count(*) AS offers, max(snapshot_date) AS snapshot_date FROM cat.offers"
         )
         conn.execute("CREATE TABLE jobs (name TEXT PRIMARY KEY, used REAL)")
+        write_price_arrays(conn)
         conn.execute("COMMIT")
         conn.execute("DETACH DATABASE cat")
         conn.execute("ANALYZE")
+        conn.execute("PRAGMA journal_mode = WAL")
+
+
+def write_price_arrays(conn: sqlite3.Connection) -> None:
+    """Store PRICE_ARRAYS: every listing's shape and effective prices in id order, one blob each."""
+    import numpy as np
+
+    count, first, last = conn.execute("SELECT count(*), min(id), max(id) FROM rows").fetchone()
+    if count and (first, last) != (1, count):
+        raise RuntimeError("listing ids are not 1..N")  # l.rowid of a fresh table: cannot happen
+    nan = float("nan")
+    values = np.fromiter(
+        (
+            (shape, nan if od is None else od, nan if sp is None else sp)
+            for shape, od, sp in conn.execute(f"SELECT r.shape_id, {OD_PRICE}, {SPOT_PRICE} FROM rows r ORDER BY r.id")
+        ),
+        dtype=[(name, kind) for name, kind in PRICE_ARRAYS.items()],
+        count=count,
+    )
+    conn.execute("CREATE TABLE price_arrays (name TEXT PRIMARY KEY, data BLOB)")
+    conn.executemany(
+        "INSERT INTO price_arrays VALUES (?, ?)",
+        [(name, np.ascontiguousarray(values[name]).tobytes()) for name in PRICE_ARRAYS],
+    )
