@@ -11,6 +11,8 @@ client at a time (p50/p95 over new jobs and follow-ups).
 
 Also printed: the server's CPU per turn (all its processes), the ceiling cores / CPU per turn, and /api/chat's
 share of it; the server runs the workers `serve` starts by default (one per core) unless --workers says otherwise.
+The clients run in this process on the same cores: their CPU is printed too, with /api/chat's share of the ceiling
+the cores they leave would give (on a machine where they take a core, the first share cannot pass about 0.5).
 
 Run: .venv/bin/python benchmarks/http_turns.py [--seconds 6] [--clients 1,8,32] [--workers N]
 """
@@ -71,11 +73,14 @@ def bench_app_from_env() -> Any:
 
 def serve(port: int, home: str, workers: int) -> None:
     """Run the benchmark server (child process) with `workers` uvicorn worker processes, as `serve` would."""
-    import uvicorn
+    try:
+        from web.serving import run_workers
+    except ImportError:  # code from before each worker had its own socket (PYTHONPATH=another checkout)
+        from uvicorn import run as run_workers
 
     os.environ["GPU_ADVISOR_BENCH_HOME"] = home
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    uvicorn.run(
+    run_workers(
         "http_turns:bench_app_from_env",
         factory=True,
         host="127.0.0.1",
@@ -141,15 +146,18 @@ async def client_loop(base: str, path: str, stop_at: float, counts: list[int]) -
 
 async def measure(
     base: str, path: str, clients: int, seconds: float, server_pid: int | None = None
-) -> tuple[float, float]:
-    """(turns per second, server CPU seconds per turn) with `clients` concurrent clients."""
+) -> tuple[float, float, float, float]:
+    """(turns per second, server CPU seconds per turn, server CPU and client CPU in cores: CPU seconds per second)
+    with `clients` concurrent clients (the clients are this process)."""
     counts: list[int] = []
     cpu = _tree_cpu_s(server_pid) if server_pid else 0.0
+    client_cpu = time.process_time()
     start = time.perf_counter()
     await asyncio.gather(*(client_loop(base, path, start + seconds, counts) for _ in range(clients)))
-    rate = len(counts) / (time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    rate = len(counts) / wall
     used = (_tree_cpu_s(server_pid) - cpu) if server_pid else 0.0
-    return rate, used / max(len(counts), 1)
+    return rate, used / max(len(counts), 1), used / wall, (time.process_time() - client_cpu) / wall
 
 
 async def first_bytes(base: str, turns: int) -> tuple[list[float], list[float], list[float]]:
@@ -242,7 +250,7 @@ def main() -> None:
                 for n in levels
                 for path in ENDPOINTS
             }
-            rates = {key: rate for key, (rate, _) in cells.items()}
+            rates = {key: cell[0] for key, cell in cells.items()}
             firsts, texts, totals = asyncio.run(first_bytes(base, 20))
         finally:
             server.terminate()
@@ -264,16 +272,24 @@ def main() -> None:
     print("turns/s; target: /api/chat >= 0.3 x the bare advisor endpoint")
     print(
         f"{'clients':>7} {'chat CPU ms/turn':>17} {'stream CPU ms/turn':>19} {'stream/chat CPU':>16} "
-        f"{'chat ceiling':>13} {'chat/ceiling':>13}"
+        f"{'chat ceiling':>13} {'chat/ceiling':>13} {'server cores':>13} {'client cores':>13} {'chat/left':>10}"
     )
     for n in levels:
-        chat_cpu, stream_cpu = cells[("/api/chat", n)][1], cells[("/api/chat/stream", n)][1]
+        _, chat_cpu, server_cores, client_cores = cells[("/api/chat", n)]
+        stream_cpu = cells[("/api/chat/stream", n)][1]
         ceiling = cores / chat_cpu if chat_cpu else float("inf")  # turns/s all cores could give at this CPU cost
+        left = max(cores - client_cores, 1e-9) / chat_cpu if chat_cpu else float("inf")  # what the clients leave
         print(
             f"{n:>7} {chat_cpu * 1000:>17.1f} {stream_cpu * 1000:>19.1f} {stream_cpu / chat_cpu:>16.2f} "
-            f"{ceiling:>13.1f} {rates[('/api/chat', n)] / ceiling:>13.2f}"
+            f"{ceiling:>13.1f} {rates[('/api/chat', n)] / ceiling:>13.2f} {server_cores:>13.2f} {client_cores:>13.2f} "
+            f"{rates[('/api/chat', n)] / left:>10.2f}"
         )
-    print("CPU: the server's processes (all workers); ceiling = cores / CPU per turn; target chat/ceiling >= 0.8")
+    print(
+        "CPU: the server's processes (all workers); ceiling = cores / CPU per turn; target chat/ceiling >= 0.8. "
+        "server / client cores: CPU seconds per second of /api/chat's cell (the clients are this process, on the "
+        "same cores); chat/left: turns/s against (cores - client cores) / CPU per turn, what the server could do "
+        "with the cores the clients leave it"
+    )
     print(
         f"/api/chat/stream, 1 client, {len(totals)} turns: first byte p50 {_p(firsts, 0.5):.0f} ms / p95 "
         f"{_p(firsts, 0.95):.0f} ms; first answer text p50 {_p(texts, 0.5):.0f} ms / p95 {_p(texts, 0.95):.0f} ms; "

@@ -51,7 +51,6 @@ def register(app: typer.Typer) -> None:
         json_output: bool = typer.Option(False, "--json", help="Print the URLs as one JSON document, then serve."),
     ) -> None:
         """Serve the chat API (/api/chat, /api/chat/stream), the tool endpoints, /docs and a widget demo page."""
-        import uvicorn
 
         from web.settings import ServerSettings
 
@@ -91,7 +90,9 @@ def register(app: typer.Typer) -> None:
             from web.serving import MASTER_PID_VAR
 
             os.environ[MASTER_PID_VAR] = str(os.getpid())
-        uvicorn.run(
+        from web.serving import run_workers  # each worker on its own socket: connections spread over them
+
+        run_workers(
             "cli.worker_app:create_app",
             factory=True,
             host=settings.host,
