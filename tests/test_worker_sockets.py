@@ -57,10 +57,9 @@ def _accepted_nodelay(server_socket: socket.socket) -> int:
 
 @linux_only
 def test_connections_accepted_on_a_workers_socket_do_not_wait_for_acks():
+    # (a protocol-0 socket, as uvicorn binds its shared one, kept Nagle on under this machine's Python, not under
+    # CI's: asyncio's behaviour there, not this product's, so only the workers' socket is asserted)
     assert _accepted_nodelay(listening_socket("127.0.0.1", free_port())) != 0
-    shared = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # as uvicorn binds its one shared socket
-    shared.bind(("127.0.0.1", free_port()))
-    assert _accepted_nodelay(shared) == 0  # why: Nagle's algorithm stays on for its connections
 
 
 def _socket_owners(pids: list[int]) -> dict[int, int]:
