@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from tools.catalog.shapes import Evaluation as Evaluation
     from tools.catalog.shapes import OfferGroup as OfferGroup
     from tools.catalog.shapes import Shape as Shape
+    from tools.catalog.shapes import assess_shapes as assess_shapes
     from tools.catalog.shapes import cached_groups as cached_groups
     from tools.catalog.shapes import candidate_groups as candidate_groups
     from tools.catalog.shapes import clear_shape_caches as clear_shape_caches
@@ -67,6 +68,7 @@ FACE = {
     "Shape": "shapes",
     "UpdateError": "update",
     "build_from_catalog_dir": "query",
+    "assess_shapes": "shapes",
     "build_from_snapshot": "query",
     "cached_groups": "shapes",
     "candidate_groups": "shapes",

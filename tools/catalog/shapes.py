@@ -4,13 +4,25 @@ topology verdict of a shape (GPU, count, nodes, links, memory) is computed once 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
 from tools.catalog.query import Offer, query_offers
-from tools.jobtime import Assessment, Candidate, Hardware, JobTime, Tokens, Workload, assess, hardware_of, job_time
+from tools.jobtime import (
+    Assessment,
+    Candidate,
+    Hardware,
+    JobTime,
+    Tokens,
+    Workload,
+    assess,
+    assess_many,
+    hardware_of,
+    job_time,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +124,23 @@ def evaluate(
 
 
 _MISSING = object()
+
+
+def assess_shapes(shapes: Iterable[Shape], workload: Workload, margin: float, key_text: str | None = None) -> None:
+    """Put the topology of every shape not cached yet into the cache, the shapes of each GPU geometry searched at
+    once (tools.jobtime.batch_search; the per-shape search for the rest): what `evaluate` then finds."""
+    text = key_text or workload_key(workload)
+    missing = [shape for shape in dict.fromkeys(shapes) if (text, margin, shape) not in _TOPOLOGY_CACHE]
+    usable = [(shape, found) for shape in missing if (found := _hardware(shape)) is not None]
+    if not usable:
+        return
+    batched = assess_many(workload, [found for _shape, found in usable], margin=margin)
+    for (shape, _found), assessment in zip(usable, batched, strict=True):
+        _TOPOLOGY_CACHE[(text, margin, shape)] = (
+            assessment if assessment is not None else _check(shape, workload, margin)
+        )
+    while len(_TOPOLOGY_CACHE) > _TOPOLOGY_CACHE_MAX:
+        _TOPOLOGY_CACHE.popitem(last=False)
 
 
 def _check(shape: Shape, workload: Workload, margin: float) -> Assessment | None:

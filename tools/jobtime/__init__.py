@@ -2,6 +2,7 @@
 billing rounding and minimums. Every default and assumption is returned with the result.
 """
 
+from tools.jobtime.batch_assess import assess_many
 from tools.jobtime.estimate_block import EstimateWithThroughput, ThroughputBlock, throughput_block
 from tools.jobtime.overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
 from tools.jobtime.timing import (
@@ -47,6 +48,7 @@ __all__ = [
     "TopologyResult",
     "Workload",
     "assess",
+    "assess_many",
     "billing_for",
     "build_workload",
     "check_topology",

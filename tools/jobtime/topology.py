@@ -10,6 +10,7 @@ conversion B = NIC rate per GPU·(n-1)/(k-1). Per-GPU memory comes from the VRAM
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -170,7 +171,7 @@ def _preferred(fitting: list[Tried], total: int, seq_len: int) -> Tried | None:
     return next(o for o, seconds in zip(fitting, times) if seconds <= within)
 
 
-_SINGLE_GPU = Plan(layout="single_gpu", sharding="none", tp=1)
+SINGLE_GPU = Plan(layout="single_gpu", sharding="none", tp=1)
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -192,11 +193,20 @@ class Assessment:
     usable: float
     single: float
     """Per-GPU GiB of the job on one GPU."""
-    options: list[Tried]
+    searched: list[Tried] | Callable[[], list[Tried]]
+    """Every layout tried, or what lists them on first use (the search over many shapes at once keeps its arrays,
+    tools.jobtime.batch_search, and builds a shape's list only where its topology is explained)."""
     best: Tried | None
     verdict: VerdictCode
     params: dict[str, float | int | str | bool | None]
     _result: TopologyResult | None = field(default=None, init=False)
+
+    @property
+    def options(self) -> list[Tried]:
+        """Every layout tried, in the search's order."""
+        if callable(self.searched):
+            self.searched = self.searched()
+        return self.searched
 
     @property
     def runnable(self) -> bool:
@@ -252,11 +262,12 @@ def assess(
     inconsistent; `hardware`: hardware_of(candidate), when the caller keeps it); check_topology explains it."""
     gpu, vram, total, per_node, nodes, links = hardware or hardware_of(candidate)
     usable = vram * (1.0 - margin)
-    single = memory_gib(workload, 1, _SINGLE_GPU, workload.gradient_checkpointing, workload.micro_batch_size) or 0.0
+    single = memory_gib(workload, 1, SINGLE_GPU, workload.gradient_checkpointing, workload.micro_batch_size) or 0.0
     options = search(workload, gpu, links, total, per_node, nodes, usable, overlap)
     best = _preferred([o for o in options if o.fits], total, workload.seq_len)
+    smallest = min((o.per_gpu_gib for o in options), default=single)
     verdict, params = verdict_of(
-        best, options, total, nodes, links, vram, usable, single, per_node, workload, candidate
+        best, smallest, total, nodes, links, vram, usable, single, per_node, workload, candidate
     )
     return Assessment(
         workload=workload,
@@ -271,7 +282,7 @@ def assess(
         links=links,
         usable=usable,
         single=single,
-        options=options,
+        searched=options,
         best=best,
         verdict=verdict,
         params=params,

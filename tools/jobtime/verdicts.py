@@ -32,7 +32,7 @@ class FabricFacts(Protocol):
 
 def verdict_of(
     best: Tried | None,
-    options: list[Tried],
+    smallest: float,
     total: int,
     nodes: int,
     links: Links,
@@ -43,7 +43,8 @@ def verdict_of(
     workload: Workload,
     candidate: FabricFacts,
 ) -> tuple[VerdictCode, dict[str, float | int | str | bool | None]]:
-    """Pick the verdict code and the parameters a sentence about it needs."""
+    """Pick the verdict code and the parameters a sentence about it needs (`smallest`: the least per-GPU GiB of the
+    layouts tried, the one-GPU figure when none was)."""
     params: dict[str, float | int | str | bool | None] = {
         "gpu_count": total,
         "nodes": nodes,
@@ -51,7 +52,6 @@ def verdict_of(
         "vram_gib": vram,
     }
     if best is None:
-        smallest = min((o.per_gpu_gib for o in options), default=single)
         params |= {"needed_gib": round(smallest, 2), "usable_gib": round(usable, 2)}
         if links.kind != "nvlink" and per_node > 1:
             tp = Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node)

@@ -9,12 +9,13 @@ only for the offers a ranking returns, and gives the same numbers.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from contract.jobspec import JobSpec
-from tools.catalog import Evaluation, Offer, OfferGroup, Shape, evaluate, shape_of
+from tools.catalog import Evaluation, Offer, OfferGroup, Shape, assess_shapes, evaluate, shape_of
 from tools.jobtime import (
     Assessment,
     JobTime,
@@ -155,6 +156,13 @@ class ShapeCosts:
                 evaluation=evaluate(shape, job.workload, job.tokens, job.margin, job.workload_key)
             )
         return found
+
+    def prefill(self, shapes: Iterable[Shape]) -> None:
+        """Search the topology of every shape at once, geometry by geometry (what `entry` then evaluates)."""
+        job = self.job
+        assess_shapes(
+            (shape for shape in shapes if shape not in self.shapes), job.workload, job.margin, job.workload_key
+        )
 
     def _overheads(self, time: JobTime, nodes: int, periodic: bool) -> Overheads:
         """Start, downloads, staging and checkpoint writes of one run of this job on `nodes` nodes."""

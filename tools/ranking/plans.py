@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from tools.catalog import Offer, OfferGroup, Shape, shape_of
@@ -102,6 +103,15 @@ def plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple[
     return plans, (None if plans else why)
 
 
+def first_shapes(groups: tuple[tuple[OfferGroup, Shape, int], ...], wanted: int | None) -> Iterator[Shape]:
+    """The shape each candidate is costed on first (its one node, or the nodes that give the wished GPU count):
+    what the ranking searches at once before costing."""
+    for group, shape, _gpus in groups:
+        nodes = nodes_for(group.offer, wanted)
+        if nodes is not None:
+            yield shape if nodes == 1 else shape_of(group.offer, nodes)
+
+
 def plan_candidates(
     key: tuple[Any, ...], groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts
 ) -> Planned:
@@ -113,6 +123,7 @@ def plan_candidates(
             _KEPT.move_to_end(key)
             return found
     wanted = memo.job.spec.num_gpus
+    memo.prefill(first_shapes(groups, wanted))
     outcomes: list[Outcome] = []
     for group, single_shape, gpus in groups:
         if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)

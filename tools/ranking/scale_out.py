@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from tools.memory import EstimateRequest, per_gpu_gib, vram_for
+from tools.memory import EstimateRequest, build_setup, layout_gib, resolve_arch, vram_for
 
 MULTI_NODE_MIN_GPUS = 8
 """Multi-node layouts are built only from full 8-GPU (or larger) instances."""
@@ -41,10 +41,11 @@ def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int) -> fl
     """Least per-GPU GiB of any layout on up to `max_gpus` GPUs: every sharding, every tensor-parallel degree up to
     `max_tp` that the estimator accepts for the model's heads, each on the largest GPU count it divides (memory per
     GPU never grows with more GPUs); 0.0 when no layout can be estimated. Each figure is the estimate's per-GPU
-    GiB (per_gpu_gib: the same arithmetic without the breakdown and fit search); a GPU the estimator does not know
-    makes every estimate refuse, as it did."""
+    GiB (layout_gib on the request's setup: the same arithmetic without the breakdown, fit search or a new request
+    per layout); a GPU the estimator does not know makes every estimate refuse, as it did."""
     try:
         vram_for(request)
+        base = build_setup(request.model_copy(update={"tensor_parallel": 1}), resolve_arch(request))
     except ValueError:
         return 0.0
     best = math.inf
@@ -52,8 +53,8 @@ def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int) -> fl
         gpus = max_gpus - max_gpus % tp
         for sharding in FLOOR_SHARDINGS:
             try:
-                value = per_gpu_gib(
-                    request.model_copy(update={"num_gpus": gpus, "sharding": sharding, "tensor_parallel": tp})
+                value = layout_gib(
+                    base, gpus=gpus, sharding=sharding, tp=tp, checkpointing=base.checkpointing, batch=base.batch
                 )
             except ValueError:  # e.g. a degree that does not divide the heads
                 continue

@@ -1,0 +1,100 @@
+"""topology.assess on many candidates at once: the shapes of each GPU geometry go through one array search
+(tools.jobtime.batch_search), and each gets the same Assessment the per-shape search gives it (issue 27)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import partial
+
+from tools.gpus import GpuSpec
+from tools.jobtime.batch_search import Geometry, Search, Steps, Unbatchable
+from tools.jobtime.layouts import compute, memory_gib
+from tools.jobtime.topology import (
+    DEFAULT_MEMORY_MARGIN,
+    PREFERENCE_TOLERANCE,
+    SINGLE_GPU,
+    Assessment,
+    Candidate,
+    Hardware,
+)
+from tools.jobtime.verdicts import verdict_of
+from tools.jobtime.workload import Workload
+
+
+def assess_many(
+    workload: Workload,
+    found: Sequence[tuple[Candidate, Hardware]],
+    *,
+    margin: float = DEFAULT_MEMORY_MARGIN,
+    overlap: bool = True,
+) -> list[Assessment | None]:
+    """topology.assess on many candidates, the shapes of each GPU geometry searched at once; None where a shape needs
+    the per-shape search (no GPU spec or no step compute for it)."""
+    results: list[Assessment | None] = [None] * len(found)
+    stated, ckpt = workload.micro_batch_size, workload.gradient_checkpointing
+    rows: dict[int, int] = {}
+    gpus: list[GpuSpec] = []
+    by_geometry: dict[tuple[int, int, int], list[int]] = {}
+    for index, (_candidate, hardware) in enumerate(found):
+        gpu = hardware.gpu
+        if gpu is None or (id(gpu) not in rows and compute(workload, gpu, 1, ckpt, stated) is None):
+            continue
+        if rows.setdefault(id(gpu), len(gpus)) == len(gpus):
+            gpus.append(gpu)
+        by_geometry.setdefault((hardware.total, hardware.per_node, hardware.nodes), []).append(index)
+    steps = Steps(workload, gpus)
+    single = memory_gib(workload, 1, SINGLE_GPU, ckpt, stated) or 0.0
+    for (total, per_node, nodes), indices in by_geometry.items():
+        shapes = [found[index][1] for index in indices]
+        usable = [hardware.vram * (1.0 - margin) for hardware in shapes]
+        geometry = Geometry.of(
+            total,
+            per_node,
+            nodes,
+            steps,
+            [rows[id(hardware.gpu)] for hardware in shapes],
+            [hardware.links for hardware in shapes],
+            usable,
+        )
+        try:
+            searched = Search(workload, geometry, overlap).run()
+        except Unbatchable:
+            continue
+        chosen, least = searched.preferred(PREFERENCE_TOLERANCE).tolist(), searched.smallest().tolist()
+        for column, index in enumerate(indices):
+            candidate, hardware = found[index]
+            best = searched.tried(chosen[column], column) if chosen[column] >= 0 else None
+            smallest = least[column] if least[column] != math.inf else single
+            verdict, params = verdict_of(
+                best,
+                smallest,
+                total,
+                nodes,
+                hardware.links,
+                hardware.vram,
+                usable[column],
+                single,
+                per_node,
+                workload,
+                candidate,
+            )
+            results[index] = Assessment(
+                workload=workload,
+                candidate=candidate,
+                margin=margin,
+                overlap=overlap,
+                gpu=hardware.gpu,
+                vram=hardware.vram,
+                gpu_count=total,
+                per_node=per_node,
+                nodes=nodes,
+                links=hardware.links,
+                usable=usable[column],
+                single=single,
+                searched=partial(searched.options, column),
+                best=best,
+                verdict=verdict,
+                params=params,
+            )
+    return results
