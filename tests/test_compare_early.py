@@ -5,7 +5,6 @@ then built in the background; and pages read while another job's table is being 
 from __future__ import annotations
 
 import json
-import random
 import sqlite3
 import threading
 from contextlib import closing
@@ -16,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.catalog import build_db, offer_row, read_snapshot
+from tests.priced_copies import copied_catalog, seeded_factors
 from web.compare import compare_page, costs, early
 from web.compare import page as page_module
 from web.compare.data import CompareQuery
@@ -36,33 +35,7 @@ JOBS = [
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped snapshot's rows in three more regions each, at seeded price factors (0.7-1.3)."""
     folder = tmp_path_factory.mktemp("compare-early")
-    _, offers = read_snapshot()
-    base = [offer_row(o) for o in offers]
-    rng = random.Random(31)
-
-    def rows():
-        for copy in range(4):
-            factor = round(rng.uniform(0.7, 1.3), 4) if copy else 1.0
-            for original in base:
-                row = dict(original)
-                if copy:
-                    for key in (
-                        "price_per_hour",
-                        "spot_price_per_hour",
-                        "price_key",
-                        "spot_key",
-                        "ppg_key",
-                        "sppg_key",
-                    ):
-                        if row[key] is not None and row[key] < 1e17:
-                            row[key] = row[key] * factor
-                    for key in ("region", "zone"):
-                        if row[key]:
-                            row[key] = f"{row[key]}-copy{copy}"
-                            row[f"{key}_lc"] = row[key].lower()
-                yield row
-
-    return build_db(folder / "large.sqlite", rows(), {"source": "test", "built_from": "synthetic"}, trusted_rows=True)
+    return copied_catalog(folder / "large.sqlite", seeded_factors(3, 31))
 
 
 def _name(job: str) -> str:

@@ -4,13 +4,13 @@ the price: independent arithmetic). Real SQLite catalogs in tmp_path; the page i
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
 from contract.jobspec import JobSpec
-from tools.catalog import build_db, build_from_snapshot, offer_row, read_snapshot
+from tests.priced_copies import copied_catalog, seeded_factors
+from tools.catalog import build_from_snapshot
 from tools.ranking import rank_offers
 from web.compare import compare_page
 from web.compare.data import CompareQuery
@@ -28,33 +28,8 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The shipped snapshot, and each of its rows in COPIES more regions at seeded price factors (0.7-1.3)."""
     folder = tmp_path_factory.mktemp("compare-scale")
     small = build_from_snapshot(folder / "snapshot.sqlite")
-    _, offers = read_snapshot()
-    base = [offer_row(o) for o in offers]
-    rng = random.Random(28)
-    factors = [1.0] + [round(rng.uniform(0.7, 1.3), 4) for _ in range(COPIES)]
-
-    def rows():
-        for copy, factor in enumerate(factors):
-            for original in base:
-                row = dict(original)
-                if copy:
-                    for key in (
-                        "price_per_hour",
-                        "spot_price_per_hour",
-                        "price_key",
-                        "spot_key",
-                        "ppg_key",
-                        "sppg_key",
-                    ):
-                        if row[key] is not None and row[key] < 1e17:
-                            row[key] = row[key] * factor
-                    for key in ("region", "zone"):
-                        if row[key]:
-                            row[key] = f"{row[key]}-copy{copy}"
-                            row[f"{key}_lc"] = row[key].lower()
-                yield row
-
-    large = build_db(folder / "large.sqlite", rows(), {"source": "test", "built_from": "synthetic"}, trusted_rows=True)
+    factors = seeded_factors(COPIES, 28)
+    large = copied_catalog(folder / "large.sqlite", factors)
     return {"small": small, "large": large, "factors": factors}  # type: ignore[dict-item]
 
 

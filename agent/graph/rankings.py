@@ -8,22 +8,20 @@ or a new modification time) ranks afresh. `agent.graph.questions.ranked` gives e
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from contract.jobspec import JobSpec
+from tools.lru import Lru
 
 SIZE = 64
 """Rankings kept, least recently used dropped first (a ranking's JSON is some tens of kB)."""
 FX_VAR = "GPU_ADVISOR_FX_RATES"
 """The rate table the ranking converts budgets with (tools/fx.py reads it on every ranking)."""
 
-_memory: OrderedDict[tuple[Any, ...], list[Any]] = OrderedDict()
+_memory: Lru[tuple[Any, ...], list[Any]] = Lru(SIZE)
 """key -> [ranking JSON, notes, the ranking made public or None until asked]"""
-_lock = threading.Lock()
 
 
 def file_version(db_path: Path) -> tuple[int, int, int] | None:
@@ -64,17 +62,10 @@ def remembered(
         ranking, notes = compute()
         return (_public(ranking) if public else ranking), notes
     key = (spec.model_dump_json(), str(db_path), version, os.environ.get(FX_VAR))
-    with _lock:
-        kept = _memory.get(key)
-        if kept is not None:
-            _memory.move_to_end(key)
+    kept = _memory.get(key)
     if kept is None:
         ranking, notes = compute()  # new objects, handed to no one but the memory
-        kept = [ranking, notes, None]
-        with _lock:
-            _memory[key] = kept
-            while len(_memory) > SIZE:
-                _memory.popitem(last=False)
+        kept = _memory.put(key, [ranking, notes, None])
     if not public:
         return kept[0], kept[1]
     if kept[2] is None:
@@ -91,5 +82,4 @@ def _public(ranking: dict[str, Any]) -> dict[str, Any]:
 
 def forget() -> None:
     """Drop every kept ranking (tests, and a process that changed the catalog in place within one clock tick)."""
-    with _lock:
-        _memory.clear()
+    _memory.clear()

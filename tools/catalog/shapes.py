@@ -3,9 +3,7 @@ topology verdict of a shape (GPU, count, nodes, links, memory) is computed once 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
@@ -23,6 +21,7 @@ from tools.jobtime import (
     hardware_of,
     job_time,
 )
+from tools.lru import Lru
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,12 +89,12 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
     )
 
 
-_TOPOLOGY_CACHE: OrderedDict[tuple[str, float, Shape], Assessment | None] = OrderedDict()
-"""Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it. Least
-recently used first out: a full cache drops the oldest verdicts, never the whole cache (a recurring job stays warm)."""
 _TOPOLOGY_CACHE_MAX = 6_000
 """About 20 jobs' worth of verdicts (a new job checks ~285 shapes; ~12 KB each): 20,000 held ~250 MB of a serve
 process (benchmarks/turn_memory.py)."""
+_TOPOLOGY_CACHE: Lru[tuple[str, float, Shape], Assessment | None] = Lru(_TOPOLOGY_CACHE_MAX)
+"""Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it. Least
+recently used first out: a full cache drops the oldest verdicts, never the whole cache (a recurring job stays warm)."""
 
 
 def workload_key(workload: Workload) -> str:
@@ -111,12 +110,7 @@ def evaluate(
     key = (key_text or workload_key(workload), margin, shape)
     topology = _TOPOLOGY_CACHE.get(key, _MISSING)
     if topology is _MISSING:
-        topology = _TOPOLOGY_CACHE[key] = _check(shape, workload, margin)
-        while len(_TOPOLOGY_CACHE) > _TOPOLOGY_CACHE_MAX:
-            _TOPOLOGY_CACHE.popitem(last=False)
-    else:
-        with suppress(KeyError):  # another thread's turn may have dropped it meanwhile
-            _TOPOLOGY_CACHE.move_to_end(key)
+        topology = _TOPOLOGY_CACHE.put(key, _check(shape, workload, margin))
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
     topology = cast(Assessment, topology)
@@ -136,11 +130,7 @@ def assess_shapes(shapes: Iterable[Shape], workload: Workload, margin: float, ke
         return
     batched = assess_many(workload, [found for _shape, found in usable], margin=margin)
     for (shape, _found), assessment in zip(usable, batched, strict=True):
-        _TOPOLOGY_CACHE[(text, margin, shape)] = (
-            assessment if assessment is not None else _check(shape, workload, margin)
-        )
-    while len(_TOPOLOGY_CACHE) > _TOPOLOGY_CACHE_MAX:
-        _TOPOLOGY_CACHE.popitem(last=False)
+        _TOPOLOGY_CACHE.put((text, margin, shape), assessment or _check(shape, workload, margin))
 
 
 def _check(shape: Shape, workload: Workload, margin: float) -> Assessment | None:

@@ -4,13 +4,12 @@ and how many micro-steps share one optimizer step (gradient accumulation)."""
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from contract.jobspec import JobSpec
 from tools.jobtime.throughput import TokenFlops, flops_per_token
+from tools.lru import Lru
 from tools.memory import EstimateRequest, Setup, build_setup, estimate, request_for_spec, resolve_arch
 from tools.models import ModelArch
 
@@ -99,11 +98,11 @@ class Workload:
         return self.token_flops_no_recompute
 
 
-_WORKLOADS: OrderedDict[tuple[str, tuple[str, ...], bool | None], Workload] = OrderedDict()
+_WORKLOADS_MAX = 256
+_WORKLOADS: Lru[tuple[str, tuple[str, ...], bool | None], Workload] = Lru(_WORKLOADS_MAX)
 """Workloads by what they depend on (the estimator request the spec implies, the defaults it filled, whether the
 user set gradient checkpointing): reused across turns and jobs on the same model (with their memory_cache); least
 recently used dropped first."""
-_WORKLOADS_MAX = 256
 
 
 def build_workload(spec: JobSpec) -> Workload:
@@ -111,15 +110,7 @@ def build_workload(spec: JobSpec) -> Workload:
     when the user left gradient checkpointing open); jobs that differ only in data, budget or deadline share it."""
     request, filled = request_for_spec(spec)
     key = (request.model_dump_json(), tuple(filled), spec.gradient_checkpointing)
-    workload = _WORKLOADS.get(key)
-    if workload is None:
-        workload = _WORKLOADS[key] = _resolve(spec, request, filled)
-        while len(_WORKLOADS) > _WORKLOADS_MAX:
-            _WORKLOADS.popitem(last=False)
-    else:
-        with suppress(KeyError):  # another thread's turn may have dropped it meanwhile
-            _WORKLOADS.move_to_end(key)
-    return workload
+    return _WORKLOADS.get_or_make(key, lambda: _resolve(spec, request, filled))
 
 
 def _resolve(spec: JobSpec, request: EstimateRequest, filled: list[str]) -> Workload:

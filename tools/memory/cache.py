@@ -8,37 +8,22 @@ may change); errors are never cached.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
+from tools.lru import Lru
 from tools.memory.estimator import Estimate, EstimateRequest, estimate
 
 MAX_ENTRIES = 512
 """Distinct requests kept (least recently used dropped first)."""
 
-_cache: OrderedDict[str, Estimate] = OrderedDict()
-_lock = threading.Lock()
+_cache: Lru[str, Estimate] = Lru(MAX_ENTRIES)
 
 
 def cached_estimate(request: EstimateRequest) -> Estimate:
     """estimate(request), from memory when the same request was estimated before (a deep copy either way)."""
     if getattr(request, "config_path", None):
         return estimate(request)
-    key = request.model_dump_json()
-    with _lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-    if found is None:
-        found = estimate(request)
-        with _lock:
-            _cache[key] = found
-            while len(_cache) > MAX_ENTRIES:
-                _cache.popitem(last=False)
-    return found.model_copy(deep=True)
+    return _cache.get_or_make(request.model_dump_json(), lambda: estimate(request)).model_copy(deep=True)
 
 
 def clear() -> None:
     """Forget every cached estimate."""
-    with _lock:
-        _cache.clear()
+    _cache.clear()

@@ -4,12 +4,12 @@ them from a small LRU and applies its own budget to each plan."""
 
 from __future__ import annotations
 
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from tools.catalog import Offer, OfferGroup, Shape, shape_of
+from tools.lru import Lru
 from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, cost_offer
 from tools.ranking.scale_out import MULTI_NODE_MIN_GPUS, deadline_nodes, fewest_nodes, has_margin, rescale_nodes
 
@@ -37,8 +37,7 @@ class Planned(NamedTuple):
     shapes: dict[Shape, ShapeEntry]
 
 
-_KEPT: OrderedDict[tuple[Any, ...], Planned] = OrderedDict()
-_KEPT_LOCK = threading.Lock()
+_KEPT: Lru[tuple[Any, ...], Planned] = Lru(PLANS_KEPT)
 
 
 def nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
@@ -117,11 +116,9 @@ def plan_candidates(
 ) -> Planned:
     """Every candidate's plans costed with `memo`, kept under `key` (the job without its budget, the catalog version
     and the candidates) for the next ranking that differs only in budget."""
-    with _KEPT_LOCK:
-        found = _KEPT.get(key)
-        if found is not None:
-            _KEPT.move_to_end(key)
-            return found
+    found = _KEPT.get(key)
+    if found is not None:
+        return found
     wanted = memo.job.spec.num_gpus
     memo.prefill(first_shapes(groups, wanted))
     outcomes: list[Outcome] = []
@@ -131,12 +128,7 @@ def plan_candidates(
             outcomes.append(costed if costed is not None else str(why))
         else:
             outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
-    found = Planned(outcomes, memo.job.budget, memo.shapes)
-    with _KEPT_LOCK:
-        _KEPT[key] = found
-        while len(_KEPT) > PLANS_KEPT:
-            _KEPT.popitem(last=False)
-    return found
+    return _KEPT.put(key, Planned(outcomes, memo.job.budget, memo.shapes))
 
 
 def within_budget(
@@ -186,5 +178,4 @@ def _for_budget(plan: Costed, budget: float | None) -> Costed:
 
 def clear_plans() -> None:
     """Forget the kept plans."""
-    with _KEPT_LOCK:
-        _KEPT.clear()
+    _KEPT.clear()

@@ -27,7 +27,7 @@ from tools.catalog import OFFER_FIELDS, OfferGroup, offer_from_row, shape_of, wi
 from tools.jobtime import DEFAULT_MEMORY_MARGIN, build_workload, job_tokens
 from tools.ranking import MULTI_NODE_MIN_GPUS, CostingJob, ShapeCosts, fewest_nodes, nodes_for, plan_shape
 from tools.spot import DEFAULT_DEADLINE_CONFIDENCE, HOUR
-from web.compare.store import OD_PRICE, SPOT_PRICE, connect
+from web.compare.store import BUSY_TIMEOUT_S, OD_PRICE, SPOT_PRICE, connect
 
 MAX_JOB_TABLES = 16
 _lock = threading.Lock()
@@ -241,7 +241,7 @@ def _table(conn: sqlite3.Connection, name: str) -> JobTable:
     except sqlite3.OperationalError:  # another job's table is being written: the mark waits for the next page
         pass
     finally:
-        conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
     runs_on, excluded = conn.execute(f"SELECT runs_on, excluded FROM {name}_meta").fetchone()
     return JobTable(name=name, runs_on=runs_on, excluded=json.loads(excluded))
 

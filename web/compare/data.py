@@ -5,8 +5,6 @@ the job's priced table (web.compare.costs). Counts are cached per query, so late
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from contract.languages import Language
 from tools.catalog import MISSING
+from tools.lru import Lru
 from web.compare.costs import job_sort_index
 from web.compare.store import sort_index
 
@@ -102,13 +101,16 @@ _SORTS: dict[str, tuple[str, str | None]] = {
 }
 _REVERSED = frozenset({"vram"})
 """Sorts whose key runs the other way (vram_key is minus the memory)."""
-_COUNTS: OrderedDict[tuple[Any, ...], int] = OrderedDict()
-_IDS: OrderedDict[tuple[Any, ...], list[int]] = OrderedDict()
+_COUNTS: Lru[tuple[Any, ...], int] = Lru(512)
+"""Row counts per store, job and filters."""
+_CHARTS: Lru[tuple[Any, ...], list[dict[str, Any]]] = Lru(64)
+"""Chart points per store, job and filters."""
+_IDS: Lru[tuple[Any, ...], list[int]] = Lru(8)
+"""Row ids in page order of the small views (SMALL_VIEW)."""
 SMALL_VIEW = 150_000
 """Filtered views up to this many rows are ordered once by a scan and kept as id lists (pages are then slices)."""
 _FILTER_INDEXES = {"gpu": "gpu_lc", "provider": "provider_lc", "interconnect": "interconnect", "gpu_count": "gpu_count"}
 """Equality filters and the listing column whose index (created on first use) serves them."""
-_COUNTS_LOCK = threading.Lock()
 
 
 def filters_sql(query: CompareQuery) -> tuple[list[str], list[Any]]:
@@ -152,16 +154,8 @@ def _like(text: str) -> str:
 
 def _count(conn: sqlite3.Connection, key: tuple[Any, ...], sql: str, params: list[Any]) -> int:
     """A count, cached per store, job and filters (later pages of a view reuse it)."""
-    with _COUNTS_LOCK:
-        if key in _COUNTS:
-            _COUNTS.move_to_end(key)
-            return _COUNTS[key]
-    value = conn.execute(sql, params).fetchone()[0]
-    with _COUNTS_LOCK:
-        _COUNTS[key] = value
-        while len(_COUNTS) > 512:
-            _COUNTS.popitem(last=False)
-    return value
+    found = _COUNTS.get(key)
+    return found if found is not None else _COUNTS.put(key, conn.execute(sql, params).fetchone()[0])
 
 
 def select_page(
@@ -256,10 +250,9 @@ def _ordered_ids(
     missing: str | None,
 ) -> list[int]:
     """Every matching row id in page order (values missing for the sort last), cached per view."""
-    with _COUNTS_LOCK:
-        if key in _IDS:
-            _IDS.move_to_end(key)
-            return _IDS[key]
+    found = _IDS.get(key)
+    if found is not None:
+        return found
     cond = f" AND NOT ({missing})" if missing else ""
     ids = [i for (i,) in conn.execute(f"SELECT r.id FROM {source} WHERE {filters}{cond} ORDER BY {order}", params)]
     if missing:
@@ -269,11 +262,7 @@ def _ordered_ids(
                 f"SELECT r.id FROM {source} WHERE {filters} AND {missing} ORDER BY +r.price_key, r.id", params
             )
         ]
-    with _COUNTS_LOCK:
-        _IDS[key] = ids
-        while len(_IDS) > 8:
-            _IDS.popitem(last=False)
-    return ids
+    return _IDS.put(key, ids)
 
 
 def _shaped(conn: sqlite3.Connection, found: list[tuple[Any, ...]], with_job: bool) -> list[dict[str, Any]]:
@@ -322,9 +311,9 @@ def chart_points(conn: sqlite3.Connection, store_key: str, query: CompareQuery, 
     where, params = filters_sql(query)
     filters = " AND ".join(where) or "1"
     key = ("chart", store_key, job, filters, tuple(params))
-    with _COUNTS_LOCK:
-        if key in _COUNTS:
-            return _COUNTS[key]  # type: ignore[return-value]
+    found = _CHARTS.get(key)
+    if found is not None:
+        return found
     source = f"{job} j JOIN rows r ON r.id = j.id" if where else f"{job} j"
     cheapest = conn.execute(
         f"SELECT j.hours, min(j.cost), j.id, j.spot, j.nodes FROM {source} WHERE {filters} GROUP BY j.hours "
@@ -332,9 +321,7 @@ def chart_points(conn: sqlite3.Connection, store_key: str, query: CompareQuery, 
         params,
     ).fetchall()
     points = chart_from(conn, cheapest)
-    with _COUNTS_LOCK:
-        _COUNTS[key] = points  # type: ignore[assignment]
-    return points
+    return _CHARTS.put(key, points)
 
 
 def chart_from(conn: sqlite3.Connection, cheapest: list[tuple[Any, ...]]) -> list[dict[str, Any]]:

@@ -9,14 +9,13 @@ table's. Everything else waits for the table."""
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tools.lru import Lru
 from web.compare.costs import PLAN_COLUMNS, JobPlans
 from web.compare.store import PRICE_ARRAYS
 
@@ -27,9 +26,10 @@ SORT_COLUMNS = {"job_cost": "cost", "hours": "hours", "per_gpu_gib": "per_gpu"}
 """The job sorts a view opens early in, and the job column each orders by."""
 _KEPT_JOBS = 2
 _BLOCK = 1 << 15
-_lock = threading.Lock()
-_listings: OrderedDict[Path, Listings] = OrderedDict()
-_jobs: OrderedDict[tuple[Path, str], EarlyJob] = OrderedDict()
+_KEPT_STORES = 2
+"""Stores whose price arrays are kept (the one served and, while it is replaced, the next)."""
+_listings: Lru[Path, Listings] = Lru(_KEPT_STORES)
+_jobs: Lru[tuple[Path, str], EarlyJob] = Lru(_KEPT_JOBS)
 
 
 @dataclass(frozen=True)
@@ -76,17 +76,13 @@ class EarlyJob:
 
 def listings(conn: sqlite3.Connection, store: Path) -> Listings:
     """The store's price arrays (read once per store and process)."""
-    with _lock:
-        if store in _listings:
-            _listings.move_to_end(store)
-            return _listings[store]
+    found = _listings.get(store)
+    if found is not None:
+        return found
     blobs = dict(conn.execute("SELECT name, data FROM price_arrays"))
-    found = Listings(**{name: np.frombuffer(blobs[name], dtype=kind) for name, kind in PRICE_ARRAYS.items()})
-    with _lock:
-        _listings[store] = found
-        while len(_listings) > 2:
-            _listings.popitem(last=False)
-    return found
+    return _listings.put(
+        store, Listings(**{name: np.frombuffer(blobs[name], dtype=kind) for name, kind in PRICE_ARRAYS.items()})
+    )
 
 
 def is_large(conn: sqlite3.Connection, store: Path) -> bool:
@@ -101,8 +97,7 @@ def opens_on(query: Any, filters: list[str]) -> bool:
 
 def kept(store: Path, name: str) -> EarlyJob | None:
     """The job priced in memory, when it still is."""
-    with _lock:
-        return _jobs.get((store, name))
+    return _jobs.get((store, name))
 
 
 def _plan_arrays(plans: JobPlans, shapes: int) -> Plans:
@@ -173,10 +168,9 @@ def early_job(
 ) -> EarlyJob:
     """The job priced in memory (kept for the next pages while its table is being built)."""
     key = (store, name)
-    with _lock:
-        if key in _jobs:
-            _jobs.move_to_end(key)
-            return _jobs[key]
+    early = _jobs.get(key)
+    if early is not None:
+        return early
     where, params = wishes
     kept = None
     found = listings(conn, store)
@@ -187,12 +181,7 @@ def early_job(
         )
         kept = np.zeros(len(found.shape), dtype=bool)
         kept[ids - 1] = True
-    job = price_job(found, plans, kept, interruptible_ok)
-    with _lock:
-        _jobs[key] = job
-        while len(_jobs) > _KEPT_JOBS:
-            _jobs.popitem(last=False)
-    return job
+    return _jobs.put(key, price_job(found, plans, kept, interruptible_ok))
 
 
 def page_indexes(job: EarlyJob, column: str, start: int, size: int, descending: bool) -> np.ndarray | None:

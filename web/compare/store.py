@@ -77,10 +77,14 @@ def store_path(catalog: Path) -> Path:
     return folder / f"compare-{_signature(catalog)}.sqlite"
 
 
+BUSY_TIMEOUT_S = 30
+"""How long a store connection waits for another's write lock (seconds)."""
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """A connection to a built store (job tables are written through it, see web.compare.costs; the store is in WAL
     mode, so pages are read while a job table is written)."""
-    conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
     conn.execute("PRAGMA cache_size = -16000")  # 16 MB page cache: RSS stays flat at any catalog size
     conn.execute("PRAGMA temp_store = FILE")
     return conn
