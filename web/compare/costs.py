@@ -258,6 +258,9 @@ def job_plans(conn: sqlite3.Connection, catalog: Path, spec: JobSpec) -> JobPlan
                 (json.dumps([r[1] for r in shape_rows]),),
             )
         }
+    memo.prefill(  # every shape's first layout search at once, geometry by geometry
+        shape_of(offer, nodes) for offer in reps.values() if (nodes := nodes_for(offer, spec.num_gpus)) is not None
+    )
     plans: list[tuple[Any, ...]] = []
     excluded: Counter[str] = Counter()
     for shape_id, rep_id, rows in shape_rows:
