@@ -224,11 +224,12 @@ def layout_gib(base: Setup, *, gpus: int, sharding: str, tp: int, checkpointing:
 def setup_gib(stated: Setup) -> float:
     """Per-GPU GiB (nvidia-smi view) of a setup as build_setup states it (its QLoRA recipe still open)."""
     setup = resolved(stated)
+    if not (stated.qlora_upcast is None and setup.qlora_upcast is False):
+        return gib(per_gpu_bytes(setup))  # the same sum, memoised (deciding the QLoRA recipe computed it)
     terms, _phase, _host, _trainable = peak_terms(setup)
     allocated = sum(terms.values())
     overhead = overhead_bytes(allocated, setup)
-    if stated.qlora_upcast is None and setup.qlora_upcast is False:
-        allocated += max(0.0, per_gpu_bytes(stated) - (allocated + overhead))
+    allocated += max(0.0, per_gpu_bytes(stated) - (allocated + overhead))
     return gib(allocated + overhead)
 
 
