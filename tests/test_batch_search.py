@@ -4,6 +4,7 @@ parallel, shrunk micro-batches, tensor parallelism, nothing fitting, no overlap 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,18 @@ def test_any_job_agrees(
         gradient_checkpointing=checkpointing,
     )
     _compare(build_workload(spec), shapes[::5])
+
+
+def test_the_batch_computes_no_step_the_per_shape_search_does_not(shapes: list[Shape]) -> None:
+    """Step compute and memory are kept per workload for its lifetime: the batch asks for exactly the ones the
+    per-shape search asks for (a batch that computed every GPU for every layout grew a serve process by ~30 MB
+    over 1,200 never-seen turns, benchmarks/turn_memory.py)."""
+    for job in (JOBS[3], JOBS[4], JOBS[6]):
+        workload = build_workload(JobSpec(language="en", **job))  # type: ignore[arg-type]
+        batch, single = (replace(workload, memory_cache={}, slot_cache={}, compute_cache={}) for _ in range(2))
+        found = [pair for shape in shapes if (pair := _hardware(shape)) is not None]
+        assess_many(batch, found, margin=0.1)
+        for candidate, hardware in found:
+            assess(single, candidate, margin=0.1, hardware=hardware)
+        assert set(batch.compute_cache) == set(single.compute_cache)
+        assert set(batch.memory_cache) == set(single.memory_cache)

@@ -33,26 +33,30 @@ def assess_many(
     the per-shape search (no GPU spec or no step compute for it)."""
     results: list[Assessment | None] = [None] * len(found)
     stated, ckpt = workload.micro_batch_size, workload.gradient_checkpointing
-    rows: dict[int, int] = {}
-    gpus: list[GpuSpec] = []
+    known: dict[int, bool] = {}
     by_geometry: dict[tuple[int, int, int], list[int]] = {}
     for index, (_candidate, hardware) in enumerate(found):
         gpu = hardware.gpu
-        if gpu is None or (id(gpu) not in rows and compute(workload, gpu, 1, ckpt, stated) is None):
+        if gpu is None:
             continue
-        if rows.setdefault(id(gpu), len(gpus)) == len(gpus):
-            gpus.append(gpu)
-        by_geometry.setdefault((hardware.total, hardware.per_node, hardware.nodes), []).append(index)
-    steps = Steps(workload, gpus)
+        if id(gpu) not in known:
+            known[id(gpu)] = compute(workload, gpu, 1, ckpt, stated) is not None
+        if known[id(gpu)]:
+            by_geometry.setdefault((hardware.total, hardware.per_node, hardware.nodes), []).append(index)
     single = memory_gib(workload, 1, SINGLE_GPU, ckpt, stated) or 0.0
     for (total, per_node, nodes), indices in by_geometry.items():
         shapes = [found[index][1] for index in indices]
         usable = [hardware.vram * (1.0 - margin) for hardware in shapes]
+        rows: dict[int, int] = {}
+        gpus: list[GpuSpec] = []
+        for hardware in shapes:
+            if rows.setdefault(id(hardware.gpu), len(gpus)) == len(gpus):
+                gpus.append(hardware.gpu)  # type: ignore[arg-type]
         geometry = Geometry.of(
             total,
             per_node,
             nodes,
-            steps,
+            Steps(workload, gpus),  # only this geometry's GPUs: the workload keeps every step it computes
             [rows[id(hardware.gpu)] for hardware in shapes],
             [hardware.links for hardware in shapes],
             usable,

@@ -35,25 +35,26 @@ class Unbatchable(Exception):
 
 
 class Steps:
-    """Step compute of one workload on each distinct GPU of a batch, per (tensor parallel, checkpointing,
-    micro-batch): the geometries of a batch share their GPUs."""
+    """Step compute of one workload on each distinct GPU of a geometry, per (tensor parallel, checkpointing,
+    micro-batch): its shapes share their GPUs."""
 
     def __init__(self, workload: Workload, gpus: list[GpuSpec]) -> None:
         self.workload, self.gpus = workload, gpus
         self._found: dict[tuple[int, bool, int], tuple[np.ndarray, np.ndarray]] = {}
 
-    def get(self, tp: int, ckpt: bool, micro: int) -> tuple[np.ndarray, np.ndarray]:
-        """Seconds and utilisation of one micro-step on each GPU (Unbatchable when one is unknown)."""
+    def get(self, tp: int, ckpt: bool, micro: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Seconds and utilisation of one micro-step on each GPU, computed for the GPUs `wanted` (NaN for the
+        others until they are; Unbatchable when a wanted one is unknown)."""
         key = (tp, ckpt, micro)
         found = self._found.get(key)
         if found is None:
-            steps = [compute(self.workload, gpu, tp, ckpt, micro) for gpu in self.gpus]
-            if any(step is None for step in steps):
+            found = self._found[key] = (np.full(len(self.gpus), np.nan), np.full(len(self.gpus), np.nan))
+        seconds, utilisation = found
+        for index in np.flatnonzero(wanted & np.isnan(seconds)).tolist():
+            step = compute(self.workload, self.gpus[index], tp, ckpt, micro)
+            if step is None:
                 raise Unbatchable
-            found = self._found[key] = (
-                np.array([step.seconds for step in steps], dtype=float),  # type: ignore[union-attr]
-                np.array([step.utilisation_value for step in steps], dtype=float),  # type: ignore[union-attr]
-            )
+            seconds[index], utilisation[index] = step.seconds, step.utilisation_value
         return found
 
 
@@ -100,9 +101,12 @@ class Geometry:
             nvlink=np.array([link.kind == "nvlink" for link in links], dtype=bool),
         )
 
-    def compute(self, tp: int, ckpt: bool, micro: int) -> tuple[np.ndarray, np.ndarray]:
-        """Seconds and utilisation of one micro-step on each shape's GPU."""
-        seconds, utilisation = self.steps.get(tp, ckpt, micro)
+    def compute(self, tp: int, ckpt: bool, micro: int, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Seconds and utilisation of one micro-step on each shape's GPU, computed where the layout is `tried`
+        (the workload keeps every step it computes; NaN elsewhere)."""
+        wanted = np.zeros(len(self.steps.gpus), dtype=bool)
+        wanted[self.gpu_rows[tried]] = True
+        seconds, utilisation = self.steps.get(tp, ckpt, micro, wanted)
         return seconds[self.gpu_rows], utilisation[self.gpu_rows]
 
 
@@ -189,7 +193,7 @@ class Search:
         if slot is None:
             return None
         per_gpu, moved = slot
-        seconds, utilisation = geometry.compute(plan.tp, ckpt, micro)
+        seconds, utilisation = geometry.compute(plan.tp, ckpt, micro, tried)
         comm, exposed, extra = comm_arrays(moved, geometry, seconds, self.overlap)
         return Row(
             plan=plan,
@@ -228,11 +232,16 @@ class Search:
         """Per shape in `shrink`, the first smaller micro-batch whose layout fits (or micro-batch 1), as one row."""
         usable, left = self.geometry.usable, shrink.copy()
         picked: Row | None = None
+        geometry = self.geometry
         for micro in self.workload.smaller_micro_batches:
-            found = self.row(plan, ckpt, micro, left)
-            if found is None:
+            slot = layout_slot(self.workload, plan, geometry.total, geometry.nodes, ckpt, micro)
+            if slot is None:
                 continue
-            take = left & ((found.per_gpu <= usable) | (micro == 1))
+            take = left & ((slot[0] <= usable) | (micro == 1))
+            if not take.any():
+                continue
+            found = self.row(plan, ckpt, micro, take)
+            assert found is not None  # the same slot
             picked = found if picked is None else _merged(picked, found, take)
             left = left & ~take
             if not left.any():
