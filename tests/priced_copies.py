@@ -20,20 +20,26 @@ def seeded_factors(copies: int, seed: int) -> list[float]:
     return [1.0] + [round(rng.uniform(0.7, 1.3), 4) for _ in range(copies)]
 
 
+def priced_row(original: dict[str, Any], copy: int, factor: float) -> dict[str, Any]:
+    """Copy number `copy` of a catalog row: in regions and zones ending in "-copy<copy>", at `factor` times its
+    prices (copy 0 is the row itself)."""
+    row = dict(original)
+    if copy:
+        for key in PRICE_COLUMNS:
+            if row[key] is not None and row[key] < 1e17:
+                row[key] = row[key] * factor
+        for key in ("region", "zone"):
+            if row[key]:
+                row[key] = f"{row[key]}-copy{copy}"
+                row[f"{key}_lc"] = row[key].lower()
+    return row
+
+
 def priced_copies(base: list[dict[str, Any]], factors: list[float]) -> Iterator[dict[str, Any]]:
     """Each row once per factor; every copy after the first in its own regions and zones, at its factor's prices."""
     for copy, factor in enumerate(factors):
         for original in base:
-            row = dict(original)
-            if copy:
-                for key in PRICE_COLUMNS:
-                    if row[key] is not None and row[key] < 1e17:
-                        row[key] = row[key] * factor
-                for key in ("region", "zone"):
-                    if row[key]:
-                        row[key] = f"{row[key]}-copy{copy}"
-                        row[f"{key}_lc"] = row[key].lower()
-            yield row
+            yield priced_row(original, copy, factor)
 
 
 def copied_catalog(path: Path, factors: list[float]) -> Path:

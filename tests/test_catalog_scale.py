@@ -11,6 +11,7 @@ import pytest
 
 import tools.catalog.candidates as candidates
 from contract.jobspec import Budget, JobSpec
+from tests.priced_copies import priced_row
 from tools.catalog.query import build_db, build_from_snapshot, offer_row, read_snapshot
 from tools.ranking.rank import clear_cache, rank_offers
 
@@ -41,17 +42,7 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     def rows(count: int):
         for index in range(count):
             copy, position = divmod(index, len(base))
-            row = dict(base[position])
-            if copy:
-                factor = rng.uniform(1.01, 1.3)
-                for key in ("price_per_hour", "spot_price_per_hour", "price_key", "spot_key", "ppg_key", "sppg_key"):
-                    if row[key] is not None and row[key] < 1e17:
-                        row[key] = row[key] * factor
-                for key in ("region", "zone"):
-                    if row[key]:
-                        row[key] = f"{row[key]}-copy{copy}"
-                        row[f"{key}_lc"] = row[key].lower()
-            yield row
+            yield priced_row(base[position], copy, rng.uniform(1.01, 1.3) if copy else 1.0)
 
     large = build_db(
         folder / "large.sqlite", rows(50_000), {"source": "test", "built_from": "synthetic"}, trusted_rows=True

@@ -154,8 +154,7 @@ def _like(text: str) -> str:
 
 def _count(conn: sqlite3.Connection, key: tuple[Any, ...], sql: str, params: list[Any]) -> int:
     """A count, cached per store, job and filters (later pages of a view reuse it)."""
-    found = _COUNTS.get(key)
-    return found if found is not None else _COUNTS.put(key, conn.execute(sql, params).fetchone()[0])
+    return _COUNTS.get_or_make(key, lambda: conn.execute(sql, params).fetchone()[0])
 
 
 def select_page(

@@ -76,13 +76,13 @@ class EarlyJob:
 
 def listings(conn: sqlite3.Connection, store: Path) -> Listings:
     """The store's price arrays (read once per store and process)."""
-    found = _listings.get(store)
-    if found is not None:
-        return found
-    blobs = dict(conn.execute("SELECT name, data FROM price_arrays"))
-    return _listings.put(
-        store, Listings(**{name: np.frombuffer(blobs[name], dtype=kind) for name, kind in PRICE_ARRAYS.items()})
-    )
+
+    def read() -> Listings:
+        """The arrays from the store."""
+        blobs = dict(conn.execute("SELECT name, data FROM price_arrays"))
+        return Listings(**{name: np.frombuffer(blobs[name], dtype=kind) for name, kind in PRICE_ARRAYS.items()})
+
+    return _listings.get_or_make(store, read)
 
 
 def is_large(conn: sqlite3.Connection, store: Path) -> bool:
