@@ -24,10 +24,18 @@ def field_values(cls: type) -> Callable[[Any], tuple[Any, ...]]:
     return found
 
 
+class HashSlot:
+    """A base that gives a slotted frozen dataclass the slot `hash_once` keeps its hash in."""
+
+    __slots__ = (_KEY,)
+
+
 def hash_once(instance: Any) -> int:
     """hash() of a frozen dataclass's field values (what the generated __hash__ returns), kept on the instance after
-    the first call (its fields never change)."""
-    found = instance.__dict__.get(_KEY)
-    if found is None:
-        found = instance.__dict__[_KEY] = hash(field_values(type(instance))(instance))
-    return found  # type: ignore[no-any-return]
+    the first call (its fields never change): in its __dict__, or in the slot of a `HashSlot` subclass."""
+    try:
+        return getattr(instance, _KEY)  # type: ignore[no-any-return]
+    except AttributeError:
+        found = hash(field_values(type(instance))(instance))
+        object.__setattr__(instance, _KEY, found)
+        return found

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from tools.catalog.shapes import effective_prices as effective_prices
     from tools.catalog.shapes import evaluate as evaluate
     from tools.catalog.shapes import shape_of as shape_of
+    from tools.catalog.shapes import verdicts_of as verdicts_of
     from tools.catalog.shapes import workload_key as workload_key
     from tools.catalog.snapshot import read_snapshot as read_snapshot
     from tools.catalog.store import keep_aside as keep_aside
@@ -89,6 +90,7 @@ FACE = {
     "resolve_db_path": "query",
     "shape_of": "shapes",
     "update_catalog": "update",
+    "verdicts_of": "shapes",
     "workload_key": "shapes",
 }
 __getattr__, __dir__ = lazy_face(__name__, FACE)

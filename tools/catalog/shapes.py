@@ -89,12 +89,13 @@ def shape_of(offer: Offer, nodes: int) -> Shape:
     )
 
 
-_TOPOLOGY_CACHE_MAX = 6_000
-"""About 20 jobs' worth of verdicts (a new job checks ~285 shapes; ~12 KB each): 20,000 held ~250 MB of a serve
-process (benchmarks/turn_memory.py)."""
-_TOPOLOGY_CACHE: Lru[tuple[str, float, Shape], Assessment | None] = Lru(_TOPOLOGY_CACHE_MAX)
-"""Topology per (estimator request, margin, shape): it depends on nothing else, so repeated turns reuse it. Least
-recently used first out: a full cache drops the oldest verdicts, never the whole cache (a recurring job stays warm)."""
+TOPOLOGY_JOBS_KEPT = 20
+"""Jobs whose topology verdicts are kept (a new job checks ~285 shapes; ~12 KB each): 20,000 verdicts held ~250 MB
+of a serve process (benchmarks/turn_memory.py), ~20 jobs' worth is what follow-ups and recurring jobs reuse."""
+_TOPOLOGY: Lru[tuple[str, float], dict[Shape, Assessment | None]] = Lru(TOPOLOGY_JOBS_KEPT)
+"""Topology per shape, one table per (estimator request, margin): a verdict depends on nothing else, so repeated
+turns reuse it. Least recently used job first out, never the whole cache (a recurring job stays warm); one table per
+job instead of a key per shape, so a never-seen job adds one key, not ~285."""
 
 
 def workload_key(workload: Workload) -> str:
@@ -102,15 +103,20 @@ def workload_key(workload: Workload) -> str:
     return workload.request.model_dump_json() + repr(workload.checkpointing_optional)
 
 
+def verdicts_of(key_text: str, margin: float) -> dict[Shape, Assessment | None]:
+    """The kept topology verdicts of one job (key_text: workload_key of its workload) at one memory margin, per
+    shape; filled by `assess_shapes` and `evaluate`."""
+    return _TOPOLOGY.get_or_make((key_text, margin), dict)
+
+
 def evaluate(
-    shape: Shape, workload: Workload, tokens: Tokens, margin: float, key_text: str | None = None
+    shape: Shape, workload: Workload, tokens: Tokens, margin: float, verdicts: dict[Shape, Assessment | None]
 ) -> Evaluation:
-    """Run the topology checker (cached across turns) and the time model for one shape; key_text:
-    workload_key(workload)."""
-    key = (key_text or workload_key(workload), margin, shape)
-    topology = _TOPOLOGY_CACHE.get(key, _MISSING)
+    """Run the topology checker (its verdict kept in `verdicts`, the job's `verdicts_of`) and the time model for one
+    shape."""
+    topology = verdicts.get(shape, _MISSING)
     if topology is _MISSING:
-        topology = _TOPOLOGY_CACHE.put(key, _check(shape, workload, margin))
+        topology = verdicts[shape] = _check(shape, workload, margin)
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
     topology = cast(Assessment, topology)
@@ -120,17 +126,19 @@ def evaluate(
 _MISSING = object()
 
 
-def assess_shapes(shapes: Iterable[Shape], workload: Workload, margin: float, key_text: str | None = None) -> None:
-    """Put the topology of every shape not cached yet into the cache, the shapes of each GPU geometry searched at
-    once (tools.jobtime.batch_search; the per-shape search for the rest): what `evaluate` then finds."""
-    text = key_text or workload_key(workload)
-    missing = [shape for shape in dict.fromkeys(shapes) if (text, margin, shape) not in _TOPOLOGY_CACHE]
+def assess_shapes(
+    shapes: Iterable[Shape], workload: Workload, margin: float, verdicts: dict[Shape, Assessment | None]
+) -> None:
+    """Put the topology of every shape not in `verdicts` yet (the job's `verdicts_of`) into it, the shapes of each GPU
+    geometry searched at once (tools.jobtime.batch_search; the per-shape search for the rest): what `evaluate` then
+    finds."""
+    missing = [shape for shape in dict.fromkeys(shapes) if shape not in verdicts]
     usable = [(shape, found) for shape in missing if (found := _hardware(shape)) is not None]
     if not usable:
         return
     batched = assess_many(workload, [found for _shape, found in usable], margin=margin)
     for (shape, _found), assessment in zip(usable, batched, strict=True):
-        _TOPOLOGY_CACHE.put((text, margin, shape), assessment or _check(shape, workload, margin))
+        verdicts[shape] = assessment or _check(shape, workload, margin)
 
 
 def _check(shape: Shape, workload: Workload, margin: float) -> Assessment | None:
@@ -278,4 +286,4 @@ def clear_shape_caches() -> None:
     cached_groups.cache_clear()
     _cached_candidates.cache_clear()
     _hardware.cache_clear()
-    _TOPOLOGY_CACHE.clear()
+    _TOPOLOGY.clear()

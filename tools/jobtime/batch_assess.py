@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import partial
 
 from tools.gpus import GpuSpec
 from tools.jobtime.batch_search import Geometry, Search, Steps, Unbatchable
@@ -96,7 +95,8 @@ def assess_many(
                 links=hardware.links,
                 usable=usable[column],
                 single=single,
-                searched=partial(searched.options, column),
+                searched=searched,
+                column=column,
                 best=best,
                 verdict=verdict,
                 params=params,

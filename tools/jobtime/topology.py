@@ -10,9 +10,8 @@ conversion B = NIC rate per GPU·(n-1)/(k-1). Per-GPU memory comes from the VRAM
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -174,6 +173,14 @@ def _preferred(fitting: list[Tried], total: int, seq_len: int) -> Tried | None:
 SINGLE_GPU = Plan(layout="single_gpu", sharding="none", tp=1)
 
 
+class Listing(Protocol):
+    """A search over many shapes at once that lists one shape's layouts on demand (tools.jobtime.batch_search)."""
+
+    def options(self, shape: int) -> list[Tried]:
+        """Every layout tried on the shape in column `shape`, in the per-shape search's order."""
+        ...
+
+
 @dataclass(slots=True, kw_only=True, eq=False)
 class Assessment:
     """The layout search on one candidate and its verdict, before it is explained: the ranking assesses every
@@ -193,20 +200,24 @@ class Assessment:
     usable: float
     single: float
     """Per-GPU GiB of the job on one GPU."""
-    searched: list[Tried] | Callable[[], list[Tried]]
-    """Every layout tried, or what lists them on first use (the search over many shapes at once keeps its arrays,
-    tools.jobtime.batch_search, and builds a shape's list only where its topology is explained)."""
+    searched: list[Tried] | Listing
+    """Every layout tried, or the search that lists them on first use as its `column` (the search over many shapes at
+    once keeps its arrays, tools.jobtime.batch_search, and builds a shape's list only where its topology is
+    explained)."""
     best: Tried | None
     verdict: VerdictCode
     params: dict[str, float | int | str | bool | None]
+    column: int = 0
+    """The shape's column in a `Listing` search."""
     _result: TopologyResult | None = field(default=None, init=False)
 
     @property
     def options(self) -> list[Tried]:
         """Every layout tried, in the search's order."""
-        if callable(self.searched):
-            self.searched = self.searched()
-        return self.searched
+        searched = self.searched
+        if not isinstance(searched, list):
+            searched = self.searched = searched.options(self.column)
+        return searched
 
     @property
     def runnable(self) -> bool:

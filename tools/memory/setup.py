@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tools.frozen import hash_once
+from tools.frozen import HashSlot, hash_once
 from tools.memory.request import GIB, EstimateRequest
 from tools.models import (
     ModelArch,
@@ -48,9 +48,10 @@ LORA_TARGET_ALIASES = {
 }
 
 
-@dataclass(frozen=True, kw_only=True)
-class Setup:
-    """The request resolved into plain numbers the memory terms are computed from."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Setup(HashSlot):
+    """The request resolved into plain numbers the memory terms are computed from (slotted: a new job makes a few
+    hundred, which the memory model's caches keep)."""
 
     arch: ModelArch
     method: str

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from contract.jobspec import JobSpec
-from tools.catalog import Evaluation, Offer, OfferGroup, Shape, assess_shapes, evaluate, shape_of
+from tools.catalog import Evaluation, Offer, OfferGroup, Shape, assess_shapes, evaluate, shape_of, verdicts_of
 from tools.jobtime import (
     Assessment,
     JobTime,
@@ -66,10 +66,13 @@ class CostingJob:
     workload_key: str
     checkpoint_write_s: float = 0.0
     """Seconds to write one resumable checkpoint from one node."""
+    verdicts: dict[Shape, Assessment | None] = field(init=False, default_factory=dict)
+    """The job's topology verdicts per shape, kept across turns (tools.catalog.verdicts_of)."""
 
     def __post_init__(self) -> None:
-        """Checkpoint write time, once per ranking."""
+        """Checkpoint write time and the job's kept topology verdicts, once per ranking."""
         workload = self.workload
+        self.verdicts = verdicts_of(self.workload_key, self.margin)
         self.checkpoint_write_s = checkpoint_bytes(
             workload.total_params, workload.trainable_params, workload.method in ("lora", "qlora")
         ) / (CHECKPOINT_WRITE_GBS * 1e9)
@@ -153,16 +156,14 @@ class ShapeCosts:
         if found is None:
             job = self.job
             found = self.shapes[shape] = ShapeEntry(
-                evaluation=evaluate(shape, job.workload, job.tokens, job.margin, job.workload_key)
+                evaluation=evaluate(shape, job.workload, job.tokens, job.margin, job.verdicts)
             )
         return found
 
     def prefill(self, shapes: Iterable[Shape]) -> None:
         """Search the topology of every shape at once, geometry by geometry (what `entry` then evaluates)."""
         job = self.job
-        assess_shapes(
-            (shape for shape in shapes if shape not in self.shapes), job.workload, job.margin, job.workload_key
-        )
+        assess_shapes((shape for shape in shapes if shape not in self.shapes), job.workload, job.margin, job.verdicts)
 
     def _overheads(self, time: JobTime, nodes: int, periodic: bool) -> Overheads:
         """Start, downloads, staging and checkpoint writes of one run of this job on `nodes` nodes."""

@@ -29,6 +29,7 @@ from tools.catalog import (
 )
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
 from tools.jobtime import DEFAULT_MEMORY_MARGIN, Workload, build_workload, job_tokens, overhead_assumptions
+from tools.lru import Lru
 from tools.ranking.costing import (
     CHECKPOINT_WRITE_GBS,
     RESTART_BASE_S,
@@ -59,18 +60,32 @@ def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float) -
     """Smallest memory per GPU any layout on up to `max_gpus` GPUs could get by with (prefilter for the query): a
     lower bound over every layout (tools.ranking.scale_out.memory_floor_gib), with the fit margin."""
     key = (workload.request.model_dump_json(), max_gpus, max_tp, margin)
-    if key not in _FLOORS:
-        if len(_FLOORS) >= 1024:
-            _FLOORS.clear()
+    found = _FLOORS.get(key)
+    if found is None:
         # micro-batch 1: a layout may lower the stated micro-batch (with accumulation) to fit
         request = workload.request.model_copy(update={"micro_batch_size": 1})
-        _FLOORS[key] = memory_floor_gib(request, max_gpus, max_tp) / (1.0 - margin) * 0.999
-    return _FLOORS[key]
+        found = _FLOORS.put(key, memory_floor_gib(request, max_gpus, max_tp) / (1.0 - margin) * 0.999)
+    return found
 
 
-_FLOORS: dict[tuple[str, int, int, float], float] = {}
+_FLOORS: Lru[tuple[str, int, int, float], float] = Lru(1024)
 """_vram_floor per (estimator request, GPUs, tensor-parallel degree, margin): a pure function of them, reused across
-turns."""
+turns (least recently used out first)."""
+
+
+@lru_cache(maxsize=64)
+def _candidates(
+    reader: Any,
+    path: str,
+    mtime: float,
+    gpu: str | None,
+    providers: tuple[str, ...] | None,
+    regions: tuple[str, ...] | None,
+) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int]:
+    """The wished candidates, each with its one-node shape and GPU count, and the catalog rows they stand for (per
+    catalog version and wishes: every job's candidates are a selection of these same tuples)."""
+    wished = reader(path, mtime, gpu, providers, regions)
+    return tuple((g, shape, g.offer.gpu_count) for g, shape in wished), sum(group.count for group, _ in wished)
 
 
 @lru_cache(maxsize=64)
@@ -85,13 +100,11 @@ def _with_memory(
 ) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int]:
     """The wished candidates with at least `floor` GiB per GPU (with their one-node shape and GPU count), the
     catalog rows considered, and the rows left out for too little memory (per catalog version, wishes and floor:
-    jobs on the same model share it)."""
-    wished = reader(path, mtime, gpu, providers, regions)
-    considered = sum(group.count for group, _ in wished)
+    jobs on the same model share it; a never-seen job's floor selects from the shared candidate tuples instead of
+    making ~1,000 new ones)."""
+    every, considered = _candidates(reader, path, mtime, gpu, providers, regions)
     groups = tuple(
-        (g, shape, g.offer.gpu_count)
-        for g, shape in wished
-        if g.offer.vram_gib_per_gpu is not None and g.offer.vram_gib_per_gpu >= floor
+        item for item in every if item[0].offer.vram_gib_per_gpu is not None and item[0].offer.vram_gib_per_gpu >= floor
     )
     return groups, considered, considered - sum(group.count for group, _, _ in groups)
 
@@ -290,3 +303,4 @@ def clear_cache() -> None:
     clear_costing_caches()
     clear_plans()
     _with_memory.cache_clear()
+    _candidates.cache_clear()

@@ -1,0 +1,86 @@
+"""Topology verdicts are kept one table per job across turns: a job ranked again searches nothing, the least recently
+ranked job leaves first once TOPOLOGY_JOBS_KEPT are kept, and a never-seen job selects its candidates from the shared
+candidate tuples (issue 27: what a new job leaves behind for the garbage collector)."""
+
+from __future__ import annotations
+
+import pytest
+
+import tools.catalog.shapes as shapes
+from contract.jobspec import JobSpec
+from tools.catalog import candidate_groups, ensure_db, verdicts_of, workload_key
+from tools.jobtime import build_workload
+from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
+from tools.ranking.plans import clear_plans
+from tools.ranking.rank import _candidates, _with_memory, clear_cache, rank_offers
+
+
+def _job(seq: int) -> JobSpec:
+    """A QLoRA job whose sequence length makes it a new memory question."""
+    return JobSpec(language="en", model="qwen2.5-14b", method="qlora", seq_len=seq, dataset_tokens=20_000_000)
+
+
+def _table(spec: JobSpec) -> dict:
+    """The kept verdict table of a job at the default margin."""
+    return verdicts_of(workload_key(build_workload(spec)), DEFAULT_MEMORY_MARGIN)
+
+
+@pytest.fixture()
+def searches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the shapes sent to the batch search and to the per-shape search."""
+    clear_cache()
+    counted: list[int] = []
+    batch, single = shapes.assess_many, shapes._check
+
+    def counting_batch(workload, found, **kwargs):  # type: ignore[no-untyped-def]
+        counted.append(len(found))
+        return batch(workload, found, **kwargs)
+
+    def counting_single(shape, workload, margin):  # type: ignore[no-untyped-def]
+        counted.append(1)
+        return single(shape, workload, margin)
+
+    monkeypatch.setattr(shapes, "assess_many", counting_batch)
+    monkeypatch.setattr(shapes, "_check", counting_single)
+    yield counted
+    clear_cache()
+
+
+def test_a_job_ranked_again_searches_nothing(searches: list[int]) -> None:
+    db = ensure_db()
+    first = rank_offers(_job(1111), db_path=db)
+    assert sum(searches) > 100, "a new job searches its shapes"
+    kept = _table(_job(1111))
+    assert len(kept) > 100, "the job's verdicts are kept in its table"
+    searches.clear()
+    clear_plans()  # the plans are costed again; the verdicts come from the job's table
+    again = rank_offers(_job(1111), db_path=db)
+    assert searches == []
+    assert again.model_dump() == first.model_dump()
+
+
+def test_least_recently_ranked_job_leaves_first(searches: list[int]) -> None:
+    db = ensure_db()
+    rank_offers(_job(1200), db_path=db)
+    kept = shapes.TOPOLOGY_JOBS_KEPT
+    for index in range(kept - 1):
+        rank_offers(_job(1300 + index), db_path=db)
+    assert len(_table(_job(1200))) > 0, "still kept after TOPOLOGY_JOBS_KEPT - 1 other jobs"
+    for index in range(kept):
+        rank_offers(_job(2300 + index), db_path=db)
+    assert len(shapes._TOPOLOGY) == kept
+    assert _table(_job(1300)) == {}, "the oldest job's table is gone (an empty one is made on asking)"
+
+
+def test_new_floors_select_the_shared_candidate_tuples() -> None:
+    clear_cache()
+    db = ensure_db()
+    path, mtime = str(db), db.stat().st_mtime
+    every, considered = _candidates(candidate_groups, path, mtime, None, None, None)
+    low, considered_low, _ = _with_memory(candidate_groups, path, mtime, None, None, None, 10.0)
+    high, _, too_small = _with_memory(candidate_groups, path, mtime, None, None, None, 70.0)
+    assert considered_low == considered and 0 < len(high) < len(low) <= len(every)
+    ids = {id(item) for item in every}
+    assert all(id(item) in ids for item in low + high)
+    assert all((item[0].offer.vram_gib_per_gpu or 0) >= 70.0 for item in high)
+    assert too_small == considered - sum(group.count for group, _, _ in high)
