@@ -25,17 +25,20 @@ def field_values(cls: type) -> Callable[[Any], tuple[Any, ...]]:
 
 
 class HashSlot:
-    """A base that gives a slotted frozen dataclass the slot `hash_once` keeps its hash in."""
+    """A base that gives a slotted frozen dataclass a slot for its hash: `keep_hash` fills it at creation (its
+    __post_init__), and its __hash__ returns `self._hash_once`."""
 
     __slots__ = (_KEY,)
 
+    def keep_hash(self) -> None:
+        """Compute the fields' hash (what the generated __hash__ returns) once, now."""
+        object.__setattr__(self, _KEY, hash(field_values(type(self))(self)))
+
 
 def hash_once(instance: Any) -> int:
-    """hash() of a frozen dataclass's field values (what the generated __hash__ returns), kept on the instance after
-    the first call (its fields never change): in its __dict__, or in the slot of a `HashSlot` subclass."""
-    try:
-        return getattr(instance, _KEY)  # type: ignore[no-any-return]
-    except AttributeError:
-        found = hash(field_values(type(instance))(instance))
-        object.__setattr__(instance, _KEY, found)
-        return found
+    """hash() of a frozen dataclass's field values (what the generated __hash__ returns), kept in the instance's
+    __dict__ after the first call (its fields never change)."""
+    found = instance.__dict__.get(_KEY)
+    if found is None:
+        found = instance.__dict__[_KEY] = hash(field_values(type(instance))(instance))
+    return found  # type: ignore[no-any-return]

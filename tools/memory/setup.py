@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tools.frozen import HashSlot, hash_once
+from tools.frozen import HashSlot
 from tools.memory.request import GIB, EstimateRequest
 from tools.models import (
     ModelArch,
@@ -73,9 +73,13 @@ class Setup(HashSlot):
     optimizer_impl: str = "fused"
     qlora_upcast: bool | None = None
 
+    def __post_init__(self) -> None:
+        """Hash once, at creation: every setup keys the memory model's caches."""
+        self.keep_hash()
+
     def __hash__(self) -> int:
-        """The fields' hash, computed once (setups key the memory model's caches)."""
-        return hash_once(self)
+        """The fields' hash, computed at creation."""
+        return self._hash_once  # type: ignore[attr-defined, no-any-return]
 
     @property
     def dp(self) -> int:
