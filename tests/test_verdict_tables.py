@@ -76,7 +76,8 @@ def test_new_floors_select_the_shared_candidate_tuples() -> None:
     clear_cache()
     db = ensure_db()
     path, mtime = str(db), db.stat().st_mtime
-    every, considered = _candidates(candidate_groups, path, mtime, None, None, None)
+    found = _candidates(candidate_groups, path, mtime, None, None, None)
+    every, considered = found.items, found.considered
     low, considered_low, _ = _with_memory(candidate_groups, path, mtime, None, None, None, 10.0)
     high, _, too_small = _with_memory(candidate_groups, path, mtime, None, None, None, 70.0)
     assert considered_low == considered and 0 < len(high) < len(low) <= len(every)
@@ -84,3 +85,38 @@ def test_new_floors_select_the_shared_candidate_tuples() -> None:
     assert all(id(item) in ids for item in low + high)
     assert all((item[0].offer.vram_gib_per_gpu or 0) >= 70.0 for item in high)
     assert too_small == considered - sum(group.count for group, _, _ in high)
+
+
+def test_scale_out_counts_are_searched_in_step_with_the_same_plans(searches: list[int], monkeypatch) -> None:
+    """A job one node cannot hold on most 8-GPU offers: the node counts fewest_nodes tries are searched in step
+    beforehand (batches), so far fewer shapes go through the per-shape search, and every plan is the same."""
+    import tools.ranking.plans as plans
+
+    db = ensure_db()
+    job = JobSpec(language="en", model="llama-3-70b", method="full_finetune", seq_len=4096, dataset_tokens=20_000_000)
+    per_shape: list[int] = []
+    single = shapes._check
+
+    def counting(shape, workload, margin):  # type: ignore[no-untyped-def]
+        per_shape.append(1)
+        return single(shape, workload, margin)
+
+    monkeypatch.setattr(shapes, "_check", counting)
+    stepped = rank_offers(job, db_path=db).model_dump()
+    with_prefill = len(per_shape)
+    clear_cache()
+    per_shape.clear()
+    monkeypatch.setattr(plans, "prefill_scale_out", lambda groups, memo: None)
+    alone = rank_offers(job, db_path=db).model_dump()
+    assert alone == stepped
+    assert len(per_shape) > 20, "the job is planned on several nodes (fewest_nodes ran)"
+    assert with_prefill * 4 < len(per_shape)
+
+
+def test_fewest_nodes_finds_the_threshold_for_every_threshold() -> None:
+    """fewest_nodes (now driving node_bisection) returns the least count in [2, MAX_NODES] that holds, or None."""
+    from tools.ranking.scale_out import MAX_NODES, fewest_nodes
+
+    for threshold in range(MAX_NODES + 3):
+        found = fewest_nodes(lambda n, t=threshold: n >= t)  # type: ignore[misc]
+        assert found == (None if threshold > MAX_NODES else max(2, threshold))

@@ -5,13 +5,22 @@ them from a small LRU and applies its own budget to each plan."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import suppress
 from typing import Any, NamedTuple
 
 from tools.catalog import Offer, OfferGroup, Shape, shape_of
+from tools.jobtime import Assessment
 from tools.lru import Lru
 from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, cost_offer
-from tools.ranking.scale_out import MULTI_NODE_MIN_GPUS, deadline_nodes, fewest_nodes, has_margin, rescale_nodes
+from tools.ranking.scale_out import (
+    MULTI_NODE_MIN_GPUS,
+    deadline_nodes,
+    fewest_nodes,
+    has_margin,
+    node_bisection,
+    rescale_nodes,
+)
 
 PLANS_KEPT = 8
 """Plans of the last jobs ranked (each ~1,100 plans): a budget what-if usually follows its job."""
@@ -111,6 +120,32 @@ def first_shapes(groups: tuple[tuple[OfferGroup, Shape, int], ...], wanted: int 
             yield shape if nodes == 1 else shape_of(group.offer, nodes)
 
 
+def _holds(topology: Assessment | None) -> bool:
+    """Whether a shape's verdict holds the job in memory: what plan_shape does not call does_not_fit."""
+    return topology is not None and (topology.runnable or topology.verdict == "needs_nvlink_node")
+
+
+def prefill_scale_out(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts) -> None:
+    """Search the node counts plans_for_group's fewest_nodes will try, for every candidate whose one node cannot
+    hold the job, their bisections run in step: each step's shapes searched at once, geometry by geometry, instead
+    of one per-shape search per count (what plan_shape then finds). Only without a wished GPU count, as there."""
+    if memo.job.spec.num_gpus is not None:
+        return
+    verdicts = memo.job.verdicts
+    live: list[tuple[Offer, Generator[int, bool, int | None], int]] = []
+    for group, shape, gpus in groups:
+        if gpus >= MULTI_NODE_MIN_GPUS and not _holds(verdicts.get(shape)):
+            steps = node_bisection()
+            live.append((group.offer, steps, next(steps)))
+    while live:
+        memo.prefill(shape_of(offer, count) for offer, _steps, count in live)
+        stepped = []
+        for offer, steps, count in live:
+            with suppress(StopIteration):  # its search is over: the fewest nodes are known
+                stepped.append((offer, steps, steps.send(_holds(verdicts.get(shape_of(offer, count))))))
+        live = stepped
+
+
 def plan_candidates(
     key: tuple[Any, ...], groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts
 ) -> Planned:
@@ -121,6 +156,7 @@ def plan_candidates(
         return found
     wanted = memo.job.spec.num_gpus
     memo.prefill(first_shapes(groups, wanted))
+    prefill_scale_out(groups, memo)
     outcomes: list[Outcome] = []
     for group, single_shape, gpus in groups:
         if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)

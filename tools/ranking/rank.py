@@ -11,10 +11,13 @@ simplest of the near-cheapest trusted offers (tools.ranking.headline); when noth
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from contract.jobspec import JobSpec
 from tools.catalog import (
@@ -73,6 +76,17 @@ _FLOORS: Lru[tuple[str, int, int, float], float] = Lru(1024)
 turns (least recently used out first)."""
 
 
+@dataclass(frozen=True)
+class _Candidates:
+    """The wished candidates, each with its one-node shape and GPU count; the catalog rows they stand for; and, per
+    candidate, its GiB per GPU (NaN where unknown) and rows, for the floor's selection."""
+
+    items: tuple[tuple[OfferGroup, Shape, int], ...]
+    considered: int
+    vram: np.ndarray
+    rows: np.ndarray
+
+
 @lru_cache(maxsize=64)
 def _candidates(
     reader: Any,
@@ -81,11 +95,17 @@ def _candidates(
     gpu: str | None,
     providers: tuple[str, ...] | None,
     regions: tuple[str, ...] | None,
-) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int]:
-    """The wished candidates, each with its one-node shape and GPU count, and the catalog rows they stand for (per
-    catalog version and wishes: every job's candidates are a selection of these same tuples)."""
+) -> _Candidates:
+    """The wished candidates (per catalog version and wishes: every job's candidates are a selection of these same
+    tuples)."""
     wished = reader(path, mtime, gpu, providers, regions)
-    return tuple((g, shape, g.offer.gpu_count) for g, shape in wished), sum(group.count for group, _ in wished)
+    vram = [g.offer.vram_gib_per_gpu for g, _ in wished]
+    return _Candidates(
+        items=tuple((g, shape, g.offer.gpu_count) for g, shape in wished),
+        considered=sum(group.count for group, _ in wished),
+        vram=np.array([np.nan if value is None else value for value in vram], dtype=float),
+        rows=np.array([group.count for group, _ in wished], dtype=np.int64),
+    )
 
 
 @lru_cache(maxsize=64)
@@ -102,11 +122,10 @@ def _with_memory(
     catalog rows considered, and the rows left out for too little memory (per catalog version, wishes and floor:
     jobs on the same model share it; a never-seen job's floor selects from the shared candidate tuples instead of
     making ~1,000 new ones)."""
-    every, considered = _candidates(reader, path, mtime, gpu, providers, regions)
-    groups = tuple(
-        item for item in every if item[0].offer.vram_gib_per_gpu is not None and item[0].offer.vram_gib_per_gpu >= floor
-    )
-    return groups, considered, considered - sum(group.count for group, _, _ in groups)
+    every = _candidates(reader, path, mtime, gpu, providers, regions)
+    kept = every.vram >= floor  # NaN (unknown memory) is never kept
+    groups = tuple(map(every.items.__getitem__, np.flatnonzero(kept).tolist()))
+    return groups, every.considered, every.considered - int(every.rows[kept].sum())
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:

@@ -11,7 +11,7 @@ misses the deadline), budget (plans that meet the deadline cost more) or availab
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, Protocol
 
 from tools.memory import EstimateRequest, build_setup, layout_gib, resolve_arch, vram_for
@@ -65,15 +65,28 @@ def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int) -> fl
 def fewest_nodes(fits: Callable[[int], bool], max_nodes: int = MAX_NODES) -> int | None:
     """Fewest nodes in [2, max_nodes] on which `fits` holds, by bisection (memory per GPU falls as nodes are
     added); None when even `max_nodes` do not hold the job."""
+    steps = node_bisection(max_nodes)
+    try:
+        count = next(steps)
+        while True:
+            count = steps.send(fits(count))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+def node_bisection(max_nodes: int = MAX_NODES) -> Generator[int, bool, int | None]:
+    """fewest_nodes' search as a generator: it yields each node count to try, is sent whether that count holds the
+    job, and returns the fewest that does (None when even `max_nodes` do not), so that many candidates' searches can
+    run in step (tools.ranking.plans.prefill_scale_out)."""
     low = 2
-    if fits(low):
+    if (yield low):
         return low
-    if max_nodes <= low or not fits(max_nodes):
+    if max_nodes <= low or not (yield max_nodes):
         return None
     high = max_nodes  # fits(high), not fits(low)
     while high - low > 1:
         mid = (low + high) // 2
-        if fits(mid):
+        if (yield mid):
             high = mid
         else:
             low = mid
