@@ -33,9 +33,9 @@ STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PATH = "/widget"
 DEMO_PATH = "/demo"
 ADVISOR_THREADS = 32
+"""Threads for the synchronous advisor and tools (CPU-bound offline; waiting on an LLM otherwise)."""
 SLACK_MAX_BODY_BYTES = 1_048_576
 """Slack's interactive payloads carry the whole message that was clicked: far above the chat API's limit."""
-"""Threads for the synchronous advisor and tools (CPU-bound offline; waiting on an LLM otherwise)."""
 
 AdvisorFactory = Callable[[ServerSettings], Any]
 
