@@ -22,6 +22,7 @@ from tools.memory.peak import (
     ALLOCATOR_RESERVE_FRACTION,
     FIT_MARGIN,
     NCCL_GIB,
+    allocation,
     allocator_reserve,
     gib,
     overhead_bytes,
@@ -226,9 +227,7 @@ def setup_gib(stated: Setup) -> float:
     setup = resolved(stated)
     if not (stated.qlora_upcast is None and setup.qlora_upcast is False):
         return gib(per_gpu_bytes(setup))  # the same sum, memoised (deciding the QLoRA recipe computed it)
-    terms, _phase, _host, _trainable = peak_terms(setup)
-    allocated = sum(terms.values())
-    overhead = overhead_bytes(allocated, setup)
+    allocated, overhead = allocation(setup)
     allocated += max(0.0, per_gpu_bytes(stated) - (allocated + overhead))
     return gib(allocated + overhead)
 

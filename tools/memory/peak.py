@@ -1,12 +1,14 @@
 """The per-GPU peak: the larger of the forward/backward and optimizer-step phases, plus what nvidia-smi adds.
 
-Setups are frozen and the terms pure, so the terms a setup is asked for again (the QLoRA recipe check evaluates
-the same setup several times; the layout search asks each layout once per candidate GPU) come from bounded LRUs."""
+Setups are frozen and the terms pure, so a setup's per-GPU bytes and a QLoRA setup's recipe, asked for again (the
+QLoRA recipe check evaluates the same setup several times), come from bounded LRUs; one evaluation computes its model
+states and activations once."""
 
 from __future__ import annotations
 
 from dataclasses import fields
 from functools import lru_cache
+from typing import NamedTuple
 
 from tools.frozen import field_values
 from tools.memory.request import GIB
@@ -30,7 +32,6 @@ def gib(value: float) -> float:
     return round(value / GIB, 3)
 
 
-@lru_cache(maxsize=4096)
 def resolved(setup: Setup) -> Setup:
     """The setup with the QLoRA recipe decided. Unstated, the fp32-upcast recipe (peft's
     prepare_model_for_kbit_training, which the published HF QLoRA measurements match) is assumed, the safe side;
@@ -38,15 +39,31 @@ def resolved(setup: Setup) -> Setup:
     instead. So QLoRA never needs more than LoRA."""
     if setup.method != "qlora" or setup.qlora_upcast is not None:
         return setup
+    return _qlora_recipe(setup)
+
+
+@lru_cache(maxsize=4096)
+def _qlora_recipe(setup: Setup) -> Setup:
+    """`resolved` of a QLoRA setup whose recipe is open (only these are decided, so only these are memoised)."""
     upcast = with_changes(setup, qlora_upcast=True)
     if per_gpu_bytes(upcast) <= per_gpu_bytes(with_changes(setup, method="lora")):
         return upcast
     return with_changes(setup, qlora_upcast=False)
 
 
-def peak_terms(setup: Setup) -> tuple[dict[str, float], str, float, int]:
-    """Peak memory terms (bytes) at the dominant phase, its name, host RAM bytes and trainable params."""
-    setup = resolved(setup)
+class _Peak(NamedTuple):
+    """peak_terms' answer, with the activation and gradient bytes the allocator reserve reads."""
+
+    terms: dict[str, float]
+    phase: str
+    host: float
+    trainable: int
+    activations: float
+    gradients: float
+
+
+def _peak(setup: Setup) -> _Peak:
+    """The peak of a resolved setup (its model states and activations computed once)."""
     arch = setup.arch
     trainable = lora_params(arch, setup.lora_modules, setup.rank) if setup.adapters else arch.total_params
     states = model_states(setup, trainable)
@@ -69,8 +86,14 @@ def peak_terms(setup: Setup) -> tuple[dict[str, float], str, float, int]:
         "temporary": states.step_temporary,
     }
     if sum(step.values()) > sum(forward_backward.values()):
-        return step, "optimizer_step", states.host, trainable
-    return forward_backward, "forward_backward", states.host, trainable
+        return _Peak(step, "optimizer_step", states.host, trainable, acts, states.gradients)
+    return _Peak(forward_backward, "forward_backward", states.host, trainable, acts, states.gradients)
+
+
+def peak_terms(setup: Setup) -> tuple[dict[str, float], str, float, int]:
+    """Peak memory terms (bytes) at the dominant phase, its name, host RAM bytes and trainable params."""
+    terms, phase, host, trainable, _activations, _gradients = _peak(resolved(setup))
+    return terms, phase, host, trainable
 
 
 def allocator_reserve(allocated: float, setup: Setup) -> float:
@@ -82,17 +105,35 @@ def allocator_reserve(allocated: float, setup: Setup) -> float:
     BERT runs, where a step without checkpointing reserved 1.9 GiB more than one with it although the allocated
     peak hardly differs (evals/calibration/SOURCES.md)."""
     setup = resolved(setup)
-    largest_transient = logit_bytes(setup) / 3
     trainable = lora_params(setup.arch, setup.lora_modules, setup.rank) if setup.adapters else setup.arch.total_params
-    layer_activations = activations(setup)[0] - logit_bytes(setup)
-    kept = min(max(layer_activations, 0.0), model_states(setup, trainable).gradients)
+    return _reserve(allocated, setup, activations(setup)[0], model_states(setup, trainable).gradients)
+
+
+def _reserve(allocated: float, setup: Setup, acts: float, gradients: float) -> float:
+    """allocator_reserve of a resolved setup from its activation bytes (logits included) and gradient bytes."""
+    largest_transient = logit_bytes(setup) / 3
+    layer_activations = acts - logit_bytes(setup)
+    kept = min(max(layer_activations, 0.0), gradients)
     return max(ALLOCATOR_RESERVE_MIN_GIB * GIB, ALLOCATOR_RESERVE_FRACTION * allocated + largest_transient + kept)
 
 
 def overhead_bytes(allocated: float, setup: Setup) -> float:
     """nvidia-smi minus allocated: allocator reserve, CUDA context, NCCL buffers (bytes)."""
+    return _overhead(allocator_reserve(allocated, setup), setup)
+
+
+def _overhead(reserve: float, setup: Setup) -> float:
+    """overhead_bytes from the allocator reserve."""
     nccl = NCCL_GIB * GIB if setup.gpus > 1 else 0.0
-    return allocator_reserve(allocated, setup) + setup.context_bytes + nccl
+    return reserve + setup.context_bytes + nccl
+
+
+def allocation(setup: Setup) -> tuple[float, float]:
+    """(allocated bytes at the peak, the overhead nvidia-smi adds) of a resolved setup: the terms and the reserve
+    from one computation of its model states and activations."""
+    peak = _peak(setup)
+    allocated = sum(peak.terms.values())
+    return allocated, _overhead(_reserve(allocated, setup, peak.activations, peak.gradients), setup)
 
 
 @lru_cache(maxsize=4096)
@@ -104,9 +145,8 @@ def per_gpu_bytes(setup: Setup) -> float:
         return min(
             per_gpu_bytes(with_changes(setup, qlora_upcast=True)), per_gpu_bytes(with_changes(setup, method="lora"))
         )
-    terms, _, _, _ = peak_terms(setup)
-    allocated = sum(terms.values())
-    return allocated + overhead_bytes(allocated, setup)
+    allocated, overhead = allocation(setup)
+    return allocated + overhead
 
 
 _SETUP_FIELDS = tuple(item.name for item in fields(Setup))

@@ -4,7 +4,6 @@ Megatron-style tensor/pipeline shards, DDP buckets and CPU offload."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from tools.memory.setup import Setup, stage_layers
 from tools.memory.terms import NF4_BYTES_PER_PARAM, optimizer_bytes
@@ -41,7 +40,6 @@ class States:
     host: float
 
 
-@lru_cache(maxsize=4096)
 def model_states(setup: Setup, trainable: int) -> States:
     """Weights, gradients and optimizer state per GPU under the requested precision and sharding."""
     arch = setup.arch

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from tools.memory.setup import Setup, stage_layers
 
 NF4_BYTES_PER_PARAM = (4 + 8 / 64 + 32 / (64 * 256)) / 8
@@ -67,7 +65,6 @@ def layer_activation_bytes_per_token(setup: Setup) -> float:
     return norms + attention + mlp + dropout + lora
 
 
-@lru_cache(maxsize=4096)
 def activations(setup: Setup) -> tuple[float, float]:
     """(activation bytes alive at the start of backward incl. logits, bytes of one recomputed layer).
 
