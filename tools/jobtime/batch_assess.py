@@ -17,7 +17,7 @@ from tools.jobtime.topology import (
     Candidate,
     Hardware,
 )
-from tools.jobtime.verdicts import verdict_of
+from tools.jobtime.verdicts import verdict_code
 from tools.jobtime.workload import Workload
 
 
@@ -69,19 +69,7 @@ def assess_many(
             candidate, hardware = found[index]
             best = searched.tried(chosen[column], column) if chosen[column] >= 0 else None
             smallest = least[column] if least[column] != math.inf else single
-            verdict, params = verdict_of(
-                best,
-                smallest,
-                total,
-                nodes,
-                hardware.links,
-                hardware.vram,
-                usable[column],
-                single,
-                per_node,
-                workload,
-                candidate,
-            )
+            verdict = verdict_code(best, total, nodes, hardware.links, usable[column], per_node, workload)
             results[index] = Assessment(
                 workload=workload,
                 candidate=candidate,
@@ -98,7 +86,7 @@ def assess_many(
                 searched=searched,
                 column=column,
                 best=best,
+                smallest=smallest,
                 verdict=verdict,
-                params=params,
             )
     return results

@@ -41,7 +41,7 @@ from tools.jobtime.layouts import (
     trusted,
 )
 from tools.jobtime.layouts import time_per_token as _time_per_token
-from tools.jobtime.verdicts import VerdictCode, summary_of, verdict_of
+from tools.jobtime.verdicts import VerdictCode, summary_of, verdict_code, verdict_params
 from tools.jobtime.workload import Workload, build_workload  # noqa: F401  (re-exported)
 from tools.memory import FIT_MARGIN
 
@@ -205,11 +205,32 @@ class Assessment:
     once keeps its arrays, tools.jobtime.batch_search, and builds a shape's list only where its topology is
     explained)."""
     best: Tried | None
+    smallest: float
+    """The least per-GPU GiB of the layouts tried (`single` when none was)."""
     verdict: VerdictCode
-    params: dict[str, float | int | str | bool | None]
     column: int = 0
     """The shape's column in a `Listing` search."""
+    _params: dict[str, float | int | str | bool | None] | None = field(default=None, init=False)
     _result: TopologyResult | None = field(default=None, init=False)
+
+    @property
+    def params(self) -> dict[str, float | int | str | bool | None]:
+        """The numbers a sentence about the verdict needs (built on first use: most shapes are never explained)."""
+        if self._params is None:
+            self._params = verdict_params(
+                self.verdict,
+                self.best,
+                self.smallest,
+                self.gpu_count,
+                self.nodes,
+                self.links,
+                self.vram,
+                self.usable,
+                self.per_node,
+                self.workload,
+                self.candidate,
+            )
+        return self._params
 
     @property
     def options(self) -> list[Tried]:
@@ -277,9 +298,7 @@ def assess(
     options = search(workload, gpu, links, total, per_node, nodes, usable, overlap)
     best = _preferred([o for o in options if o.fits], total, workload.seq_len)
     smallest = min((o.per_gpu_gib for o in options), default=single)
-    verdict, params = verdict_of(
-        best, smallest, total, nodes, links, vram, usable, single, per_node, workload, candidate
-    )
+    verdict = verdict_code(best, total, nodes, links, usable, per_node, workload)
     return Assessment(
         workload=workload,
         candidate=candidate,
@@ -295,8 +314,8 @@ def assess(
         single=single,
         searched=options,
         best=best,
+        smallest=smallest,
         verdict=verdict,
-        params=params,
     )
 
 

@@ -30,7 +30,25 @@ class FabricFacts(Protocol):
     def inter_node_fabric(self) -> str | None: ...
 
 
-def verdict_of(
+def verdict_code(
+    best: Tried | None, total: int, nodes: int, links: Links, usable: float, per_node: int, workload: Workload
+) -> VerdictCode:
+    """The verdict code of a layout search (`best`: its chosen layout, None when none fits)."""
+    if best is None:
+        return "needs_nvlink_node" if _nvlink_gib(total, nodes, links, usable, per_node, workload) else "does_not_fit"
+    if total == 1:
+        return "fits_single_gpu"
+    share = best.exposed_comm_share
+    bound = share is not None and share >= COMM_BOUND_SHARE
+    if nodes > 1:
+        return "multi_node_slow_fabric" if bound else "multi_node_ok"
+    if bound:
+        return "pcie_comm_bound" if links.kind == "pcie" else "comm_bound"
+    return "multi_gpu_ok"
+
+
+def verdict_params(
+    verdict: VerdictCode,
     best: Tried | None,
     smallest: float,
     total: int,
@@ -38,13 +56,12 @@ def verdict_of(
     links: Links,
     vram: float,
     usable: float,
-    single: float,
     per_node: int,
     workload: Workload,
     candidate: FabricFacts,
-) -> tuple[VerdictCode, dict[str, float | int | str | bool | None]]:
-    """Pick the verdict code and the parameters a sentence about it needs (`smallest`: the least per-GPU GiB of the
-    layouts tried, the one-GPU figure when none was)."""
+) -> dict[str, float | int | str | bool | None]:
+    """The parameters a sentence about `verdict` needs (`smallest`: the least per-GPU GiB of the layouts tried, the
+    one-GPU figure when none was); built only where a verdict is explained."""
     params: dict[str, float | int | str | bool | None] = {
         "gpu_count": total,
         "nodes": nodes,
@@ -53,13 +70,12 @@ def verdict_of(
     }
     if best is None:
         params |= {"needed_gib": round(smallest, 2), "usable_gib": round(usable, 2)}
-        if links.kind != "nvlink" and per_node > 1:
-            tp = Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node)
-            tp_memory = memory_gib(workload, total, tp, workload.gradient_checkpointing, workload.micro_batch_size)
-            if tp_memory is not None and tp_memory <= usable:
-                params["needed_gib_with_tensor_parallel"] = round(tp_memory, 2)
-                return "needs_nvlink_node", params
-        return "does_not_fit", params
+        tp_gib = (
+            _nvlink_gib(total, nodes, links, usable, per_node, workload) if verdict == "needs_nvlink_node" else None
+        )
+        if tp_gib is not None:
+            params["needed_gib_with_tensor_parallel"] = round(tp_gib, 2)
+        return params
     share = best.exposed_comm_share
     params |= {
         "layout": best.layout,
@@ -67,17 +83,21 @@ def verdict_of(
         "comm_share": round(best.comm_share, 4) if best.comm_share is not None else None,
         "exposed_comm_share": round(share, 4) if share is not None else None,
     }
-    if total == 1:
-        return "fits_single_gpu", params
-    bound = share is not None and share >= COMM_BOUND_SHARE
-    if nodes > 1:
+    if total != 1 and nodes > 1:
         params["inter_node_gbps"] = candidate.inter_node_gbps or ASSUMED_NODE_GBPS
         params["inter_node_fabric"] = candidate.inter_node_fabric
         params["inter_node_assumed"] = not candidate.inter_node_gbps  # no cluster network stated for the instance
-        return ("multi_node_slow_fabric" if bound else "multi_node_ok"), params
-    if bound:
-        return ("pcie_comm_bound" if links.kind == "pcie" else "comm_bound"), params
-    return "multi_gpu_ok", params
+    return params
+
+
+def _nvlink_gib(total: int, nodes: int, links: Links, usable: float, per_node: int, workload: Workload) -> float | None:
+    """Where no layout fits on a node without NVLink: the per-GPU GiB of tensor parallelism across the node when
+    that would fit (it needs NVLink), else None."""
+    if links.kind == "nvlink" or per_node <= 1:
+        return None
+    tp = Plan(layout="tensor_parallel", sharding="ddp" if nodes > 1 else "none", tp=per_node)
+    tp_memory = memory_gib(workload, total, tp, workload.gradient_checkpointing, workload.micro_batch_size)
+    return tp_memory if tp_memory is not None and tp_memory <= usable else None
 
 
 def summary_of(verdict: VerdictCode, params: dict[str, float | int | str | bool | None]) -> str:
