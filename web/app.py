@@ -14,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
+from agent.llm import llm_configured
 from contract.version import installed_version
 from web import chat, compare, export_api, tools_api
 from web.blocking import run_blocking
@@ -33,7 +34,12 @@ STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PATH = "/widget"
 DEMO_PATH = "/demo"
 ADVISOR_THREADS = 32
-"""Threads for the synchronous advisor and tools (CPU-bound offline; waiting on an LLM otherwise)."""
+"""Threads for the synchronous tools, and for chat turns with an LLM (they mostly wait on it)."""
+OFFLINE_TURN_THREADS = 2
+"""Chat turns a worker runs at once without an LLM. An offline turn is all CPU under one GIL: more threads take it
+from each other (CPU per turn rose with the client count) and leave no more turns per second; requests beyond these
+wait in the pool's queue, costing nothing (benchmarks/http_turns.py, issue 27). Two, not one, so that a turn
+waiting on a database lock does not leave the core idle."""
 SLACK_MAX_BODY_BYTES = 1_048_576
 """Slack's interactive payloads carry the whole message that was clicked: far above the chat API's limit."""
 
@@ -61,6 +67,14 @@ def _catalog_path(settings: ServerSettings) -> Path:
         return resolve_db_path(settings.db_path)[0]
 
 
+def turn_threads(settings: ServerSettings) -> int:
+    """How many chat turns one worker runs at once: the setting, else OFFLINE_TURN_THREADS without an LLM and
+    ADVISOR_THREADS with one."""
+    if settings.turn_threads:
+        return settings.turn_threads
+    return ADVISOR_THREADS if llm_configured() else OFFLINE_TURN_THREADS
+
+
 def create_app(settings: ServerSettings | None = None, *, advisor_factory: AdvisorFactory = default_advisor) -> FastAPI:
     """Build the app; the advisor and the catalog are loaded at startup and closed at shutdown."""
     settings = settings or ServerSettings()
@@ -69,7 +83,8 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         """Load the catalog and the advisor in a worker thread, close them on shutdown."""
         executor = ThreadPoolExecutor(max_workers=ADVISOR_THREADS, thread_name_prefix="advisor")
-        res = AppResources(settings=settings, executor=executor)
+        turns = ThreadPoolExecutor(max_workers=turn_threads(settings), thread_name_prefix="turn")
+        res = AppResources(settings=settings, executor=executor, turns=turns)
         app.state.resources = res
         res.catalog_path = await run_blocking(executor, _catalog_path, settings)
         if res.catalog_path.is_file():
@@ -84,6 +99,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
             if callable(close):
                 close()
             executor.shutdown(wait=False, cancel_futures=True)
+            turns.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(
         title="gpu-advisor",

@@ -14,7 +14,7 @@ from fastapi.sse import ServerSentEvent, format_sse_event
 
 from web.blocking import batches_in_thread, run_blocking
 from web.body_gate import gated
-from web.deps import AppResources, advisor_of, resources
+from web.deps import AppResources, advisor_of, resources, turn_pool
 from web.errors import INTERNAL_MESSAGE, ApiError, ErrorResponse, log_internal, new_error_id
 from web.schemas import CHAT_EXAMPLES, ChatRequest, ChatResult
 from web.thread_access import ThreadAccess, resolve_thread, with_token
@@ -81,7 +81,7 @@ async def chat(
     """The advisor's full answer for one turn (the same JSON as `recommend --json`, plus thread_id and
     thread_token)."""
     advisor = advisor_of(request)
-    result = await run_blocking(res.executor, advisor.respond, body.message, **_advisor_arguments(body, access))
+    result = await run_blocking(turn_pool(res), advisor.respond, body.message, **_advisor_arguments(body, access))
     return with_token(result, access)
 
 
@@ -197,7 +197,7 @@ async def _event_bytes(
     ended = False
     try:
         async for batch in batches_in_thread(
-            res.executor, produce, idle_s=PING_INTERVAL_S, hold_s=HOLD_S, urgent=_urgent
+            turn_pool(res), produce, idle_s=PING_INTERVAL_S, hold_s=HOLD_S, urgent=_urgent
         ):
             if not batch:
                 yield KEEPALIVE

@@ -20,7 +20,9 @@ class AppResources:
     settings: ServerSettings
     """The settings the app was built with."""
     executor: ThreadPoolExecutor
-    """Threads that run the synchronous advisor and tools."""
+    """Threads that run the synchronous tools, thread access and exports."""
+    turns: ThreadPoolExecutor | None = None
+    """Threads that run chat turns (web.app.turn_threads of them); `executor` until the app has started."""
     advisor: Any = None
     """agent.service.Advisor once loaded."""
     catalog_path: Path | None = None
@@ -30,6 +32,11 @@ class AppResources:
 def resources(request: Request) -> AppResources:
     """The app's resources (a dependency)."""
     return request.app.state.resources
+
+
+def turn_pool(res: AppResources) -> ThreadPoolExecutor:
+    """The threads chat turns run in."""
+    return res.turns or res.executor
 
 
 def advisor_of(request: Request) -> Any:

@@ -50,6 +50,13 @@ class ServerSettings(BaseModel):
     allowed_origins: list[str] = Field(
         default_factory=list, description="Origins of the sites allowed to embed the widget (CORS)."
     )
+    turn_threads: int | None = Field(
+        default=None,
+        ge=1,
+        le=256,
+        description="Chat turns one worker process runs at once (default: 2 offline, where a turn is all CPU and "
+        "more threads only take it from each other; 32 with an LLM, where turns mostly wait on it).",
+    )
     max_body_bytes: int = Field(default=16_384, ge=256, description="Largest request body accepted (413 above).")
     max_message_chars: int = Field(default=2_000, ge=1, description="Longest chat message accepted (422 above).")
     rate_per_minute: float = Field(

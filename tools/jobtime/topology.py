@@ -217,19 +217,7 @@ class Assessment:
     def params(self) -> dict[str, float | int | str | bool | None]:
         """The numbers a sentence about the verdict needs (built on first use: most shapes are never explained)."""
         if self._params is None:
-            self._params = verdict_params(
-                self.verdict,
-                self.best,
-                self.smallest,
-                self.gpu_count,
-                self.nodes,
-                self.links,
-                self.vram,
-                self.usable,
-                self.per_node,
-                self.workload,
-                self.candidate,
-            )
+            self._params = verdict_params(self)
         return self._params
 
     @property

@@ -47,31 +47,40 @@ def verdict_code(
     return "multi_gpu_ok"
 
 
-def verdict_params(
-    verdict: VerdictCode,
-    best: Tried | None,
-    smallest: float,
-    total: int,
-    nodes: int,
-    links: Links,
-    vram: float,
-    usable: float,
-    per_node: int,
-    workload: Workload,
-    candidate: FabricFacts,
-) -> dict[str, float | int | str | bool | None]:
-    """The parameters a sentence about `verdict` needs (`smallest`: the least per-GPU GiB of the layouts tried, the
-    one-GPU figure when none was); built only where a verdict is explained."""
+class Searched(Protocol):
+    """What `verdict_params` reads from a layout search and its candidate (tools.jobtime.topology.Assessment)."""
+
+    verdict: VerdictCode
+    best: Tried | None
+    smallest: float
+    """The least per-GPU GiB of the layouts tried (the one-GPU figure when none was)."""
+    gpu_count: int
+    nodes: int
+    links: Links
+    vram: float
+    usable: float
+    per_node: int
+    workload: Workload
+
+    @property
+    def candidate(self) -> FabricFacts: ...
+
+
+def verdict_params(found: Searched) -> dict[str, float | int | str | bool | None]:
+    """The parameters a sentence about a search's verdict needs; built only where a verdict is explained."""
+    best, total, nodes, links, usable = found.best, found.gpu_count, found.nodes, found.links, found.usable
     params: dict[str, float | int | str | bool | None] = {
         "gpu_count": total,
         "nodes": nodes,
         "link": links.kind,
-        "vram_gib": vram,
+        "vram_gib": found.vram,
     }
     if best is None:
-        params |= {"needed_gib": round(smallest, 2), "usable_gib": round(usable, 2)}
+        params |= {"needed_gib": round(found.smallest, 2), "usable_gib": round(usable, 2)}
         tp_gib = (
-            _nvlink_gib(total, nodes, links, usable, per_node, workload) if verdict == "needs_nvlink_node" else None
+            _nvlink_gib(total, nodes, links, usable, found.per_node, found.workload)
+            if found.verdict == "needs_nvlink_node"
+            else None
         )
         if tp_gib is not None:
             params["needed_gib_with_tensor_parallel"] = round(tp_gib, 2)
@@ -84,6 +93,7 @@ def verdict_params(
         "exposed_comm_share": round(share, 4) if share is not None else None,
     }
     if total != 1 and nodes > 1:
+        candidate = found.candidate
         params["inter_node_gbps"] = candidate.inter_node_gbps or ASSUMED_NODE_GBPS
         params["inter_node_fabric"] = candidate.inter_node_fabric
         params["inter_node_assumed"] = not candidate.inter_node_gbps  # no cluster network stated for the instance
