@@ -24,9 +24,10 @@ from tools.jobtime import (
 from tools.lru import Lru
 
 
-@dataclass(frozen=True, kw_only=True)
-class Shape:
-    """The hardware facts topology and time depend on; offers with the same shape share one evaluation."""
+class Shape(NamedTuple):
+    """The hardware facts topology and time depend on; offers with the same shape share one evaluation. A named
+    tuple: shapes key the per-ranking and cross-turn caches (~5,000 lookups per new job), and a tuple's hash is
+    computed in C, where a dataclass's runs a Python method on every lookup."""
 
     gpu: str
     form_factor: str | None
@@ -37,31 +38,6 @@ class Shape:
     vram_gib: float | None
     node_gbps: float | None
     fabric: str | None = None
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        """Hash once: shapes key the per-ranking and cross-turn caches."""
-        object.__setattr__(
-            self,
-            "_hash",
-            hash(
-                (
-                    self.gpu,
-                    self.form_factor,
-                    self.gpus_per_node,
-                    self.nodes,
-                    self.interconnect,
-                    self.nvlink_gbs,
-                    self.vram_gib,
-                    self.node_gbps,
-                    self.fabric,
-                )
-            ),
-        )
-
-    def __hash__(self) -> int:
-        """The hash computed at creation."""
-        return self._hash
 
 
 class Evaluation(NamedTuple):
