@@ -85,6 +85,8 @@ class _Candidates:
     considered: int
     vram: np.ndarray
     rows: np.ndarray
+    most_per_node: int
+    """The most GPUs one candidate instance has (1 without candidates)."""
 
 
 @lru_cache(maxsize=64)
@@ -105,6 +107,7 @@ def _candidates(
         considered=sum(group.count for group, _ in wished),
         vram=np.array([np.nan if value is None else value for value in vram], dtype=float),
         rows=np.array([group.count for group, _ in wished], dtype=np.int64),
+        most_per_node=max((group.offer.gpu_count for group, _ in wished), default=1),
     )
 
 
@@ -212,25 +215,11 @@ def rank_offers(
     reader = (
         cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) else candidate_groups
     )
-    wished = reader(
-        str(path),
-        mtime,
-        spec.gpu,
-        tuple(spec.providers or ()) or None,
-        tuple(spec.regions or ()) or None,
-    )
-    per_node = max((group.offer.gpu_count for group, _ in wished), default=1)
+    wishes = (spec.gpu, tuple(spec.providers or ()) or None, tuple(spec.regions or ()) or None)
+    per_node = _candidates(reader, str(path), mtime, *wishes).most_per_node
     max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
     floor = _vram_floor(workload, max_gpus, per_node, margin)
-    groups, considered, too_small = _with_memory(
-        reader,
-        str(path),
-        mtime,
-        spec.gpu,
-        tuple(spec.providers or ()) or None,
-        tuple(spec.regions or ()) or None,
-        floor,
-    )
+    groups, considered, too_small = _with_memory(reader, str(path), mtime, *wishes, floor)
     excluded: Counter[str] = Counter()
     if too_small:
         excluded["too_little_vram"] = too_small
