@@ -171,22 +171,11 @@ async def chat_stream(
 PING_INTERVAL_S = 15.0
 """Seconds without an event after which a keep-alive comment is sent (as FastAPI's own SSE does)."""
 KEEPALIVE = b": ping\n\n"
-HOLD_S = 0.05
-"""Progress (and answer-text) events are written together at most every 50 ms; the verdict, the final result and an
-error go out at once with what came before them. A turn of the offline agent (~10-20 ms, ~10 events) is then two
-writes instead of ten (stream CPU per turn vs /api/chat: benchmarks/http_turns.py, issue 27), and a slow turn (an
-LLM's seconds) still shows its steps as they come, 50 ms late at most."""
-URGENT_EVENTS = frozenset({"verdict", "final", "error"})
 
 
 def event_bytes(sse: ServerSentEvent) -> bytes:
     """One event in the SSE wire format."""
     return format_sse_event(data_str=sse.raw_data, event=sse.event, id=sse.id, retry=sse.retry, comment=sse.comment)
-
-
-def _urgent(event: Mapping[str, Any]) -> bool:
-    """Whether an event is written at once, with those before it (HOLD_S)."""
-    return event.get("type") in URGENT_EVENTS
 
 
 async def _event_bytes(
@@ -196,9 +185,7 @@ async def _event_bytes(
     runs two tasks and two memory streams per response and one send per event: ~2x /api/chat's CPU per turn)."""
     ended = False
     try:
-        async for batch in batches_in_thread(
-            turn_pool(res), produce, idle_s=PING_INTERVAL_S, hold_s=HOLD_S, urgent=_urgent
-        ):
+        async for batch in batches_in_thread(turn_pool(res), produce, idle_s=PING_INTERVAL_S):
             if not batch:
                 yield KEEPALIVE
                 continue
