@@ -78,8 +78,8 @@ def test_new_floors_select_the_shared_candidate_tuples() -> None:
     path, mtime = str(db), db.stat().st_mtime
     found = _candidates(candidate_groups, path, mtime, None, None, None)
     every, considered = found.items, found.considered
-    low, considered_low, _ = _with_memory(candidate_groups, path, mtime, None, None, None, 10.0)
-    high, _, too_small = _with_memory(candidate_groups, path, mtime, None, None, None, 70.0)
+    low, considered_low, _ = _with_memory(found, 10.0)
+    high, _, too_small = _with_memory(found, 70.0)
     assert considered_low == considered and 0 < len(high) < len(low) <= len(every)
     ids = {id(item) for item in every}
     assert all(id(item) in ids for item in low + high)

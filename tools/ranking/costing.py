@@ -66,7 +66,7 @@ class CostingJob:
     workload_key: str
     checkpoint_write_s: float = 0.0
     """Seconds to write one resumable checkpoint from one node."""
-    verdicts: dict[Shape, Assessment | None] = field(init=False, default_factory=dict)
+    verdicts: dict[Shape, Assessment | None] = field(init=False)
     """The job's topology verdicts per shape, kept across turns (tools.catalog.verdicts_of)."""
 
     def __post_init__(self) -> None:

@@ -138,11 +138,12 @@ def prefill_scale_out(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: S
             steps = node_bisection()
             live.append((group.offer, steps, next(steps)))
     while live:
-        memo.prefill(shape_of(offer, count) for offer, _steps, count in live)
+        shapes = [shape_of(offer, count) for offer, _steps, count in live]
+        memo.prefill(shapes)
         stepped = []
-        for offer, steps, count in live:
+        for (offer, steps, _count), shape in zip(live, shapes, strict=True):
             with suppress(StopIteration):  # its search is over: the fewest nodes are known
-                stepped.append((offer, steps, steps.send(_holds(verdicts.get(shape_of(offer, count))))))
+                stepped.append((offer, steps, steps.send(_holds(verdicts.get(shape)))))
         live = stepped
 
 

@@ -76,7 +76,7 @@ _FLOORS: Lru[tuple[str, int, int, float], float] = Lru(1024)
 turns (least recently used out first)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Candidates:
     """The wished candidates, each with its one-node shape and GPU count; the catalog rows they stand for; and, per
     candidate, its GiB per GPU (NaN where unknown) and rows, for the floor's selection."""
@@ -86,7 +86,8 @@ class _Candidates:
     vram: np.ndarray
     rows: np.ndarray
     most_per_node: int
-    """The most GPUs one candidate instance has (1 without candidates)."""
+    """The most GPUs one candidate instance has (1 without candidates). Compared and hashed by identity: `_candidates`
+    keeps one per catalog version and wishes, and `_with_memory` is memoised per it and floor."""
 
 
 @lru_cache(maxsize=64)
@@ -112,20 +113,10 @@ def _candidates(
 
 
 @lru_cache(maxsize=64)
-def _with_memory(
-    reader: Any,
-    path: str,
-    mtime: float,
-    gpu: str | None,
-    providers: tuple[str, ...] | None,
-    regions: tuple[str, ...] | None,
-    floor: float,
-) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int]:
-    """The wished candidates with at least `floor` GiB per GPU (with their one-node shape and GPU count), the
-    catalog rows considered, and the rows left out for too little memory (per catalog version, wishes and floor:
-    jobs on the same model share it; a never-seen job's floor selects from the shared candidate tuples instead of
-    making ~1,000 new ones)."""
-    every = _candidates(reader, path, mtime, gpu, providers, regions)
+def _with_memory(every: _Candidates, floor: float) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int]:
+    """The candidates with at least `floor` GiB per GPU (with their one-node shape and GPU count), the catalog rows
+    considered, and the rows left out for too little memory (per candidates and floor: jobs on the same model share
+    it; a never-seen job's floor selects from the shared candidate tuples instead of making ~1,000 new ones)."""
     kept = every.vram >= floor  # NaN (unknown memory) is never kept
     groups = tuple(map(every.items.__getitem__, np.flatnonzero(kept).tolist()))
     return groups, every.considered, every.considered - int(every.rows[kept].sum())
@@ -216,10 +207,11 @@ def rank_offers(
         cached_groups if (every_offer if every_offer is not None else limit > EVERY_OFFER_LIMIT) else candidate_groups
     )
     wishes = (spec.gpu, tuple(spec.providers or ()) or None, tuple(spec.regions or ()) or None)
-    per_node = _candidates(reader, str(path), mtime, *wishes).most_per_node
+    candidates = _candidates(reader, str(path), mtime, *wishes)
+    per_node = candidates.most_per_node
     max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
     floor = _vram_floor(workload, max_gpus, per_node, margin)
-    groups, considered, too_small = _with_memory(reader, str(path), mtime, *wishes, floor)
+    groups, considered, too_small = _with_memory(candidates, floor)
     excluded: Counter[str] = Counter()
     if too_small:
         excluded["too_little_vram"] = too_small
