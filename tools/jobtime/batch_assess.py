@@ -43,19 +43,22 @@ def assess_many(
         if known[id(gpu)]:
             by_geometry.setdefault((hardware.total, hardware.per_node, hardware.nodes), []).append(index)
     single = memory_gib(workload, 1, SINGLE_GPU, ckpt, stated) or 0.0
+    rows: dict[int, int] = {}
+    gpus: list[GpuSpec] = []
+    for indices in by_geometry.values():
+        for index in indices:
+            gpu = found[index][1].gpu
+            if rows.setdefault(id(gpu), len(gpus)) == len(gpus):
+                gpus.append(gpu)  # type: ignore[arg-type]
+    steps = Steps(workload, gpus)  # one table for every geometry: a GPU's micro-step is the same in each
     for (total, per_node, nodes), indices in by_geometry.items():
         shapes = [found[index][1] for index in indices]
         usable = [hardware.vram * (1.0 - margin) for hardware in shapes]
-        rows: dict[int, int] = {}
-        gpus: list[GpuSpec] = []
-        for hardware in shapes:
-            if rows.setdefault(id(hardware.gpu), len(gpus)) == len(gpus):
-                gpus.append(hardware.gpu)  # type: ignore[arg-type]
         geometry = Geometry.of(
             total,
             per_node,
             nodes,
-            Steps(workload, gpus),  # only this geometry's GPUs: the workload keeps every step it computes
+            steps,
             [rows[id(hardware.gpu)] for hardware in shapes],
             [hardware.links for hardware in shapes],
             usable,

@@ -10,7 +10,7 @@ numbers, bit for bit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -35,8 +35,8 @@ class Unbatchable(Exception):
 
 
 class Steps:
-    """Step compute of one workload on each distinct GPU of a geometry, per (tensor parallel, checkpointing,
-    micro-batch): its shapes share their GPUs."""
+    """Step compute of one workload on each distinct GPU of the shapes searched together, per (tensor parallel,
+    checkpointing, micro-batch): shapes and geometries share their GPUs."""
 
     def __init__(self, workload: Workload, gpus: list[GpuSpec]) -> None:
         self.workload, self.gpus = workload, gpus
@@ -69,12 +69,17 @@ class Geometry:
     steps: Steps
     gpu_rows: np.ndarray
     usable: np.ndarray
-    dp_busbw: np.ndarray
-    intra_busbw: np.ndarray
-    nic: np.ndarray
-    """NIC rate per GPU (GB/s), 0.0 where a shape has none."""
+    dp_bytes: np.ndarray
+    """Data-parallel bus bandwidth per shape in bytes/s (`busbw * 1e9`, as collectives.over divides by it)."""
+    intra_bytes: np.ndarray
+    """Intra-node bus bandwidth per shape in bytes/s."""
+    node_bytes: np.ndarray
+    """Across nodes per shape in bytes/s: the NIC rate per GPU, or the data-parallel bandwidth without a NIC."""
     nvlink: np.ndarray
     """Whether each shape's intra-node link is NVLink (tensor parallelism is tried only there)."""
+    everywhere: dict[tuple[int, bool, int], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    """`compute` per (tensor parallel, checkpointing, micro-batch) tried on every shape: the data-parallel layouts of
+    one setting share it (DDP, ZeRO-2, FSDP and HSDP run the same micro-step)."""
 
     @classmethod
     def of(
@@ -95,19 +100,27 @@ class Geometry:
             steps=steps,
             gpu_rows=np.array(gpu_rows, dtype=np.intp),
             usable=np.array(usable, dtype=float),
-            dp_busbw=np.array([link.dp_busbw for link in links], dtype=float),
-            intra_busbw=np.array([link.intra_busbw for link in links], dtype=float),
-            nic=np.array([link.nic_gbs or 0.0 for link in links], dtype=float),
+            dp_bytes=np.array([link.dp_busbw for link in links], dtype=float) * 1e9,
+            intra_bytes=np.array([link.intra_busbw for link in links], dtype=float) * 1e9,
+            node_bytes=np.array([link.nic_gbs or link.dp_busbw for link in links], dtype=float) * 1e9,
             nvlink=np.array([link.kind == "nvlink" for link in links], dtype=bool),
         )
 
     def compute(self, tp: int, ckpt: bool, micro: int, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Seconds and utilisation of one micro-step on each shape's GPU, computed where the layout is `tried`
-        (the workload keeps every step it computes; NaN elsewhere)."""
+        (the workload keeps every step it computes; NaN elsewhere). The arrays are shared: never changed in place."""
+        key = (tp, ckpt, micro)
+        found = self.everywhere.get(key)
+        if found is not None:
+            return found
         wanted = np.zeros(len(self.steps.gpus), dtype=bool)
         wanted[self.gpu_rows[tried]] = True
+        whole = bool(tried.all())
         seconds, utilisation = self.steps.get(tp, ckpt, micro, wanted)
-        return seconds[self.gpu_rows], utilisation[self.gpu_rows]
+        found = seconds[self.gpu_rows], utilisation[self.gpu_rows]
+        if whole:
+            self.everywhere[key] = found
+        return found
 
 
 @dataclass(slots=True)
@@ -129,9 +142,9 @@ class Row:
     utilisation: np.ndarray
 
 
-def _over(moved: float | None, busbw: np.ndarray) -> np.ndarray:
-    """collectives.over on every shape's bandwidth."""
-    return np.zeros(busbw.shape) if moved is None else moved / (busbw * 1e9)
+def _over(moved: float | None, bytes_per_s: np.ndarray) -> np.ndarray:
+    """collectives.over on every shape's bandwidth (bytes/s)."""
+    return np.zeros(bytes_per_s.shape) if moved is None else moved / bytes_per_s
 
 
 def _exposed(seconds: np.ndarray, window: np.ndarray, overlap: bool) -> np.ndarray:
@@ -150,7 +163,7 @@ def comm_arrays(
     none = np.zeros(n, dtype=bool)
     backward = moved.backward_share * seconds
     accumulation, layout = moved.accumulation, moved.layout
-    dp, intra = geometry.dp_busbw, geometry.intra_busbw
+    dp, intra = geometry.dp_bytes, geometry.intra_bytes
     if layout == "single_gpu":
         return np.zeros(n), np.zeros(n), none
     if layout == "ddp":
@@ -162,7 +175,7 @@ def comm_arrays(
     if layout == "fsdp":
         every = 2 * _over(moved.first, dp) + _over(moved.second, dp)
         return every, _exposed(every, seconds, overlap), none
-    nic_or_dp = np.where(geometry.nic != 0.0, geometry.nic, dp)
+    nic_or_dp = geometry.node_bytes
     if layout == "hsdp":
         every = 2 * _over(moved.first, intra) + _over(moved.second, intra)
         once = _over(moved.third, nic_or_dp)
