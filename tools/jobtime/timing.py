@@ -139,9 +139,16 @@ class Cost:
     cost_usd: float
 
 
+def billed_hours(hours: float, billing: Billing) -> float:
+    """Hours charged for one instance running `hours`, rounded by the provider's billing rule."""
+    if hours < 0:
+        raise ValueError("hours and prices must not be negative")
+    return billed_seconds(hours * 3600.0, billing) / 3600.0
+
+
 def run_cost(hours: float, price_per_hour: float, billing: Billing, *, instances: int = 1) -> Cost:
     """Cost of running `instances` identical instances for `hours`, each rounded by the provider's billing rule."""
     if hours < 0 or price_per_hour < 0:
         raise ValueError("hours and prices must not be negative")
-    billed = billed_seconds(hours * 3600.0, billing) / 3600.0
+    billed = billed_hours(hours, billing)
     return Cost(billed_hours=billed, cost_usd=billed * price_per_hour * instances)

@@ -22,10 +22,10 @@ from tools.jobtime import (
     Overheads,
     Tokens,
     Workload,
+    billed_hours,
     billing_for,
     checkpoint_bytes,
     job_overheads,
-    run_cost,
 )
 from tools.spot import (
     DEFAULT_DEADLINE_CONFIDENCE,
@@ -117,7 +117,7 @@ class _OnDemandRun(NamedTuple):
     overheads: Overheads
     hours: float
     billed_hours: float
-    """Hours billed per instance under the provider's rule (run_cost's rounding)."""
+    """Hours billed per instance under the provider's rule (tools.jobtime.billed_hours)."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -186,7 +186,7 @@ class ShapeCosts:
             if overheads is None:
                 overheads = entry.od_overheads = self._overheads(time, nodes, True)
             hours = time.hours + overheads.total_s / 3600
-            billed = run_cost(hours, 0.0, billing_for(provider)[0]).billed_hours  # the price only scales it
+            billed = billed_hours(hours, billing_for(provider)[0])  # the price only scales it
             run = entry.on_demand[provider] = _OnDemandRun._make((overheads, hours, billed))
         return run
 

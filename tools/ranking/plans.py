@@ -10,7 +10,7 @@ from contextlib import suppress
 from typing import Any, NamedTuple
 
 from tools.catalog import Offer, OfferGroup, Shape, shape_of
-from tools.jobtime import Assessment
+from tools.jobtime import Assessment, JobTime
 from tools.lru import Lru
 from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, cost_offer
 from tools.ranking.scale_out import (
@@ -62,15 +62,12 @@ def plan_shape(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) ->
     """Cost one offer rented `nodes` times: (costed, None) or (None, exclusion code)."""
     if nodes != shape.nodes:
         shape = shape_of(group.offer, nodes)
-    entry = memo.shapes.get(shape) or memo.entry(shape)
-    topology, time = entry.evaluation.topology, entry.evaluation.time
-    if topology is None or not topology.runnable:
-        return None, ("needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit")
-    if time is None:
-        return None, "no_speed_data"
-    costed = cost_offer(group, nodes, entry, topology, time, memo)
+    found = _costable(shape, memo)
+    if isinstance(found, str):
+        return None, found
+    costed = cost_offer(group, nodes, *found, memo)
     if costed is None:
-        return None, "spot_only_offer" if group.interruptible else "no_price"
+        return None, _unpriced(group)
     return costed, None
 
 
@@ -159,13 +156,37 @@ def plan_candidates(
     memo.prefill(first_shapes(groups, wanted))
     prefill_scale_out(groups, memo)
     outcomes: list[Outcome] = []
+    verdicts: dict[Shape, tuple[ShapeEntry, Assessment, JobTime] | str] = {}
     for group, single_shape, gpus in groups:
         if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
-            costed, why = plan_shape(group, single_shape, 1, memo)
-            outcomes.append(costed if costed is not None else str(why))
+            found = verdicts.get(single_shape)
+            if found is None:
+                found = verdicts[single_shape] = _costable(single_shape, memo)
+            if isinstance(found, str):
+                outcomes.append(found)
+                continue
+            costed = cost_offer(group, 1, *found, memo)
+            outcomes.append(costed if costed is not None else _unpriced(group))
         else:
             outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
     return _KEPT.put(key, Planned(outcomes, memo.job.budget, memo.shapes))
+
+
+def _costable(shape: Shape, memo: ShapeCosts) -> tuple[ShapeEntry, Assessment, JobTime] | str:
+    """A shape's entry, verdict and time where its offers can be costed, else why not (what plan_shape checks; the
+    one-node candidates look it up once per shape: ~1,000 of them share ~280 shapes)."""
+    entry = memo.shapes.get(shape) or memo.entry(shape)
+    topology, time = entry.evaluation.topology, entry.evaluation.time
+    if topology is None or not topology.runnable:
+        return "needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit"
+    if time is None:
+        return "no_speed_data"
+    return entry, topology, time
+
+
+def _unpriced(group: OfferGroup) -> str:
+    """Why an offer that fits has no plan: only an interruptible price where spot is not allowed, or no price."""
+    return "spot_only_offer" if group.interruptible else "no_price"
 
 
 def within_budget(

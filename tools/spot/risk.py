@@ -54,6 +54,7 @@ DEFAULT_RESTART_S = 600.0
 DEFAULT_DEADLINE_CONFIDENCE = 0.9
 
 
+@lru_cache(maxsize=256)
 def default_preemption_rate(provider: str | None) -> tuple[float, str]:
     """Default preemption rate per hour for a provider, with where the number comes from."""
     record = record_of(provider or "")
