@@ -111,7 +111,7 @@ class Costed(NamedTuple):
         return _spot_cached(*self.spot_args) if self.spot_args is not None else None
 
 
-class _OnDemandRun(NamedTuple):
+class OnDemandRun(NamedTuple):
     """Price-independent on-demand figures of one (shape, provider)."""
 
     overheads: Overheads
@@ -121,7 +121,7 @@ class _OnDemandRun(NamedTuple):
 
 
 @dataclass(kw_only=True, slots=True)
-class _SpotRun:
+class SpotRun:
     """Price-independent spot figures of one (shape, provider): None model when the job is too long for it."""
 
     overheads: Overheads
@@ -135,8 +135,8 @@ class ShapeEntry:
     """One shape in one ranking: its evaluation and, per provider, the price-independent run figures."""
 
     evaluation: Evaluation
-    on_demand: dict[str, _OnDemandRun] = field(default_factory=dict)
-    spot: dict[str, _SpotRun] = field(default_factory=dict)
+    on_demand: dict[str, OnDemandRun] = field(default_factory=dict)
+    spot: dict[str, SpotRun] = field(default_factory=dict)
     od_overheads: Overheads | None = None
     """Overheads of an on-demand run (periodic checkpoints); the same for every provider."""
     spot_overheads: Overheads | None = None
@@ -178,7 +178,7 @@ class ShapeCosts:
             periodic_checkpoints=periodic,
         )
 
-    def on_demand_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> _OnDemandRun:
+    def on_demand_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> OnDemandRun:
         """Overheads with periodic checkpoints, hours and billed hours of an on-demand run."""
         run = entry.on_demand.get(provider)
         if run is None:
@@ -187,10 +187,10 @@ class ShapeCosts:
                 overheads = entry.od_overheads = self._overheads(time, nodes, True)
             hours = time.hours + overheads.total_s / 3600
             billed = billed_hours(hours, billing_for(provider)[0])  # the price only scales it
-            run = entry.on_demand[provider] = _OnDemandRun._make((overheads, hours, billed))
+            run = entry.on_demand[provider] = OnDemandRun._make((overheads, hours, billed))
         return run
 
-    def spot_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> _SpotRun:
+    def spot_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> SpotRun:
         """Overheads, hours and the spot run model (None past MAX_SPOT_HOURS) of a spot run."""
         run = entry.spot.get(provider)
         if run is None:
@@ -216,7 +216,7 @@ class ShapeCosts:
                     billing.minimum_s,
                     job.spec.deadline_hours,
                 )
-            run = entry.spot[provider] = _SpotRun(overheads=overheads, hours=hours, write_s=write_s, model=model)
+            run = entry.spot[provider] = SpotRun(overheads=overheads, hours=hours, write_s=write_s, model=model)
         return run
 
 

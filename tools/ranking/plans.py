@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from tools.catalog import Offer, OfferGroup, Shape, shape_of
 from tools.jobtime import Assessment, JobTime
 from tools.lru import Lru
+from tools.ranking.batch_costing import Costable, cost_first_plans
 from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, cost_offer
 from tools.ranking.scale_out import (
     MULTI_NODE_MIN_GPUS,
@@ -155,8 +156,10 @@ def plan_candidates(
     wanted = memo.job.spec.num_gpus
     memo.prefill(first_shapes(groups, wanted))
     prefill_scale_out(groups, memo)
-    outcomes: list[Outcome] = []
+    outcomes: list[Outcome | None] = []
     verdicts: dict[Shape, tuple[ShapeEntry, Assessment, JobTime] | str] = {}
+    costable: list[Costable] = []
+    places: list[int] = []
     for group, single_shape, gpus in groups:
         if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
             found = verdicts.get(single_shape)
@@ -165,11 +168,14 @@ def plan_candidates(
             if isinstance(found, str):
                 outcomes.append(found)
                 continue
-            costed = cost_offer(group, 1, *found, memo)
-            outcomes.append(costed if costed is not None else _unpriced(group))
+            places.append(len(outcomes))  # costed below, all at once
+            outcomes.append(None)
+            costable.append((group, *found))
         else:
             outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
-    return _KEPT.put(key, Planned(outcomes, memo.job.budget, memo.shapes))
+    for place, item, costed in zip(places, costable, cost_first_plans(costable, memo), strict=True):
+        outcomes[place] = costed if costed is not None else _unpriced(item[0])
+    return _KEPT.put(key, Planned(outcomes, memo.job.budget, memo.shapes))  # type: ignore[arg-type]  # all filled
 
 
 def _costable(shape: Shape, memo: ShapeCosts) -> tuple[ShapeEntry, Assessment, JobTime] | str:
