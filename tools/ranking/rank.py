@@ -269,9 +269,18 @@ def rank_offers(
             f"budget converted at 1 {fx_used.from_currency} = {fx_used.rate:.6g} USD ({fx_used.date}, {fx_used.source})"
         )
 
+    built: dict[tuple[int, int], Any] = {}
+
     def entry(item: Costed | None, zones: int = 0) -> Any:
-        """The explained entry of one plan (None for none)."""
-        return build_entry(item, spec, budget, fx_used, zones, workload.request) if item is not None else None
+        """The explained entry of one plan (None for none), built once per plan and zone count: the cheapest, the
+        fastest and the on-demand alternative are usually listed offers too."""
+        if item is None:
+            return None
+        key = (id(item), zones)
+        found = built.get(key)
+        if found is None:
+            found = built[key] = build_entry(item, spec, budget, fx_used, zones, workload.request)
+        return found
 
     return RankingResult(
         offers=[entry(item, zones + item.group.other_zones) for item, zones in top],
