@@ -72,14 +72,16 @@ def plan_shape(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) ->
     return costed, None
 
 
-def plans_for_group(group: OfferGroup, shape: Shape, memo: ShapeCosts) -> tuple[list[Costed], str | None]:
+def plans_for_group(
+    group: OfferGroup, shape: Shape, memo: ShapeCosts, first: tuple[Costed | None, str | None] | None = None
+) -> tuple[list[Costed], str | None]:
     """The offer on the wished GPU count, else on one node plus, where needed, on several nodes (for memory that
-    one node lacks, or for a deadline one node cannot meet)."""
+    one node lacks, or for a deadline one node cannot meet); `first`: its plan_shape on one node when known."""
     offer, job = group.offer, memo.job
     nodes = nodes_for(offer, job.spec.num_gpus)
     if nodes is None:
         return [], "gpu_count_mismatch"
-    costed, why = plan_shape(group, shape, nodes, memo)
+    costed, why = first if first is not None and nodes == 1 else plan_shape(group, shape, nodes, memo)
     if job.spec.num_gpus is not None or offer.gpu_count < MULTI_NODE_MIN_GPUS:
         return ([costed] if costed else []), why
     if costed is None and why == "does_not_fit":
@@ -160,21 +162,30 @@ def plan_candidates(
     verdicts: dict[Shape, tuple[ShapeEntry, Assessment, JobTime] | str] = {}
     costable: list[Costable] = []
     places: list[int] = []
+    scaled: list[tuple[int, OfferGroup, Shape]] = []
+    """Candidates that may need several nodes (their place, group and one-node shape): one node first, then more."""
     for group, single_shape, gpus in groups:
-        if (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus:  # one node, one plan (most offers)
-            found = verdicts.get(single_shape)
-            if found is None:
-                found = verdicts[single_shape] = _costable(single_shape, memo)
-            if isinstance(found, str):
-                outcomes.append(found)
-                continue
-            places.append(len(outcomes))  # costed below, all at once
-            outcomes.append(None)
-            costable.append((group, *found))
-        else:
+        one_node = (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus  # one plan (most offers)
+        if not one_node and wanted is not None:
             outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
+            continue
+        found = verdicts.get(single_shape)
+        if found is None:
+            found = verdicts[single_shape] = _costable(single_shape, memo)
+        if not one_node:  # more nodes where needed, below, once its one node is costed
+            scaled.append((len(outcomes), group, single_shape))
+        if isinstance(found, str):
+            outcomes.append(found)
+            continue
+        places.append(len(outcomes))  # costed below, all at once
+        outcomes.append(None)
+        costable.append((group, *found))
     for place, item, costed in zip(places, costable, cost_first_plans(costable, memo), strict=True):
         outcomes[place] = costed if costed is not None else _unpriced(item[0])
+    for place, group, single_shape in scaled:
+        first = outcomes[place]
+        one = (first, None) if isinstance(first, Costed) else (None, first)
+        outcomes[place] = MultiNode(*plans_for_group(group, single_shape, memo, one))  # type: ignore[arg-type]
     return _KEPT.put(key, Planned(outcomes, memo.job.budget, memo.shapes))  # type: ignore[arg-type]  # all filled
 
 
