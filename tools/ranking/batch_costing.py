@@ -16,9 +16,9 @@ from typing import NamedTuple
 import numpy as np
 
 from tools.catalog import OfferGroup
-from tools.jobtime import Assessment, JobTime
+from tools.jobtime import Assessment, JobTime, billing_for
 from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, SpotRun
-from tools.spot import DEFAULT_DEADLINE_CONFIDENCE, HOUR
+from tools.spot import DEFAULT_DEADLINE_CONFIDENCE, HOUR, billed_seconds_array
 
 Costable = tuple[OfferGroup, ShapeEntry, Assessment, JobTime]
 """An offer whose shape holds the job on one node and has a time: its group, its shape's entry, verdict and time."""
@@ -107,10 +107,7 @@ def _columns(
     on_demand = ~spot & has_od
     if (od[on_demand] < 0).any():  # run_cost's check, as cost_offer makes it
         raise ValueError("hours and prices must not be negative")
-    od_pairs = sorted(set(at[on_demand].tolist()))
-    od_runs = {p: memo.on_demand_run(pairs[p][0], 1, pairs[p][1], pairs[p][2]) for p in od_pairs}
-    od_hours = np.array([od_runs[p].hours if p in od_runs else nan for p in every])
-    od_billed = np.array([od_runs[p].billed_hours if p in od_runs else nan for p in every])
+    od_hours, od_billed = _on_demand_runs(pairs, set(at[on_demand].tolist()), memo)
     return _Columns(
         pair=at.tolist(),
         assessed=assessed.tolist(),
@@ -121,6 +118,23 @@ def _columns(
         billed=np.where(spot, spot_billed[at] / HOUR, od_billed[at]).tolist(),
         price=np.where(spot, sp * 1, od * 1).tolist(),
     )
+
+
+def _on_demand_runs(
+    pairs: list[tuple[ShapeEntry, str, JobTime]], wanted: set[int], memo: ShapeCosts
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hours and billed hours of an on-demand run on each pair in `wanted` (NaN elsewhere): memo.on_demand_run's
+    figures, the billing rounding of all pairs at once."""
+    hours = np.full(len(pairs), math.nan)
+    granularity, minimum = np.ones(len(pairs)), np.zeros(len(pairs))
+    for pair in wanted:
+        entry, provider, time = pairs[pair]
+        hours[pair] = memo.on_demand_hours(entry, 1, time)[1]
+        billing = billing_for(provider)[0]
+        granularity[pair], minimum[pair] = billing.granularity_s, billing.minimum_s
+    if (hours < 0).any():  # billed_hours' check
+        raise ValueError("hours and prices must not be negative")
+    return hours, billed_seconds_array(hours * 3600.0, granularity, minimum) / 3600.0
 
 
 def _assembled(
@@ -150,7 +164,7 @@ def _assembled(
             run = spot_runs[pair]
             overheads, p_done = run.overheads, run.model.p_spot  # type: ignore[union-attr]
         else:
-            overheads = entry.on_demand[provider].overheads
+            overheads = entry.od_overheads
             p_done = (1.0 if hours <= deadline else 0.0) if deadline else None  # type: ignore[operator]
         deadline_ok = None
         if deadline is not None:

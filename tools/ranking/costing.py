@@ -178,14 +178,18 @@ class ShapeCosts:
             periodic_checkpoints=periodic,
         )
 
+    def on_demand_hours(self, entry: ShapeEntry, nodes: int, time: JobTime) -> tuple[Overheads, float]:
+        """Overheads with periodic checkpoints and hours of an on-demand run of the shape (any provider)."""
+        overheads = entry.od_overheads
+        if overheads is None:
+            overheads = entry.od_overheads = self._overheads(time, nodes, True)
+        return overheads, time.hours + overheads.total_s / 3600
+
     def on_demand_run(self, entry: ShapeEntry, nodes: int, provider: str, time: JobTime) -> OnDemandRun:
         """Overheads with periodic checkpoints, hours and billed hours of an on-demand run."""
         run = entry.on_demand.get(provider)
         if run is None:
-            overheads = entry.od_overheads
-            if overheads is None:
-                overheads = entry.od_overheads = self._overheads(time, nodes, True)
-            hours = time.hours + overheads.total_s / 3600
+            overheads, hours = self.on_demand_hours(entry, nodes, time)
             billed = billed_hours(hours, billing_for(provider)[0])  # the price only scales it
             run = entry.on_demand[provider] = OnDemandRun._make((overheads, hours, billed))
         return run

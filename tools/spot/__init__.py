@@ -2,7 +2,7 @@
 on-demand verdict (`risk`), on the arithmetic of a preempted run (`completion`).
 """
 
-from tools.spot.completion import Billing, billed_seconds
+from tools.spot.completion import Billing, billed_seconds, billed_seconds_array
 from tools.spot.risk import (
     DEFAULT_DEADLINE_CONFIDENCE,
     HOUR,
@@ -25,6 +25,7 @@ __all__ = [
     "SpotRiskResult",
     "assess_spot",
     "billed_seconds",
+    "billed_seconds_array",
     "default_preemption_rate",
     "price_outcome",
     "provider_notice",

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_EXPONENT = 600.0
 """exp() arguments are clipped here: beyond it a term is zero or infinite for every purpose."""
@@ -28,6 +32,23 @@ def billed_seconds(run_s: float, billing: Billing) -> float:
         return max(run_s, billing.minimum_s)
     units = max(math.ceil(ratio - 1e-9), 1)  # tolerance only for float noise at multiples
     return max(units * billing.granularity_s, billing.minimum_s)
+
+
+def billed_seconds_array(run_s: np.ndarray, granularity_s: np.ndarray, minimum_s: np.ndarray) -> np.ndarray:
+    """billed_seconds element by element (each session with its own billing rule), the same float operations: where
+    the scalar function takes Python's max, the first value unless the second is larger."""
+    import numpy as np  # only the ranking costs sessions in bulk (the spot calculator alone imports no numpy)
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        ratio = run_s / granularity_s
+        as_run = ~np.isfinite(ratio) | (ratio > 2**52)
+        units = np.ceil(ratio - 1e-9)
+        units = np.where(units < 1.0, 1.0, units)
+        rounded = units * granularity_s
+        billed = np.where(
+            as_run, np.where(minimum_s > run_s, minimum_s, run_s), np.where(minimum_s > rounded, minimum_s, rounded)
+        )
+    return np.where(run_s <= 0, 0.0, billed)
 
 
 def expected_billed_session_s(restart_s: float, rate_per_s: float, billing: Billing) -> float:
