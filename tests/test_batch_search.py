@@ -151,3 +151,28 @@ def test_the_batch_computes_no_step_the_per_shape_search_does_not(shapes: list[S
             assess(single, candidate, margin=0.1, hardware=hardware)
         assert set(batch.compute_cache) == set(single.compute_cache)
         assert set(batch.memory_cache) == set(single.memory_cache)
+
+
+def test_a_step_unknown_only_in_some_layouts_leaves_only_its_geometries_to_the_per_shape_search(
+    shapes: list[Shape], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When a GPU's micro-step is unknown at some tensor-parallel degree (the one-GPU check passed), the search over
+    every shape at once stops; each geometry is then searched on its own, those that need the unknown step are left
+    to the per-shape search, and every shape the batch takes still agrees with it."""
+    import tools.jobtime.batch_shapes as batch_shapes
+
+    known = batch_shapes.compute
+    workload = build_workload(JobSpec(language="en", **JOBS[4]))  # 70B QLoRA: tensor parallelism on 8-GPU nodes
+    unknown = {shape.gpu for shape in shapes if shape.gpus_per_node >= 8 and shape.interconnect == "nvlink"}
+    assert unknown
+    blind = sorted(unknown)[0]
+
+    def partly_known(load: Workload, gpu: object, tp: int, ckpt: bool, micro: int | None = None) -> object:
+        """The step of every GPU but one, which is unknown beyond one GPU per replica."""
+        if tp > 1 and getattr(gpu, "name", None) == blind:
+            return None
+        return known(load, gpu, tp, ckpt, micro)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch_shapes, "compute", partly_known)
+    taken, _layouts = _compare(workload, shapes)
+    assert 0 < taken < len(shapes)

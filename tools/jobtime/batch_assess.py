@@ -1,5 +1,7 @@
-"""topology.assess on many candidates at once: the shapes of each GPU geometry go through one array search
-(tools.jobtime.batch_search), and each gets the same Assessment the per-shape search gives it (issue 27)."""
+"""topology.assess on many candidates at once: their shapes, whatever their GPU geometry, go through one array search
+(tools.jobtime.batch_search), and each gets the same Assessment the per-shape search gives it (issue 27). Where some
+GPU's micro-step is unknown at a layout the search needs, each geometry is searched on its own and those that need it
+are left to the per-shape search."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import math
 from collections.abc import Sequence
 
 from tools.gpus import GpuSpec
-from tools.jobtime.batch_search import Geometry, Search, Steps, Unbatchable
+from tools.jobtime.batch_search import Batch, Geometry, Search, Steps, Unbatchable
 from tools.jobtime.layouts import compute, memory_gib
 from tools.jobtime.topology import (
     DEFAULT_MEMORY_MARGIN,
@@ -28,8 +30,8 @@ def assess_many(
     margin: float = DEFAULT_MEMORY_MARGIN,
     overlap: bool = True,
 ) -> list[Assessment | None]:
-    """topology.assess on many candidates, the shapes of each GPU geometry searched at once; None where a shape needs
-    the per-shape search (no GPU spec or no step compute for it)."""
+    """topology.assess on many candidates, their shapes searched at once; None where a shape needs the per-shape
+    search (no GPU spec or no step compute for it)."""
     results: list[Assessment | None] = [None] * len(found)
     stated, ckpt = workload.micro_batch_size, workload.gradient_checkpointing
     known: dict[int, bool] = {}
@@ -50,46 +52,81 @@ def assess_many(
             gpu = found[index][1].gpu
             if rows.setdefault(id(gpu), len(gpus)) == len(gpus):
                 gpus.append(gpu)  # type: ignore[arg-type]
-    steps = Steps(workload, gpus)  # one table for every geometry: a GPU's micro-step is the same in each
-    for (total, per_node, nodes), indices in by_geometry.items():
-        shapes = [found[index][1] for index in indices]
-        usable = [hardware.vram * (1.0 - margin) for hardware in shapes]
-        geometry = Geometry.of(
-            total,
-            per_node,
-            nodes,
-            steps,
-            [rows[id(hardware.gpu)] for hardware in shapes],
-            [hardware.links for hardware in shapes],
-            usable,
-        )
-        try:
-            searched = Search(workload, geometry, overlap).run()
-        except Unbatchable:
-            continue
-        chosen, least = searched.preferred(PREFERENCE_TOLERANCE).tolist(), searched.smallest().tolist()
-        for column, index in enumerate(indices):
-            candidate, hardware = found[index]
-            best = searched.tried(chosen[column], column) if chosen[column] >= 0 else None
-            smallest = least[column] if least[column] != math.inf else single
-            verdict = verdict_code(best, total, nodes, hardware.links, usable[column], per_node, workload)
-            results[index] = Assessment(
-                workload=workload,
-                candidate=candidate,
-                margin=margin,
-                overlap=overlap,
-                gpu=hardware.gpu,
-                vram=hardware.vram,
-                gpu_count=total,
-                per_node=per_node,
-                nodes=nodes,
-                links=hardware.links,
-                usable=usable[column],
-                single=single,
-                searched=searched,
-                column=column,
-                best=best,
-                smallest=smallest,
-                verdict=verdict,
-            )
+    steps = Steps(workload, gpus)  # one table for every shape: a GPU's micro-step is the same in each geometry
+    try:
+        batches = [_searched(workload, found, list(by_geometry.items()), steps, margin, overlap)]
+    except Unbatchable:  # some GPU's step is unknown at some layout: search geometry by geometry, skip those
+        batches = []
+        for item in by_geometry.items():
+            try:
+                batches.append(_searched(workload, found, [item], steps, margin, overlap))
+            except Unbatchable:
+                continue
+    for searched, indices in batches:
+        _assessed(workload, found, searched, indices, single, margin, overlap, results)
     return results
+
+
+def _searched(
+    workload: Workload,
+    found: Sequence[tuple[Candidate, Hardware]],
+    geometries: list[tuple[Geometry, list[int]]],
+    steps: Steps,
+    margin: float,
+    overlap: bool,
+) -> tuple[Search, list[int]]:
+    """The layout search over every shape of `geometries` at once, and the shapes' indices in `found` (its
+    columns)."""
+    indices = [index for _geometry, members in geometries for index in members]
+    geo = [number for number, (_geometry, members) in enumerate(geometries) for _index in members]
+    shapes = [found[index][1] for index in indices]
+    batch = Batch.of(
+        [geometry for geometry, _members in geometries],
+        geo,
+        steps,
+        [steps.row_of(hardware.gpu) for hardware in shapes],
+        [hardware.links for hardware in shapes],
+        [hardware.vram * (1.0 - margin) for hardware in shapes],
+    )
+    return Search(workload, batch, overlap).run(), indices
+
+
+def _assessed(
+    workload: Workload,
+    found: Sequence[tuple[Candidate, Hardware]],
+    searched: Search,
+    indices: list[int],
+    single: float,
+    margin: float,
+    overlap: bool,
+    results: list[Assessment | None],
+) -> None:
+    """Each searched shape's Assessment into `results`, as topology.assess makes it."""
+    batch = searched.batch
+    chosen, least = searched.preferred(PREFERENCE_TOLERANCE).tolist(), searched.smallest().tolist()
+    usable, geo = batch.usable.tolist(), batch.geo.tolist()
+    for column, index in enumerate(indices):
+        candidate, hardware = found[index]
+        total, per_node, nodes = batch.geometries[geo[column]]
+        best = searched.tried(chosen[column], column) if chosen[column] >= 0 else None
+        smallest = least[column] if least[column] != math.inf else single
+        verdict = verdict_code(best, total, nodes, hardware.links, usable[column], per_node, workload)
+        results[index] = Assessment(
+            workload=workload,
+            candidate=candidate,
+            margin=margin,
+            overlap=overlap,
+            gpu=hardware.gpu,
+            vram=hardware.vram,
+            gpu_count=total,
+            per_node=per_node,
+            nodes=nodes,
+            links=hardware.links,
+            usable=usable[column],
+            single=single,
+            searched=searched,
+            column=column,
+            best=best,
+            smallest=smallest,
+            verdict=verdict,
+        )
