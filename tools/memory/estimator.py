@@ -28,6 +28,7 @@ from tools.memory.peak import (
     overhead_bytes,
     peak_terms,
     per_gpu_bytes,
+    qlora_recipe,
     resolved,
     with_changes,
 )
@@ -224,11 +225,13 @@ def layout_gib(base: Setup, *, gpus: int, sharding: str, tp: int, checkpointing:
 
 def setup_gib(stated: Setup) -> float:
     """Per-GPU GiB (nvidia-smi view) of a setup as build_setup states it (its QLoRA recipe still open)."""
-    setup = resolved(stated)
-    if not (stated.qlora_upcast is None and setup.qlora_upcast is False):
+    if stated.method != "qlora" or stated.qlora_upcast is not None:
+        return gib(per_gpu_bytes(stated))
+    setup, open_bytes = qlora_recipe(stated)
+    if setup.qlora_upcast:
         return gib(per_gpu_bytes(setup))  # the same sum, memoised (deciding the QLoRA recipe computed it)
     allocated, overhead = allocation(setup)
-    allocated += max(0.0, per_gpu_bytes(stated) - (allocated + overhead))
+    allocated += max(0.0, open_bytes - (allocated + overhead))
     return gib(allocated + overhead)
 
 

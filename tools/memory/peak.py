@@ -1,19 +1,17 @@
 """The per-GPU peak: the larger of the forward/backward and optimizer-step phases, plus what nvidia-smi adds.
 
-Setups are frozen and the terms pure, so a setup's per-GPU bytes and a QLoRA setup's recipe, asked for again (the
-QLoRA recipe check evaluates the same setup several times), come from bounded LRUs; one evaluation computes its model
+Setups are frozen and the terms pure, so a setup's per-GPU bytes and a QLoRA setup's recipe (with the bytes of the
+open recipe, which the choice computes), asked for again, come from bounded LRUs; one evaluation computes its model
 states and activations once."""
 
 from __future__ import annotations
 
-from dataclasses import fields
 from functools import lru_cache
 from typing import NamedTuple
 
-from tools.frozen import field_values
 from tools.memory.request import GIB
-from tools.memory.setup import Setup, lora_params
-from tools.memory.sharding import model_states
+from tools.memory.setup import Setup, changed
+from tools.memory.sharding import setup_states
 from tools.memory.terms import activations, logit_bytes
 
 NCCL_GIB = 0.45
@@ -39,22 +37,42 @@ def resolved(setup: Setup) -> Setup:
     instead. So QLoRA never needs more than LoRA."""
     if setup.method != "qlora" or setup.qlora_upcast is not None:
         return setup
+    return _qlora_recipe(setup).setup
+
+
+class QloraRecipe(NamedTuple):
+    """A QLoRA setup whose recipe was open: the setup with the recipe decided, and the per-GPU bytes of the open
+    one (the fp32 upcast's, kept at LoRA's figure where the upcast needs more)."""
+
+    setup: Setup
+    open_bytes: float
+
+
+def qlora_recipe(setup: Setup) -> QloraRecipe:
+    """The decided recipe of a QLoRA setup whose recipe is open, and its per-GPU bytes (memoised)."""
     return _qlora_recipe(setup)
 
 
 @lru_cache(maxsize=4096)
-def _qlora_recipe(setup: Setup) -> Setup:
-    """`resolved` of a QLoRA setup whose recipe is open (only these are decided, so only these are memoised)."""
-    upcast = with_changes(setup, qlora_upcast=True)
-    if per_gpu_bytes(upcast) <= per_gpu_bytes(with_changes(setup, method="lora")):
-        return upcast
-    return with_changes(setup, qlora_upcast=False)
+def _qlora_recipe(setup: Setup) -> QloraRecipe:
+    """qlora_recipe, computed (only open QLoRA setups are decided, so only these are memoised)."""
+    upcast = changed(setup, {"qlora_upcast": True})
+    upcast_bytes = per_gpu_bytes(upcast)
+    lora_bytes = per_gpu_bytes(changed(setup, {"method": "lora"}))
+    chosen = upcast if upcast_bytes <= lora_bytes else changed(setup, {"qlora_upcast": False})
+    return QloraRecipe(chosen, min(upcast_bytes, lora_bytes))
+
+
+TERMS = ("weights", "gradients", "optimizer", "activations", "temporary")
+"""The peak terms' names, in the order _Peak lists their bytes."""
 
 
 class _Peak(NamedTuple):
-    """peak_terms' answer, with the activation and gradient bytes the allocator reserve reads."""
+    """peak_terms' answer (the terms' bytes in TERMS order, and their sum), with the activation and gradient bytes
+    the allocator reserve reads."""
 
-    terms: dict[str, float]
+    terms: tuple[float, ...]
+    allocated: float
     phase: str
     host: float
     trainable: int
@@ -65,35 +83,30 @@ class _Peak(NamedTuple):
 def _peak(setup: Setup) -> _Peak:
     """The peak of a resolved setup (its model states and activations computed once)."""
     arch = setup.arch
-    trainable = lora_params(arch, setup.lora_modules, setup.rank) if setup.adapters else arch.total_params
-    states = model_states(setup, trainable)
+    trainable, states = setup_states(setup)
     acts, one_layer = activations(setup)
     head_gradient = 0.0 if setup.adapters else states.gradients * arch.vocab * arch.hidden / max(arch.total_params, 1)
-    start_of_backward = acts + head_gradient
-    end_of_backward = states.gradients + one_layer
-    forward_backward = {
-        "weights": states.weights + states.autocast_copies,
-        "gradients": head_gradient if start_of_backward >= end_of_backward else states.gradients,
-        "optimizer": states.optimizer,
-        "activations": acts if start_of_backward >= end_of_backward else one_layer,
-        "temporary": states.gathered,
-    }
-    step = {
-        "weights": states.weights,
-        "gradients": states.gradients,
-        "optimizer": states.optimizer,
-        "activations": 0.0,
-        "temporary": states.step_temporary,
-    }
-    if sum(step.values()) > sum(forward_backward.values()):
-        return _Peak(step, "optimizer_step", states.host, trainable, acts, states.gradients)
-    return _Peak(forward_backward, "forward_backward", states.host, trainable, acts, states.gradients)
+    logits_first = acts + head_gradient >= states.gradients + one_layer  # start of backward vs end of it
+    forward_backward = (
+        states.weights + states.autocast_copies,
+        head_gradient if logits_first else states.gradients,
+        states.optimizer,
+        acts if logits_first else one_layer,
+        states.gathered,
+    )
+    step = (states.weights, states.gradients, states.optimizer, 0.0, states.step_temporary)
+    step_bytes, forward_backward_bytes = sum(step), sum(forward_backward)
+    if step_bytes > forward_backward_bytes:
+        return _Peak(step, step_bytes, "optimizer_step", states.host, trainable, acts, states.gradients)
+    return _Peak(
+        forward_backward, forward_backward_bytes, "forward_backward", states.host, trainable, acts, states.gradients
+    )
 
 
 def peak_terms(setup: Setup) -> tuple[dict[str, float], str, float, int]:
     """Peak memory terms (bytes) at the dominant phase, its name, host RAM bytes and trainable params."""
-    terms, phase, host, trainable, _activations, _gradients = _peak(resolved(setup))
-    return terms, phase, host, trainable
+    peak = _peak(resolved(setup))
+    return dict(zip(TERMS, peak.terms)), peak.phase, peak.host, peak.trainable
 
 
 def allocator_reserve(allocated: float, setup: Setup) -> float:
@@ -105,14 +118,14 @@ def allocator_reserve(allocated: float, setup: Setup) -> float:
     BERT runs, where a step without checkpointing reserved 1.9 GiB more than one with it although the allocated
     peak hardly differs (evals/calibration/SOURCES.md)."""
     setup = resolved(setup)
-    trainable = lora_params(setup.arch, setup.lora_modules, setup.rank) if setup.adapters else setup.arch.total_params
-    return _reserve(allocated, setup, activations(setup)[0], model_states(setup, trainable).gradients)
+    return _reserve(allocated, setup, activations(setup)[0], setup_states(setup)[1].gradients)
 
 
 def _reserve(allocated: float, setup: Setup, acts: float, gradients: float) -> float:
     """allocator_reserve of a resolved setup from its activation bytes (logits included) and gradient bytes."""
-    largest_transient = logit_bytes(setup) / 3
-    layer_activations = acts - logit_bytes(setup)
+    logits = logit_bytes(setup)
+    largest_transient = logits / 3
+    layer_activations = acts - logits
     kept = min(max(layer_activations, 0.0), gradients)
     return max(ALLOCATOR_RESERVE_MIN_GIB * GIB, ALLOCATOR_RESERVE_FRACTION * allocated + largest_transient + kept)
 
@@ -132,8 +145,7 @@ def allocation(setup: Setup) -> tuple[float, float]:
     """(allocated bytes at the peak, the overhead nvidia-smi adds) of a resolved setup: the terms and the reserve
     from one computation of its model states and activations."""
     peak = _peak(setup)
-    allocated = sum(peak.terms.values())
-    return allocated, _overhead(_reserve(allocated, setup, peak.activations, peak.gradients), setup)
+    return peak.allocated, _overhead(_reserve(peak.allocated, setup, peak.activations, peak.gradients), setup)
 
 
 @lru_cache(maxsize=4096)
@@ -142,18 +154,11 @@ def per_gpu_bytes(setup: Setup) -> float:
     upcast kept at LoRA's figure where the upcast would need more: never above LoRA, and (unlike switching to the
     bf16 recipe there) never less for a longer sequence or a bigger batch, and on the safe side of the bf16 recipe."""
     if setup.method == "qlora" and setup.qlora_upcast is None:
-        return min(
-            per_gpu_bytes(with_changes(setup, qlora_upcast=True)), per_gpu_bytes(with_changes(setup, method="lora"))
-        )
+        return _qlora_recipe(setup).open_bytes
     allocated, overhead = allocation(setup)
     return allocated + overhead
 
 
-_SETUP_FIELDS = tuple(item.name for item in fields(Setup))
-
-
 def with_changes(setup: Setup, **changes: object) -> Setup:
     """A copy of `setup` with some fields changed."""
-    values = dict(zip(_SETUP_FIELDS, field_values(Setup)(setup)))
-    values.update(changes)
-    return Setup(**values)  # type: ignore[arg-type]
+    return changed(setup, changes)

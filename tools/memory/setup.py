@@ -3,9 +3,11 @@ memory terms are computed from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
+from operator import attrgetter, itemgetter
 from pathlib import Path
+from typing import Any
 
 from tools.frozen import HashSlot
 from tools.memory.request import GIB, EstimateRequest
@@ -48,10 +50,32 @@ LORA_TARGET_ALIASES = {
 }
 
 
+def dtype_profile(precision: str, method: str, qlora_upcast: bool | None, sharding: str) -> str:
+    """Dtype profile of weights and the residual stream: 'fp32', 'mixed' (fp32 weights/residual, 16-bit matmuls:
+    torch autocast, or QLoRA after peft's prepare_model_for_kbit_training, which keeps the non-quantised modules in
+    fp32) or 'half'. QLoRA otherwise follows the precision exactly as LoRA does; a DeepSpeed ZeRO stage casts the
+    module itself to 16-bit."""
+    if precision == "fp32":
+        return "fp32"
+    if method == "qlora" and qlora_upcast:
+        return "mixed"
+    if precision in ("amp_bf16", "amp_fp16") and sharding not in ("zero1", "zero2", "zero3"):
+        return "mixed"
+    return "half"
+
+
+class _SetupSlots(HashSlot):
+    """The slots a setup fills at creation besides its fields: its hash (HashSlot) and its dtype profile."""
+
+    __slots__ = ("_profile",)
+    _profile: str
+    _hash_once: int  # HashSlot's slot
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Setup(HashSlot):
+class Setup(_SetupSlots):
     """The request resolved into plain numbers the memory terms are computed from (slotted: a new job makes a few
-    hundred, which the memory model's caches keep)."""
+    hundred, which the memory model's caches keep; `changed` copies one cheaply)."""
 
     arch: ModelArch
     method: str
@@ -74,12 +98,15 @@ class Setup(HashSlot):
     qlora_upcast: bool | None = None
 
     def __post_init__(self) -> None:
-        """Hash once, at creation: every setup keys the memory model's caches."""
+        """Hash and profile once, at creation: every setup keys the memory model's caches."""
         self.keep_hash()
+        object.__setattr__(
+            self, "_profile", dtype_profile(self.precision, self.method, self.qlora_upcast, self.sharding)
+        )
 
     def __hash__(self) -> int:
         """The fields' hash, computed at creation."""
-        return self._hash_once  # type: ignore[attr-defined, no-any-return]
+        return self._hash_once
 
     @property
     def dp(self) -> int:
@@ -98,16 +125,77 @@ class Setup(HashSlot):
 
     @property
     def profile(self) -> str:
-        """Dtype profile of weights and the residual stream: 'fp32', 'mixed' (fp32 weights/residual, 16-bit
-        matmuls: torch autocast, or QLoRA after peft's prepare_model_for_kbit_training, which keeps the non-quantised
-        modules in fp32) or 'half'. QLoRA otherwise follows the precision exactly as LoRA does."""
-        if self.precision == "fp32":
-            return "fp32"
-        if self.method == "qlora" and self.qlora_upcast:
-            return "mixed"
-        if self.precision in ("amp_bf16", "amp_fp16") and not self.deepspeed:
-            return "mixed"
-        return "half"
+        """Dtype profile of weights and the residual stream (`dtype_profile`, decided at creation)."""
+        return self._profile
+
+
+SETUP_FIELDS = tuple(item.name for item in fields(Setup))
+"""Setup's field names in field order (its __slots__, in the same order)."""
+_FIELD_INDEX = {name: index for index, name in enumerate(SETUP_FIELDS)}
+_field_values = attrgetter(*SETUP_FIELDS)
+_profile_inputs = itemgetter(*(_FIELD_INDEX[name] for name in ("precision", "method", "qlora_upcast", "sharding")))
+
+
+class SetupKey:
+    """A setup that compares and hashes by some of its field values only: the key of a memo whose term reads only
+    those fields (the setup rides along to compute the term on a miss)."""
+
+    __slots__ = ("hash", "setup", "values")
+
+    def __init__(self, setup: Setup, values: tuple[Any, ...]) -> None:
+        self.setup = setup
+        self.values = values
+        self.hash = hash(values)
+
+    def __hash__(self) -> int:
+        """The hash of the values."""
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the values are."""
+        return isinstance(other, SetupKey) and self.values == other.values
+
+
+class _Draft(_SetupSlots):
+    """Setup's mutable twin, with the same slots in the same order: `changed` fills one with plain slot stores and
+    then makes it a Setup (a frozen dataclass stores each field through object.__setattr__, several times the cost,
+    and a search copies setups by the hundred)."""
+
+    __slots__ = SETUP_FIELDS
+
+
+def changed(setup: Setup, changes: dict[str, object]) -> Setup:
+    """A copy of `setup` with some fields changed: equal to, hashing as and profiled as Setup(...) of the same
+    values, built without its keyword __init__."""
+    values = list(_field_values(setup))
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    draft: Any = _Draft()
+    (  # every field, in SETUP_FIELDS order (a field added to Setup makes this unpacking fail)
+        draft.arch,
+        draft.method,
+        draft.precision,
+        draft.optimizer,
+        draft.batch,
+        draft.seq,
+        draft.checkpointing,
+        draft.flash,
+        draft.lora_modules,
+        draft.rank,
+        draft.gpus,
+        draft.sharding,
+        draft.tp,
+        draft.pp,
+        draft.offload,
+        draft.loss,
+        draft.context_bytes,
+        draft.optimizer_impl,
+        draft.qlora_upcast,
+    ) = values
+    draft._profile = dtype_profile(*_profile_inputs(values))
+    draft._hash_once = hash(tuple(values))  # HashSlot.keep_hash's figure: the field values' hash
+    draft.__class__ = Setup
+    return draft  # type: ignore[no-any-return]
 
 
 def lora_modules(targets: str, arch: ModelArch) -> tuple[str, ...]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tools.memory.setup import Setup, stage_layers
+from functools import lru_cache
+from operator import attrgetter
+
+from tools.memory.setup import Setup, SetupKey, stage_layers
+from tools.models import ModelArch
 
 NF4_BYTES_PER_PARAM = (4 + 8 / 64 + 32 / (64 * 256)) / 8
 """NF4 with double quantisation: 4 bits + 8-bit absmax per 64 + fp32 per 256 absmax blocks (QLoRA paper)."""
@@ -41,36 +45,72 @@ RESIDUAL_BYTES = {"fp32": 4, "mixed": 4, "half": 2}
 
 def layer_activation_bytes_per_token(setup: Setup) -> float:
     """Activation bytes one transformer block saves for backward, per token (no recompute)."""
-    arch, a = setup.arch, (4 if setup.profile == "fp32" else 2)
+    seq = 0 if setup.flash else setup.seq  # only eager attention's score matrices depend on the sequence
+    return _layer_bytes(setup.arch, setup.profile, setup.adapters, setup.lora_modules, setup.flash, seq, setup.rank)
+
+
+@lru_cache(maxsize=1024)
+def _layer_bytes(
+    arch: ModelArch, profile: str, adapters: bool, lora_modules: tuple[str, ...], flash: bool, seq: int, rank: int
+) -> float:
+    """layer_activation_bytes_per_token from the setup fields it reads (memoised: a search varies the others)."""
+    a = 4 if profile == "fp32" else 2
     h, q, kv, inter = arch.hidden, arch.q_dim, arch.kv_dim, arch.active_mlp_width
-    norms = arch.norms_per_layer * h * (NORM_BYTES[setup.profile] if arch.norm == "rms" else 2 * a)
+    norms = arch.norms_per_layer * h * (NORM_BYTES[profile] if arch.norm == "rms" else 2 * a)
     attention = a * (q + 2 * kv) + a * q  # q, k, v after RoPE + attention output
-    if not setup.adapters or "o_proj" in setup.lora_modules:
+    if not adapters or "o_proj" in lora_modules:
         attention += a * q  # o_proj input copy (frozen, untargeted linears do not save their input)
-    if not setup.flash:
-        attention += arch.heads * setup.seq * (4 + (a if a == 2 else 0))  # fp32 softmax (+ half copy)
+    if not flash:
+        attention += arch.heads * seq * (4 + (a if a == 2 else 0))  # fp32 softmax (+ half copy)
         if arch.dropout:
-            attention += arch.heads * setup.seq * (1 + a)
+            attention += arch.heads * seq * (1 + a)
     if arch.mlp == "gated":
         mlp = 3 * a * inter  # gate output, activation output, up output
-        if not setup.adapters or "down_proj" in setup.lora_modules:
+        if not adapters or "down_proj" in lora_modules:
             mlp += a * inter  # down_proj input (product)
     else:
         mlp = a * inter
-        if not setup.adapters or "down_proj" in setup.lora_modules:
+        if not adapters or "down_proj" in lora_modules:
             mlp += a * inter
     mlp += arch.experts_per_token * a * h if arch.num_experts > 1 else 0  # each routed expert's copy of its tokens
     dropout = 2 * h if arch.dropout else 0
-    lora = a * setup.rank * len(setup.lora_modules)
+    lora = a * rank * len(lora_modules)
     return norms + attention + mlp + dropout + lora
+
+
+ACTIVATION_FIELDS = (
+    "arch",
+    "profile",
+    "method",
+    "batch",
+    "seq",
+    "checkpointing",
+    "flash",
+    "lora_modules",
+    "rank",
+    "tp",
+    "pp",
+    "loss",
+)
+"""The setup fields (and its dtype profile) activations depend on: not the GPU count, sharding, optimizer or
+offload, which a layout search varies."""
+_activation_fields = attrgetter(*ACTIVATION_FIELDS)
 
 
 def activations(setup: Setup) -> tuple[float, float]:
     """(activation bytes alive at the start of backward incl. logits, bytes of one recomputed layer).
 
     With pipeline parallelism (1F1B) the first stage keeps `pp` micro-batches of its L/pp layers in flight; the last
-    stage keeps one micro-batch of its layers plus the logits. The larger of the two is the peak.
+    stage keeps one micro-batch of its layers plus the logits. The larger of the two is the peak. Memoised by
+    ACTIVATION_FIELDS.
     """
+    return _activations(SetupKey(setup, _activation_fields(setup)))
+
+
+@lru_cache(maxsize=1024)
+def _activations(key: SetupKey) -> tuple[float, float]:
+    """activations, computed."""
+    setup = key.setup
     arch = setup.arch
     tokens = setup.batch * setup.seq
     per_layer = layer_activation_bytes_per_token(setup) * tokens / setup.tp

@@ -240,6 +240,11 @@ class ModelArch:
         return shapes
 
     @cached_property
+    def largest_linear_params(self) -> int:
+        """Weights of the largest linear module of one block (of one expert's, in a mixture of experts)."""
+        return max(a * b for a, b in self.linear_shapes.values())
+
+    @cached_property
     def mlp_copies(self) -> float:
         """Expert-width MLP copies per block, averaged (routed + shared experts; a dense layer counts by width)."""
         moe = self.moe_layers * (self.num_experts + self.shared_experts)
