@@ -1,4 +1,4 @@
-"""The layout search over many shapes at once (tools.jobtime.batch_search) agrees with the per-shape search, bit for
+"""The layout search over many shapes at once (tools.jobtime.batch.search) agrees with the per-shape search, bit for
 bit, on every shape of the built-in catalog (one node and several) for jobs that exercise every branch: data
 parallel, shrunk micro-batches, tensor parallelism, nothing fitting, no overlap (issue 27)."""
 
@@ -15,7 +15,7 @@ from contract.jobspec import JobSpec
 from tools.catalog import cached_groups, ensure_db
 from tools.catalog.shapes import Shape, _hardware, shape_of
 from tools.jobtime import build_workload
-from tools.jobtime.batch_assess import assess_many
+from tools.jobtime.batch.assess import assess_many
 from tools.jobtime.topology import Assessment, assess
 from tools.jobtime.workload import Workload
 
@@ -159,7 +159,7 @@ def test_a_step_unknown_only_in_some_layouts_leaves_only_its_geometries_to_the_p
     """When a GPU's micro-step is unknown at some tensor-parallel degree (the one-GPU check passed), the search over
     every shape at once stops; each geometry is then searched on its own, those that need the unknown step are left
     to the per-shape search, and every shape the batch takes still agrees with it."""
-    import tools.jobtime.batch_shapes as batch_shapes
+    import tools.jobtime.batch.shapes as batch_shapes
 
     known = batch_shapes.compute
     workload = build_workload(JobSpec(language="en", **JOBS[4]))  # 70B QLoRA: tensor parallelism on 8-GPU nodes

@@ -42,7 +42,9 @@ if TYPE_CHECKING:
     from tools.catalog.shapes import clear_shape_caches as clear_shape_caches
     from tools.catalog.shapes import effective_prices as effective_prices
     from tools.catalog.shapes import evaluate as evaluate
+    from tools.catalog.shapes import memory_holds as memory_holds
     from tools.catalog.shapes import shape_of as shape_of
+    from tools.catalog.shapes import verdict_holds as verdict_holds
     from tools.catalog.shapes import verdicts_of as verdicts_of
     from tools.catalog.shapes import workload_key as workload_key
     from tools.catalog.snapshot import read_snapshot as read_snapshot
@@ -82,6 +84,7 @@ FACE = {
     "ensure_db": "query",
     "evaluate": "shapes",
     "keep_aside": "store",
+    "memory_holds": "shapes",
     "make_snapshot": "query",
     "place_names": "regions",
     "private_data_folder": "store",
@@ -90,6 +93,7 @@ FACE = {
     "resolve_db_path": "query",
     "shape_of": "shapes",
     "update_catalog": "update",
+    "verdict_holds": "shapes",
     "verdicts_of": "shapes",
     "workload_key": "shapes",
 }

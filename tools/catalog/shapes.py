@@ -19,6 +19,7 @@ from tools.jobtime import (
     assess,
     assess_many,
     hardware_of,
+    holds_many,
     job_time,
 )
 from tools.lru import Lru
@@ -106,7 +107,7 @@ def assess_shapes(
     shapes: Iterable[Shape], workload: Workload, margin: float, verdicts: dict[Shape, Assessment | None]
 ) -> None:
     """Put the topology of every shape not in `verdicts` yet (the job's `verdicts_of`) into it, the shapes of each GPU
-    geometry searched at once (tools.jobtime.batch_search; the per-shape search for the rest): what `evaluate` then
+    geometry searched at once (tools.jobtime.batch.search; the per-shape search for the rest): what `evaluate` then
     finds."""
     missing = [shape for shape in dict.fromkeys(shapes) if shape not in verdicts]
     usable = [(shape, found) for shape in missing if (found := _hardware(shape)) is not None]
@@ -115,6 +116,36 @@ def assess_shapes(
     batched = assess_many(workload, [found for _shape, found in usable], margin=margin)
     for (shape, _found), assessment in zip(usable, batched, strict=True):
         verdicts[shape] = assessment or _check(shape, workload, margin)
+
+
+def verdict_holds(topology: Assessment | None) -> bool:
+    """Whether a shape's verdict holds the job in memory: a layout fits, or only one that needs NVLink would (what a
+    ranking does not call does_not_fit)."""
+    return topology is not None and (topology.runnable or topology.verdict == "needs_nvlink_node")
+
+
+def memory_holds(
+    shapes: Iterable[Shape],
+    workload: Workload,
+    margin: float,
+    verdicts: dict[Shape, Assessment | None],
+    held: dict[Shape, bool],
+) -> None:
+    """Put whether memory holds the job on each shape not in `held` yet into it: from per-GPU memory alone
+    (tools.jobtime.holds_many) where that can tell, else from the shape's full verdict (searched into `verdicts`)."""
+    missing = [shape for shape in dict.fromkeys(shapes) if shape not in held]
+    usable = [(shape, found) for shape in missing if (found := _hardware(shape)) is not None]
+    answers = holds_many(workload, [found for _shape, found in usable], margin=margin)
+    for (shape, _found), answer in zip(usable, answers, strict=True):
+        if answer is not None:
+            held[shape] = answer
+    rest = [shape for shape in missing if shape not in held]
+    assess_shapes(rest, workload, margin, verdicts)
+    for shape in rest:
+        verdict = verdicts.get(shape, _MISSING)
+        if verdict is _MISSING:  # not searched in batch (inconsistent shape): the per-shape check, as evaluate does
+            verdict = verdicts[shape] = _check(shape, workload, margin)
+        held[shape] = verdict_holds(cast(Assessment | None, verdict))
 
 
 def _check(shape: Shape, workload: Workload, margin: float) -> Assessment | None:

@@ -2,7 +2,7 @@
 billing rounding and minimums. Every default and assumption is returned with the result.
 """
 
-from tools.jobtime.batch_assess import assess_many
+from tools.jobtime.batch import assess_many, holds_many
 from tools.jobtime.estimate_block import EstimateWithThroughput, ThroughputBlock, throughput_block
 from tools.jobtime.overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
 from tools.jobtime.timing import (
@@ -56,6 +56,7 @@ __all__ = [
     "check_topology",
     "checkpoint_bytes",
     "hardware_of",
+    "holds_many",
     "job_overheads",
     "job_time",
     "job_tokens",

@@ -174,7 +174,7 @@ SINGLE_GPU = Plan(layout="single_gpu", sharding="none", tp=1)
 
 
 class Listing(Protocol):
-    """A search over many shapes at once that lists one shape's layouts on demand (tools.jobtime.batch_search)."""
+    """A search over many shapes at once that lists one shape's layouts on demand (tools.jobtime.batch.search)."""
 
     def options(self, shape: int) -> list[Tried]:
         """Every layout tried on the shape in column `shape`, in the per-shape search's order."""
@@ -202,7 +202,7 @@ class Assessment:
     """Per-GPU GiB of the job on one GPU."""
     searched: list[Tried] | Listing
     """Every layout tried, or the search that lists them on first use as its `column` (the search over many shapes at
-    once keeps its arrays, tools.jobtime.batch_search, and builds a shape's list only where its topology is
+    once keeps its arrays, tools.jobtime.batch.search, and builds a shape's list only where its topology is
     explained)."""
     best: Tried | None
     smallest: float

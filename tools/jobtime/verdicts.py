@@ -35,7 +35,9 @@ def verdict_code(
 ) -> VerdictCode:
     """The verdict code of a layout search (`best`: its chosen layout, None when none fits)."""
     if best is None:
-        return "needs_nvlink_node" if _nvlink_gib(total, nodes, links, usable, per_node, workload) else "does_not_fit"
+        return (
+            "needs_nvlink_node" if nvlink_only_gib(total, nodes, links, usable, per_node, workload) else "does_not_fit"
+        )
     if total == 1:
         return "fits_single_gpu"
     share = best.exposed_comm_share
@@ -78,7 +80,7 @@ def verdict_params(found: Searched) -> dict[str, float | int | str | bool | None
     if best is None:
         params |= {"needed_gib": round(found.smallest, 2), "usable_gib": round(usable, 2)}
         tp_gib = (
-            _nvlink_gib(total, nodes, links, usable, found.per_node, found.workload)
+            nvlink_only_gib(total, nodes, links, usable, found.per_node, found.workload)
             if found.verdict == "needs_nvlink_node"
             else None
         )
@@ -100,7 +102,9 @@ def verdict_params(found: Searched) -> dict[str, float | int | str | bool | None
     return params
 
 
-def _nvlink_gib(total: int, nodes: int, links: Links, usable: float, per_node: int, workload: Workload) -> float | None:
+def nvlink_only_gib(
+    total: int, nodes: int, links: Links, usable: float, per_node: int, workload: Workload
+) -> float | None:
     """Where no layout fits on a node without NVLink: the per-GPU GiB of tensor parallelism across the node when
     that would fit (it needs NVLink), else None."""
     if links.kind == "nvlink" or per_node <= 1:

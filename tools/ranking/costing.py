@@ -15,7 +15,17 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from contract.jobspec import JobSpec
-from tools.catalog import Evaluation, Offer, OfferGroup, Shape, assess_shapes, evaluate, shape_of, verdicts_of
+from tools.catalog import (
+    Evaluation,
+    Offer,
+    OfferGroup,
+    Shape,
+    assess_shapes,
+    evaluate,
+    memory_holds,
+    shape_of,
+    verdicts_of,
+)
 from tools.jobtime import (
     Assessment,
     JobTime,
@@ -149,6 +159,8 @@ class ShapeCosts:
 
     job: CostingJob
     shapes: dict[Shape, ShapeEntry] = field(default_factory=dict)
+    held: dict[Shape, bool] = field(default_factory=dict)
+    """Whether memory holds the job on a shape, asked of the node counts a scale-out search tries (`check_holds`)."""
 
     def entry(self, shape: Shape) -> ShapeEntry:
         """The shape's evaluation (topology and time, tools.catalog.shapes.evaluate) and its figures so far."""
@@ -164,6 +176,12 @@ class ShapeCosts:
         """Search the topology of every shape at once, geometry by geometry (what `entry` then evaluates)."""
         job = self.job
         assess_shapes((shape for shape in shapes if shape not in self.shapes), job.workload, job.margin, job.verdicts)
+
+    def check_holds(self, shapes: Iterable[Shape]) -> None:
+        """Whether memory holds the job on each shape, into `held` (from per-GPU memory where that can tell, without
+        timing the layouts: tools.catalog.memory_holds)."""
+        job = self.job
+        memory_holds(shapes, job.workload, job.margin, job.verdicts, self.held)
 
     def _overheads(self, time: JobTime, nodes: int, periodic: bool) -> Overheads:
         """Start, downloads, staging and checkpoint writes of one run of this job on `nodes` nodes."""

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Generator, Iterator
-from contextlib import suppress
 from typing import Any, NamedTuple
 
-from tools.catalog import Offer, OfferGroup, Shape, shape_of
+from tools.catalog import Offer, OfferGroup, Shape, shape_of, verdict_holds
 from tools.jobtime import Assessment, JobTime
 from tools.lru import Lru
 from tools.ranking.batch_costing import Costable, cost_first_plans
@@ -88,13 +87,16 @@ def plans_for_group(
         tried: dict[int, tuple[Costed | None, str | None]] = {}
 
         def holds(count: int) -> bool:
-            """Whether `count` nodes hold the job in memory (the plan is kept)."""
+            """Whether `count` nodes hold the job in memory (as prefill_scale_out found, else from its plan, kept)."""
+            known = memo.held.get(shape_of(offer, count))
+            if known is not None:
+                return known
             tried[count] = plan_shape(group, shape, count, memo)
             return tried[count][1] != "does_not_fit"
 
         count = fewest_nodes(holds)
         if count is not None:
-            costed, why = tried[count]
+            costed, why = tried[count] if count in tried else plan_shape(group, shape, count, memo)
     plans = [costed] if costed else []
     deadline = job.spec.deadline_hours
     if costed is not None and deadline is not None and not has_margin(costed.hours, deadline):
@@ -120,31 +122,32 @@ def first_shapes(groups: tuple[tuple[OfferGroup, Shape, int], ...], wanted: int 
             yield shape if nodes == 1 else shape_of(group.offer, nodes)
 
 
-def _holds(topology: Assessment | None) -> bool:
-    """Whether a shape's verdict holds the job in memory: what plan_shape does not call does_not_fit."""
-    return topology is not None and (topology.runnable or topology.verdict == "needs_nvlink_node")
-
-
 def prefill_scale_out(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts) -> None:
-    """Search the node counts plans_for_group's fewest_nodes will try, for every candidate whose one node cannot
-    hold the job, their bisections run in step: each step's shapes searched at once, geometry by geometry, instead
-    of one per-shape search per count (what plan_shape then finds). Only without a wished GPU count, as there."""
+    """Find the node counts plans_for_group's fewest_nodes will settle on, for every candidate whose one node cannot
+    hold the job, their bisections run in step: each step asks only whether memory holds the job on its shapes, all
+    at once (ShapeCosts.check_holds, no layout timed), and the counts found are then searched at once, geometry by
+    geometry (what plan_shape then finds). Only without a wished GPU count, as there."""
     if memo.job.spec.num_gpus is not None:
         return
-    verdicts = memo.job.verdicts
+    verdicts, held = memo.job.verdicts, memo.held
     live: list[tuple[Offer, Generator[int, bool, int | None], int]] = []
     for group, shape, gpus in groups:
-        if gpus >= MULTI_NODE_MIN_GPUS and not _holds(verdicts.get(shape)):
+        if gpus >= MULTI_NODE_MIN_GPUS and not verdict_holds(verdicts.get(shape)):
             steps = node_bisection()
             live.append((group.offer, steps, next(steps)))
+    found: list[Shape] = []
     while live:
         shapes = [shape_of(offer, count) for offer, _steps, count in live]
-        memo.prefill(shapes)
+        memo.check_holds(shapes)
         stepped = []
         for (offer, steps, _count), shape in zip(live, shapes, strict=True):
-            with suppress(StopIteration):  # its search is over: the fewest nodes are known
-                stepped.append((offer, steps, steps.send(_holds(verdicts.get(shape)))))
+            try:
+                stepped.append((offer, steps, steps.send(held[shape])))
+            except StopIteration as done:  # its search is over: the fewest nodes are known
+                if done.value is not None:
+                    found.append(shape_of(offer, done.value))
         live = stepped
+    memo.prefill(found)
 
 
 def plan_candidates(

@@ -1,11 +1,11 @@
 """Communication of one layout over every shape of a batch at once: collectives.comm_on's arithmetic on arrays, each
-shape with its geometry's traffic and its own links (tools.jobtime.batch_search)."""
+shape with its geometry's traffic and its own links (tools.jobtime.batch.search)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tools.jobtime.batch_shapes import Batch
+from tools.jobtime.batch.shapes import Batch
 from tools.jobtime.collectives import Traffic
 
 

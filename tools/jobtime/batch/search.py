@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tools.jobtime.batch_comm import Moved, comm_arrays
-from tools.jobtime.batch_shapes import Batch, Geometry, Steps, Unbatchable
+from tools.jobtime.batch.comm import Moved, comm_arrays
+from tools.jobtime.batch.shapes import Batch, Geometry, Steps, Unbatchable
 from tools.jobtime.collectives import Plan, Traffic
 from tools.jobtime.layouts import (
     COMM_BOUND_SHARE,

@@ -1,4 +1,4 @@
-"""The shapes one layout search runs over (tools.jobtime.batch_search): per shape its GPU geometry, GPU, links and
+"""The shapes one layout search runs over (tools.jobtime.batch.search): per shape its GPU geometry, GPU, links and
 usable memory as arrays, and the micro-step of each GPU per layout setting, computed once for all of them."""
 
 from __future__ import annotations

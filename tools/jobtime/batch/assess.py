@@ -1,5 +1,5 @@
 """topology.assess on many candidates at once: their shapes, whatever their GPU geometry, go through one array search
-(tools.jobtime.batch_search), and each gets the same Assessment the per-shape search gives it (issue 27). Where some
+(tools.jobtime.batch.search), and each gets the same Assessment the per-shape search gives it (issue 27). Where some
 GPU's micro-step is unknown at a layout the search needs, each geometry is searched on its own and those that need it
 are left to the per-shape search."""
 
@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 
 from tools.gpus import GpuSpec
-from tools.jobtime.batch_search import Batch, Geometry, Search, Steps, Unbatchable
+from tools.jobtime.batch.search import Batch, Geometry, Search, Steps, Unbatchable
 from tools.jobtime.layouts import compute, memory_gib
 from tools.jobtime.topology import (
     DEFAULT_MEMORY_MARGIN,
