@@ -317,3 +317,23 @@ def test_kill_9_during_a_build_keeps_the_old_catalog_and_leftovers_are_cleaned(t
     build_from_snapshot(path)
     assert not list(tmp_path.glob(".catalog-*.sqlite.tmp"))
     assert inspect_catalog(path).state == "ok"
+
+
+def test_a_catalog_moved_aside_while_it_is_inspected_reads_as_missing_not_foreign(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker rebuilding a damaged catalog moves it aside before the new one takes its place; another worker that
+    saw the file a moment before must not call the gap 'not a gpu-advisor catalog' (it refused to start with
+    NotACatalogError when the rename fell between its checks)."""
+    path = tmp_path / "c.sqlite"
+    seen = {"first": True}
+    real = os.path.lexists
+
+    def existed_a_moment_ago(candidate: object) -> bool:
+        """True on the first look at the catalog path (it was there), the truth after (moved aside)."""
+        if Path(str(candidate)) == path and seen.pop("first", False):
+            return True
+        return real(candidate)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os.path, "lexists", existed_a_moment_ago)
+    assert inspect_catalog(path).state == "missing"

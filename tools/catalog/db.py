@@ -321,9 +321,13 @@ def inspect_catalog(
     if not os.path.lexists(path):
         return CatalogCheck("missing")
     if not path.is_file():
+        if not os.path.lexists(path):  # moved aside meanwhile (another worker's rebuild keeps the bad file)
+            return CatalogCheck("missing")
         return CatalogCheck("foreign", "not a regular file")
     try:
         header = _header(path)
+    except FileNotFoundError:  # the same, between the checks above and the read
+        return CatalogCheck("missing")
     except OSError as error:
         raise CatalogUnavailableError(f"cannot read the catalog {path}: {error.strerror or error}") from error
     if not header:
