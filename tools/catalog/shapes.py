@@ -80,6 +80,16 @@ def workload_key(workload: Workload) -> str:
     return workload.request.model_dump_json() + repr(workload.checkpointing_optional)
 
 
+_HELD: Lru[tuple[str, float], dict[Shape, bool]] = Lru(TOPOLOGY_JOBS_KEPT)
+"""Whether memory holds the job per shape (`memory_holds`), one table per job like its verdicts: a follow-up or a
+job asked again with another budget tries the same node counts."""
+
+
+def held_of(key_text: str, margin: float) -> dict[Shape, bool]:
+    """The kept answers of one job (key_text: workload_key of its workload) to whether memory holds it, per shape."""
+    return _HELD.get_or_make((key_text, margin), dict)
+
+
 def verdicts_of(key_text: str, margin: float) -> dict[Shape, Assessment | None]:
     """The kept topology verdicts of one job (key_text: workload_key of its workload) at one memory margin, per
     shape; filled by `assess_shapes` and `evaluate`."""
@@ -133,7 +143,14 @@ def memory_holds(
 ) -> None:
     """Put whether memory holds the job on each shape not in `held` yet into it: from per-GPU memory alone
     (tools.jobtime.holds_many) where that can tell, else from the shape's full verdict (searched into `verdicts`)."""
-    missing = [shape for shape in dict.fromkeys(shapes) if shape not in held]
+    missing = []
+    for shape in dict.fromkeys(shapes):
+        if shape in held:
+            continue
+        if shape in verdicts:  # searched in full already: its verdict tells
+            held[shape] = verdict_holds(verdicts[shape])
+        else:
+            missing.append(shape)
     usable = [(shape, found) for shape in missing if (found := _hardware(shape)) is not None]
     answers = holds_many(workload, [found for _shape, found in usable], margin=margin)
     for (shape, _found), answer in zip(usable, answers, strict=True):
@@ -294,3 +311,4 @@ def clear_shape_caches() -> None:
     _cached_candidates.cache_clear()
     _hardware.cache_clear()
     _TOPOLOGY.clear()
+    _HELD.clear()

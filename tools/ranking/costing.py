@@ -22,6 +22,7 @@ from tools.catalog import (
     Shape,
     assess_shapes,
     evaluate,
+    held_of,
     memory_holds,
     shape_of,
     verdicts_of,
@@ -78,11 +79,14 @@ class CostingJob:
     """Seconds to write one resumable checkpoint from one node."""
     verdicts: dict[Shape, Assessment | None] = field(init=False)
     """The job's topology verdicts per shape, kept across turns (tools.catalog.verdicts_of)."""
+    held: dict[Shape, bool] = field(init=False)
+    """Whether memory holds the job per shape, as the scale-out search asked it, kept across turns (held_of)."""
 
     def __post_init__(self) -> None:
         """Checkpoint write time and the job's kept topology verdicts, once per ranking."""
         workload = self.workload
         self.verdicts = verdicts_of(self.workload_key, self.margin)
+        self.held = held_of(self.workload_key, self.margin)
         self.checkpoint_write_s = checkpoint_bytes(
             workload.total_params, workload.trainable_params, workload.method in ("lora", "qlora")
         ) / (CHECKPOINT_WRITE_GBS * 1e9)
@@ -159,8 +163,6 @@ class ShapeCosts:
 
     job: CostingJob
     shapes: dict[Shape, ShapeEntry] = field(default_factory=dict)
-    held: dict[Shape, bool] = field(default_factory=dict)
-    """Whether memory holds the job on a shape, asked of the node counts a scale-out search tries (`check_holds`)."""
 
     def entry(self, shape: Shape) -> ShapeEntry:
         """The shape's evaluation (topology and time, tools.catalog.shapes.evaluate) and its figures so far."""
@@ -178,10 +180,10 @@ class ShapeCosts:
         assess_shapes((shape for shape in shapes if shape not in self.shapes), job.workload, job.margin, job.verdicts)
 
     def check_holds(self, shapes: Iterable[Shape]) -> None:
-        """Whether memory holds the job on each shape, into `held` (from per-GPU memory where that can tell, without
-        timing the layouts: tools.catalog.memory_holds)."""
+        """Whether memory holds the job on each shape, into the job's `held` (from its verdict, or from per-GPU memory
+        where that can tell, without timing the layouts: tools.catalog.memory_holds)."""
         job = self.job
-        memory_holds(shapes, job.workload, job.margin, job.verdicts, self.held)
+        memory_holds(shapes, job.workload, job.margin, job.verdicts, job.held)
 
     def _overheads(self, time: JobTime, nodes: int, periodic: bool) -> Overheads:
         """Start, downloads, staging and checkpoint writes of one run of this job on `nodes` nodes."""

@@ -88,7 +88,7 @@ def plans_for_group(
 
         def holds(count: int) -> bool:
             """Whether `count` nodes hold the job in memory (as prefill_scale_out found, else from its plan, kept)."""
-            known = memo.held.get(shape_of(offer, count))
+            known = memo.job.held.get(shape_of(offer, count))
             if known is not None:
                 return known
             tried[count] = plan_shape(group, shape, count, memo)
@@ -129,7 +129,7 @@ def prefill_scale_out(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: S
     geometry (what plan_shape then finds). Only without a wished GPU count, as there."""
     if memo.job.spec.num_gpus is not None:
         return
-    verdicts, held = memo.job.verdicts, memo.held
+    verdicts, held = memo.job.verdicts, memo.job.held
     live: list[tuple[Offer, Generator[int, bool, int | None], int]] = []
     for group, shape, gpus in groups:
         if gpus >= MULTI_NODE_MIN_GPUS and not verdict_holds(verdicts.get(shape)):
