@@ -13,8 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contract.jobspec import JobSpec
-from tools.catalog import candidate_groups, ensure_db, workload_key
-from tools.jobtime import build_workload, job_tokens
+from tools.catalog import candidate_groups, ensure_db
 from tools.ranking.batch_costing import cost_first_plans
 from tools.ranking.costing import Costed, CostingJob, ShapeCosts, ShapeEntry, cost_offer
 from tools.ranking.plans import _costable
@@ -28,19 +27,9 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _memo(spec: JobSpec, rate: float | None) -> ShapeCosts:
     """A ranking's memo for `spec` (as rank_offers makes it, with the budget taken as USD)."""
-    workload = build_workload(spec)
-    tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
-    job = CostingJob(
-        spec=spec,
-        workload=workload,
-        tokens=tokens,
-        margin=0.05,
-        budget=spec.budget.amount if spec.budget else None,
-        rate=rate,
-        epoch_tokens=tokens.total / (spec.epochs or 1.0),
-        workload_key=workload_key(workload),
+    return ShapeCosts(
+        job=CostingJob.of(spec, margin=0.05, budget=spec.budget.amount if spec.budget else None, rate=rate)
     )
-    return ShapeCosts(job=job)
 
 
 def _bits(value: Any) -> Any:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from contract.jobspec import JobSpec
@@ -26,6 +25,7 @@ from tools.catalog import (
     memory_holds,
     shape_of,
     verdicts_of,
+    workload_key,
 )
 from tools.jobtime import (
     Assessment,
@@ -35,18 +35,17 @@ from tools.jobtime import (
     Workload,
     billed_hours,
     billing_for,
+    build_workload,
     checkpoint_bytes,
     job_overheads,
+    job_tokens,
 )
+from tools.ranking.spot_terms import RESTART_BASE_S, spot_cached, spot_request, spot_terms
 from tools.spot import (
     DEFAULT_DEADLINE_CONFIDENCE,
     HOUR,
-    Billing,
     RunModel,
-    SpotRiskRequest,
     SpotRiskResult,
-    assess_spot,
-    default_preemption_rate,
     price_outcome,
     provider_notice,
     run_model,
@@ -56,8 +55,6 @@ CHECKPOINT_WRITE_GBS = 1.0
 """Checkpoint write and reload speed to persistent storage, GB/s (planning assumption)."""
 MAX_SPOT_HOURS = 1e6
 """Longest job the spot model takes; longer runs are costed on-demand only."""
-RESTART_BASE_S = 600.0
-"""Fixed part of a spot restart: new instance, image start (planning assumption, as in tools.spot.risk)."""
 SPOT_INPUT_MAX_S = 1e6
 """Largest checkpoint write or restart time SpotRiskRequest accepts; beyond it the request's own validation error
 is raised, as it always was."""
@@ -81,6 +78,22 @@ class CostingJob:
     """The job's topology verdicts per shape, kept across turns (tools.catalog.verdicts_of)."""
     held: dict[Shape, bool] = field(init=False)
     """Whether memory holds the job per shape, as the scale-out search asked it, kept across turns (held_of)."""
+
+    @classmethod
+    def of(cls, spec: JobSpec, *, margin: float, budget: float | None, rate: float | None) -> CostingJob:
+        """The costing inputs of `spec`: its workload, tokens, tokens per epoch and the workload's key."""
+        workload = build_workload(spec)
+        tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
+        return cls(
+            spec=spec,
+            workload=workload,
+            tokens=tokens,
+            margin=margin,
+            budget=budget,
+            rate=rate,
+            epoch_tokens=tokens.total / (spec.epochs or 1.0),
+            workload_key=workload_key(workload),
+        )
 
     def __post_init__(self) -> None:
         """Checkpoint write time and the job's kept topology verdicts, once per ranking."""
@@ -112,7 +125,7 @@ class Costed(NamedTuple):
     meets_budget: bool | None
     meets_deadline: bool | None
     spot_args: tuple[Any, ...] | None = None
-    """_spot_cached's arguments when spot was assessed (the explained result is built on first use)."""
+    """spot_cached's arguments when spot was assessed (the explained result is built on first use)."""
 
     @property
     def total_gpus(self) -> int:
@@ -122,7 +135,7 @@ class Costed(NamedTuple):
     @property
     def spot(self) -> SpotRiskResult | None:
         """The explained spot assessment, None when spot was not assessed."""
-        return _spot_cached(*self.spot_args) if self.spot_args is not None else None
+        return spot_cached(*self.spot_args) if self.spot_args is not None else None
 
 
 class OnDemandRun(NamedTuple):
@@ -227,8 +240,8 @@ class ShapeCosts:
             model = None
             if hours <= MAX_SPOT_HOURS:
                 if write_s + RESTART_BASE_S > SPOT_INPUT_MAX_S:  # beyond the request's bounds: let it say so
-                    _spot_request(provider, nodes, hours, write_s, job.rate, None, None, job.spec.deadline_hours)
-                restart_s, rate_h, billing = _spot_terms(provider, nodes, write_s, job.rate)
+                    spot_request(provider, nodes, hours, write_s, job.rate, None, None, job.spec.deadline_hours)
+                restart_s, rate_h, billing = spot_terms(provider, nodes, write_s, job.rate)
                 model = run_model(
                     max(hours, 1e-6),
                     write_s,
@@ -331,62 +344,3 @@ def on_demand_variant(costed: Costed, memo: ShapeCosts) -> Costed | None:
         return costed
     entry = memo.entry(shape_of(costed.offer, costed.nodes))
     return cost_offer(costed.group, costed.nodes, entry, costed.topology, costed.time, memo, on_demand_only=True)
-
-
-def _spot_terms(provider: str, nodes: int, write_s: float, rate: float | None) -> tuple[float, float, Billing]:
-    """(restart seconds, preemption rate per hour of `nodes` instances, billing rule): the spot model's inputs besides
-    the job's hours, the same for the run model and the explained assessment."""
-    per_node = rate if rate is not None else default_preemption_rate(provider)[0]
-    return RESTART_BASE_S + write_s, min(per_node * nodes, 1000.0), billing_for(provider)[0]
-
-
-def _spot_request(
-    provider: str,
-    nodes: int,
-    hours: float,
-    write_s: float,
-    rate: float | None,
-    spot_price: float | None,
-    od_price: float | None,
-    deadline: float | None,
-) -> SpotRiskRequest:
-    """The spot calculator's request for `nodes` instances of one provider at one price pair (validated)."""
-    restart_s, rate_h, billing = _spot_terms(provider, nodes, write_s, rate)
-    return SpotRiskRequest(
-        job_hours=max(hours, 1e-6),
-        checkpoint_write_s=write_s,
-        restart_overhead_s=restart_s,
-        preemption_rate_per_hour=rate_h,
-        provider=provider,
-        spot_price_per_hour=spot_price * nodes if spot_price else None,
-        on_demand_price_per_hour=od_price * nodes if od_price else None,
-        billing_granularity_s=billing.granularity_s,
-        billing_minimum_s=billing.minimum_s,
-        deadline_hours=deadline,
-    )
-
-
-SPOT_EXPLAINED_MAX = 1024
-"""Explained spot assessments kept: one per shown plan (~6 per ranking), so ~160 jobs' worth for follow-ups that
-re-rank with the same hours. 16,384 grew a serve process by ~65 MB between 1,000 and 10,000 turns (~4 KB each;
-benchmarks/memory_holders.py, issue 27)."""
-
-
-@lru_cache(maxsize=SPOT_EXPLAINED_MAX)
-def _spot_cached(
-    provider: str,
-    nodes: int,
-    hours: float,
-    write_s: float,
-    rate: float | None,
-    spot_price: float | None,
-    od_price: float | None,
-    deadline: float | None,
-) -> SpotRiskResult:
-    """Spot assessment for `nodes` instances of one provider at one price pair (any node's preemption stops all)."""
-    return assess_spot(_spot_request(provider, nodes, hours, write_s, rate, spot_price, od_price, deadline))
-
-
-def clear_costing_caches() -> None:
-    """Forget memoised spot assessments."""
-    _spot_cached.cache_clear()

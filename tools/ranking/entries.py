@@ -11,8 +11,8 @@ from tools.catalog import effective_prices
 from tools.fx import FxUsed
 from tools.jobtime import JobTime, TopologyResult, billing_for
 from tools.memory import EstimateRequest
-from tools.ranking.costing import RESTART_BASE_S
 from tools.ranking.results import RankedOffer, Reason
+from tools.ranking.spot_terms import RESTART_BASE_S
 from tools.spot import SpotRiskResult
 
 LONG_SPOT_HOURS = 24.0

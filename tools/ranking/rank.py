@@ -33,15 +33,7 @@ from tools.catalog import (
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
 from tools.jobtime import DEFAULT_MEMORY_MARGIN, Workload, build_workload, job_tokens, overhead_assumptions
 from tools.lru import Lru
-from tools.ranking.costing import (
-    CHECKPOINT_WRITE_GBS,
-    RESTART_BASE_S,
-    Costed,
-    CostingJob,
-    ShapeCosts,
-    clear_costing_caches,
-    on_demand_variant,
-)
+from tools.ranking.costing import CHECKPOINT_WRITE_GBS, Costed, CostingJob, ShapeCosts, on_demand_variant
 from tools.ranking.entries import build_entry
 from tools.ranking.headline import advised, choose_headline, collapse_zones, is_outlier
 from tools.ranking.plans import clear_plans, plan_candidates, within_budget
@@ -52,6 +44,7 @@ from tools.ranking.scale_out import (
     binding_limit,
     memory_floor_gib,
 )
+from tools.ranking.spot_terms import RESTART_BASE_S, clear_costing_caches
 
 __all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
 

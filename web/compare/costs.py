@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from contract.jobspec import JobSpec
-from tools.catalog import OFFER_FIELDS, OfferGroup, offer_from_row, shape_of, wish_filters, workload_key
-from tools.jobtime import DEFAULT_MEMORY_MARGIN, build_workload, job_tokens
+from tools.catalog import OFFER_FIELDS, OfferGroup, offer_from_row, shape_of, wish_filters
+from tools.jobtime import DEFAULT_MEMORY_MARGIN
 from tools.ranking import MULTI_NODE_MIN_GPUS, CostingJob, ShapeCosts, fewest_nodes, nodes_for, plan_shape
 from tools.spot import DEFAULT_DEADLINE_CONFIDENCE, HOUR
 from web.compare.store import BUSY_TIMEOUT_S, OD_PRICE, SPOT_PRICE, connect
@@ -95,19 +95,7 @@ def _shape_plan(offer: Any, spec: JobSpec, memo: ShapeCosts) -> tuple[dict[str, 
 
 def _memo(spec: JobSpec) -> ShapeCosts:
     """The ranking's per-job costing memo (as tools.ranking.rank_offers builds it, without budget and rate)."""
-    workload = build_workload(spec)
-    tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
-    job = CostingJob(
-        spec=spec,
-        workload=workload,
-        tokens=tokens,
-        margin=DEFAULT_MEMORY_MARGIN,
-        budget=None,
-        rate=None,
-        epoch_tokens=tokens.total / (spec.epochs or 1.0),
-        workload_key=workload_key(workload),
-    )
-    return ShapeCosts(job=job)
+    return ShapeCosts(job=CostingJob.of(spec, margin=DEFAULT_MEMORY_MARGIN, budget=None, rate=None))
 
 
 PLAN_COLUMNS = (
