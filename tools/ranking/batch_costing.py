@@ -108,6 +108,7 @@ def _columns(
     if (od[on_demand] < 0).any():  # run_cost's check, as cost_offer makes it
         raise ValueError("hours and prices must not be negative")
     od_hours, od_billed = _on_demand_runs(pairs, set(at[on_demand].tolist()), memo)
+    # cost_offer multiplies prices by the node count: "* 1" keeps its operations (and is exact)
     return _Columns(
         pair=at.tolist(),
         assessed=assessed.tolist(),

@@ -162,19 +162,18 @@ def plan_candidates(
     memo.prefill(first_shapes(groups, wanted))
     prefill_scale_out(groups, memo)
     outcomes: list[Outcome | None] = []
-    verdicts: dict[Shape, tuple[ShapeEntry, Assessment, JobTime] | str] = {}
+    per_shape: dict[Shape, tuple[ShapeEntry, Assessment, JobTime] | str] = {}
     costable: list[Costable] = []
     places: list[int] = []
-    scaled: list[tuple[int, OfferGroup, Shape]] = []
-    """Candidates that may need several nodes (their place, group and one-node shape): one node first, then more."""
+    scaled: list[tuple[int, OfferGroup, Shape]] = []  # may need several nodes: place, group, one-node shape
     for group, single_shape, gpus in groups:
         one_node = (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus  # one plan (most offers)
         if not one_node and wanted is not None:
             outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
             continue
-        found = verdicts.get(single_shape)
+        found = per_shape.get(single_shape)
         if found is None:
-            found = verdicts[single_shape] = _costable(single_shape, memo)
+            found = per_shape[single_shape] = _costable(single_shape, memo)
         if not one_node:  # more nodes where needed, below, once its one node is costed
             scaled.append((len(outcomes), group, single_shape))
         if isinstance(found, str):
