@@ -27,14 +27,16 @@ def holds_many(
     needs_nvlink_node); None where its GPU's micro-step is unknown at some setting the search could try."""
     micros = (workload.micro_batch_size, *workload.smaller_micro_batches)
     variants = workload.checkpointing_variants
-    timed: dict[tuple[int, int], bool] = {}
+    timed: dict[tuple[int, int, bool], bool] = {}
     fits: dict[tuple[str, int, int, int, float], bool] = {}
 
     def known(hardware: Hardware) -> bool:
-        """Whether the GPU's micro-step is known at every degree, checkpointing and micro-batch the search tries."""
-        key = (id(hardware.gpu), hardware.per_node)
+        """Whether the GPU's micro-step is known at every degree, checkpointing and micro-batch the search tries
+        (tensor-parallel degrees only inside an NVLink node, where the search tries them)."""
+        nvlink = hardware.links.kind == "nvlink"
+        key = (id(hardware.gpu), hardware.per_node, nvlink)
         if key not in timed:
-            degrees = (1, *tp_degrees(workload, hardware.per_node))
+            degrees = (1, *tp_degrees(workload, hardware.per_node)) if nvlink else (1,)
             timed[key] = hardware.gpu is not None and all(
                 compute(workload, hardware.gpu, tp, ckpt, micro) is not None
                 for tp in degrees
