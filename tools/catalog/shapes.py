@@ -101,12 +101,9 @@ def evaluate(
 ) -> Evaluation:
     """Run the topology checker (its verdict kept in `verdicts`, the job's `verdicts_of`) and the time model for one
     shape."""
-    topology = verdicts.get(shape, _MISSING)
-    if topology is _MISSING:
-        topology = verdicts[shape] = _check(shape, workload, margin)
+    topology = _verdict(shape, workload, margin, verdicts)
     if topology is None:
         return Evaluation(topology=None, time=None, error="invalid candidate")
-    topology = cast(Assessment, topology)
     return Evaluation(topology, job_time(workload, topology, tokens))  # a few multiplications: not worth a cache
 
 
@@ -159,10 +156,17 @@ def memory_holds(
     rest = [shape for shape in missing if shape not in held]
     assess_shapes(rest, workload, margin, verdicts)
     for shape in rest:
-        verdict = verdicts.get(shape, _MISSING)
-        if verdict is _MISSING:  # not searched in batch (inconsistent shape): the per-shape check, as evaluate does
-            verdict = verdicts[shape] = _check(shape, workload, margin)
-        held[shape] = verdict_holds(cast(Assessment | None, verdict))
+        held[shape] = verdict_holds(_verdict(shape, workload, margin, verdicts))
+
+
+def _verdict(
+    shape: Shape, workload: Workload, margin: float, verdicts: dict[Shape, Assessment | None]
+) -> Assessment | None:
+    """The shape's kept verdict, else the per-shape check's, kept (a shape the batch search did not take)."""
+    found = verdicts.get(shape, _MISSING)
+    if found is _MISSING:
+        found = verdicts[shape] = _check(shape, workload, margin)
+    return cast(Assessment | None, found)
 
 
 def _check(shape: Shape, workload: Workload, margin: float) -> Assessment | None:
