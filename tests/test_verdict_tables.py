@@ -9,7 +9,7 @@ import pytest
 import tools.catalog.shapes as shapes
 from contract.jobspec import JobSpec
 from tools.catalog import candidate_groups, ensure_db, verdicts_of, workload_key
-from tools.jobtime import build_workload
+from tools.jobtime import build_workload, shape_workload
 from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
 from tools.ranking.plans import clear_plans
 from tools.ranking.rank import _candidates, _with_memory, clear_cache, rank_offers
@@ -120,3 +120,21 @@ def test_fewest_nodes_finds_the_threshold_for_every_threshold() -> None:
     for threshold in range(MAX_NODES + 3):
         found = fewest_nodes(lambda n, t=threshold: n >= t)  # type: ignore[misc]
         assert found == (None if threshold > MAX_NODES else max(2, threshold))
+
+
+@pytest.mark.parametrize("count", [2, 4, 8, 16])
+def test_a_gpu_count_what_if_reuses_the_jobs_verdicts(searches: list[int], count: int) -> None:
+    """ "And with N GPUs?" keeps the job's memory question: each shape's layouts set their own GPU count and
+    sharding, so the verdicts of the shapes already searched are reused, and the ranking equals one made cold."""
+    db = ensure_db()
+    job = _job(1431)
+    what_if = job.model_copy(update={"num_gpus": count})
+    rank_offers(job, db_path=db)
+    searched_before = set(_table(job))
+    searches.clear()
+    warm = rank_offers(what_if, db_path=db).model_dump()
+    shared = set(verdicts_of(workload_key(shape_workload(what_if)), DEFAULT_MEMORY_MARGIN))
+    assert searched_before <= shared, "the what-if reads the job's verdict table"
+    assert sum(searches) == len(shared - searched_before), "only shapes the job never had are searched"
+    clear_cache()
+    assert rank_offers(what_if, db_path=db).model_dump() == warm

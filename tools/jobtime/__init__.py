@@ -29,7 +29,7 @@ from tools.jobtime.topology import (
     check_topology,
     hardware_of,
 )
-from tools.jobtime.workload import Workload, build_workload
+from tools.jobtime.workload import Workload, build_workload, shape_workload
 
 __all__ = [
     "ASSUMED_BILLING",
@@ -62,5 +62,6 @@ __all__ = [
     "job_tokens",
     "overhead_assumptions",
     "run_cost",
+    "shape_workload",
     "throughput_block",
 ]

@@ -113,6 +113,13 @@ def build_workload(spec: JobSpec) -> Workload:
     return _WORKLOADS.get_or_make(key, lambda: _resolve(spec, request, filled))
 
 
+def shape_workload(spec: JobSpec) -> Workload:
+    """The workload a candidate shape's layout search reads: the spec's, less the GPU count it states (each shape's
+    layouts set their own GPUs and sharding, tools.memory.layout_gib), so "and with 4 GPUs?" keeps the job's
+    verdicts and every kept verdict explains itself the same way whichever job searched it first."""
+    return build_workload(spec.model_copy(update={"num_gpus": None}) if spec.num_gpus is not None else spec)
+
+
 def _resolve(spec: JobSpec, request: EstimateRequest, filled: list[str]) -> Workload:
     """build_workload, uncached (`request`, `filled`: request_for_spec(spec))."""
     optional = spec.gradient_checkpointing is None and request.gradient_checkpointing

@@ -35,10 +35,10 @@ from tools.jobtime import (
     Workload,
     billed_hours,
     billing_for,
-    build_workload,
     checkpoint_bytes,
     job_overheads,
     job_tokens,
+    shape_workload,
 )
 from tools.ranking.spot_terms import RESTART_BASE_S, spot_cached, spot_request, spot_terms
 from tools.spot import (
@@ -66,6 +66,7 @@ class CostingJob:
 
     spec: JobSpec
     workload: Workload
+    """The shapes' workload (tools.jobtime.shape_workload: without the spec's GPU count)."""
     tokens: Tokens
     margin: float
     budget: float | None
@@ -82,7 +83,7 @@ class CostingJob:
     @classmethod
     def of(cls, spec: JobSpec, *, margin: float, budget: float | None, rate: float | None) -> CostingJob:
         """The costing inputs of `spec`: its workload, tokens, tokens per epoch and the workload's key."""
-        workload = build_workload(spec)
+        workload = shape_workload(spec)
         tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
         return cls(
             spec=spec,

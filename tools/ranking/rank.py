@@ -31,7 +31,14 @@ from tools.catalog import (
     workload_key,
 )
 from tools.fx import FxTable, FxUsed, load_fx, to_usd
-from tools.jobtime import DEFAULT_MEMORY_MARGIN, Workload, build_workload, job_tokens, overhead_assumptions
+from tools.jobtime import (
+    DEFAULT_MEMORY_MARGIN,
+    Workload,
+    build_workload,
+    job_tokens,
+    overhead_assumptions,
+    shape_workload,
+)
 from tools.lru import Lru
 from tools.ranking.costing import CHECKPOINT_WRITE_GBS, Costed, CostingJob, ShapeCosts, on_demand_variant
 from tools.ranking.entries import build_entry
@@ -184,15 +191,16 @@ def rank_offers(
     if not path.is_file():
         raise ValueError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
     epoch_tokens = tokens.total / (spec.epochs or 1.0)
+    searched = shape_workload(spec)  # the spec's workload less its GPU count: the job's verdicts at any count
     job = CostingJob(
         spec=spec,
-        workload=workload,
+        workload=searched,
         tokens=tokens,
         margin=margin,
         budget=budget,
         rate=preemption_rate_per_hour,
         epoch_tokens=epoch_tokens,
-        workload_key=workload_key(workload),
+        workload_key=workload_key(searched),
     )
 
     mtime = path.stat().st_mtime  # one catalog file version for the candidates and the kept plans
