@@ -163,7 +163,15 @@ def test_listings_are_priced_in_memory_as_sql_prices_them(plans, listings, inter
     found = early.Listings(**{name: np.frombuffer(blobs[name], dtype=kind) for name, kind in PRICE_ARRAYS.items()})
     job = early.price_job(found, costs.JobPlans(rows=rows, excluded={}), None, interruptible_ok)
     got = [
-        (int(position) + 1, bool(spot), float(cost), float(hours), float(per_gpu), int(nodes), job.plans.layouts[shape])
+        (
+            int(job.ids[position]),
+            bool(spot),
+            float(cost),
+            float(hours),
+            float(per_gpu),
+            int(nodes),
+            job.plans.layouts[shape],
+        )
         for position, spot, cost, hours, per_gpu, nodes, shape in zip(
             job.positions,
             job.spot,

@@ -267,23 +267,34 @@ def _ordered_ids(
 def _shaped(conn: sqlite3.Connection, found: list[tuple[Any, ...]], with_job: bool) -> list[dict[str, Any]]:
     """Rows as the API returns them, with their regions and zones."""
     ids = [row[0] for row in found]
-    places: dict[int, tuple[list[str], list[str]]] = {i: ([], []) for i in ids}
+    places: dict[int, list[tuple[Any, Any]]] = {i: [] for i in ids}
     if ids:
         marks = ", ".join("?" for _ in ids)
         for row_id, region, zone in conn.execute(
             f"SELECT row_id, region, zone FROM places WHERE row_id IN ({marks}) ORDER BY row_id, region, zone", ids
         ):
-            regions, zones = places[row_id]
-            if region and region not in regions:
-                regions.append(region)
-            if zone and zone not in zones:
-                zones.append(zone)
+            places[row_id].append((region, zone))
+    return shaped_rows(found, places, with_job)
+
+
+def shaped_rows(
+    found: list[tuple[Any, ...]], places: dict[int, list[tuple[Any, Any]]], with_job: bool
+) -> list[dict[str, Any]]:
+    """Rows as the API returns them: _ROW_COLUMNS (and the job's columns), with each row's (region, zone) pairs in
+    the store's order grouped into its regions and zones."""
     rows = []
     for values in found:
         row = dict(zip(_ROW_COLUMNS, values[: len(_ROW_COLUMNS)]))
         row["billing_assumed"] = bool(row["billing_assumed"])
-        row["regions"], row["zones"] = places[row.pop("id")]
-        row["region"] = row["regions"][0] if row["regions"] else row["region"]
+        regions: list[str] = []
+        zones: list[str] = []
+        for region, zone in places[row.pop("id")]:
+            if region and region not in regions:
+                regions.append(region)
+            if zone and zone not in zones:
+                zones.append(zone)
+        row["regions"], row["zones"] = regions, zones
+        row["region"] = regions[0] if regions else row["region"]
         if with_job:
             spot, cost, hours, per_gpu, nodes, layout = values[len(_ROW_COLUMNS) :]
             row["job"] = (

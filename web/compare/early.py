@@ -34,8 +34,9 @@ _jobs: Lru[tuple[Path, str], EarlyJob] = Lru(_KEPT_JOBS)
 
 @dataclass(frozen=True)
 class Listings:
-    """Every listing's shape and effective prices (NaN: none) by position; a listing's id is its position + 1."""
+    """Every listing's id, shape and effective prices (NaN: none) by position, in id order."""
 
+    id: np.ndarray
     shape: np.ndarray
     od: np.ndarray
     sp: np.ndarray
@@ -52,9 +53,11 @@ class Plans:
 
 @dataclass
 class EarlyJob:
-    """The listings a job runs on (positions, ascending) with their shape, cost and spot choice, and its plans."""
+    """The listings a job runs on (positions, ascending, and the ids of all listings by position) with their shape,
+    cost and spot choice, and its plans."""
 
     runs_on: int
+    ids: np.ndarray
     excluded: dict[str, int]
     positions: np.ndarray
     shapes: np.ndarray
@@ -149,6 +152,7 @@ def price_job(found: Listings, plans: JobPlans, kept: np.ndarray | None, interru
     )
     return EarlyJob(
         runs_on=len(positions),
+        ids=found.id,
         excluded=plans.excluded,
         positions=positions,
         shapes=shape,
@@ -180,7 +184,7 @@ def early_job(
             dtype=np.int64,
         )
         kept = np.zeros(len(found.shape), dtype=bool)
-        kept[ids - 1] = True
+        kept[np.searchsorted(found.id, ids)] = True
     return _jobs.put(key, price_job(found, plans, kept, interruptible_ok))
 
 
@@ -226,7 +230,7 @@ def page_values(job: EarlyJob, picked: np.ndarray) -> list[tuple[Any, ...]]:
     hours, per_gpu, nodes = (job.values(name)[picked] for name in ("hours", "per_gpu", "nodes"))
     return [
         (
-            int(job.positions[i]) + 1,
+            int(job.ids[job.positions[i]]),
             int(job.spot[i]),
             float(job.cost[i]),
             float(hours[n]),
@@ -254,7 +258,7 @@ def cheapest_per_duration(job: EarlyJob) -> list[tuple[float, float, int, bool, 
         first = near[np.flatnonzero(np.r_[True, hours[near][1:] != hours[near][:-1]])]
         nodes = job.values("nodes")[first]
         job.chart = [
-            (float(hours[i]), float(job.cost[i]), int(job.positions[i]) + 1, bool(job.spot[i]), int(nodes[n]))
+            (float(hours[i]), float(job.cost[i]), int(job.ids[job.positions[i]]), bool(job.spot[i]), int(nodes[n]))
             for n, i in enumerate(first)
         ]
     return job.chart

@@ -17,12 +17,12 @@ from contract.errors import UserError
 from contract.jobspec import JobSpec
 from contract.languages import LANGUAGES
 from web.blocking import run_blocking
-from web.compare import early
+from web.compare import early, head
 from web.compare.costs import JobTable, build_later, built_table, ensure_job, job_plans, job_wishes, table_name
 from web.compare.data import CompareQuery, chart_from, chart_points, filters_sql, rows_by_id, select_page
 from web.compare.early import EarlyJob
 from web.compare.job import add_job_marks, job_summary, parse_job
-from web.compare.store import connect, ensure_store
+from web.compare.store import connect, ensure_store, store_path, warm
 from web.deps import AppResources, resources
 from web.errors import ApiError
 from web.serving import public_base_url
@@ -70,8 +70,21 @@ def _catalog(res: AppResources) -> Path:
     return res.catalog_path
 
 
+def build_soon(catalog: Path) -> None:
+    """Start building the catalog's store in the background (web.compare.store.warm)."""
+    warm(catalog)
+
+
 def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:
-    """The comparison result for one query (runs in a worker thread; SQLite pages the derived store)."""
+    """The comparison result for one query (runs in a worker thread; SQLite pages the derived store). While the
+    store of this catalog version is not built, it is built in the background, and the views a person opens first
+    are read from the catalog (web.compare.head, the same page); the others wait for the store."""
+    if not store_path(db_path).exists():
+        build_soon(db_path)
+        if head.opens_on(query):
+            served = head.catalog_page(db_path, query)
+            if served is not None:
+                return served
     store = ensure_store(db_path)
     job: dict[str, Any] | None = None
     name: str | None = None

@@ -21,7 +21,7 @@ from pathlib import Path
 from tools.catalog import private_data_folder
 from tools.jobtime import ASSUMED_BILLING, billing_for
 
-STORE_VERSION = 6
+STORE_VERSION = 8
 SHAPE_COLUMNS = (
     "provider",
     "gpu",
@@ -57,8 +57,8 @@ SPOT_PRICE = (
     "ELSE r.spot_price_per_hour END)"
 )
 """A listing's spot $/h as a job is costed on it: the market price when the listed on-demand price is one."""
-PRICE_ARRAYS = {"shape": "<i4", "od": "<f8", "sp": "<f8"}
-"""The arrays the store keeps of every listing in id order (id = position + 1): its shape and its OD_PRICE and
+PRICE_ARRAYS = {"id": "<i8", "shape": "<i4", "od": "<f8", "sp": "<f8"}
+"""The arrays the store keeps of every listing in id order: its id (its lowest offer id), shape and OD_PRICE and
 SPOT_PRICE (NaN for none), for pricing a new job in memory (web.compare.early)."""
 
 _build_lock = threading.Lock()
@@ -125,18 +125,29 @@ def _file_lock(path: Path) -> Iterator[None]:
 
 
 def warm(catalog: Path) -> threading.Thread:
-    """Build the store in a background thread (at server start), so that the first page does not wait for it."""
+    """Build the store in a background thread (at server start, or when a page is served from the catalog before
+    it, web.compare.head), one per store and process: the first page does not wait for it."""
+    path = store_path(catalog)
+    with _warm_lock:
+        thread = _warming.get(path)
+        if thread is None or not thread.is_alive():
+            for done in [p for p, t in _warming.items() if not t.is_alive()]:
+                del _warming[done]
 
-    def run() -> None:
-        """ensure_store, its failure only logged (the first request will say what is wrong)."""
-        try:
-            ensure_store(catalog)
-        except Exception as error:
-            logging.getLogger("gpu_advisor.web").warning("compare table not prepared: %s", error)
+            def run() -> None:
+                """ensure_store, its failure only logged (the first request will say what is wrong)."""
+                try:
+                    ensure_store(catalog)
+                except Exception as error:
+                    logging.getLogger("gpu_advisor.web").warning("compare table not prepared: %s", error)
 
-    thread = threading.Thread(target=run, name="compare-warm", daemon=True)
-    thread.start()
+            thread = _warming[path] = threading.Thread(target=run, name="compare-warm", daemon=True)
+            thread.start()
     return thread
+
+
+_warm_lock = threading.Lock()
+_warming: dict[Path, threading.Thread] = {}
 
 
 _indexed: set[tuple[str, str]] = set()
@@ -162,13 +173,19 @@ def _remove_older(current: Path) -> None:
             continue
 
 
-def _billing_rows(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
+def billing_of(provider: str) -> tuple[float | int, int]:
+    """(billing seconds, assumed) of a provider, as the store's billing table holds them (INTEGER affinity: a whole
+    number of seconds is an integer)."""
+    rule, _ = billing_for(provider)
+    seconds = rule.granularity_s
+    return int(seconds) if float(seconds).is_integer() else seconds, int(rule is ASSUMED_BILLING)
+
+
+def _billing_rows(conn: sqlite3.Connection) -> list[tuple[str, float | int, int]]:
     """(provider, billing seconds, assumed) for every provider of the catalog."""
-    rows = []
-    for (provider,) in conn.execute("SELECT DISTINCT provider FROM cat.offers"):
-        rule, _ = billing_for(provider)
-        rows.append((provider, rule.granularity_s, int(rule is ASSUMED_BILLING)))
-    return rows
+    return [
+        (provider, *billing_of(provider)) for (provider,) in conn.execute("SELECT DISTINCT provider FROM cat.offers")
+    ]
 
 
 def _build(catalog: Path, path: Path) -> None:
@@ -194,13 +211,13 @@ def _build(catalog: Path, path: Path) -> None:
             "o.price_key, o.spot_key, o.region_lc, o.zone_lc FROM cat.offers o JOIN shapes s ON " + same
         )
         conn.execute(
-            "CREATE TABLE listings AS SELECT min(t.offer_id) AS rep_id, t.shape_id, t.provider, t.instance_type, "
+            "CREATE TABLE listings AS SELECT CAST(min(t.offer_id) AS INTEGER) AS rep_id, t.shape_id, t.provider, t.instance_type, "
             "t.price_key, t.spot_key, count(*) AS offers, coalesce(group_concat(DISTINCT t.region_lc), '') || ' ' || "
             "coalesce(group_concat(DISTINCT t.zone_lc), '') AS places_lc FROM tagged t "
             "GROUP BY t.provider, t.instance_type, t.price_key, t.spot_key, t.shape_id ORDER BY min(t.offer_id)"
         )
         conn.execute(
-            "CREATE TABLE rows AS SELECT l.rowid AS id, l.shape_id, l.offers, o.provider, o.provider_lc, "
+            "CREATE TABLE rows AS SELECT l.rep_id AS id, l.shape_id, l.offers, o.provider, o.provider_lc, "
             "o.upstream_lc, o.instance_type, o.gpu, o.gpu_lc, o.gpu_form_factor, o.gpu_count, o.vram_gib_per_gpu, "
             "o.vram_key, o.interconnect, o.price_per_hour, o.spot_price_per_hour, o.price_per_hour * 1.0 / o.gpu_count AS price_per_gpu_hour, "
             "l.price_key, l.spot_key, o.ppg_key, o.snapshot_date, o.on_demand_is_market, b.billing_s, "
@@ -212,7 +229,7 @@ def _build(catalog: Path, path: Path) -> None:
             "CREATE UNIQUE INDEX listing_key ON listings (provider, instance_type, price_key, spot_key, shape_id)"
         )
         conn.execute(
-            "CREATE TABLE places AS SELECT DISTINCT l.rowid AS row_id, o.region, o.zone, o.region_lc, o.zone_lc "
+            "CREATE TABLE places AS SELECT DISTINCT l.rep_id AS row_id, o.region, o.zone, o.region_lc, o.zone_lc "
             "FROM cat.offers o JOIN tagged t ON t.offer_id = o.id JOIN listings l ON l.provider = t.provider "
             "AND l.instance_type = t.instance_type AND l.price_key = t.price_key AND l.spot_key = t.spot_key "
             "AND l.shape_id = t.shape_id ORDER BY l.rowid, o.region, o.zone"
@@ -248,14 +265,14 @@ def write_price_arrays(conn: sqlite3.Connection) -> None:
     """Store PRICE_ARRAYS: every listing's shape and effective prices in id order, one blob each."""
     import numpy as np
 
-    count, first, last = conn.execute("SELECT count(*), min(id), max(id) FROM rows").fetchone()
-    if count and (first, last) != (1, count):
-        raise RuntimeError("listing ids are not 1..N")  # l.rowid of a fresh table: cannot happen
+    count = conn.execute("SELECT count(*) FROM rows").fetchone()[0]
     nan = float("nan")
     values = np.fromiter(
         (
-            (shape, nan if od is None else od, nan if sp is None else sp)
-            for shape, od, sp in conn.execute(f"SELECT r.shape_id, {OD_PRICE}, {SPOT_PRICE} FROM rows r ORDER BY r.id")
+            (row_id, shape, nan if od is None else od, nan if sp is None else sp)
+            for row_id, shape, od, sp in conn.execute(
+                f"SELECT r.id, r.shape_id, {OD_PRICE}, {SPOT_PRICE} FROM rows r ORDER BY r.id"
+            )
         ),
         dtype=[(name, kind) for name, kind in PRICE_ARRAYS.items()],
         count=count,

@@ -1,0 +1,117 @@
+"""The comparison table's first pages served from the catalog file while its store is being built
+(web.compare.head): field for field the pages the built store gives (rows, order, total, facets, offers, snapshot
+date), both orders and the first pages, on the shipped catalog and on a larger one whose listings group several
+offers (the same prices in duplicated regions). Real SQLite catalogs in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.priced_copies import copied_catalog
+from tools.catalog import build_from_snapshot
+from web.compare import compare_page, head
+from web.compare import page as page_module
+from web.compare.data import CompareQuery
+from web.compare.store import ensure_store, store_path
+
+FACTORS = [1.0, 1.0, 1.0, 0.85, 0.85]
+"""Copies 1 and 2 repeat the original's prices in other regions (one listing each, three offers), copy 4 repeats
+copy 3's."""
+VIEWS = [
+    {},
+    {"order": "desc"},
+    {"sort": "price"},
+    {"page": 2},
+    {"page": 3, "order": "desc"},
+    {"page_size": 7, "page": 4},
+    {"page_size": 7, "page": 5, "order": "desc"},
+    *({"page_size": 200, "page": n, "order": order} for n in range(1, 6) for order in ("asc", "desc")),
+]
+"""Views served from the catalog: no job or filter, sorted by price, within head.EARLY_ROWS."""
+
+
+@pytest.fixture(scope="module")
+def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The shipped snapshot, and its rows copied at FACTORS."""
+    folder = tmp_path_factory.mktemp("compare-head")
+    return {
+        "shipped": build_from_snapshot(folder / "snapshot.sqlite"),
+        "grouped": copied_catalog(folder / "grouped.sqlite", FACTORS),
+    }
+
+
+def _dumped(result: dict) -> str:
+    """A page as its JSON, keys sorted."""
+    return json.dumps(result, sort_keys=True)
+
+
+@pytest.mark.parametrize("name", ["shipped", "grouped"])
+def test_pages_before_the_store_are_the_stores_pages(catalogs, name, monkeypatch):
+    catalog = catalogs[name]
+    started: list[Path] = []
+    monkeypatch.setattr(page_module, "build_soon", started.append)
+    assert not store_path(catalog).exists()
+    early = [compare_page(CompareQuery(**view), catalog) for view in VIEWS]
+    assert not store_path(catalog).exists()  # every view above came from the catalog
+    assert started and set(started) == {catalog}
+    ensure_store(catalog)
+    for view, served in zip(VIEWS, early, strict=True):
+        stored = compare_page(CompareQuery(**view), catalog)
+        assert served["rows"] and len(served["rows"]) == served["page_size"], view
+        assert _dumped(served) == _dumped(stored), view
+    first = early[0]
+    assert first["offers"] > first["total"] > 1000
+    if name == "grouped":
+        assert first["offers"] == len(FACTORS) * compare_page(CompareQuery(), catalogs["shipped"])["offers"]
+        assert any(row["offers"] >= 3 and len(row["regions"]) >= 3 for row in first["rows"])
+    for order in ("asc", "desc"):  # the catalog's five pages of 200 are the store's first 1,000 rows
+        pages = [e for v, e in zip(VIEWS, early, strict=True) if v.get("page_size") == 200 and v["order"] == order]
+        stored = compare_page(CompareQuery(page_size=200, page=1, order=order), catalog)
+        assert [row for p in pages for row in p["rows"]][:200] == stored["rows"]
+
+
+def test_other_views_wait_for_the_store(catalogs, monkeypatch, tmp_path):
+    """A filter, a job, another sort or a page past head.EARLY_ROWS is answered by the store (built on the spot)."""
+    catalog = Path(shutil.copy(catalogs["grouped"], tmp_path / "copy.sqlite"))
+    assert not store_path(catalog).exists()
+    monkeypatch.setattr(page_module, "build_soon", lambda catalog: None)
+    for view in ({"gpu": "H100"}, {"sort": "gpu"}, {"page": 30}, {"q": "aws"}):
+        assert not head.opens_on(CompareQuery(**view)), view
+    assert head.opens_on(CompareQuery(page=20)) and not head.opens_on(CompareQuery(page=21))
+    deep = compare_page(CompareQuery(page=30), catalog)
+    assert store_path(catalog).exists() and deep["rows"]
+
+
+def test_a_catalog_whose_rows_end_before_the_page_is_left_to_the_store(catalogs, monkeypatch):
+    """Past the listings with a price, the store's order (missing prices last) is not walked from the catalog."""
+    catalog = catalogs["shipped"]
+    monkeypatch.setattr(head, "EARLY_ROWS", 10**9)
+    total = head.catalog_page(catalog, CompareQuery())
+    assert total is not None
+    last = -(-total["total"] // 200)
+    assert head.catalog_page(catalog, CompareQuery(page_size=200, page=last + 1)) is None
+
+
+def test_store_ids_are_the_listings_lowest_offer_ids_and_searched_by_index(catalogs):
+    """The store's row id is what web.compare.head names a listing by (its lowest offer id), an INTEGER column that
+    a job table's join looks up through its index (an untyped id would scan every row per job row)."""
+    import sqlite3
+    from contextlib import closing
+
+    catalog = catalogs["grouped"]
+    store = ensure_store(catalog)
+    with closing(sqlite3.connect(catalog)) as cat:
+        lowest = sorted(i for (i,) in cat.execute(f"SELECT min(id) FROM offers GROUP BY {', '.join(head.LISTING_KEY)}"))
+    with closing(sqlite3.connect(store)) as conn:
+        ids = [i for (i,) in conn.execute("SELECT id FROM rows ORDER BY rowid")]
+        assert ids == lowest and len(ids) < conn.execute("SELECT offers FROM meta").fetchone()[0]
+        assert {i for (i,) in conn.execute("SELECT DISTINCT row_id FROM places")} == set(ids)
+        conn.execute("CREATE TEMP TABLE j (id INTEGER PRIMARY KEY, cost)")
+        plan = " ".join(
+            row[3] for row in conn.execute("EXPLAIN QUERY PLAN SELECT * FROM j CROSS JOIN rows r ON r.id = j.id")
+        )
+        assert "SEARCH r USING INDEX rows_id" in plan, plan
