@@ -40,6 +40,7 @@ from tools.jobtime import (
     job_tokens,
     shape_workload,
 )
+from tools.lru import Lru
 from tools.ranking.spot_terms import RESTART_BASE_S, spot_cached, spot_request, spot_terms
 from tools.spot import (
     DEFAULT_DEADLINE_CONFIDENCE,
@@ -168,6 +169,25 @@ class ShapeEntry:
     od_overheads: Overheads | None = None
     """Overheads of an on-demand run (periodic checkpoints); the same for every provider."""
     spot_overheads: Overheads | None = None
+
+
+SHAPE_ENTRIES_KEPT = 8
+"""Jobs whose shape entries are kept (~280 each): the rankings a follow-up makes of its job share them."""
+_ENTRIES: Lru[tuple[Any, ...], dict[Shape, ShapeEntry]] = Lru(SHAPE_ENTRIES_KEPT)
+
+
+def kept_entries(job: CostingJob) -> dict[Shape, ShapeEntry]:
+    """The shape entries of every ranking whose entries come out the same: a shape's evaluation and run figures read
+    the shapes' workload, tokens, margin, preemption rate and deadline, never the budget, the spot choice, the GPU
+    count or provider wished, so "what if spot?", "and with 4 GPUs?" or "only aws" reuse their job's."""
+    tokens = job.tokens
+    key = (job.workload_key, job.margin, tokens.total, tokens.assumptions, job.epoch_tokens, job.rate)
+    return _ENTRIES.get_or_make((*key, job.spec.deadline_hours), dict)
+
+
+def clear_kept_entries() -> None:
+    """Forget the kept shape entries."""
+    _ENTRIES.clear()
 
 
 @dataclass(kw_only=True)

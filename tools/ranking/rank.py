@@ -40,7 +40,15 @@ from tools.jobtime import (
     shape_workload,
 )
 from tools.lru import Lru
-from tools.ranking.costing import CHECKPOINT_WRITE_GBS, Costed, CostingJob, ShapeCosts, on_demand_variant
+from tools.ranking.costing import (
+    CHECKPOINT_WRITE_GBS,
+    Costed,
+    CostingJob,
+    ShapeCosts,
+    clear_kept_entries,
+    kept_entries,
+    on_demand_variant,
+)
 from tools.ranking.entries import build_entry
 from tools.ranking.headline import advised, choose_headline, collapse_zones, is_outlier
 from tools.ranking.plans import clear_plans, plan_candidates, within_budget
@@ -219,7 +227,7 @@ def rank_offers(
 
     unbudgeted = spec.model_copy(update={"budget": None}).model_dump_json()
     key = (unbudgeted, margin, preemption_rate_per_hour, str(path), mtime, reader.__name__)
-    memo = ShapeCosts(job=job)
+    memo = ShapeCosts(job=job, shapes=kept_entries(job))
     planned = plan_candidates(key, groups, memo)  # a job asked before with another budget: its plans
     eligible, fitting = within_budget(planned, groups, budget, excluded)
     if planned.shapes is not memo.shapes:
@@ -311,6 +319,7 @@ def clear_cache() -> None:
     clear_shape_caches()
     _FLOORS.clear()
     clear_costing_caches()
+    clear_kept_entries()
     clear_plans()
     _with_memory.cache_clear()
     _candidates.cache_clear()

@@ -1,0 +1,66 @@
+"""A job's shape entries (evaluation, on-demand and spot run figures per shape) are kept across the rankings that
+price its shapes alike: a follow-up that changes only the spot choice, the GPU count or the providers wished costs
+no shape again, and every ranking equals the one made with nothing kept (issue 27)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import tools.ranking.costing as costing
+from contract.jobspec import JobSpec
+from tools.catalog import ensure_db
+from tools.ranking.rank import clear_cache, rank_offers
+
+JOB = JobSpec(language="en", model="mistral-7b", method="qlora", seq_len=1777, dataset_tokens=30_000_000)
+
+
+@pytest.fixture()
+def evaluated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
+    """The shapes costing evaluates (one per new shape entry)."""
+    clear_cache()
+    seen: list[object] = []
+    evaluate = costing.evaluate
+
+    def counting(shape, *args):  # type: ignore[no-untyped-def]
+        seen.append(shape)
+        return evaluate(shape, *args)
+
+    monkeypatch.setattr(costing, "evaluate", counting)
+    yield seen
+    clear_cache()
+
+
+def _cold(spec: JobSpec) -> dict:
+    """The ranking with nothing kept."""
+    clear_cache()
+    return rank_offers(spec, db_path=ensure_db()).model_dump()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"interruptible_ok": True}, {"interruptible_ok": False}, {"num_gpus": 8}, {"providers": ["aws", "lambda"]}],
+)
+def test_a_follow_up_costs_no_shape_again(evaluated: list[object], change: dict) -> None:
+    db = ensure_db()
+    rank_offers(JOB, db_path=db)
+    first = set(evaluated)
+    assert len(first) > 50
+    evaluated.clear()
+    follow_up = JOB.model_copy(update=change)
+    warm = rank_offers(follow_up, db_path=db).model_dump()
+    assert not first & set(evaluated), "no shape of the job is evaluated again"
+    assert warm == _cold(follow_up)
+
+
+@pytest.mark.parametrize("change", [{"deadline_hours": 3.0}, {"dataset_tokens": 90_000_000}, {"epochs": 3.0}])
+def test_what_the_entries_read_keeps_them_apart(evaluated: list[object], change: dict) -> None:
+    """A deadline (the spot run model), more tokens or epochs (the time) make new entries, equal to a cold ranking."""
+    db = ensure_db()
+    rank_offers(JOB.model_copy(update={"interruptible_ok": True}), db_path=db)
+    evaluated.clear()
+    other = JOB.model_copy(update={"interruptible_ok": True, **change})
+    warm = rank_offers(other, db_path=db).model_dump()
+    assert evaluated, "the entries are made again"
+    assert warm == _cold(other)
