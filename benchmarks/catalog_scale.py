@@ -167,10 +167,11 @@ def compare_sizes(sizes: list[int], keep: Path, code: Path) -> None:
                 [sys.executable, "-c", COMPARE_CHILD, str(db), phase, COMPARE_JOB],
                 capture_output=True,
                 text=True,
-                check=True,
                 env=env,
                 cwd=code,
             )
+            if out.returncode:
+                raise SystemExit(f"{phase} failed:\n{out.stderr[-3000:]}")
             return json.loads(out.stdout.strip().splitlines()[-1])
 
         os.utime(db)  # a new file version: the first start checks it in full, the first page builds the store

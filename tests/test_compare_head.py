@@ -115,3 +115,31 @@ def test_store_ids_are_the_listings_lowest_offer_ids_and_searched_by_index(catal
             row[3] for row in conn.execute("EXPLAIN QUERY PLAN SELECT * FROM j CROSS JOIN rows r ON r.id = j.id")
         )
         assert "SEARCH r USING INDEX rows_id" in plan, plan
+
+
+def test_the_head_is_recorded_once_per_catalog_version(catalogs, monkeypatch, tmp_path):
+    """Counted once, the head (listings, offers, date, facets) is recorded beside the store: another worker or a
+    restart reads it instead of counting again; a new catalog version is counted anew."""
+    catalog = Path(shutil.copy(catalogs["shipped"], tmp_path / "again.sqlite"))
+    monkeypatch.setattr(page_module, "build_soon", lambda catalog: None)
+    first = compare_page(CompareQuery(), catalog)
+    head._heads.clear()
+
+    def counted_again(catalog: Path) -> head.Head:
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(head, "_read_head", counted_again)
+    assert _dumped(compare_page(CompareQuery(), catalog)) == _dumped(first)
+    with pytest.raises(AssertionError, match="counted again"):
+        compare_page(CompareQuery(), Path(shutil.copy(catalog, tmp_path / "new-version.sqlite")))
+
+
+def test_a_first_page_with_the_real_background_build(catalogs, tmp_path):
+    """No stand-in: the first page starts the head and the store in a thread and is the store's page once built."""
+    catalog = Path(shutil.copy(catalogs["grouped"], tmp_path / "real.sqlite"))
+    served = [compare_page(CompareQuery(**view), catalog) for view in ({}, {"order": "desc"})]
+    head.warm(catalog).join()
+    assert store_path(catalog).exists()
+    assert [_dumped(p) for p in served] == [
+        _dumped(compare_page(CompareQuery(**view), catalog)) for view in ({}, {"order": "desc"})
+    ]

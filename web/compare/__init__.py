@@ -4,8 +4,8 @@ GET /api/compare (filtered, sorted, server-side paged). The rows come from a der
 while a new catalog version's store is built, the first pages sorted by price come from the catalog itself (`head`).
 """
 
+from web.compare.head import warm as warm_store
 from web.compare.page import compare_page, router
 from web.compare.store import ensure_store, store_path
-from web.compare.store import warm as warm_store
 
 __all__ = ["compare_page", "ensure_store", "router", "store_path", "warm_store"]

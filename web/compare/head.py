@@ -5,11 +5,15 @@ EARLY_ROWS rows) is exactly what the store will answer, so that paging on after 
 A listing is the catalog's offers that share provider, instance type, price pair and hardware shape; its id is its
 lowest offer id (the store's). All of a listing's offers share its price key, so walking the catalog's price index
 one price at a time yields whole listings in the store's (price, id) order. The count of listings, the facets, the
-offer count and the snapshot date are read once per catalog version (a full pass over the offers; kept per process)."""
+offer count and the snapshot date (the head) are read once per catalog version, before the store is built (a
+DISTINCT over every offer: about 0.3 s on 100k offers, 3 s on 1M), and recorded beside the store."""
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import threading
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -17,18 +21,29 @@ from typing import Any
 from tools.catalog import MISSING
 from tools.lru import Lru
 from web.compare.data import CompareQuery, filters_sql, shaped_rows
-from web.compare.store import SHAPE_COLUMNS, billing_of, store_path
+from web.compare.store import SHAPE_COLUMNS, billing_of, file_lock, store_path
+from web.compare.store import warm as warm_store
 
 EARLY_ROWS = 1000
 """Views whose page ends within this many rows are served from the catalog while the store is built."""
 LISTING_KEY = ("provider", "instance_type", "price_key", "spot_key", *SHAPE_COLUMNS[1:])
 """What the offers of one listing share (web.compare.store groups by these)."""
+Head = tuple[int, int, str | None, dict[str, list[str]]]
+"""(listings, offers, snapshot date, facets) of one catalog version."""
+_heads: Lru[str, Head] = Lru(4)
+_head_locks: Lru[str, threading.Lock] = Lru(16)
 _ROW_SQL = (
     "SELECT id, provider, instance_type, gpu, gpu_form_factor, gpu_count, vram_gib_per_gpu, interconnect, region, "
     "price_per_hour, spot_price_per_hour, price_per_hour * 1.0 / gpu_count, snapshot_date FROM offers "
     "WHERE id IN (SELECT value FROM json_each(?))"
 )
-_heads: Lru[str, tuple[int, int, str | None, dict[str, list[str]]]] = Lru(2)
+
+
+def warm(catalog: Path) -> threading.Thread:
+    """Prepare a catalog version in the background: its head first (the first pages need only that), then its store
+    (web.compare.store.warm; one thread per store and process)."""
+    missing = not store_path(catalog).exists()
+    return warm_store(catalog, first=(lambda: ensure_head(catalog)) if missing else None)
 
 
 def opens_on(query: CompareQuery) -> bool:
@@ -48,24 +63,77 @@ def _connect(catalog: Path) -> sqlite3.Connection:
     return conn
 
 
-def _head(conn: sqlite3.Connection, key: str) -> tuple[int, int, str | None, dict[str, list[str]]]:
-    """(listings, offers, snapshot date, facets) of the catalog, as the store's rows, meta and facets hold them."""
+_FACETS = (
+    "SELECT kind, value FROM (SELECT DISTINCT 'gpus' AS kind, gpu AS value FROM offers "
+    "UNION ALL SELECT DISTINCT 'providers', provider FROM offers "
+    "UNION ALL SELECT DISTINCT 'interconnects', interconnect FROM offers) ORDER BY kind, value"
+)
+"""The store's facets (GROUP BY over its rows; a listing's offers share GPU, provider and interconnect), each a
+DISTINCT over the offers: a lookup in a few dozen values per offer, not a sort of them all."""
 
-    def read() -> tuple[int, int, str | None, dict[str, list[str]]]:
-        """One pass for the count of listings, one for the offers and the date, the facets from indexes or a scan."""
-        listings = conn.execute(f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(LISTING_KEY)} FROM offers)")
-        total = listings.fetchone()[0]
+
+def ensure_head(catalog: Path) -> Head:
+    """The catalog version's head: kept per process, recorded beside its store (other workers and restarts read it),
+    else read from the catalog (the count of listings in one connection, the rest in another, in parallel)."""
+    key = store_path(catalog)
+    found = _heads.get(key.name)
+    if found is not None:
+        return found
+    with _head_locks.get_or_make(key.name, threading.Lock), file_lock(key, ".compare-head.lock"):
+        found = _heads.get(key.name) or _recorded(key)
+        if found is None:
+            found = _read_head(catalog)
+            _record(key, found)
+        return _heads.put(key.name, found)
+
+
+def _head_file(store: Path) -> Path:
+    """Where a store's head is recorded."""
+    return store.with_name(store.name.removesuffix(".sqlite") + ".head.json")
+
+
+def _recorded(store: Path) -> Head | None:
+    """The head recorded for this store, if any."""
+    try:
+        total, offers, snapshot, facets = json.loads(_head_file(store).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return int(total), int(offers), snapshot, {kind: list(values) for kind, values in facets.items()}
+
+
+def _record(store: Path, found: Head) -> None:
+    """Record the head beside the store (atomically; best effort)."""
+    path = _head_file(store)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.part")
+    try:
+        partial.write_text(json.dumps(found), "utf-8")
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+
+
+def _read_head(catalog: Path) -> Head:
+    """Count the listings (a DISTINCT over every offer's listing key) while another connection reads the offers'
+    count, latest snapshot date and facets."""
+    counted: list[int] = []
+
+    def count() -> None:
+        """The number of distinct listing keys."""
+        with closing(_connect(catalog)) as conn:
+            sql = f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(LISTING_KEY)} FROM offers)"
+            counted.append(conn.execute(sql).fetchone()[0])
+
+    worker = threading.Thread(target=count, name="compare-head", daemon=True)
+    worker.start()
+    facets: dict[str, list[str]] = {"gpus": [], "providers": [], "interconnects": []}
+    with closing(_connect(catalog)) as conn:
         offers, snapshot = conn.execute("SELECT count(*), max(snapshot_date) FROM offers").fetchone()
-        facets: dict[str, list[str]] = {"gpus": [], "providers": [], "interconnects": []}
-        for kind, value in conn.execute(
-            "SELECT kind, value FROM (SELECT 'gpus' AS kind, gpu AS value FROM offers GROUP BY gpu "
-            "UNION ALL SELECT 'providers', provider FROM offers GROUP BY provider "
-            "UNION ALL SELECT 'interconnects', interconnect FROM offers GROUP BY interconnect) ORDER BY kind, value"
-        ):
+        for kind, value in conn.execute(_FACETS):
             facets[kind].append(value)
-        return total, offers, snapshot, facets
-
-    return _heads.get_or_make(key, read)
+    worker.join()
+    if not counted:
+        raise RuntimeError("the catalog's listings could not be counted")
+    return counted[0], offers, snapshot, facets
 
 
 def _listings(conn: sqlite3.Connection, wanted: int, descending: bool) -> list[tuple[int, list[tuple[Any, ...]]]]:
@@ -119,11 +187,11 @@ def catalog_page(catalog: Path, query: CompareQuery) -> dict[str, Any] | None:
     will serve it; None when the page reaches past the listings with a price (the store's order continues with the
     missing ones)."""
     start = (query.page - 1) * query.page_size
+    total, offers, snapshot, facets = ensure_head(catalog)
     with closing(_connect(catalog)) as conn:
         walked = _listings(conn, start + query.page_size, query.order == "desc")
         if len(walked) < start + query.page_size:
             return None
-        total, offers, snapshot, facets = _head(conn, store_path(catalog).name)
         page = walked[start:]
         ids = [lowest for lowest, _ in page]
         reps = {row[0]: row for row in conn.execute(_ROW_SQL, (json_list(ids),))}

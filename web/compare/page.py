@@ -22,7 +22,7 @@ from web.compare.costs import JobTable, build_later, built_table, ensure_job, jo
 from web.compare.data import CompareQuery, chart_from, chart_points, filters_sql, rows_by_id, select_page
 from web.compare.early import EarlyJob
 from web.compare.job import add_job_marks, job_summary, parse_job
-from web.compare.store import connect, ensure_store, store_path, warm
+from web.compare.store import connect, ensure_store, store_path
 from web.deps import AppResources, resources
 from web.errors import ApiError
 from web.serving import public_base_url
@@ -71,8 +71,8 @@ def _catalog(res: AppResources) -> Path:
 
 
 def build_soon(catalog: Path) -> None:
-    """Start building the catalog's store in the background (web.compare.store.warm)."""
-    warm(catalog)
+    """Start preparing the catalog's head and store in the background (web.compare.head.warm)."""
+    head.warm(catalog)
 
 
 def compare_page(query: CompareQuery, db_path: Path) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
@@ -95,7 +95,7 @@ def ensure_store(catalog: Path) -> Path:
     path = store_path(catalog)
     if path.exists():
         return path
-    with _build_lock, _file_lock(path):
+    with _build_lock, file_lock(path):
         if path.exists():
             return path
         partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.part")
@@ -109,14 +109,15 @@ def ensure_store(catalog: Path) -> Path:
 
 
 @contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock beside the store while it is built, so that workers starting together build it once."""
+def file_lock(path: Path, name: str = ".compare-build.lock") -> Iterator[None]:
+    """An exclusive lock file `name` beside the store while it is built (or its head read, web.compare.head), so
+    that workers starting together do it once."""
     try:
         import fcntl
     except ImportError:  # Windows: builds stay atomic, maybe twice
         yield
         return
-    with open(path.with_name(".compare-build.lock"), "a+b") as handle:
+    with open(path.with_name(name), "a+b") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -124,9 +125,9 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def warm(catalog: Path) -> threading.Thread:
+def warm(catalog: Path, first: Callable[[], object] | None = None) -> threading.Thread:
     """Build the store in a background thread (at server start, or when a page is served from the catalog before
-    it, web.compare.head), one per store and process: the first page does not wait for it."""
+    it, web.compare.head), one per store and process, `first` run before it: the first page does not wait."""
     path = store_path(catalog)
     with _warm_lock:
         thread = _warming.get(path)
@@ -135,11 +136,17 @@ def warm(catalog: Path) -> threading.Thread:
                 del _warming[done]
 
             def run() -> None:
-                """ensure_store, its failure only logged (the first request will say what is wrong)."""
+                """first() then ensure_store, a failure only logged (the first request will say what is wrong)."""
+                log = logging.getLogger("gpu_advisor.web")
+                try:
+                    if first is not None:
+                        first()
+                except Exception as error:
+                    log.warning("compare table's first pages not prepared: %s", error)
                 try:
                     ensure_store(catalog)
                 except Exception as error:
-                    logging.getLogger("gpu_advisor.web").warning("compare table not prepared: %s", error)
+                    log.warning("compare table not prepared: %s", error)
 
             thread = _warming[path] = threading.Thread(target=run, name="compare-warm", daemon=True)
             thread.start()
@@ -165,9 +172,12 @@ def sort_index(conn: sqlite3.Connection, path: Path, column: str) -> None:
 def _remove_older(current: Path) -> None:
     """Delete stores built more than a week before this one (catalog versions long gone; a store still in use is
     simply built again): two catalogs in use on one machine never delete each other's store."""
-    for other in current.parent.glob("compare-*.sqlite"):
+    for other in [*current.parent.glob("compare-*.sqlite"), *current.parent.glob("compare-*.head.json")]:
         try:
-            if other != current and other.stat().st_mtime < current.stat().st_mtime - 7 * 86400:
+            if (
+                other.name.split(".")[0] != current.name.split(".")[0]
+                and other.stat().st_mtime < current.stat().st_mtime - 7 * 86400
+            ):
                 other.unlink(missing_ok=True)
         except OSError:
             continue
