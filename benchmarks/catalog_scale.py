@@ -12,8 +12,10 @@ Targets: p95 at the largest size within 1.5x of the smallest; peak RSS <= 300 MB
 
 --compare (issue 27): the comparison table (web.compare.compare_page, the body of GET /api/compare) and start-up
 (ensure_catalog) per size, each in fresh processes: start-up of the first and of a second process, the first page
-(the derived store built when missing), a later page, a job's first, later and last page (while its table is built in
-the background, and after a restart) and how long its table took after the first page, peak RSS. Catalogs are kept in
+(after a catalog change: read from the catalog, web.compare.head, while the derived store is built in the
+background), a later page, a job's first page (after a catalog change it waits for the store), later and last page
+(while its table is built in the background, and after a restart) and how long its table took after the first page,
+peak RSS. Catalogs are kept in
 --keep (default /tmp) and reused. `--code DIR` runs another checkout (e.g. the main branch) in the same conditions:
 .venv/bin/python benchmarks/catalog_scale.py --compare --sizes 5000,100000,1000000 [--code ../main]
 Targets: first page <= 1 s, later pages <= 100 ms, RSS <= 300 MB, start-up <= 0.2 s after the first.
