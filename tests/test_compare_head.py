@@ -143,3 +143,21 @@ def test_a_first_page_with_the_real_background_build(catalogs, tmp_path):
     assert [_dumped(p) for p in served] == [
         _dumped(compare_page(CompareQuery(**view), catalog)) for view in ({}, {"order": "desc"})
     ]
+
+
+def test_a_file_that_is_not_a_catalog_is_one_error_and_no_thread_traceback(tmp_path, monkeypatch):
+    """Reading the head of a file that is not SQLite fails once, in the caller: its counting thread ends without an
+    unhandled exception of its own (no second traceback on the server's stderr)."""
+    import sqlite3
+    import threading
+
+    unhandled: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", unhandled.append)
+    foreign = tmp_path / "notes.sqlite"
+    foreign.write_text("not a database\n" * 100, "utf-8")
+    with pytest.raises(sqlite3.DatabaseError):
+        head._read_head(foreign)
+    for thread in threading.enumerate():
+        if thread.name == "compare-head":
+            thread.join(timeout=10)
+    assert unhandled == []

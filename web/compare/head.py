@@ -114,25 +114,32 @@ def _record(store: Path, found: Head) -> None:
 
 def _read_head(catalog: Path) -> Head:
     """Count the listings (a DISTINCT over every offer's listing key) while another connection reads the offers'
-    count, latest snapshot date and facets."""
-    counted: list[int] = []
+    count, latest snapshot date and facets; an error in either is raised here, once, after both have ended."""
+    counted: list[int | sqlite3.Error] = []
 
     def count() -> None:
-        """The number of distinct listing keys."""
-        with closing(_connect(catalog)) as conn:
-            sql = f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(LISTING_KEY)} FROM offers)"
-            counted.append(conn.execute(sql).fetchone()[0])
+        """The number of distinct listing keys, or the error that stopped it."""
+        try:
+            with closing(_connect(catalog)) as conn:
+                sql = f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(LISTING_KEY)} FROM offers)"
+                counted.append(conn.execute(sql).fetchone()[0])
+        except sqlite3.Error as error:
+            counted.append(error)
 
     worker = threading.Thread(target=count, name="compare-head", daemon=True)
     worker.start()
     facets: dict[str, list[str]] = {"gpus": [], "providers": [], "interconnects": []}
-    with closing(_connect(catalog)) as conn:
-        offers, snapshot = conn.execute("SELECT count(*), max(snapshot_date) FROM offers").fetchone()
-        for kind, value in conn.execute(_FACETS):
-            facets[kind].append(value)
-    worker.join()
+    try:
+        with closing(_connect(catalog)) as conn:
+            offers, snapshot = conn.execute("SELECT count(*), max(snapshot_date) FROM offers").fetchone()
+            for kind, value in conn.execute(_FACETS):
+                facets[kind].append(value)
+    finally:
+        worker.join()
     if not counted:
         raise RuntimeError("the catalog's listings could not be counted")
+    if isinstance(counted[0], sqlite3.Error):
+        raise counted[0]
     return counted[0], offers, snapshot, facets
 
 
