@@ -14,7 +14,7 @@ from fastapi.sse import ServerSentEvent, format_sse_event
 
 from web.blocking import batches_in_thread, run_blocking
 from web.body_gate import gated
-from web.deps import AppResources, advisor_of, resources, turn_pool
+from web.deps import AppResources, advisor_of, app_resources, resources, turn_pool
 from web.errors import INTERNAL_MESSAGE, ApiError, ErrorResponse, log_internal, new_error_id
 from web.schemas import CHAT_EXAMPLES, ChatRequest, ChatResult
 from web.thread_access import ThreadAccess, resolve_thread, with_token
@@ -38,8 +38,11 @@ THREAD_TOKEN_HEADER = "X-Thread-Token"
 CHAT_BODY_GATE = gated(ChatRequest, endpoint_checks=("anyOf",))  # the empty-message rule: checked_chat_request
 
 
-def checked_chat_request(request: Request, body: ChatRequest = Body(openapi_examples=CHAT_EXAMPLES)) -> ChatRequest:
-    """The chat body, rejected with 422 message_too_long above the configured length (checked before streaming)."""
+async def checked_chat_request(
+    request: Request, body: ChatRequest = Body(openapi_examples=CHAT_EXAMPLES)
+) -> ChatRequest:
+    """The chat body, rejected with 422 message_too_long above the configured length (checked before streaming; a
+    coroutine, so that FastAPI does not run it in its thread pool)."""
     limit = resources(request).settings.max_message_chars
     if len(body.message) > limit:
         raise ApiError(422, "message_too_long", f"message has {len(body.message)} characters; the limit is {limit}")
@@ -76,7 +79,7 @@ async def chat(
     request: Request,
     body: ChatRequest = Depends(checked_chat_request),
     access: ThreadAccess = Depends(turn_thread),
-    res: AppResources = Depends(resources),
+    res: AppResources = Depends(app_resources),
 ) -> dict[str, Any]:
     """The advisor's full answer for one turn (the same JSON as `recommend --json`, plus thread_id and
     thread_token)."""
@@ -153,7 +156,7 @@ async def chat_stream(
     response: Response,
     body: ChatRequest = Depends(checked_chat_request),
     access: ThreadAccess = Depends(turn_thread),
-    res: AppResources = Depends(resources),
+    res: AppResources = Depends(app_resources),
 ) -> StreamingResponse:
     """Events `progress` ({node, label}) per step, `verdict` ({verdict}, the final result's verdict, sent as soon as
     it is known), `delta` ({text}) answer chunks, then one `final` ({result})

@@ -34,6 +34,12 @@ def resources(request: Request) -> AppResources:
     return request.app.state.resources
 
 
+async def app_resources(request: Request) -> AppResources:
+    """The app's resources as a route dependency: a coroutine, since FastAPI runs a plain function dependency in its
+    thread pool, a thread hop that waits for the GIL while turns run (up to the 5 ms switch interval, per hop)."""
+    return resources(request)
+
+
 def turn_pool(res: AppResources) -> ThreadPoolExecutor:
     """The threads chat turns run in."""
     return res.turns or res.executor

@@ -11,7 +11,7 @@ from agent.export import ExportError, build_task, exported_offer
 from contract.languages import Language
 from web.blocking import run_blocking
 from web.body_gate import gated
-from web.deps import AppResources, resources
+from web.deps import AppResources, app_resources
 
 router = APIRouter(tags=["export"])
 
@@ -53,7 +53,7 @@ class SkyPilotExport(BaseModel):
 
 
 @router.post("/api/export/skypilot", response_model=SkyPilotExport, dependencies=[gated(TurnForExport)])
-async def export_skypilot(turn: TurnForExport, res: AppResources = Depends(resources)) -> SkyPilotExport:
+async def export_skypilot(turn: TurnForExport, res: AppResources = Depends(app_resources)) -> SkyPilotExport:
     """The recommended offer of a chat result as a SkyPilot task (422 when the offer cannot be exported)."""
     return await run_blocking(res.executor, _export, turn, res.catalog_path)
 

@@ -31,7 +31,7 @@ from tools.ranking import RankingResult
 from tools.spot import SpotRiskRequest, SpotRiskResult
 from web.body_gate import gated
 from web.chat import ERROR_RESPONSES
-from web.deps import AppResources, resources
+from web.deps import AppResources, app_resources
 from web.schemas import FaqRequest, Language
 
 router = APIRouter(prefix="/api", tags=["tools"], responses=ERROR_RESPONSES)
@@ -115,7 +115,7 @@ def catalog_endpoint(
     interconnect: Literal["nvlink", "pcie", "unknown", "none"] | None = Query(None),
     sort: Literal[tuple(SORTS)] = Query("price", description="Sort key."),  # type: ignore[valid-type]
     limit: int = Query(20, ge=1, le=MAX_CATALOG_LIMIT),
-    res: AppResources = Depends(resources),
+    res: AppResources = Depends(app_resources),
 ) -> list[Offer]:
     """Offers matching every filter given."""
     query = CatalogQuery(
@@ -140,7 +140,7 @@ def catalog_endpoint(
 def rank_endpoint(
     body: RankJob = Body(openapi_examples=RANK_EXAMPLES),
     limit: int = Query(10, ge=1, le=50, description="At most this many offers."),
-    res: AppResources = Depends(resources),
+    res: AppResources = Depends(app_resources),
 ) -> RankingResult:
     """Offers the job fits on, cheapest expected total cost first, with alternatives and exclusion counts."""
     request = RankRequest.model_validate({**body.model_dump(), "limit": limit})
@@ -178,7 +178,7 @@ def faq_post(body: FaqRequest) -> FaqAnswer:
 def _tool_endpoint(tool: Tool) -> None:
     """Register POST /api/tools/<name> for one registry tool."""
 
-    def endpoint(body: Any, res: AppResources = Depends(resources)) -> BaseModel:
+    def endpoint(body: Any, res: AppResources = Depends(app_resources)) -> BaseModel:
         return call_tool(tool.name, body, ToolContext(res.catalog_path))
 
     endpoint.__annotations__ = {"body": tool.input_model, "res": AppResources, "return": tool.output_model}

@@ -23,7 +23,7 @@ from web.compare.data import CompareQuery, chart_from, chart_points, filters_sql
 from web.compare.early import EarlyJob
 from web.compare.job import add_job_marks, job_summary, parse_job
 from web.compare.store import connect, ensure_store, store_path
-from web.deps import AppResources, resources
+from web.deps import AppResources, app_resources
 from web.errors import ApiError
 from web.serving import public_base_url
 
@@ -167,7 +167,7 @@ def _early_page(
 
 @router.get("/api/compare", response_model=CompareResult, summary="Catalog offers for the comparison table")
 async def compare_api(
-    query: Annotated[CompareQuery, Query()], res: AppResources = Depends(resources)
+    query: Annotated[CompareQuery, Query()], res: AppResources = Depends(app_resources)
 ) -> dict[str, Any]:
     """Every catalog offer (zones merged), filtered, sorted and paged; with `job`, each offer also gets the job's
     fit, per-GPU memory, hours and total cost (sorted by job cost unless `sort` says otherwise)."""
