@@ -89,3 +89,23 @@ def test_a_repeated_gpu_count_comparison_equals_a_fresh_one(db, prefer):
     snapshot = copy.deepcopy(fresh)
     fresh["offer"]["provider"] = "changed by a caller"
     assert comparison(spec, 4, db, prefer) == snapshot != fresh
+
+
+@pytest.mark.parametrize("public_first", [False, True])
+def test_the_same_job_asked_in_another_language_is_ranked_once(db, monkeypatch, public_first):
+    """A ranking reads no language: a follow-up in another language re-ranks nothing, and gets what a fresh ranking
+    of its own spec gives."""
+    spec = parse_message(JOB, use_llm=False).spec
+    other = spec.model_copy(update={"language": "id" if spec.language != "id" else "en"})
+    fresh = _fresh(other, db)
+    rankings.forget()
+    calls = []
+    real = rankings.remembered
+
+    def counted(spec, db_path, compute, **options):
+        return real(spec, db_path, lambda: calls.append(spec.language) or compute(), **options)
+
+    monkeypatch.setattr("agent.graph.questions.remembered", counted)
+    ranked(spec, db, None, public=public_first)
+    assert ranked(other, db, None) == fresh
+    assert calls == [spec.language]

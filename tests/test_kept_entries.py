@@ -64,3 +64,28 @@ def test_what_the_entries_read_keeps_them_apart(evaluated: list[object], change:
     warm = rank_offers(other, db_path=db).model_dump()
     assert evaluated, "the entries are made again"
     assert warm == _cold(other)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"language": "it"}, {"language": "id", "budget": {"amount": 40, "currency": "EUR"}}],
+)
+def test_the_same_job_in_another_language_or_budget_plans_nothing_again(
+    monkeypatch: pytest.MonkeyPatch, change: dict
+) -> None:
+    """A ranking reads no language and its plans no budget: asked so, the job's kept plans are used, and the ranking
+    equals a cold one."""
+    import tools.ranking.plans as plans
+
+    db = ensure_db()
+    clear_cache()
+    rank_offers(JOB, db_path=db)
+    costed: list[int] = []
+    cost_first = plans.cost_first_plans
+    monkeypatch.setattr(plans, "cost_first_plans", lambda items, memo: costed.append(1) or cost_first(items, memo))
+    again = JOB.model_validate({**JOB.model_dump(), **change})
+    warm = rank_offers(again, db_path=db).model_dump()
+    assert costed == []
+    monkeypatch.undo()
+    assert warm == _cold(again)
+    clear_cache()

@@ -61,7 +61,9 @@ def remembered(
     if version is None:
         ranking, notes = compute()
         return (_public(ranking) if public else ranking), notes
-    key = (spec.model_dump_json(), str(db_path), version, os.environ.get(FX_VAR))
+    from tools.ranking import ranking_key  # loaded with the first ranking, not with the agent
+
+    key = (ranking_key(spec), str(db_path), version, os.environ.get(FX_VAR))
     kept = _memory.get(key)
     if kept is None:
         ranking, notes = compute()  # new objects, handed to no one but the memory

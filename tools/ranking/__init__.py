@@ -2,7 +2,7 @@
 
 from tools.ranking.costing import CostingJob, ShapeCosts
 from tools.ranking.plans import nodes_for, plan_shape
-from tools.ranking.rank import RankingResult, rank_offers
+from tools.ranking.rank import RankingResult, rank_offers, ranking_key
 from tools.ranking.scale_out import MULTI_NODE_MIN_GPUS, fewest_nodes
 
 __all__ = [
@@ -14,4 +14,5 @@ __all__ = [
     "nodes_for",
     "plan_shape",
     "rank_offers",
+    "ranking_key",
 ]

@@ -169,6 +169,16 @@ def _on_demand_beside(headline: Costed | None, fitting: list[Costed], memo: Shap
     return min(plans, key=attrgetter("cost", "hours"), default=None)
 
 
+RANKING_BLIND: set[str] = {"language"}
+"""JobSpec fields no ranking reads (the conversation's language: a ranking's texts are the agent's to translate)."""
+
+
+def ranking_key(spec: JobSpec, *, budget: bool = True) -> str:
+    """The spec's fields a ranking reads, as JSON (without the budget: what its plans read): a job asked again in
+    another language, or with another budget, keys the same."""
+    return spec.model_dump_json(exclude=RANKING_BLIND if budget else {*RANKING_BLIND, "budget"})
+
+
 def rank_offers(
     spec: JobSpec,
     *,
@@ -225,8 +235,7 @@ def rank_offers(
     if too_small:
         excluded["too_little_vram"] = too_small
 
-    unbudgeted = spec.model_copy(update={"budget": None}).model_dump_json()
-    key = (unbudgeted, margin, preemption_rate_per_hour, str(path), mtime, reader.__name__)
+    key = (ranking_key(spec, budget=False), margin, preemption_rate_per_hour, str(path), mtime, reader.__name__)
     memo = ShapeCosts(job=job, shapes=kept_entries(job))
     planned = plan_candidates(key, groups, memo)  # a job asked before with another budget: its plans
     eligible, fitting = within_budget(planned, groups, budget, excluded)
