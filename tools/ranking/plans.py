@@ -47,6 +47,8 @@ class Planned(NamedTuple):
 
 
 _KEPT: Lru[tuple[Any, ...], Planned] = Lru(PLANS_KEPT)
+_MISMATCH = MultiNode([], "gpu_count_mismatch")
+"""The outcome of every offer whose GPUs cannot make the wished count (plans_for_group's; shared, never changed)."""
 
 
 def nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
@@ -169,7 +171,10 @@ def plan_candidates(
     for group, single_shape, gpus in groups:
         one_node = (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus  # one plan (most offers)
         if not one_node and wanted is not None:
-            outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
+            if wanted < gpus or gpus < MULTI_NODE_MIN_GPUS or wanted % gpus:  # nodes_for: no node count gives it
+                outcomes.append(_MISMATCH)  # (most offers, when a GPU count is wished)
+            else:
+                outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
             continue
         found = per_shape.get(single_shape)
         if found is None:
