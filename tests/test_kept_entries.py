@@ -89,3 +89,29 @@ def test_the_same_job_in_another_language_or_budget_plans_nothing_again(
     monkeypatch.undo()
     assert warm == _cold(again)
     clear_cache()
+
+
+def test_entries_read_the_assessment_as_its_explanation_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ranking's entries take the layout, verdict and settings from the shape's assessment without explaining it
+    (its options and assumptions are for check_topology), and say exactly what the explained topology says."""
+    import tools.ranking.rank as rank
+    from tools.jobtime.topology import Assessment
+
+    clear_cache()
+    built: list[tuple[object, tuple, dict]] = []
+    build_entry = rank.build_entry
+    monkeypatch.setattr(rank, "build_entry", lambda *a, **k: built.append((a[0], a, k)) or build_entry(*a, **k))
+    explained: list[object] = []
+    result = Assessment.result
+    monkeypatch.setattr(Assessment, "result", lambda self: explained.append(self) or result(self))
+    for spec in (
+        JOB,
+        JobSpec.model_validate({**JOB.model_dump(), "num_gpus": 8, "deadline_hours": 5.0, "budget": {"amount": 9}}),
+    ):
+        rank_offers(spec, db_path=ensure_db())
+    assert built and not explained
+    for item, args, kwargs in built:
+        direct = build_entry(*args, **kwargs)
+        via_result = build_entry(item._replace(topology=item.topology.result()), *args[1:], **kwargs)  # type: ignore[attr-defined]
+        assert direct.model_dump() == via_result.model_dump()
+    clear_cache()

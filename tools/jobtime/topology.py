@@ -254,6 +254,31 @@ class Assessment:
         return self.best.micro_batch_size if self.best else None
 
     @property
+    def sharding(self) -> str | None:
+        """Sharding of the chosen layout."""
+        return self.best.sharding if self.best else None
+
+    @property
+    def gradient_checkpointing(self) -> bool | None:
+        """Whether the chosen layout recomputes activations."""
+        return self.best.gradient_checkpointing if self.best else None
+
+    @property
+    def gradient_accumulation_steps(self) -> int | None:
+        """Micro-steps per optimizer step in the chosen layout."""
+        return self.best.gradient_accumulation_steps if self.best else None
+
+    @property
+    def exposed_comm_share(self) -> float | None:
+        """Share of the chosen layout's step spent in communication left after overlap."""
+        return self.best.exposed_comm_share if self.best else None
+
+    @property
+    def summary(self) -> str:
+        """The verdict's English one-liner (TopologyResult.summary)."""
+        return summary_of(self.verdict, self.params)
+
+    @property
     def compute_s_per_step(self) -> float | None:
         """Compute seconds per micro-step of the chosen layout."""
         return self.best.compute_s if self.best else None

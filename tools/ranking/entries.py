@@ -9,7 +9,7 @@ from typing import Any
 from contract.jobspec import JobSpec
 from tools.catalog import effective_prices
 from tools.fx import FxUsed
-from tools.jobtime import JobTime, TopologyResult, billing_for
+from tools.jobtime import Assessment, JobTime, TopologyResult, billing_for
 from tools.memory import EstimateRequest
 from tools.ranking.results import RankedOffer, Reason
 from tools.ranking.spot_terms import RESTART_BASE_S
@@ -49,7 +49,7 @@ def long_spot_reason(spot: SpotRiskResult, nodes: int, hours: float, restart_s: 
 
 
 def _reasons(
-    topology: TopologyResult,
+    topology: Assessment | TopologyResult,
     time: JobTime,
     spot: SpotRiskResult | None,
     use_spot: bool,
@@ -107,7 +107,7 @@ def _reasons(
     return reasons
 
 
-def settings_of(topology: TopologyResult, request: EstimateRequest | None) -> dict[str, Any]:
+def settings_of(topology: Assessment | TopologyResult, request: EstimateRequest | None) -> dict[str, Any]:
     """The training settings the plan's memory, time and price were computed with (the layout's choices first)."""
     found: dict[str, Any] = {
         "layout": topology.layout,
@@ -143,7 +143,7 @@ def build_entry(
     request: EstimateRequest | None = None,
 ) -> RankedOffer:
     """The full, explained entry for one costed offer (`request`: the estimator request of the job)."""
-    offer, topology, spot = item.offer, item.topology.result(), item.spot
+    offer, topology, spot = item.offer, item.topology, item.spot  # what its explanation would say, unexplained
     billing, billing_note = billing_for(offer.provider)
     reasons = _reasons(topology, item.time, spot, item.use_spot, item.cost, item.hours, budget, spec.deadline_hours)
     settings = settings_of(topology, request)
