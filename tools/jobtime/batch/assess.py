@@ -103,12 +103,12 @@ def _assessed(
 ) -> None:
     """Each searched shape's Assessment into `results`, as topology.assess makes it."""
     batch = searched.batch
-    chosen, least = searched.preferred(PREFERENCE_TOLERANCE).tolist(), searched.smallest().tolist()
+    chosen, least = searched.chosen(searched.preferred(PREFERENCE_TOLERANCE).tolist()), searched.smallest().tolist()
     usable, geo = batch.usable.tolist(), batch.geo.tolist()
     for column, index in enumerate(indices):
         candidate, hardware = found[index]
         total, per_node, nodes = batch.geometries[geo[column]]
-        best = searched.tried(chosen[column], column) if chosen[column] >= 0 else None
+        best = chosen[column]
         smallest = least[column] if least[column] != math.inf else single
         verdict = verdict_code(best, total, nodes, hardware.links, usable[column], per_node, workload)
         results[index] = Assessment(

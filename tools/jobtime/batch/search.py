@@ -66,6 +66,7 @@ class Search:
         self.workload, self.batch, self.overlap = workload, batch, overlap
         self.n = len(batch.usable)
         self.rows: list[Row] = []
+        self._stacks: dict[tuple[str, int], np.ndarray] = {}
 
     def row(self, plans: list[Plan | None], ckpt: bool, micro: int, tried: np.ndarray) -> Row | None:
         """One layout at one checkpointing setting and micro-batch on the shapes `tried` whose geometry runs it and
@@ -181,8 +182,15 @@ class Search:
         return self
 
     def _stack(self, name: str, rows: list[Row] | None = None) -> np.ndarray:
-        """One field of the rows as a (rows, shapes) array."""
-        return np.array([getattr(found, name) for found in (self.rows if rows is None else rows)])
+        """One field of the rows as a (rows, shapes) array (of all rows so far: kept until a row is added, since the
+        choice, the preference and the smallest layout each read the same fields)."""
+        if rows is not None and rows is not self.rows:
+            return np.array([getattr(found, name) for found in rows])
+        key = (name, len(self.rows))
+        found = self._stacks.get(key)
+        if found is None:
+            found = self._stacks[key] = np.array([getattr(row, name) for row in self.rows])
+        return found
 
     def _per_token(self, rows: list[Row]) -> np.ndarray:
         """layouts.time_per_token of each row on each shape, inf where it was not tried or does not fit."""
@@ -223,6 +231,51 @@ class Search:
             return np.full(self.n, np.inf)
         least: np.ndarray = np.where(self._stack("tried"), self._stack("per_gpu"), np.inf).min(axis=0)
         return least
+
+    def chosen(self, picked: list[int]) -> list[Tried | None]:
+        """`tried(picked[shape], shape)` for every shape (None where picked is -1), the fields of all shapes read from
+        the rows at once (the same values and operations as `tried`)."""
+        if not self.rows:
+            return [None] * self.n
+        at = np.maximum(np.array(picked, dtype=np.intp), 0)
+        every = np.arange(self.n)
+        seconds, comm, exposed, per_gpu, accumulation, micro, utilisation, extra = (
+            self._stack(name)[at, every].tolist()
+            for name in ("seconds", "comm", "exposed", "per_gpu", "accumulation", "micro", "utilisation", "extra_label")
+        )
+        usable, geo, rows = self.batch.usable.tolist(), self.batch.geo.tolist(), self.rows
+        found: list[Tried | None] = []
+        for shape, row in enumerate(picked):
+            if row < 0:
+                found.append(None)
+                continue
+            taken, geometry = rows[row], geo[shape]
+            plan, label = taken.plans[geometry], taken.labels[geometry]
+            assert plan is not None and label is not None  # the row was tried on this shape
+            step, moved, hidden_s, gib = seconds[shape], comm[shape], exposed[shape], per_gpu[shape]
+            both, hidden = step + moved, step + hidden_s
+            found.append(
+                Tried._make(
+                    (
+                        plan.layout,
+                        plan.sharding,
+                        plan.tp,
+                        gib,
+                        gib <= usable[shape],
+                        step,
+                        moved,
+                        hidden_s,
+                        moved / both if both > 0 else None,
+                        hidden_s / hidden if hidden > 0 else None,
+                        label + (TP_EXTRA_LABEL if extra[shape] else ""),
+                        taken.ckpt,
+                        int(accumulation[shape]),
+                        int(micro[shape]),
+                        float(utilisation[shape]),
+                    )
+                )
+            )
+        return found
 
     def options(self, shape: int) -> list[Tried]:
         """Every layout tried on one shape, in the per-shape search's order."""
