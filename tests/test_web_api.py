@@ -415,3 +415,16 @@ def test_a_bare_preference_reranks_the_threads_job(client):
     assert offers and offers[0]["est_hours"] == min(o["est_hours"] for o in offers)
     assert faster.json()["spec"]["model"] == first["spec"]["model"]
     assert_error(client.post("/api/chat", json={"message": "  "}), 422, "empty_message")
+
+
+def test_the_streams_result_is_written_by_the_json_answers_encoder(client):
+    """A number both encoders can write differently (1e-05 vs 0.00001) reads the same in the final event as in the
+    JSON answer: one encoder (pydantic-core's, the response model's) for both."""
+    body = {"message": ITALIAN_JOB, "changes": {"budget": {"amount": 0.00001, "currency": "USD"}}}
+    plain = client.post("/api/chat", json=body).text
+    with client.stream("POST", "/api/chat/stream", json=body) as response:
+        text = "".join(response.iter_text())
+    final = next(line for line in text.splitlines() if line.startswith('data: {"type":"final"'))
+    amount = '"budget":{"amount":'
+    written = {part.split(amount, 1)[1].split(",", 1)[0] for part in (plain, final) if amount in part}
+    assert len(written) == 1 and written == {plain.split(amount, 1)[1].split(",", 1)[0]}, written

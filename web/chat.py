@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
+import pydantic_core
 from fastapi import APIRouter, Body, Depends, Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import StreamingResponse
-from fastapi.sse import ServerSentEvent, format_sse_event
+from fastapi.sse import format_sse_event
 
 from web.blocking import batches_in_thread, run_blocking
 from web.body_gate import gated
@@ -88,43 +87,41 @@ async def chat(
     return with_token(result, access)
 
 
-def stream_event(event: Mapping[str, Any], access: ThreadAccess | None = None) -> ServerSentEvent:
-    """One advisor event as an SSE event named after its type (a final result carries the thread's token)."""
+def stream_event(event: Mapping[str, Any], access: ThreadAccess | None = None) -> tuple[str, bytes]:
+    """One advisor event as (its type, its SSE bytes), the event named after its type (a final result carries the
+    thread's token)."""
     kind = str(event.get("type", ""))
     if kind not in STREAM_EVENT_TYPES:
         raise ValueError(f"unknown advisor event type {kind!r}")
     data = dict(event)
     if kind == "final" and access is not None and isinstance(data.get("result"), dict):
         data["result"] = with_token(data["result"], access)
-    return ServerSentEvent(event=kind, raw_data=encode_data(data))
+    return kind, sse_bytes(kind, encode_data(data))
 
 
-def encode_data(data: Any) -> str:
-    """An event's data as POST /api/chat writes JSON (Starlette's JSONResponse: compact, UTF-8), serialised once;
-    a value plain json cannot write takes FastAPI's generic route (non-finite numbers become null)."""
+def encode_data(data: Any) -> bytes:
+    """An event's data as POST /api/chat writes JSON: pydantic-core's encoder (compact, UTF-8, a non-finite number as
+    null), serialised once; a value it cannot write goes through FastAPI's generic encoder first."""
     try:
-        return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        return json.dumps(_finite(jsonable_encoder(data)), ensure_ascii=False, separators=(",", ":"))
+        return pydantic_core.to_json(data, inf_nan_mode="null")
+    except pydantic_core.PydanticSerializationError:
+        return pydantic_core.to_json(jsonable_encoder(data), inf_nan_mode="null")
 
 
-def _finite(value: Any) -> Any:
-    """`value` with every NaN or infinity replaced by None (what FastAPI's SSE encoder does)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
+def sse_bytes(kind: str, data: bytes) -> bytes:
+    """One event in the SSE wire format (what fastapi.sse.format_sse_event writes for an event name and data, whose
+    JSON has no line break: one data line)."""
+    if b"\n" in data or b"\r" in data:  # never from the encoder; split into data lines as FastAPI would
+        return format_sse_event(data_str=data.decode(), event=kind)
+    return b"event: " + kind.encode() + b"\ndata: " + data + b"\n\n"
 
 
-def error_event(code: str, message: str, error_id: str | None = None) -> ServerSentEvent:
+def error_event(code: str, message: str, error_id: str | None = None) -> bytes:
     """An `error` event that ends a stream instead of breaking it."""
     data = {"type": "error", "code": code, "message": message}
     if error_id:
         data["error_id"] = error_id
-    return ServerSentEvent(event="error", raw_data=encode_data(data))
+    return sse_bytes("error", encode_data(data))
 
 
 SSE_ITEM_SCHEMA = {
@@ -176,11 +173,6 @@ PING_INTERVAL_S = 15.0
 KEEPALIVE = b": ping\n\n"
 
 
-def event_bytes(sse: ServerSentEvent) -> bytes:
-    """One event in the SSE wire format."""
-    return format_sse_event(data_str=sse.raw_data, event=sse.event, id=sse.id, retry=sse.retry, comment=sse.comment)
-
-
 async def _event_bytes(
     res: AppResources, produce: Callable[[Callable[[Mapping[str, Any]], None]], None], access: ThreadAccess
 ) -> AsyncIterator[bytes]:
@@ -194,19 +186,19 @@ async def _event_bytes(
                 continue
             chunk = []
             for event in batch:
-                sse = stream_event(event, access)
-                chunk.append(event_bytes(sse))
-                ended = sse.event in {"final", "error"}
+                kind, frame = stream_event(event, access)
+                chunk.append(frame)
+                ended = kind in {"final", "error"}
                 if ended:
                     break
             yield b"".join(chunk)
             if ended:
                 return
     except ValueError as error:
-        yield event_bytes(error_event("invalid_input", " ".join(str(error).split()) or "invalid input"))
+        yield error_event("invalid_input", " ".join(str(error).split()) or "invalid input")
         return
     except Exception as error:
-        yield event_bytes(error_event("internal_error", INTERNAL_MESSAGE, log_internal(error, "POST /api/chat/stream")))
+        yield error_event("internal_error", INTERNAL_MESSAGE, log_internal(error, "POST /api/chat/stream"))
         return
     if not ended:
-        yield event_bytes(error_event("internal_error", "the answer ended without a result", new_error_id()))
+        yield error_event("internal_error", "the answer ended without a result", new_error_id())
