@@ -246,33 +246,21 @@ class Search:
         usable, geo, rows = self.batch.usable.tolist(), self.batch.geo.tolist(), self.rows
         found: list[Tried | None] = []
         for shape, row in enumerate(picked):
-            if row < 0:
-                found.append(None)
-                continue
-            taken, geometry = rows[row], geo[shape]
-            plan, label = taken.plans[geometry], taken.labels[geometry]
-            assert plan is not None and label is not None  # the row was tried on this shape
-            step, moved, hidden_s, gib = seconds[shape], comm[shape], exposed[shape], per_gpu[shape]
-            both, hidden = step + moved, step + hidden_s
             found.append(
-                Tried._make(
-                    (
-                        plan.layout,
-                        plan.sharding,
-                        plan.tp,
-                        gib,
-                        gib <= usable[shape],
-                        step,
-                        moved,
-                        hidden_s,
-                        moved / both if both > 0 else None,
-                        hidden_s / hidden if hidden > 0 else None,
-                        label + (TP_EXTRA_LABEL if extra[shape] else ""),
-                        taken.ckpt,
-                        int(accumulation[shape]),
-                        int(micro[shape]),
-                        float(utilisation[shape]),
-                    )
+                None
+                if row < 0
+                else _tried(
+                    rows[row],
+                    geo[shape],
+                    seconds[shape],
+                    comm[shape],
+                    exposed[shape],
+                    per_gpu[shape],
+                    usable[shape],
+                    extra[shape],
+                    int(accumulation[shape]),
+                    int(micro[shape]),
+                    float(utilisation[shape]),
                 )
             )
         return found
@@ -285,34 +273,57 @@ class Search:
         """The per-shape search's Tried for one row on one shape (shares as layouts._option computes them)."""
         found = self.rows[row]
         geometry = int(self.batch.geo[shape])
-        plan, label = found.plans[geometry], found.labels[geometry]
-        assert plan is not None and label is not None  # the row was tried on this shape
-        seconds, comm, exposed = (
+        return _tried(
+            found,
+            geometry,
             float(found.seconds[shape]),
             float(found.comm[shape]),
             float(found.exposed[shape]),
+            float(found.per_gpu[shape]),
+            float(self.batch.usable[shape]),
+            bool(found.extra_label[shape]),
+            int(found.accumulation[shape]),
+            int(found.micro[shape]),
+            float(found.utilisation[shape]),
         )
-        per_gpu = float(found.per_gpu[shape])
-        both, hidden = seconds + comm, seconds + exposed
-        return Tried._make(
-            (
-                plan.layout,
-                plan.sharding,
-                plan.tp,
-                per_gpu,
-                per_gpu <= float(self.batch.usable[shape]),
-                seconds,
-                comm,
-                exposed,
-                comm / both if both > 0 else None,
-                exposed / hidden if hidden > 0 else None,
-                label + (TP_EXTRA_LABEL if found.extra_label[shape] else ""),
-                found.ckpt,
-                int(found.accumulation[shape]),
-                int(found.micro[shape]),
-                float(found.utilisation[shape]),
-            )
+
+
+def _tried(
+    row: Row,
+    geometry: int,
+    seconds: float,
+    comm: float,
+    exposed: float,
+    per_gpu: float,
+    usable: float,
+    extra: bool,
+    accumulation: int,
+    micro: int,
+    utilisation: float,
+) -> Tried:
+    """A row's Tried on one shape of `geometry` from that shape's values (as Python numbers)."""
+    plan, label = row.plans[geometry], row.labels[geometry]
+    assert plan is not None and label is not None  # the row was tried on this shape
+    both, hidden = seconds + comm, seconds + exposed
+    return Tried._make(
+        (
+            plan.layout,
+            plan.sharding,
+            plan.tp,
+            per_gpu,
+            per_gpu <= usable,
+            seconds,
+            comm,
+            exposed,
+            comm / both if both > 0 else None,
+            exposed / hidden if hidden > 0 else None,
+            label + (TP_EXTRA_LABEL if extra else ""),
+            row.ckpt,
+            accumulation,
+            micro,
+            utilisation,
         )
+    )
 
 
 def _merged(first: Row, second: Row, take: np.ndarray) -> Row:
