@@ -199,9 +199,14 @@ def _billing_rows(conn: sqlite3.Connection) -> list[tuple[str, float | int, int]
 
 
 def _build(catalog: Path, path: Path) -> None:
-    """Write the store: shapes, listings (regions and zones grouped), places, meta, indexes."""
+    """Write the store: shapes, listings (regions and zones grouped), places, meta, indexes.
+
+    The offers pass through SQLite about four times: the distinct shapes, each offer with its shape (`tagged`, in
+    id order), one sort of them that groups the few listings of several offers, then the listings (`rows`) and
+    `places` both read in id order, a listing's id (its lowest offer id) being where it first appears."""
     shape_cols = ", ".join(SHAPE_COLUMNS)
     same = " AND ".join(f"s.{c} IS o.{c}" for c in SHAPE_COLUMNS)
+    key = "provider, instance_type, price_key, spot_key, shape_id"  # a listing: one instance at one price pair
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
@@ -211,41 +216,67 @@ def _build(catalog: Path, path: Path) -> None:
         conn.execute("CREATE TABLE billing (provider TEXT PRIMARY KEY, billing_s INTEGER, billing_assumed INTEGER)")
         conn.executemany("INSERT INTO billing VALUES (?, ?, ?)", _billing_rows(conn))
         conn.execute(f"CREATE TABLE shapes (id INTEGER PRIMARY KEY, {shape_cols}, rep_id INTEGER)")
-        conn.execute(f"CREATE TEMP TABLE shape_set AS SELECT DISTINCT {shape_cols} FROM cat.offers")  # a few hundred
-        # kept in a small index as the offers pass, not a sort of every offer; ids in GROUP BY order, as before
+        # a few hundred, kept in a small index as the offers pass in table order (NOT INDEXED: the catalog's
+        # provider index would cost a table seek per offer), not a sort of every offer; ids in GROUP BY order
+        conn.execute(f"CREATE TEMP TABLE shape_set AS SELECT DISTINCT {shape_cols} FROM cat.offers NOT INDEXED")
         conn.execute(f"INSERT INTO shapes ({shape_cols}) SELECT {shape_cols} FROM temp.shape_set ORDER BY {shape_cols}")
-        conn.execute("DROP TABLE temp.shape_set")
         conn.execute("CREATE INDEX shapes_key ON shapes (" + shape_cols + ")")
+        # each shape's id beside its columns typed as the offers' (shapes' are untyped), so that an offer finds its
+        # shape by one seek on every column
         conn.execute(
-            "CREATE TEMP TABLE tagged AS SELECT o.id AS offer_id, s.id AS shape_id, o.provider, o.instance_type, "
-            "o.price_key, o.spot_key, o.region_lc, o.zone_lc FROM cat.offers o JOIN shapes s ON " + same
+            f"CREATE TEMP TABLE shape_ids AS SELECT {', '.join(f'o.{c}' for c in SHAPE_COLUMNS)}, s.id "
+            f"FROM temp.shape_set o JOIN shapes s ON {same}"
+        )
+        conn.execute(f"CREATE INDEX temp.shape_ids_key ON shape_ids ({shape_cols}, id)")
+        conn.execute(  # every offer with its shape, in id order (its rowid): the steps below read it in that order
+            "CREATE TEMP TABLE tagged (offer_id INTEGER PRIMARY KEY, shape_id INTEGER, provider TEXT, "
+            "instance_type TEXT, price_key REAL, spot_key REAL, region TEXT, zone TEXT, region_lc TEXT, zone_lc TEXT)"
         )
         conn.execute(
-            "CREATE TABLE listings AS SELECT CAST(min(t.offer_id) AS INTEGER) AS rep_id, t.shape_id, t.provider, t.instance_type, "
-            "t.price_key, t.spot_key, count(*) AS offers, coalesce(group_concat(DISTINCT t.region_lc), '') || ' ' || "
-            "coalesce(group_concat(DISTINCT t.zone_lc), '') AS places_lc FROM tagged t "
-            "GROUP BY t.provider, t.instance_type, t.price_key, t.spot_key, t.shape_id ORDER BY min(t.offer_id)"
+            "INSERT INTO temp.tagged SELECT o.id, s.id, o.provider, o.instance_type, o.price_key, o.spot_key, o.region, "
+            f"o.zone, o.region_lc, o.zone_lc FROM cat.offers o JOIN temp.shape_ids s ON {same} ORDER BY o.id"
+        )
+        # Nearly every listing is one offer: one sort of the offers gives the listings of several (regions and zones
+        # in offer id order, as a GROUP BY of every listing gave them), then each of their offers with the
+        # listing's id (its lowest offer id)
+        conn.execute("CREATE TEMP TABLE listed (rep INTEGER PRIMARY KEY, offers, places_lc, ids)")
+        conn.execute(
+            "INSERT INTO temp.listed SELECT CAST(min(offer_id) AS INTEGER), count(*), "
+            "coalesce(group_concat(DISTINCT region_lc), '') || ' ' || coalesce(group_concat(DISTINCT zone_lc), ''), "
+            f"group_concat(offer_id) FROM temp.tagged GROUP BY {key} HAVING count(*) > 1 ORDER BY 1"
+        )
+        conn.execute("CREATE TEMP TABLE grouped (offer_id INTEGER PRIMARY KEY, rep INTEGER)")
+        conn.execute(
+            "INSERT INTO temp.grouped SELECT j.value, l.rep FROM temp.listed l, json_each('[' || l.ids || ']') j "
+            "ORDER BY 1"
+        )
+        # a listing is its first offer's row (in id order, so rows come in id order): a lone offer's places are its
+        # own region and zone
+        places_lc = (
+            "(CASE WHEN l.rep IS NULL THEN coalesce(t.region_lc, '') || ' ' || coalesce(t.zone_lc, '') "
+            "ELSE l.places_lc END)"
         )
         conn.execute(
-            "CREATE TABLE rows AS SELECT l.rep_id AS id, l.shape_id, l.offers, o.provider, o.provider_lc, "
-            "o.upstream_lc, o.instance_type, o.gpu, o.gpu_lc, o.gpu_form_factor, o.gpu_count, o.vram_gib_per_gpu, "
-            "o.vram_key, o.interconnect, o.price_per_hour, o.spot_price_per_hour, o.price_per_hour * 1.0 / o.gpu_count AS price_per_gpu_hour, "
-            "l.price_key, l.spot_key, o.ppg_key, o.snapshot_date, o.on_demand_is_market, b.billing_s, "
-            "b.billing_assumed, o.region AS region, o.region_lc AS region_lc, l.places_lc, "
-            "o.gpu_lc || ' ' || o.provider_lc || ' ' || lower(o.instance_type) || ' ' || l.places_lc AS words "
-            "FROM listings l JOIN cat.offers o ON o.id = l.rep_id JOIN billing b ON b.provider = o.provider"
+            "CREATE TABLE rows AS SELECT CAST(t.offer_id AS INTEGER) AS id, t.shape_id, coalesce(l.offers, 1) AS offers, "
+            "o.provider, o.provider_lc, o.upstream_lc, o.instance_type, o.gpu, o.gpu_lc, o.gpu_form_factor, "
+            "o.gpu_count, o.vram_gib_per_gpu, o.vram_key, o.interconnect, o.price_per_hour, o.spot_price_per_hour, "
+            "o.price_per_hour * 1.0 / o.gpu_count AS price_per_gpu_hour, t.price_key, t.spot_key, o.ppg_key, "
+            "o.snapshot_date, o.on_demand_is_market, b.billing_s, b.billing_assumed, o.region AS region, "
+            f"o.region_lc AS region_lc, {places_lc} AS places_lc, "
+            f"o.gpu_lc || ' ' || o.provider_lc || ' ' || lower(o.instance_type) || ' ' || {places_lc} AS words "
+            "FROM temp.tagged t LEFT JOIN temp.grouped g ON g.offer_id = t.offer_id LEFT JOIN temp.listed l "
+            "ON l.rep = t.offer_id CROSS JOIN cat.offers o ON o.id = t.offer_id CROSS JOIN billing b "
+            "ON b.provider = o.provider WHERE g.rep IS NULL OR g.rep = t.offer_id ORDER BY t.offer_id"
         )
-        conn.execute(
-            "CREATE UNIQUE INDEX listing_key ON listings (provider, instance_type, price_key, spot_key, shape_id)"
+        # a listing's distinct regions and zones (none where a key column is NULL: a listing key never equals one)
+        known = "t.provider IS NOT NULL AND t.instance_type IS NOT NULL AND t.price_key IS NOT NULL AND t.spot_key IS NOT NULL"
+        conn.execute(  # lone offers in id order, merged with the grouped listings' places
+            "CREATE TABLE places AS SELECT t.offer_id AS row_id, t.region, t.zone, t.region_lc, t.zone_lc "
+            f"FROM temp.tagged t LEFT JOIN temp.grouped g ON g.offer_id = t.offer_id WHERE g.rep IS NULL AND {known} "
+            "UNION ALL SELECT * FROM (SELECT DISTINCT g.rep, t.region, t.zone, t.region_lc, t.zone_lc "
+            f"FROM temp.grouped g CROSS JOIN temp.tagged t ON t.offer_id = g.offer_id WHERE {known}) ORDER BY 1, 2, 3"
         )
-        conn.execute(
-            "CREATE TABLE places AS SELECT DISTINCT l.rep_id AS row_id, o.region, o.zone, o.region_lc, o.zone_lc "
-            "FROM cat.offers o JOIN tagged t ON t.offer_id = o.id JOIN listings l ON l.provider = t.provider "
-            "AND l.instance_type = t.instance_type AND l.price_key = t.price_key AND l.spot_key = t.spot_key "
-            "AND l.shape_id = t.shape_id ORDER BY l.rowid, o.region, o.zone"
-        )
-        conn.execute("DROP TABLE listings")
-        conn.execute("DROP TABLE temp.tagged")
+        # the temp tables go with the connection (dropping them costs a pass over their pages; ANALYZE main skips them)
         conn.execute("CREATE INDEX places_row ON places (row_id)")
         conn.execute("CREATE INDEX places_region ON places (region_lc, row_id)")
         conn.execute("CREATE INDEX places_zone ON places (zone_lc, row_id)")
@@ -258,10 +289,12 @@ def _build(catalog: Path, path: Path) -> None:
             "UPDATE shapes SET rows = (SELECT count(*) FROM rows r WHERE r.shape_id = shapes.id), "
             "rep_id = (SELECT min(r.id) FROM rows r WHERE r.shape_id = shapes.id)"
         )
-        conn.execute(
-            "CREATE TABLE facets AS SELECT DISTINCT 'gpus' AS kind, gpu AS value FROM rows "
-            "UNION ALL SELECT DISTINCT 'providers', provider FROM rows "
-            "UNION ALL SELECT DISTINCT 'interconnects', interconnect FROM rows"
+        conn.execute(  # each value is first met on a shape's first row (a shape's rows share its gpu, provider and
+            # interconnect): those few rows in id order list the values as a pass over every row did
+            "CREATE TABLE facets AS WITH firsts(at) AS (SELECT r.rowid FROM rows r WHERE r.id IN (SELECT rep_id FROM shapes)) "
+            "SELECT DISTINCT 'gpus' AS kind, gpu AS value FROM rows WHERE rowid IN firsts "
+            "UNION ALL SELECT DISTINCT 'providers', provider FROM rows WHERE rowid IN firsts "
+            "UNION ALL SELECT DISTINCT 'interconnects', interconnect FROM rows WHERE rowid IN firsts"
         )
         conn.execute(
             "CREATE TABLE meta AS SELECT count(*) AS offers, max(snapshot_date) AS snapshot_date FROM cat.offers"
@@ -270,7 +303,7 @@ def _build(catalog: Path, path: Path) -> None:
         write_price_arrays(conn)
         conn.execute("COMMIT")
         conn.execute("DETACH DATABASE cat")
-        conn.execute("ANALYZE")
+        conn.execute("ANALYZE main")
         conn.execute("PRAGMA journal_mode = WAL")
 
 
