@@ -3,6 +3,7 @@ billing rounding and minimums. Every default and assumption is returned with the
 """
 
 from tools.jobtime.batch import assess_many, holds_many
+from tools.jobtime.candidate import Candidate, TopologyResult
 from tools.jobtime.estimate_block import EstimateWithThroughput, ThroughputBlock, throughput_block
 from tools.jobtime.overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
 from tools.jobtime.timing import (
@@ -22,9 +23,7 @@ from tools.jobtime.timing import (
 from tools.jobtime.topology import (
     DEFAULT_MEMORY_MARGIN,
     Assessment,
-    Candidate,
     Hardware,
-    TopologyResult,
     assess,
     check_topology,
     hardware_of,

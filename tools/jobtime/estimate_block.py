@@ -6,8 +6,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from tools.gpus import lookup_gpu
+from tools.jobtime.candidate import Candidate
 from tools.jobtime.throughput import FLOPS_SOURCE, flops_per_token, peak_tflops
-from tools.jobtime.topology import Candidate, check_topology
+from tools.jobtime.topology import check_topology
 from tools.jobtime.workload import workload_for_request
 from tools.memory import Estimate, EstimateRequest
 

@@ -8,7 +8,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from contract.jobspec import JobSpec
-from tools.jobtime.topology import Assessment, TopologyResult
+from tools.jobtime.candidate import TopologyResult
+from tools.jobtime.topology import Assessment
 from tools.jobtime.workload import Workload
 from tools.providers import get_provider
 from tools.spot import Billing, billed_seconds

@@ -10,13 +10,13 @@ from collections.abc import Sequence
 
 from tools.gpus import GpuSpec
 from tools.jobtime.batch.search import Batch, Geometry, Search, Steps, Unbatchable
+from tools.jobtime.candidate import Candidate
 from tools.jobtime.layouts import compute, memory_gib
 from tools.jobtime.topology import (
     DEFAULT_MEMORY_MARGIN,
     PREFERENCE_TOLERANCE,
     SINGLE_GPU,
     Assessment,
-    Candidate,
     Hardware,
 )
 from tools.jobtime.verdicts import verdict_code

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tools.jobtime.candidate import Candidate
 from tools.jobtime.layouts import compute, data_parallel_plans, layout_slot, tensor_parallel_plans, tp_degrees
-from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN, Candidate, Hardware
+from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN, Hardware
 from tools.jobtime.verdicts import nvlink_only_gib
 from tools.jobtime.workload import Workload
 
