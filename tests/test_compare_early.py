@@ -184,3 +184,33 @@ def test_listings_are_priced_in_memory_as_sql_prices_them(plans, listings, inter
         )
     ]
     assert got == [(i, bool(spot), *rest) for i, spot, *rest in expected]
+
+
+def test_a_new_jobs_first_page_does_not_wait_for_another_jobs_table(catalog, monkeypatch):
+    """Two new jobs in a row on a large store: while the first job's table is written in the background, the second
+    job's first page is served (priced in memory), not held until that write ends."""
+    monkeypatch.setattr(early, "EARLY_FROM", 0)
+    early._jobs.clear()
+    first_job, second_job = "LoRA Qwen2.5 7B, sequence length 3001", "QLoRA Llama 3 8B, sequence length 2999"
+    writing, release = threading.Event(), threading.Event()
+    write = costs._write_job
+
+    def slow_write(conn, spec, name, plans):  # the first job's table takes as long as the test says
+        if name == _name(first_job):
+            writing.set()
+            release.wait(30)
+        return write(conn, spec, name, plans)
+
+    monkeypatch.setattr(costs, "_write_job", slow_write)
+    ensure_store(catalog)
+    try:
+        compare_page(CompareQuery(job=first_job), catalog)
+        assert writing.wait(10), "the first job's table is being written"
+        served: list[dict] = []
+        second = threading.Thread(target=lambda: served.append(compare_page(CompareQuery(job=second_job), catalog)))
+        second.start()
+        second.join(timeout=10)
+        assert served and served[0]["rows"], "the second job's first page waited for the first job's table"
+    finally:
+        release.set()
+        costs.wait_for_builds()

@@ -31,6 +31,9 @@ from web.compare.store import BUSY_TIMEOUT_S, OD_PRICE, SPOT_PRICE, connect
 
 MAX_JOB_TABLES = 16
 _lock = threading.Lock()
+"""Held while this process writes a job's table or a sort index (one writer at a time; other workers wait on SQLite)."""
+_registry = threading.Lock()
+"""Guards `_building` only: registering a background build never waits for another job's table to be written."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,8 +183,8 @@ def built_table(conn: sqlite3.Connection, name: str) -> JobTable | None:
 
 def build_later(store: Path, spec: JobSpec, name: str, plans: JobPlans) -> None:
     """Write the job's table in a background thread (one per job and process), so that a new job's first pages
-    need not wait for it (web.compare.early); ensure_job waits for it."""
-    with _lock:
+    need not wait for it (web.compare.early), nor for another job's table being written; ensure_job waits for it."""
+    with _registry:
         if name not in _building:
             _building[name] = threading.Thread(
                 target=_build_later, args=(store, spec, name, plans), name=f"compare-{name}", daemon=True
@@ -201,14 +204,14 @@ def _build_later(store: Path, spec: JobSpec, name: str, plans: JobPlans) -> None
     except Exception as error:
         logging.getLogger("gpu_advisor.web").warning("job table %s not built: %s", name, error)
     finally:
-        with _lock:
+        with _registry:
             _building.pop(name, None)
 
 
 def wait_for_builds() -> None:
     """Wait until the job tables being built in the background are written (tests, shutdown)."""
     while True:
-        with _lock:
+        with _registry:
             threads = list(_building.values())
         if not threads:
             return
