@@ -274,3 +274,26 @@ def test_is_pcie_enough_on_an_nvlink_plan_gives_the_pcie_figure(advisor):
     )
     share = pcie.params["exposed_comm_share"]
     assert "PCIe" in answer and f"{100 * share:.0f} %" in answer, (answer, share)
+
+
+@pytest.mark.parametrize(
+    ("language", "job", "what_if"),
+    [
+        ("en", "QLoRA on Llama 3 70B, 100M tokens, budget $400, spot ok", "what if I use spot?"),
+        ("it", "QLoRA su Llama 3 70B, 100M token, budget 400 euro, vanno bene le spot", "e se uso le spot?"),
+        ("id", "QLoRA pada Llama 3 70B, 100 juta token, boleh spot", "kalau pakai spot?"),
+    ],
+)
+def test_a_what_if_the_job_already_has_says_so_and_offers_no_switch(advisor, language, job, what_if):
+    """Asking for what the job already has (spot, when spot is allowed) names the plan as it is: no empty change
+    ("With -:"), no "now" line repeating the same plan, no offer to switch to it."""
+    first = advisor.respond(job)
+    assert first["spec"]["interruptible_ok"] is True and first["offers"]
+    asked = advisor.respond(what_if, thread_id=first["thread_id"])
+    assert asked["act"] == "what_if" and asked["spec"] == first["spec"]
+    answer = asked["answer"]
+    assert not re.search(r"(^|\s)-:", answer), answer
+    assert first["offers"][0]["provider"] in answer, answer
+    assert answer.count(first["offers"][0]["provider"]) == 1, answer  # the plan named once, not "with" and "now"
+    switch = {"en": "ok, do that", "it": "ok, fallo", "id": "oke, pakai itu"}[language]
+    assert switch not in answer, answer

@@ -148,8 +148,9 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
     top, pending = None, state.get("pending")
     if act == "what_if" and state.get("spec"):
         kind, text, top, hyp = what_if.answer(state, db_path)
-        text += "\n\n" + t["unchanged_adopt"]
         pending = {k: v for k, v in hyp.items() if v != (state.get("spec") or {}).get(k)}
+        if pending:  # something to switch to
+            text += "\n\n" + t["unchanged_adopt"]
     elif act == "inverse":
         lines, top = inverse.answer(state, db_path)
         kind, text = "inverse", "\n\n".join(lines)

@@ -62,6 +62,10 @@ def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, An
         text = writing.yes_no({**state, "spec": hyp, "feasibility": fit, "ranking": ranking})
         offer, _ = writing.rental_for(fit, offers)
         return "yes_no", text, offer, hyp
+    asked = {k: v for k, v in hyp.items() if k in (state.get("parsed") or {}) and k != "language"}
+    if not changed and asked and plan is not None:  # what the job already has: the plan as it is, once
+        rental = with_limits(plan, spec, language, state.get("display_currency"))
+        return "what_if", t["whatif_already"].format(change=_change_words(asked, language), rental=rental), plan, hyp
     words = _change_words(changed, language) or "-"
     if offers:
         lines = [
