@@ -157,7 +157,7 @@ class Search:
             runs = np.array([plan is not None for plan in plans], dtype=bool)
             if runs.any():
                 self.plan(plans, runs[batch.geo])
-        fastest = self.fastest(self.rows)
+        fastest = self.fastest()
         fits = fastest >= 0
         best_share = np.zeros(self.n)
         if fits.any():
@@ -181,26 +181,24 @@ class Search:
                     self.plan(plans, enabled)
         return self
 
-    def _stack(self, name: str, rows: list[Row] | None = None) -> np.ndarray:
-        """One field of the rows as a (rows, shapes) array (of all rows so far: kept until a row is added, since the
-        choice, the preference and the smallest layout each read the same fields)."""
-        if rows is not None and rows is not self.rows:
-            return np.array([getattr(found, name) for found in rows])
+    def _stack(self, name: str) -> np.ndarray:
+        """One field of the rows so far as a (rows, shapes) array (kept until a row is added: the choice, the
+        preference and the smallest layout each read the same fields)."""
         key = (name, len(self.rows))
         found = self._stacks.get(key)
         if found is None:
             found = self._stacks[key] = np.array([getattr(row, name) for row in self.rows])
         return found
 
-    def _per_token(self, rows: list[Row]) -> np.ndarray:
-        """layouts.time_per_token of each row on each shape, inf where it was not tried or does not fit."""
-        if not rows:
+    def _per_token(self) -> np.ndarray:
+        """layouts.time_per_token of each row so far on each shape, inf where it was not tried or does not fit."""
+        if not self.rows:
             return np.full((0, self.n), np.inf)
         batch, seq = self.batch, self.workload.seq_len
-        replicas = np.array([batch.total // self._tp(found) for found in rows])
-        step = self._stack("seconds", rows) + self._stack("exposed", rows)
-        per_token = step / (replicas * self._stack("micro", rows) * seq)
-        fitting = self._stack("tried", rows) & (self._stack("per_gpu", rows) <= batch.usable)
+        replicas = np.array([batch.total // self._tp(found) for found in self.rows])
+        step = self._stack("seconds") + self._stack("exposed")
+        per_token = step / (replicas * self._stack("micro") * seq)
+        fitting = self._stack("tried") & (self._stack("per_gpu") <= batch.usable)
         return np.where(fitting, per_token, np.inf)
 
     @staticmethod
@@ -208,16 +206,16 @@ class Search:
         """The row's tensor-parallel degree (one per row)."""
         return next(plan.tp for plan in row.plans if plan is not None)
 
-    def fastest(self, rows: list[Row]) -> np.ndarray:
-        """Per shape the index of its fastest fitting row (the first of equals), -1 where none fits."""
-        per_token = self._per_token(rows)
+    def fastest(self) -> np.ndarray:
+        """Per shape the index of its fastest fitting row so far (the first of equals), -1 where none fits."""
+        per_token = self._per_token()
         if not len(per_token):
             return np.full(self.n, -1)
         return np.where(np.isfinite(per_token.min(axis=0)), per_token.argmin(axis=0), -1)
 
     def preferred(self, tolerance: float) -> np.ndarray:
         """topology._preferred per shape: the first fitting row within `tolerance` of the fastest, -1 where none."""
-        per_token = self._per_token(self.rows)
+        per_token = self._per_token()
         if not len(per_token):
             return np.full(self.n, -1)
         least = per_token.min(axis=0)
