@@ -232,11 +232,42 @@ def _option(
     step = compute(workload, gpu, plan.tp, ckpt, micro)
     seconds = step.seconds if step else None
     comm = comm_on(moved, links, seconds, overlap)
+    return tried_of(
+        plan,
+        per_gpu,
+        usable,
+        seconds,
+        comm.seconds,
+        comm.exposed,
+        comm.label,
+        ckpt,
+        comm.accumulation,
+        micro,
+        step.utilisation_value if step else None,
+    )
+
+
+def tried_of(
+    plan: Plan,
+    per_gpu: float,
+    usable: float,
+    seconds: float | None,
+    comm_s: float,
+    exposed_s: float,
+    label: str,
+    ckpt: bool,
+    accumulation: int,
+    micro: int,
+    utilisation: float | None,
+) -> Tried:
+    """A layout's Tried from its figures: whether it fits `usable`, and the communication shares of its step (none
+    without the step's seconds). The per-shape search and the batch search (tools.jobtime.batch.search) both make
+    theirs here."""
     share = hidden_share = None
     if seconds is not None:
-        both, hidden = seconds + comm.seconds, seconds + comm.exposed
-        share = comm.seconds / both if both > 0 else None
-        hidden_share = comm.exposed / hidden if hidden > 0 else None
+        both, hidden = seconds + comm_s, seconds + exposed_s
+        share = comm_s / both if both > 0 else None
+        hidden_share = exposed_s / hidden if hidden > 0 else None
     return Tried._make(
         (
             plan.layout,
@@ -245,15 +276,15 @@ def _option(
             per_gpu,
             per_gpu <= usable,
             seconds,
-            comm.seconds,
-            comm.exposed,
+            comm_s,
+            exposed_s,
             share,
             hidden_share,
-            comm.label,
+            label,
             ckpt,
-            comm.accumulation,
+            accumulation,
             micro,
-            step.utilisation_value if step else None,
+            utilisation,
         )
     )
 

@@ -27,6 +27,7 @@ from tools.jobtime.layouts import (
     data_parallel_plans,
     layout_slot,
     tensor_parallel_plans,
+    tried_of,
 )
 from tools.jobtime.workload import Workload
 
@@ -302,26 +303,8 @@ def _tried(
     """A row's Tried on one shape of `geometry` from that shape's values (as Python numbers)."""
     plan, label = row.plans[geometry], row.labels[geometry]
     assert plan is not None and label is not None  # the row was tried on this shape
-    both, hidden = seconds + comm, seconds + exposed
-    return Tried._make(
-        (
-            plan.layout,
-            plan.sharding,
-            plan.tp,
-            per_gpu,
-            per_gpu <= usable,
-            seconds,
-            comm,
-            exposed,
-            comm / both if both > 0 else None,
-            exposed / hidden if hidden > 0 else None,
-            label + (TP_EXTRA_LABEL if extra else ""),
-            row.ckpt,
-            accumulation,
-            micro,
-            utilisation,
-        )
-    )
+    label += TP_EXTRA_LABEL if extra else ""
+    return tried_of(plan, per_gpu, usable, seconds, comm, exposed, label, row.ckpt, accumulation, micro, utilisation)
 
 
 def _merged(first: Row, second: Row, take: np.ndarray) -> Row:
