@@ -297,3 +297,17 @@ def test_a_what_if_the_job_already_has_says_so_and_offers_no_switch(advisor, lan
     assert answer.count(first["offers"][0]["provider"]) == 1, answer  # the plan named once, not "with" and "now"
     switch = {"en": "ok, do that", "it": "ok, fallo", "id": "oke, pakai itu"}[language]
     assert switch not in answer, answer
+
+
+@pytest.mark.parametrize(("language", "adopt"), [("en", "ok, do that"), ("it", "ok, fallo"), ("id", "oke, pakai itu")])
+def test_adopting_with_no_proposal_says_so_and_keeps_the_job(advisor, language, adopt):
+    """ "Ok, do that" with no what-if waiting (the turn before answered a question): the job stays as it is and the
+    answer says there is nothing to adopt, instead of declining the message as off-topic."""
+    first = _job(advisor, language)
+    advisor.respond(
+        {"en": "why 2 GPUs?", "it": "perché 2 GPU?", "id": "kenapa 2 GPU?"}[language], thread_id=first["thread_id"]
+    )
+    adopted = advisor.respond(adopt, thread_id=first["thread_id"])
+    assert adopted["intent"] != "out_of_scope", adopted["answer"]
+    assert adopted["spec"] == first["spec"] and adopted["changed"] == []
+    assert adopted["offers"] and adopted["offers"][0]["provider"] in adopted["answer"], adopted["answer"]

@@ -78,6 +78,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "act_drops": [],
     "restored": False,
     "undo_missing": False,
+    "adopt_missing": False,
     "replaced_top": None,
     "default_method": None,
     "model_guess": None,

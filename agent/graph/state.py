@@ -89,6 +89,7 @@ class AgentState(TypedDict, total=False):
     """The last currency the user asked totals in (persists)."""
     restored: bool
     undo_missing: bool
+    adopt_missing: bool
     replaced_top: dict[str, Any] | None
     default_method: str | None
     model_guess: str | None

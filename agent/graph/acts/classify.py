@@ -233,6 +233,8 @@ def _read(
         return ActReading("question", topic, currency=currency_asked(text, language), gpus=gpus)
     if preference:
         return ActReading("change", "prefer")
+    if has("adopt", text, language) and not fields:  # "ok, do that" with no what-if waiting: nothing to adopt
+        return ActReading("change", "adopt")
     return ActReading(_without_job(base_intent) if base_intent != "follow_up" else "question", gpus=gpus)
 
 

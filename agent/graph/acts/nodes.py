@@ -103,7 +103,9 @@ def merged_spec(
         extra["restored"] = True
         restored = {k: v for k, v in target["spec"].items() if k != "language"}
         return None, restored, list(restored), extra
-    if act == "change" and state.get("act_topic") == "adopt" and state.get("pending"):
+    if act == "change" and state.get("act_topic") == "adopt":
+        if not state.get("pending"):
+            return previous, {}, [], extra | {"adopt_missing": True}
         pending = dict(state["pending"])
         return previous, pending, [k for k in pending if k != "language"], extra | {"pending": None}
     cleared = {name: None for name in state.get("act_clears") or []}
@@ -177,13 +179,15 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
 
 
 def preface(state: dict[str, Any]) -> str | None:
-    """The line a recommendation starts with for its act: a replaced job, a restored plan, nothing to undo."""
+    """The line a recommendation starts with for its act: a replaced job, a restored plan, nothing to undo or adopt."""
     t = act_templates(state["language"])
     guess = _guess_line(state, t)
     if guess:
         return guess
     if state.get("undo_missing"):
         return t["nothing_to_undo"]
+    if state.get("adopt_missing"):
+        return t["nothing_to_adopt"]
     if state.get("restored"):
         return t["restored"]
     if state.get("act") == "new_job" and state.get("replaced_top"):
