@@ -4,6 +4,7 @@ candidate tuples (issue 27: what a new job leaves behind for the garbage collect
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tools.catalog.shapes as shapes
@@ -11,7 +12,7 @@ from contract.jobspec import JobSpec
 from tools.catalog import candidate_groups, ensure_db, verdicts_of, workload_key
 from tools.jobtime import build_workload, shape_workload
 from tools.jobtime.topology import DEFAULT_MEMORY_MARGIN
-from tools.ranking.plans import clear_plans
+from tools.ranking.plans import clear_plans, makes_count, nodes_for
 from tools.ranking.rank import _candidates, _with_memory, clear_cache, rank_offers
 
 
@@ -78,13 +79,36 @@ def test_new_floors_select_the_shared_candidate_tuples() -> None:
     path, mtime = str(db), db.stat().st_mtime
     found = _candidates(candidate_groups, path, mtime, None, None, None)
     every, considered = found.items, found.considered
-    low, considered_low, _ = _with_memory(found, 10.0)
-    high, _, too_small = _with_memory(found, 70.0)
+    low, considered_low, _, none = _with_memory(found, 10.0, None)
+    high, _, too_small, _ = _with_memory(found, 70.0, None)
+    assert none == 0, "no GPU count wished: none mismatched"
     assert considered_low == considered and 0 < len(high) < len(low) <= len(every)
     ids = {id(item) for item in every}
     assert all(id(item) in ids for item in low + high)
     assert all((item[0].offer.vram_gib_per_gpu or 0) >= 70.0 for item in high)
     assert too_small == considered - sum(group.count for group, _, _ in high)
+
+
+def test_a_wished_gpu_count_selects_the_candidates_that_can_make_it() -> None:
+    clear_cache()
+    db = ensure_db()
+    found = _candidates(candidate_groups, str(db), db.stat().st_mtime, None, None, None)
+    every, _, _, _ = _with_memory(found, 10.0, None)
+    for wanted in (1, 2, 4, 8, 16, 24, 32):
+        kept, _, _, mismatched = _with_memory(found, 10.0, wanted)
+        makes = [item for item in every if nodes_for(item[0].offer, wanted) is not None]
+        assert kept == tuple(makes), f"{wanted} GPUs: the candidates nodes_for can place, in order"
+        assert mismatched == sum(group.count for group, _, _ in every if nodes_for(group.offer, wanted) is None)
+        assert mismatched > 0, "every count leaves some offer out"
+
+
+def test_makes_count_is_nodes_for_over_an_array() -> None:
+    from types import SimpleNamespace
+
+    gpus = np.arange(0, 65)
+    for wanted in range(1, 300):
+        expected = [nodes_for(SimpleNamespace(gpu_count=int(g)), wanted) is not None for g in gpus]  # type: ignore[arg-type]
+        assert makes_count(gpus, wanted).tolist() == expected, wanted
 
 
 def test_scale_out_counts_are_searched_in_step_with_the_same_plans(searches: list[int], monkeypatch) -> None:

@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Generator, Iterator
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from tools.catalog import Offer, OfferGroup, Shape, shape_of, verdict_holds
 from tools.jobtime import Assessment, JobTime
 from tools.lru import Lru
@@ -58,6 +60,12 @@ def nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
     if wanted_gpus > offer.gpu_count and offer.gpu_count >= MULTI_NODE_MIN_GPUS and wanted_gpus % offer.gpu_count == 0:
         return wanted_gpus // offer.gpu_count
     return None
+
+
+def makes_count(gpus: np.ndarray, wanted: int) -> np.ndarray:
+    """nodes_for over an array of instance GPU counts: whether each can make the wanted count."""
+    same: np.ndarray = gpus == wanted
+    return same | ((gpus >= MULTI_NODE_MIN_GPUS) & (wanted > gpus) & (wanted % np.maximum(gpus, 1) == 0))
 
 
 def plan_shape(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tuple[Costed | None, str | None]:

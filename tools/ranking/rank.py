@@ -51,7 +51,7 @@ from tools.ranking.costing import (
 )
 from tools.ranking.entries import build_entry
 from tools.ranking.headline import advised, choose_headline, collapse_zones, is_outlier
-from tools.ranking.plans import clear_plans, plan_candidates, within_budget
+from tools.ranking.plans import clear_plans, makes_count, plan_candidates, within_budget
 from tools.ranking.results import RankedOffer, RankingResult, Reason
 from tools.ranking.scale_out import (
     MAX_NODES,
@@ -93,6 +93,7 @@ class _Candidates:
     considered: int
     vram: np.ndarray
     rows: np.ndarray
+    gpus: np.ndarray
     most_per_node: int
     """The most GPUs one candidate instance has (1 without candidates). Compared and hashed by identity: `_candidates`
     keeps one per catalog version and wishes, and `_with_memory` is memoised per it and floor."""
@@ -116,18 +117,29 @@ def _candidates(
         considered=sum(group.count for group, _ in wished),
         vram=np.array([np.nan if value is None else value for value in vram], dtype=float),
         rows=np.array([group.count for group, _ in wished], dtype=np.int64),
+        gpus=np.array([group.offer.gpu_count for group, _ in wished], dtype=np.int64),
         most_per_node=max((group.offer.gpu_count for group, _ in wished), default=1),
     )
 
 
 @lru_cache(maxsize=64)
-def _with_memory(every: _Candidates, floor: float) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int]:
-    """The candidates with at least `floor` GiB per GPU (with their one-node shape and GPU count), the catalog rows
-    considered, and the rows left out for too little memory (per candidates and floor: jobs on the same model share
-    it; a never-seen job's floor selects from the shared candidate tuples instead of making ~1,000 new ones)."""
+def _with_memory(
+    every: _Candidates, floor: float, wanted: int | None
+) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int, int]:
+    """The candidates with at least `floor` GiB per GPU that can make the `wanted` GPU count (None: any; with their
+    one-node shape and GPU count), the catalog rows considered, the rows left out for too little memory and, of the
+    others, those whose GPUs cannot make the count (counted here, not planned one by one). Per candidates, floor and
+    count: jobs on the same model share it; a never-seen job's floor selects from the shared candidate tuples
+    instead of making ~1,000 new ones."""
     kept = every.vram >= floor  # NaN (unknown memory) is never kept
+    too_small = every.considered - int(every.rows[kept].sum())
+    mismatched = 0
+    if wanted is not None:
+        makes = makes_count(every.gpus, wanted)
+        mismatched = int(every.rows[kept & ~makes].sum())
+        kept &= makes
     groups = tuple(map(every.items.__getitem__, np.flatnonzero(kept).tolist()))
-    return groups, every.considered, every.considered - int(every.rows[kept].sum())
+    return groups, every.considered, too_small, mismatched
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:
@@ -230,10 +242,12 @@ def rank_offers(
     per_node = candidates.most_per_node
     max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
     floor = _vram_floor(workload, max_gpus, per_node, margin)
-    groups, considered, too_small = _with_memory(candidates, floor)
+    groups, considered, too_small, mismatched = _with_memory(candidates, floor, spec.num_gpus)
     excluded: Counter[str] = Counter()
     if too_small:
         excluded["too_little_vram"] = too_small
+    if mismatched:
+        excluded["gpu_count_mismatch"] = mismatched
 
     key = (ranking_key(spec, budget=False), margin, preemption_rate_per_hour, str(path), mtime, reader.__name__)
     memo = ShapeCosts(job=job, shapes=kept_entries(job))
