@@ -31,7 +31,7 @@ def test_in_order_steps_see_earlier_updates_and_merge_theirs() -> None:
     assert update == {"language": "it", "answer": "final", "notes": ["a"], "verdict": None}
 
 
-def test_a_new_job_runs_in_four_graph_steps_and_a_faq_in_two(tmp_path) -> None:
+def test_a_new_job_runs_in_three_graph_steps_and_a_faq_in_two(tmp_path) -> None:
     advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite")
     try:
         graph = advisor._graph
@@ -49,6 +49,6 @@ def test_a_new_job_runs_in_four_graph_steps_and_a_faq_in_two(tmp_path) -> None:
         reply = advisor.respond("make it 2 GPUs", thread_id="steps")
     finally:
         advisor.close()
-    assert job == ["read", "merge", "advise", "write"]
+    assert job == ["read", "merge", "advise"]
     assert faq == ["read", "faq"]
     assert reply["offers"] and all(offer["total_gpus"] == 2 for offer in reply["offers"])
