@@ -64,8 +64,9 @@ def nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
 
 def makes_count(gpus: np.ndarray, wanted: int) -> np.ndarray:
     """nodes_for over an array of instance GPU counts: whether each can make the wanted count."""
-    same: np.ndarray = gpus == wanted
-    return same | ((gpus >= MULTI_NODE_MIN_GPUS) & (wanted > gpus) & (wanted % np.maximum(gpus, 1) == 0))
+    stacked: np.ndarray = (gpus >= MULTI_NODE_MIN_GPUS) & (wanted > gpus) & (wanted % np.maximum(gpus, 1) == 0)
+    makes: np.ndarray = np.logical_or(gpus == wanted, stacked)
+    return makes
 
 
 def plan_shape(group: OfferGroup, shape: Shape, nodes: int, memo: ShapeCosts) -> tuple[Costed | None, str | None]:
