@@ -60,6 +60,23 @@ def test_a_job_ranked_again_searches_nothing(searches: list[int]) -> None:
     assert again.model_dump() == first.model_dump()
 
 
+def test_the_same_job_at_another_gpu_count_resolves_no_new_workload(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tools.jobtime.workload as workloads
+
+    clear_cache()
+    db = ensure_db()
+    job = _job(1177)
+    rank_offers(job, db_path=db)
+    resolved: list[object] = []
+    resolve = workloads._resolve
+    monkeypatch.setattr(workloads, "_resolve", lambda *args: resolved.append(args) or resolve(*args))
+    for count in (2, 8, 16):
+        ranking = rank_offers(job.model_copy(update={"num_gpus": count}), db_path=db)
+        assert f"sharding not given: FSDP full sharding over the {count} GPUs assumed" in ranking.assumptions
+        assert all(offer.total_gpus == count for offer in ranking.offers)
+    assert resolved == [], "a GPU count is each shape's own: the job's workload is the one already resolved"
+
+
 def test_least_recently_ranked_job_leaves_first(searches: list[int]) -> None:
     db = ensure_db()
     rank_offers(_job(1200), db_path=db)

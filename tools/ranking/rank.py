@@ -34,12 +34,12 @@ from tools.fx import FxTable, FxUsed, load_fx, to_usd
 from tools.jobtime import (
     DEFAULT_MEMORY_MARGIN,
     Workload,
-    build_workload,
     job_tokens,
     overhead_assumptions,
     shape_workload,
 )
 from tools.lru import Lru
+from tools.memory import request_for_spec
 from tools.ranking.costing import (
     CHECKPOINT_WRITE_GBS,
     Costed,
@@ -213,7 +213,8 @@ def rank_offers(
         raise ValueError("limit must be >= 0")
     if not 0 <= margin < 1:
         raise ValueError("memory margin must be a fraction between 0 and 1")
-    workload = build_workload(spec)
+    workload = shape_workload(spec)  # less the GPU count: what every shape's layouts and the floor read
+    assumed = workload.assumptions if spec.num_gpus is None else request_for_spec(spec)[1]  # the stated count's too
     tokens = job_tokens(spec, seq_len=workload.seq_len, total_params=workload.total_params)
     fx_table = load_fx(fx_rates) if spec.budget and spec.budget.currency != "USD" else None
     budget, fx_used = _budget_usd(spec, fx_table)
@@ -221,16 +222,15 @@ def rank_offers(
     if not path.is_file():
         raise ValueError(f"catalog database not found: {path} (run `gpu-advisor catalog build`)")
     epoch_tokens = tokens.total / (spec.epochs or 1.0)
-    searched = shape_workload(spec)  # the spec's workload less its GPU count: the job's verdicts at any count
     job = CostingJob(
         spec=spec,
-        workload=searched,
+        workload=workload,
         tokens=tokens,
         margin=margin,
         budget=budget,
         rate=preemption_rate_per_hour,
         epoch_tokens=epoch_tokens,
-        workload_key=workload_key(searched),
+        workload_key=workload_key(workload),
     )
 
     mtime = path.stat().st_mtime  # one catalog file version for the candidates and the kept plans
@@ -273,7 +273,7 @@ def rank_offers(
         dict.fromkeys(
             [
                 *tokens.assumptions,
-                *workload.assumptions,
+                *assumed,
                 f"fits means per-GPU estimate <= {1 - margin:.0%} of the offer's memory",
                 "spot is chosen when allowed and its expected cost is lower and the deadline is met with 90 % probability",
                 "a provider's market/auction price is treated as interruptible, never as on-demand",
