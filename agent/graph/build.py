@@ -83,8 +83,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "default_method": None,
     "model_guess": None,
 }
-AFTER_READ = ("refuse", "unsupported", "faq", "merge", "tools")
-AFTER_MERGE = ("ask_back", "advise", "write")
+AFTER_READ = ("refuse", "unsupported", "faq", "tools", "ask_back", "advise", "write")
 log = logging.getLogger(__name__)
 
 
@@ -202,7 +201,7 @@ def faq_node(state: AgentState) -> dict[str, Any]:
 def in_order(*steps: Callable[[AgentState], dict[str, Any]]) -> Callable[[AgentState], dict[str, Any]]:
     """One graph node that runs `steps` in turn, each seeing the state as the ones before it left it, and returns
     their updates merged (every channel keeps its last value, so this equals one node per step). Each LangGraph step
-    costs ~0.25 ms of bookkeeping (task config, callbacks, checkpoint copies); a new job runs 3 steps instead of 9
+    costs ~0.25 ms of bookkeeping (task config, callbacks, checkpoint copies); a new job runs 2 steps instead of 9
     (issue 14). Progress events still come from each step, as they happen, when the caller streams."""
 
     def run(state: AgentState) -> dict[str, Any]:
@@ -215,16 +214,26 @@ def in_order(*steps: Callable[[AgentState], dict[str, Any]]) -> Callable[[AgentS
     return run
 
 
+Leg = tuple[Callable[[AgentState], dict[str, Any]], Callable[[Any], str]]
+"""A node function and the route that names where the turn goes after it."""
+
+
 def then(
-    node: Callable[[AgentState], dict[str, Any]], route: Callable[[Any], str]
+    node: Callable[[AgentState], dict[str, Any]], route: Callable[[Any], str], passes: dict[str, Leg] | None = None
 ) -> Callable[[AgentState], Command[str]]:
     """A node that names the next one itself: `route` on the state its update leaves, as a conditional edge would
-    choose, without the edge's copy of every channel and its traced call on each turn (issue 27)."""
+    choose, without the edge's copy of every channel and its traced call on each turn (issue 27). Where the route
+    names a leg of `passes`, that leg (its function, then its route) runs in the same step, as `in_order` would."""
 
     def run(state: AgentState) -> Command[str]:
-        """The node's update and where the turn goes next."""
+        """The node's update (and its legs') and where the turn goes next."""
         update = node(state)
-        return Command(update=update, goto=route({**state, **update}))
+        target = route({**state, **update})
+        while passes and target in passes:
+            step, leg_route = passes[target]
+            update = update | step({**state, **update})  # type: ignore[typeddict-item]
+            target = leg_route({**state, **update})
+        return Command(update=update, goto=target)
 
     return run
 
@@ -232,17 +241,17 @@ def then(
 def build_graph(db_path: Path) -> StateGraph:
     """Wire the nodes; compile with a checkpointer to keep threads.
 
-    read (language, parse, intent) -> refuse | unsupported | faq | tools | merge; merge -> ask_back | advise
-    (estimate, rank, layout, retrieve, write) | write (an inverse question without a job). read and merge name their
-    next node themselves (`then`)."""
+    read (language, parse, intent, and for a job turn merge) -> refuse | unsupported | faq | tools | ask_back | advise
+    (estimate, rank, layout, retrieve, write) | write (an inverse question without a job). read names the next node
+    itself (`then`); merging the turn into the job is a leg of the same step."""
     graph = StateGraph(AgentState)
     read = in_order(language_node, parse_node, intent_node)
-    graph.add_node("read", then(read, with_tools(route_intent)), destinations=AFTER_READ)
+    merge: Leg = (merge_node, route_missing)
+    graph.add_node("read", then(read, with_tools(route_intent), {"merge": merge}), destinations=AFTER_READ)
     graph.add_node("refuse", refuse_node)
     graph.add_node("unsupported", unsupported_node)
     graph.add_node("faq", faq_node)
     graph.add_node("tools", lambda state: tools_node(state, db_path))  # LLM + tool calls (agent/tool_agent.py)
-    graph.add_node("merge", then(merge_node, route_missing), destinations=AFTER_MERGE)
     graph.add_node("ask_back", ask_back_node)
     write = lambda state: write_node(state, db_path)  # noqa: E731
     graph.add_node(
