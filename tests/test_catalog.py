@@ -427,7 +427,7 @@ def test_a_catalog_built_from_another_version_of_the_snapshot_is_rebuilt(tmp_pat
     because nothing the user made is lost (it came from the shipped snapshot)."""
     import gzip as gz
 
-    from tools.catalog.names import SNAPSHOT_FILE
+    from tools.catalog.paths import SNAPSHOT_FILE
     from tools.catalog.snapshot import build_from_snapshot, snapshot_fingerprint
 
     older = tmp_path / "older.jsonl.gz"

@@ -15,8 +15,14 @@ if TYPE_CHECKING:
     from tools.catalog.db import CatalogUnavailableError as CatalogUnavailableError
     from tools.catalog.db import build_db as build_db
     from tools.catalog.db import offer_row as offer_row
-    from tools.catalog.names import SNAPSHOT_FILE as SNAPSHOT_FILE
-    from tools.catalog.names import SORTS as SORTS
+    from tools.catalog.listings import LISTING_KEY as LISTING_KEY
+    from tools.catalog.listings import SHAPE_COLUMNS as SHAPE_COLUMNS
+    from tools.catalog.listings import ListingSummary as ListingSummary
+    from tools.catalog.listings import count_listings as count_listings
+    from tools.catalog.listings import offers_and_facets as offers_and_facets
+    from tools.catalog.listings import recorded_summary as recorded_summary
+    from tools.catalog.paths import SNAPSHOT_FILE as SNAPSHOT_FILE
+    from tools.catalog.paths import SORTS as SORTS
     from tools.catalog.query import OFFER_FIELDS as OFFER_FIELDS
     from tools.catalog.query import Offer as Offer
     from tools.catalog.query import build_from_catalog_dir as build_from_catalog_dir
@@ -56,6 +62,12 @@ if TYPE_CHECKING:
 
 FACE = {
     "MISSING": "db",
+    "LISTING_KEY": "listings",
+    "SHAPE_COLUMNS": "listings",
+    "ListingSummary": "listings",
+    "count_listings": "listings",
+    "offers_and_facets": "listings",
+    "recorded_summary": "listings",
     "OFFER_FIELDS": "query",
     "build_db": "db",
     "offer_from_row": "query",
@@ -67,8 +79,8 @@ FACE = {
     "Evaluation": "shapes",
     "Offer": "query",
     "OfferGroup": "shapes",
-    "SNAPSHOT_FILE": "names",
-    "SORTS": "names",
+    "SNAPSHOT_FILE": "paths",
+    "SORTS": "paths",
     "Shape": "shapes",
     "UpdateError": "update",
     "build_from_catalog_dir": "query",

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from contract.errors import UserError
+from tools.catalog.listings import SUMMARY_KEY, summarise
 from tools.catalog.offer import Offer
 
 SCHEMA_VERSION = 4
@@ -203,6 +204,7 @@ def build_db(
             "offer_count": count,
             **meta,
             "vram_sizes": sizes,
+            SUMMARY_KEY: summarise(db.conn),  # counted once here, read by the comparison page's first request
         }
         db["meta"].insert_all(  # type: ignore[union-attr]
             ({"key": k, "value": json.dumps(v)} for k, v in full_meta.items()), pk="key", replace=True

@@ -1,16 +1,26 @@
-"""Where the catalog lives: $GPU_ADVISOR_DB, else $GPU_ADVISOR_HOME/catalog.sqlite, else the user data dir."""
+"""Where the catalog lives ($GPU_ADVISOR_DB, else $GPU_ADVISOR_HOME/catalog.sqlite, else the user data dir), and the
+names and choices of the catalog that the CLI shows in its help: a module that imports nothing heavy
+(tools.catalog.query re-exports them)."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from tools.catalog.names import DB_FILENAME
+SNAPSHOT_FILE = Path(__file__).parents[1] / "data" / "offers-snapshot.jsonl.gz"
+"""The offer snapshot shipped with the package (built from the SkyPilot catalog; see tools/data)."""
+DB_FILENAME = "catalog.sqlite"
 
-if TYPE_CHECKING:
-    pass
+SORTS: dict[str, str] = {
+    "price": "price_key",
+    "spot_price": "spot_key",
+    "price_per_gpu": "ppg_key",
+    "spot_price_per_gpu": "sppg_key",
+    "vram": "vram_key",
+    "gpu_count": "gpu_count, price_key",
+}
+"""Whitelisted ORDER BY clauses; user input only selects a key, it is never put into SQL."""
 
 
 def _user_data_dir() -> Path:

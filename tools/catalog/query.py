@@ -33,9 +33,8 @@ from tools.catalog.db import (
     offer_row,
     read_meta,
 )
-from tools.catalog.names import DB_FILENAME, SNAPSHOT_FILE, SORTS
 from tools.catalog.offer import Interconnect, Offer
-from tools.catalog.paths import default_db_path, resolve_db_path
+from tools.catalog.paths import DB_FILENAME, SNAPSHOT_FILE, SORTS, default_db_path, resolve_db_path
 from tools.catalog.snapshot import (
     build_from_catalog_dir,
     build_from_snapshot,

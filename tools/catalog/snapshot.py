@@ -16,8 +16,8 @@ from tools.catalog.db import (
     SCHEMA_VERSION,
     build_db,
 )
-from tools.catalog.names import SNAPSHOT_FILE
 from tools.catalog.offer import Offer
+from tools.catalog.paths import SNAPSHOT_FILE
 
 if TYPE_CHECKING:
     from tools.catalog.importers import ImportResult

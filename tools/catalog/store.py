@@ -33,7 +33,7 @@ from tools.catalog.db import (
     NotACatalogError,
     inspect_catalog,
 )
-from tools.catalog.names import DB_FILENAME
+from tools.catalog.paths import DB_FILENAME
 
 if TYPE_CHECKING:
     pass

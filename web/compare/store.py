@@ -18,24 +18,10 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-from tools.catalog import private_data_folder
+from tools.catalog import SHAPE_COLUMNS, private_data_folder
 from tools.jobtime import ASSUMED_BILLING, billing_for
 
 STORE_VERSION = 8
-SHAPE_COLUMNS = (
-    "provider",
-    "gpu",
-    "gpu_form_factor",
-    "gpu_count",
-    "vram_gib_per_gpu",
-    "interconnect",
-    "nvlink_gbs",
-    "inter_node_gbps_per_gpu",
-    "inter_node_fabric",
-    "on_demand_is_market",
-)
-"""What costing a job on an offer depends on besides its prices (tools.catalog.shapes.shape_of, the provider's
-billing and spot model, effective_prices)."""
 SORT_INDEXES = (
     "price_key",
     "spot_key",
