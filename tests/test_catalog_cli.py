@@ -536,3 +536,45 @@ def test_build_prepares_the_comparison_table_so_the_first_page_does_not_wait(cap
     with sqlite3.connect(listings) as conn:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables
+
+
+def _replacing_watched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """Watch every catalog file replacing another: (its temp name, whether its /compare store existed then)."""
+    import os
+
+    from web.compare import store_path
+
+    seen: list[tuple[str, bool]] = []
+    real = os.replace
+
+    def replacing(src, dst):  # type: ignore[no-untyped-def]
+        if Path(src).name.startswith(".catalog-"):
+            seen.append((Path(src).name, store_path(Path(src)).is_file()))
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replacing)
+    return seen
+
+
+def test_a_built_catalog_appears_with_its_comparison_table_ready(capsys, home: Path, monkeypatch) -> None:
+    """`catalog build` prepares the /compare store before the new catalog replaces the old one: a server reading
+    the catalog never meets the new version without it (at 1M offers, ~12 s of first pages waiting)."""
+    from web.compare import store_path
+
+    seen = _replacing_watched(monkeypatch)
+    code, out, err = run_cli(capsys, "catalog", "build", "--json")
+    assert code == 0, err
+    assert len(seen) == 1 and seen[0][1], seen
+    assert store_path(Path(json.loads(out)["db_path"])).is_file()
+
+
+@needs_shared
+def test_an_updated_catalog_appears_with_its_comparison_table_ready(capsys, home: Path, serve, monkeypatch) -> None:
+    from web.compare import store_path
+
+    build_from_snapshot(home / "catalog.sqlite")
+    seen = _replacing_watched(monkeypatch)
+    code, _out, err = run_cli(capsys, "catalog", "update", "--base-url", serve(_Quiet), "--cloud", "lambda", "--json")
+    assert code == 0, err
+    assert len(seen) == 1 and seen[0][1], seen
+    assert store_path(home / "catalog.sqlite").is_file()

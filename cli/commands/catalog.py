@@ -42,8 +42,9 @@ def _usable_db(db: Path | None) -> Path:
 
 
 def _prepare_compare(path: Path) -> None:
-    """Build the /compare listings of a new catalog version now, so that the page's first request does not wait for
-    them (a failure is one note: the page builds them on first use)."""
+    """Build the /compare listings of a new catalog version (the finished file, before it replaces the old one), so
+    that the page's first request does not wait for them (a failure is one note: the page builds them on first
+    use)."""
     from web.compare import ensure_store
 
     try:
@@ -65,7 +66,7 @@ def build_command(
 
     path = _db(db)
     if from_dir is None:
-        build_from_snapshot(db)
+        build_from_snapshot(db, prepare=_prepare_compare)
         meta = read_meta(path)
         result = {
             "db_path": str(path),
@@ -79,7 +80,7 @@ def build_command(
     else:
         if not Path(from_dir).expanduser().is_dir():
             raise UserError(f"catalog folder not found: {from_dir}")
-        imported = build_from_catalog_dir(from_dir, db)
+        imported = build_from_catalog_dir(from_dir, db, prepare=_prepare_compare)
         result = {
             "db_path": str(path),
             "built_from": str(from_dir),
@@ -90,7 +91,6 @@ def build_command(
             "issues": [str(i) for i in imported.issues],
             "notes": imported.notes,
         }
-    _prepare_compare(path)
     if as_json:
         print_json(result)
         return
@@ -228,10 +228,16 @@ def update_command(
     from tools.catalog import UpdateError, update_catalog
 
     try:
-        report = update_catalog(db, base_url=base_url, clouds=cloud or None, timeout=timeout, allow_shrink=allow_shrink)
+        report = update_catalog(
+            db,
+            base_url=base_url,
+            clouds=cloud or None,
+            timeout=timeout,
+            allow_shrink=allow_shrink,
+            prepare=_prepare_compare,
+        )
     except UpdateError as error:
         raise UserError(f"catalog update failed, old catalog kept: {error}") from error
-    _prepare_compare(Path(report.db_path))
     if as_json:
         print_json(report.as_dict())
         return

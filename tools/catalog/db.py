@@ -14,7 +14,7 @@ import sqlite3
 import tempfile
 import time
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -143,12 +143,15 @@ def build_db(
     *,
     trusted_rows: bool = False,
     create_parent: bool = False,
+    prepare: Callable[[Path], object] | None = None,
 ) -> Path:
     """Write a new SQLite catalog at `db_path` atomically: build a temp file beside it, then ``os.replace``.
 
     A reader never sees a half-built database, a failure leaves the old one untouched, and a file that is not a
     gpu-advisor catalog is never replaced (NotACatalogError). The parent folder must exist unless `create_parent`.
-    trusted_rows: `offers` are already database rows (``offer_row``), inserted without validation (benchmarks)."""
+    trusted_rows: `offers` are already database rows (``offer_row``), inserted without validation (benchmarks).
+    prepare: run on the finished file before it replaces the old one (what is derived from a catalog version, such as
+    the comparison table's listings, is then ready when the version appears; the rename keeps the file's identity)."""
     db_path = Path(db_path).expanduser()
     if create_parent:
         db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -214,6 +217,8 @@ def build_db(
         db.close()  # type: ignore[no-untyped-call]
         with open(tmp, "rb+") as handle:  # on disk before the rename: a crash never leaves a half-written catalog
             os.fsync(handle.fileno())
+        if prepare is not None:
+            prepare(tmp)
         check_replaceable(db_path)  # again, just before the swap: the path may have changed while we built
         os.replace(tmp, db_path)
     except BaseException:

@@ -8,7 +8,7 @@ import gzip
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +57,11 @@ def snapshot_header(snapshot: Path = SNAPSHOT_FILE) -> dict[str, Any]:
 
 
 def build_from_snapshot(
-    db_path: Path | str | None = None, snapshot: Path = SNAPSHOT_FILE, *, create_parent: bool | None = None
+    db_path: Path | str | None = None,
+    snapshot: Path = SNAPSHOT_FILE,
+    *,
+    create_parent: bool | None = None,
+    prepare: Callable[[Path], object] | None = None,
 ) -> Path:
     """(Re)build the database from the shipped snapshot (the default path's folder is created when missing)."""
     path, explicit = resolve_db_path(db_path)
@@ -65,7 +69,8 @@ def build_from_snapshot(
     meta = {k: v for k, v in header.items() if k not in {"kind", "schema_version"}}
     meta["built_from"] = "snapshot"
     meta["snapshot_fingerprint"] = snapshot_fingerprint(snapshot)
-    return build_db(path, offers, meta, create_parent=not explicit if create_parent is None else create_parent)
+    parent = not explicit if create_parent is None else create_parent
+    return build_db(path, offers, meta, create_parent=parent, prepare=prepare)
 
 
 def build_from_catalog_dir(
@@ -74,8 +79,10 @@ def build_from_catalog_dir(
     *,
     source: str | None = None,
     snapshot_date: str | None = None,
+    prepare: Callable[[Path], object] | None = None,
 ) -> ImportResult:
-    """(Re)build the database from a SkyPilot-format catalog folder; returns the ImportResult."""
+    """(Re)build the database from a SkyPilot-format catalog folder (`prepare`: as build_db's); returns the
+    ImportResult."""
     from tools.catalog.importers import import_catalog_dir
 
     path, explicit = resolve_db_path(db_path)
@@ -89,7 +96,7 @@ def build_from_catalog_dir(
         "counts": result.counts,
         "issues": len(result.issues),
     }
-    build_db(path, result.offers, meta, create_parent=not explicit)
+    build_db(path, result.offers, meta, create_parent=not explicit, prepare=prepare)
     return result
 
 

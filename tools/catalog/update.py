@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -160,9 +161,10 @@ def update_catalog(
     clouds: tuple[str, ...] | list[str] | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
     allow_shrink: bool = False,
+    prepare: Callable[[Path], object] | None = None,
 ) -> UpdateReport:
     """Fetch, validate, import and atomically replace the catalog database. Raises UpdateError (old DB kept).
-    timeout: seconds for all downloads together."""
+    timeout: seconds for all downloads together; prepare: as build_db's."""
     base = resolve_base_url(base_url)
     if not base.startswith(("http://", "https://")):
         raise UpdateError(f"base URL must be http(s): {base}")
@@ -216,7 +218,7 @@ def update_catalog(
         }
         combined.offers.extend(kept)
         try:
-            build_db(target, combined.offers, meta, create_parent=not explicit)
+            build_db(target, combined.offers, meta, create_parent=not explicit, prepare=prepare)
         except (CatalogError, OSError) as error:
             raise UpdateError(f"cannot write {target}: {getattr(error, 'strerror', None) or error}") from error
         report.counts = combined.counts

@@ -4,8 +4,8 @@ filtered, sorted and paged by SQLite instead of in Python memory.
 A listing is one instance at one price pair (provider, instance type, on-demand and spot $/h): the regions and zones
 that offer it are grouped into it (`places` keeps one row per region and zone for the region filter). Each listing
 points at its hardware shape (`shapes`: GPU, count, memory, links, fabric, provider, market price), the unit a job
-is costed on (web.compare.costs). The file is built once per catalog file version (inode, size, mtime) into the
-private temp folder, atomically, and shared by every worker of the machine."""
+is costed on (web.compare.costs). The file is built once per catalog file version (device, inode, size, mtime) into
+the private temp folder, atomically, and shared by every worker of the machine."""
 
 from __future__ import annotations
 
@@ -51,9 +51,10 @@ _build_lock = threading.Lock()
 
 
 def _signature(catalog: Path) -> str:
-    """A name for one version of the catalog file."""
+    """A name for one version of the catalog file: the file itself (device and inode), not its path, so that a
+    catalog prepared under a temp name keeps its store when it is renamed into place (tools.catalog.build_db)."""
     stat = catalog.stat()
-    text = f"{catalog.resolve()}|{stat.st_ino}|{stat.st_size}|{stat.st_mtime_ns}|{STORE_VERSION}"
+    text = f"{stat.st_dev}|{stat.st_ino}|{stat.st_size}|{stat.st_mtime_ns}|{STORE_VERSION}"
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
