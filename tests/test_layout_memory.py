@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.memory import EstimateRequest, layout_gib, per_gpu_gib
+from tools.memory import EstimateRequest, layout_gib, layout_question, per_gpu_gib
 from tools.memory.setup import build_setup, resolve_arch
 
 
@@ -57,3 +57,60 @@ def test_layout_gib_equals_the_request_path(
         lambda: layout_gib(base, gpus=gpus, sharding=sharding, tp=tp, checkpointing=checkpointing, batch=micro)
     )
     assert found == expected
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    model=st.sampled_from(["gpt2", "llama-3.1-8b", "qwen2.5-14b", "mixtral-8x7b", "llama-3-70b"]),
+    method=st.sampled_from(["full_finetune", "lora", "qlora", "pretrain"]),
+    precision=st.sampled_from([None, "bf16", "amp_bf16", "fp32"]),
+    offload=st.sampled_from(["none", "optimizer", "optimizer+params"]),
+    sharding=st.sampled_from(["none", "ddp", "zero1", "zero2", "zero3", "fsdp"]),
+    tp=st.sampled_from([1, 2, 4, 8]),
+    replicas=st.integers(1, 64),
+    spare=st.tuples(st.integers(0, 7), st.integers(0, 7)),
+    other=st.integers(2, 600),
+    pick=st.sampled_from([0, 0, 1, 2]),
+    checkpointing=st.booleans(),
+    micro=st.integers(1, 16),
+)
+def test_layouts_asking_the_same_memory_question_get_the_same_answer(
+    model: str,
+    method: str,
+    precision: str | None,
+    offload: str,
+    sharding: str,
+    tp: int,
+    replicas: int,
+    spare: tuple[int, int],
+    other: int,
+    pick: int,
+    checkpointing: bool,
+    micro: int,
+) -> None:
+    """Two GPU counts with the same layout_question (several or not, and the data-parallel degree where the sharding
+    divides states by it) give the same layout_gib bit for bit, or both the same refusal: the memo keyed by it
+    answers every layout of that question. The second count asks the same question by construction, or is one GPU
+    or any count (where a key too coarse would call different questions the same)."""
+    request = EstimateRequest(
+        model=model,
+        method=method,
+        precision=precision,
+        num_gpus=2,
+        sharding="zero3" if offload != "none" else "none",
+        offload=offload,
+    )
+    base = build_setup(request, resolve_arch(request))
+    first = tp * replicas + spare[0] % tp
+    second = [  # another count asking the same question, a single GPU, or any count
+        tp * replicas + spare[1] % tp if sharding not in ("none", "ddp") else (other if first > 1 else 1),
+        1,
+        other,
+    ][pick]
+    layout = {"sharding": sharding, "tp": tp, "checkpointing": checkpointing, "batch": micro}
+    same = layout_question(pp=base.pp, gpus=first, **layout) == layout_question(pp=base.pp, gpus=second, **layout)
+    assert same or pick > 0  # the first kind always asks the same question
+    if same:
+        assert _outcome(lambda: layout_gib(base, gpus=first, **layout)) == _outcome(
+            lambda: layout_gib(base, gpus=second, **layout)
+        )

@@ -8,7 +8,10 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tools.jobtime import layout_memory
+from tools.jobtime.workload import workload_for_request
 from tools.memory import EstimateRequest, estimate
+from tools.ranking.rank import _vram_floor
 from tools.ranking.scale_out import FLOOR_SHARDINGS, memory_floor_gib
 
 
@@ -44,3 +47,34 @@ def test_floor_is_the_least_estimate_over_layouts(
         model=model, method=method, seq_len=seq_len, gradient_checkpointing=checkpointing, gpu=gpu, micro_batch_size=1
     )
     assert memory_floor_gib(request, max_gpus, max_tp) == _reference(request, max_gpus, max_tp)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    model=st.sampled_from(["gpt2", "llama-3.1-8b", "qwen2.5-14b", "llama-3-70b", "mixtral-8x7b"]),
+    method=st.sampled_from(["full_finetune", "lora", "qlora"]),
+    seq_len=st.integers(64, 16384),
+    micro=st.sampled_from([1, 2, 8]),
+    searched=st.lists(st.tuples(st.integers(1, 64), st.sampled_from(FLOOR_SHARDINGS), st.integers(1, 8)), max_size=30),
+    max_gpus=st.integers(1, 512),
+    max_tp=st.integers(1, 16),
+)
+def test_floor_from_a_searched_workload_is_the_same(
+    model: str,
+    method: str,
+    seq_len: int,
+    micro: int,
+    searched: list[tuple[int, str, int]],
+    max_gpus: int,
+    max_tp: int,
+) -> None:
+    """The ranking's floor read from the memory questions a layout search already asked of the workload (other GPU
+    counts, other micro-batches) is the estimator's least figure at micro-batch 1, bit for bit."""
+    request = EstimateRequest(model=model, method=method, seq_len=seq_len, micro_batch_size=micro)
+    workload = workload_for_request(request)
+    for replicas, sharding, tp in searched:  # what a search on other geometries left in the memo
+        gpus = tp * replicas
+        layout_memory(workload, gpus, sharding, tp, workload.gradient_checkpointing, 1)
+        layout_memory(workload, gpus, sharding, tp, workload.gradient_checkpointing, micro)
+    expected = _reference(request.model_copy(update={"micro_batch_size": 1}), max_gpus, max_tp)
+    assert _vram_floor(workload, max_gpus, max_tp, 0.0) == expected * 0.999

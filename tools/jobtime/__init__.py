@@ -5,6 +5,7 @@ billing rounding and minimums. Every default and assumption is returned with the
 from tools.jobtime.batch import assess_many, holds_many
 from tools.jobtime.candidate import Candidate, TopologyResult
 from tools.jobtime.estimate_block import EstimateWithThroughput, ThroughputBlock, throughput_block
+from tools.jobtime.layouts import layout_memory
 from tools.jobtime.overheads import Overheads, checkpoint_bytes, job_overheads, overhead_assumptions
 from tools.jobtime.timing import (
     ASSUMED_BILLING,
@@ -59,6 +60,7 @@ __all__ = [
     "job_overheads",
     "job_time",
     "job_tokens",
+    "layout_memory",
     "overhead_assumptions",
     "run_cost",
     "shape_workload",

@@ -18,7 +18,7 @@ from tools.gpus import GpuSpec
 from tools.jobtime.collectives import Layout, Links, Plan, Traffic, comm_on, traffic
 from tools.jobtime.micro_step import StepCompute, StepShape, step_compute
 from tools.jobtime.workload import Workload
-from tools.memory import layout_gib
+from tools.memory import layout_gib, layout_question
 
 M = TypeVar("M", bound=BaseModel)
 COMM_BOUND_SHARE = 0.25
@@ -70,22 +70,32 @@ class Tried(NamedTuple):
         return trusted(LayoutOption, self._asdict())
 
 
+_UNSEEN = object()
+
+
 def memory_gib(workload: Workload, total: int, plan: Plan, checkpointing: bool, micro: int) -> float | None:
     """Per-GPU GiB (nvidia-smi view) for a layout; None when the model cannot be split that way. Cached."""
-    key = (total, plan.sharding, plan.tp, checkpointing, micro)
-    if key not in workload.memory_cache:
+    return layout_memory(workload, total, plan.sharding, plan.tp, checkpointing, micro)
+
+
+def layout_memory(
+    workload: Workload, gpus: int, sharding: str, tp: int, checkpointing: bool, micro: int
+) -> float | None:
+    """Per-GPU GiB of the workload's setup on `gpus` GPUs with this sharding, tensor-parallel degree, checkpointing
+    and micro-batch (None when the model cannot be split that way): computed once per distinct memory question
+    (tools.memory.layout_question) and workload, for the layout search and the ranking's memory floor alike."""
+    pp = workload.request.pipeline_parallel
+    key = layout_question(pp=pp, gpus=gpus, sharding=sharding, tp=tp, checkpointing=checkpointing, batch=micro)
+    found = workload.memory_cache.get(key, _UNSEEN)
+    if found is _UNSEEN:
         try:
-            workload.memory_cache[key] = layout_gib(
-                workload.stated_setup,
-                gpus=total,
-                sharding=plan.sharding,
-                tp=plan.tp,
-                checkpointing=checkpointing,
-                batch=micro,
+            found = layout_gib(
+                workload.stated_setup, gpus=gpus, sharding=sharding, tp=tp, checkpointing=checkpointing, batch=micro
             )
         except ValueError:
-            workload.memory_cache[key] = None
-    return workload.memory_cache[key]
+            found = None
+        workload.memory_cache[key] = found
+    return found  # type: ignore[return-value]
 
 
 def layout_slot(
@@ -108,9 +118,6 @@ def layout_slot(
             )
         )
     return found  # type: ignore[return-value]
-
-
-_UNSEEN = object()
 
 
 def compute(

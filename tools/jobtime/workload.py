@@ -10,7 +10,15 @@ from functools import cached_property
 from contract.jobspec import JobSpec
 from tools.jobtime.throughput import TokenFlops, flops_per_token
 from tools.lru import Lru
-from tools.memory import EstimateRequest, Setup, build_setup, estimate, request_for_spec, resolve_arch
+from tools.memory import (
+    EstimateRequest,
+    LayoutQuestion,
+    Setup,
+    build_setup,
+    estimate,
+    request_for_spec,
+    resolve_arch,
+)
 from tools.models import ModelArch
 
 PRETRAIN_GLOBAL_BATCH_TOKENS = 1_048_576
@@ -38,8 +46,9 @@ class Workload:
     checkpointing_optional: bool = False
     """True when the user did not ask for gradient checkpointing: a layout may drop it where memory allows."""
     token_flops_no_recompute: TokenFlops | None = None
-    memory_cache: dict[tuple[int, str, int, bool, int], float | None] = field(default_factory=dict, compare=False)
-    """Per-GPU GiB by (GPUs, sharding, tensor parallel, checkpointing, micro-batch): memory does not depend on which GPU, so offers share it."""
+    memory_cache: dict[LayoutQuestion, float | None] = field(default_factory=dict, compare=False)
+    """Per-GPU GiB by memory question (tools.memory.layout_question): memory does not depend on which GPU, so offers
+    share it, nor on the GPU count beyond the data-parallel degree, so layouts on several geometries do."""
     slot_cache: dict[tuple[str, str, int, int, int, bool, int], tuple[float, object] | None] = field(
         default_factory=dict, compare=False
     )

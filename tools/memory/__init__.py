@@ -13,9 +13,11 @@ if TYPE_CHECKING:
     from tools.memory.cache import cached_estimate as cached_estimate
     from tools.memory.defaults import DEFAULTS as DEFAULTS
     from tools.memory.estimator import Estimate as Estimate
+    from tools.memory.estimator import LayoutQuestion as LayoutQuestion
     from tools.memory.estimator import estimate as estimate
     from tools.memory.estimator import estimate_for_spec as estimate_for_spec
     from tools.memory.estimator import layout_gib as layout_gib
+    from tools.memory.estimator import layout_question as layout_question
     from tools.memory.estimator import per_gpu_gib as per_gpu_gib
     from tools.memory.estimator import request_for_plan as request_for_plan
     from tools.memory.estimator import request_for_spec as request_for_spec
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 
 FACE = {
     "layout_gib": "estimator",
+    "layout_question": "estimator",
+    "LayoutQuestion": "estimator",
     "per_gpu_gib": "estimator",
     "DEFAULTS": "defaults",
     "Estimate": "estimator",

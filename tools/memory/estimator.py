@@ -223,6 +223,18 @@ def layout_gib(base: Setup, *, gpus: int, sharding: str, tp: int, checkpointing:
     return setup_gib(with_changes(base, gpus=gpus, sharding=sharding, tp=tp, checkpointing=checkpointing, batch=batch))
 
 
+LayoutQuestion = tuple[str, int, bool, int, bool, int]
+
+
+def layout_question(*, pp: int, gpus: int, sharding: str, tp: int, checkpointing: bool, batch: int) -> LayoutQuestion:
+    """What layout_gib's answer for one base setup (of pipeline degree `pp`) depends on: the layout's sharding,
+    tensor-parallel degree, checkpointing and micro-batch, and of its GPU count only whether there are several and,
+    where the sharding divides model states over the replicas, the data-parallel degree (the memory model reads
+    nothing else of it): layouts that ask the same question share one answer."""
+    dp = gpus // (tp * pp) if sharding not in ("none", "ddp") else 0
+    return sharding, tp, checkpointing, batch, gpus > 1, dp
+
+
 def setup_gib(stated: Setup) -> float:
     """Per-GPU GiB (nvidia-smi view) of a setup as build_setup states it (its QLoRA recipe still open)."""
     if stated.method != "qlora" or stated.qlora_upcast is not None:

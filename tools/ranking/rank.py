@@ -35,6 +35,7 @@ from tools.jobtime import (
     DEFAULT_MEMORY_MARGIN,
     Workload,
     job_tokens,
+    layout_memory,
     overhead_assumptions,
     shape_workload,
 )
@@ -75,7 +76,12 @@ def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float) -
     if found is None:
         # micro-batch 1: a layout may lower the stated micro-batch (with accumulation) to fit
         request = workload.request.model_copy(update={"micro_batch_size": 1})
-        found = _FLOORS.put(key, memory_floor_gib(request, max_gpus, max_tp) / (1.0 - margin) * 0.999)
+
+        def memory(gpus: int, sharding: str, tp: int) -> float | None:
+            """The layout's per-GPU GiB at micro-batch 1, from the memory questions the workload's searches asked."""
+            return layout_memory(workload, gpus, sharding, tp, workload.gradient_checkpointing, 1)
+
+        found = _FLOORS.put(key, memory_floor_gib(request, max_gpus, max_tp, memory) / (1.0 - margin) * 0.999)
     return found
 
 

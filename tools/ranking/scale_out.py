@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator
+from functools import partial
 from typing import Any, Protocol
 
-from tools.memory import EstimateRequest, build_setup, layout_gib, resolve_arch, vram_for
+from tools.memory import EstimateRequest, Setup, build_setup, layout_gib, resolve_arch, vram_for
 
 MULTI_NODE_MIN_GPUS = 8
 """Multi-node layouts are built only from full 8-GPU (or larger) instances."""
@@ -37,29 +38,41 @@ def has_margin(hours: float, deadline_hours: float | None) -> bool:
 MEMORY_EXCLUSIONS = ("too_little_vram", "does_not_fit", "needs_nvlink_node")
 
 
-def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int) -> float:
+LayoutMemory = Callable[[int, str, int], float | None]
+"""Per-GPU GiB of one setup at micro-batch 1 on (GPUs, sharding, tensor-parallel degree); None where the model cannot
+be split that way."""
+
+
+def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int, memory: LayoutMemory | None = None) -> float:
     """Least per-GPU GiB of any layout on up to `max_gpus` GPUs: every sharding, every tensor-parallel degree up to
     `max_tp` that the estimator accepts for the model's heads, each on the largest GPU count it divides (memory per
     GPU never grows with more GPUs); 0.0 when no layout can be estimated. Each figure is the estimate's per-GPU
     GiB (layout_gib on the request's setup: the same arithmetic without the breakdown, fit search or a new request
-    per layout); a GPU the estimator does not know makes every estimate refuse, as it did."""
+    per layout), or `memory`'s, the same figures of the same setup answered from a workload's memo
+    (tools.jobtime.layout_memory); a GPU the estimator does not know makes every estimate refuse, as it did."""
     try:
         vram_for(request)
         base = build_setup(request.model_copy(update={"tensor_parallel": 1}), resolve_arch(request))
     except ValueError:
         return 0.0
+    if memory is None:
+        memory = partial(_layout_gib, base)
     best = math.inf
     for tp in range(1, max(1, min(max_tp, max_gpus)) + 1):
         gpus = max_gpus - max_gpus % tp
         for sharding in FLOOR_SHARDINGS:
-            try:
-                value = layout_gib(
-                    base, gpus=gpus, sharding=sharding, tp=tp, checkpointing=base.checkpointing, batch=base.batch
-                )
-            except ValueError:  # e.g. a degree that does not divide the heads
-                continue
-            best = min(best, value)
+            value = memory(gpus, sharding, tp)
+            if value is not None:  # None: e.g. a degree that does not divide the heads
+                best = min(best, value)
     return 0.0 if best == math.inf else best
+
+
+def _layout_gib(base: Setup, gpus: int, sharding: str, tp: int) -> float | None:
+    """layout_gib of `base` on a layout at its own checkpointing and micro-batch; None where it refuses the layout."""
+    try:
+        return layout_gib(base, gpus=gpus, sharding=sharding, tp=tp, checkpointing=base.checkpointing, batch=base.batch)
+    except ValueError:
+        return None
 
 
 def fewest_nodes(fits: Callable[[int], bool], max_nodes: int = MAX_NODES) -> int | None:
