@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tools.memory import EstimateRequest, layout_gib, layout_question, per_gpu_gib
-from tools.memory.setup import build_setup, resolve_arch
+from tools.memory.setup import build_setup, check_degrees, degrees_fit, resolve_arch
 
 
 def _outcome(call: object) -> float | str:
@@ -114,3 +114,18 @@ def test_layouts_asking_the_same_memory_question_get_the_same_answer(
         assert _outcome(lambda: layout_gib(base, gpus=first, **layout)) == _outcome(
             lambda: layout_gib(base, gpus=second, **layout)
         )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    model=st.sampled_from(["gpt2", "llama-3.1-8b", "qwen2.5-14b", "mixtral-8x7b", "llama-3-70b", "phi-4", "bert-base"]),
+    params_b=st.sampled_from([None, 3.3]),
+    tp=st.integers(1, 64),
+    pp=st.integers(1, 200),
+)
+def test_degrees_fit_exactly_where_check_degrees_accepts(model: str, params_b: float | None, tp: int, pp: int) -> None:
+    """The memory floor skips a degree by degrees_fit: it says no exactly where check_degrees raises (an unknown
+    model sized by its parameters is approximate: any degree)."""
+    request = EstimateRequest(model=None if params_b else model, params_b=params_b)
+    arch = resolve_arch(request)
+    assert degrees_fit(arch, tp, pp) == (_outcome(lambda: check_degrees(arch, tp, pp)) != "refused")

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from tools.memory.request import EstimateRequest as EstimateRequest
     from tools.memory.setup import Setup as Setup
     from tools.memory.setup import build_setup as build_setup
+    from tools.memory.setup import degrees_fit as degrees_fit
 
 FACE = {
     "layout_gib": "estimator",
@@ -40,6 +41,7 @@ FACE = {
     "FIT_MARGIN": "peak",
     "Setup": "setup",
     "build_setup": "setup",
+    "degrees_fit": "setup",
     "cached_estimate": "cache",
     "estimate": "estimator",
     "estimate_for_spec": "estimator",

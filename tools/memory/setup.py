@@ -239,6 +239,12 @@ def resolve_arch(request: EstimateRequest) -> ModelArch:
     return generic_decoder(request.params_b)
 
 
+def degrees_fit(arch: ModelArch, tp: int, pp: int) -> bool:
+    """Whether the model can be split `tp` ways and into `pp` stages (what check_degrees refuses, without raising)."""
+    heads_split = arch.approximate or not (arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads))
+    return heads_split and not (pp > 1 and pp > arch.layers)
+
+
 def check_degrees(arch: ModelArch, tp: int, pp: int) -> None:
     """ValueError when the model cannot be split `tp` ways (attention and KV heads) or into `pp` stages."""
     if not arch.approximate and (arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads)):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator
 from functools import partial
 from typing import Any, Protocol
 
-from tools.memory import EstimateRequest, Setup, build_setup, layout_gib, resolve_arch, vram_for
+from tools.memory import EstimateRequest, Setup, build_setup, degrees_fit, layout_gib, resolve_arch, vram_for
 
 MULTI_NODE_MIN_GPUS = 8
 """Multi-node layouts are built only from full 8-GPU (or larger) instances."""
@@ -59,6 +59,8 @@ def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int, memor
         memory = partial(_layout_gib, base)
     best = math.inf
     for tp in range(1, max(1, min(max_tp, max_gpus)) + 1):
+        if not degrees_fit(base.arch, tp, base.pp):  # every sharding of this degree would be refused
+            continue
         gpus = max_gpus - max_gpus % tp
         for sharding in FLOOR_SHARDINGS:
             value = memory(gpus, sharding, tp)
