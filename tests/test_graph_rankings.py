@@ -109,3 +109,16 @@ def test_the_same_job_asked_in_another_language_is_ranked_once(db, monkeypatch, 
     ranked(spec, db, None, public=public_first)
     assert ranked(other, db, None) == fresh
     assert calls == [spec.language]
+
+
+def test_a_ranking_asked_after_its_gpu_count_was_compared_is_the_full_one(db):
+    """A comparison keeps only what it answers with (the best offer at that count); the ranking of that count asked
+    next (the user adopts the count) is the full ranking, equal to a fresh one."""
+    spec = parse_message(JOB, use_llm=False).spec
+    four = spec.model_copy(update={"num_gpus": 4})
+    fresh = _fresh(four, db)
+    rankings.forget()
+    compared = comparison(spec, 4, db, None)
+    assert compared["offer"] == fresh[0]["offers"][0]
+    assert ranked(four, db, None) == fresh
+    assert len(fresh[0]["offers"]) > 1

@@ -86,23 +86,30 @@ def _preferred_first(kept: dict[str, Any], prefer: str | None) -> dict[str, Any]
     return ranking
 
 
-def _ranked_now(spec: JobSpec, db_path: Path) -> tuple[dict[str, Any], list[str]]:
-    """The ranking as JSON, computed; a job too long for the spot model ranked on-demand (with a note)."""
+def _ranked_now(spec: JobSpec, db_path: Path, shown: int | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The ranking as JSON, computed (`shown`: offers listed, when not the ranking's default); a job too long for the
+    spot model ranked on-demand (with a note)."""
     from tools.ranking import rank_offers
 
+    limit = {} if shown is None else {"limit": shown}
     try:
-        return rank_offers(spec, db_path=db_path).model_dump(mode="json"), []
+        return rank_offers(spec, db_path=db_path, **limit).model_dump(mode="json"), []
     except (ValidationError, ValueError, OverflowError):
         if spec.interruptible_ok is False:
             raise
         on_demand = spec.model_copy(update={"interruptible_ok": False})
-        return rank_offers(on_demand, db_path=db_path).model_dump(mode="json"), ["on_demand_only_long_job"]
+        return rank_offers(on_demand, db_path=db_path, **limit).model_dump(mode="json"), ["on_demand_only_long_job"]
+
+
+COMPARED_OFFERS = 1
+"""Offers a GPU-count comparison's ranking lists: it answers with the best one (the cheapest and the fastest, which
+a preference may put first, come with every ranking), so the others are never explained."""
 
 
 def comparison(spec: JobSpec, count: int, db_path: Path, prefer: str | None) -> dict[str, Any]:
     """The best offer with `count` GPUs for the same job (None when no offer with that count can run it)."""
     other = spec.model_copy(update={"num_gpus": count})
-    kept, _ = remembered(other, db_path, lambda: _ranked_now(other, db_path))
+    kept, _ = remembered(other, db_path, lambda: _ranked_now(other, db_path, COMPARED_OFFERS), shown=COMPARED_OFFERS)
     offers = _preferred_first(kept, prefer).get("offers") or []
     return {"num_gpus": count, "offer": copied(offers[0]) if offers else None}  # a copy of that offer only
 

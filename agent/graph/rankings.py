@@ -53,17 +53,19 @@ def remembered(
     compute: Callable[[], tuple[dict[str, Any], list[str]]],
     *,
     public: bool = False,
+    shown: int | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """`compute()` (the ranking JSON and its notes) for this job and catalog version, from memory when asked before
     (the kept objects themselves: callers copy before they change or hand them on); with `public`, the ranking with
-    its texts made public (agent.writing.public, done once per kept ranking); errors are never kept."""
+    its texts made public (agent.writing.public, done once per kept ranking); `shown`: how many offers `compute`
+    lists when not the ranking's default (kept apart from the full ranking); errors are never kept."""
     version = file_version(db_path)
     if version is None:
         ranking, notes = compute()
         return (_public(ranking) if public else ranking), notes
     from tools.ranking import ranking_key  # loaded with the first ranking, not with the agent
 
-    key = (ranking_key(spec), str(db_path), version, os.environ.get(FX_VAR))
+    key = (ranking_key(spec), str(db_path), version, os.environ.get(FX_VAR), shown)
     kept = _memory.get(key)
     if kept is None:
         ranking, notes = compute()  # new objects, handed to no one but the memory
