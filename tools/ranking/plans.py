@@ -41,11 +41,17 @@ Outcome = Costed | str | MultiNode
 
 class Planned(NamedTuple):
     """Every candidate's outcome for a job (in the candidates' order), the budget (USD) their meets_budget was set
-    for, and the shapes they were costed with."""
+    for, the shapes they were costed with, the candidates, and the one-node outcome of each candidate planned on
+    several nodes (by place): with the one-node outcomes, what a ranking of the same job at a wished GPU count reuses
+    (`one_node_of`)."""
 
     outcomes: list[Outcome]
     budget: float | None
     shapes: dict[Shape, ShapeEntry]
+    groups: tuple[tuple[OfferGroup, Shape, int], ...]
+    firsts: dict[int, Costed | str]
+    places: dict[int, int]
+    """Each candidate's place by identity, filled on first use (`one_node_of`)."""
 
 
 _KEPT: Lru[tuple[Any, ...], Planned] = Lru(PLANS_KEPT)
@@ -162,14 +168,20 @@ def prefill_scale_out(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: S
 
 
 def plan_candidates(
-    key: tuple[Any, ...], groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts
+    key: tuple[Any, ...],
+    groups: tuple[tuple[OfferGroup, Shape, int], ...],
+    memo: ShapeCosts,
+    unwished: tuple[Any, ...] | None = None,
 ) -> Planned:
     """Every candidate's plans costed with `memo`, kept under `key` (the job without its budget, the catalog version
-    and the candidates) for the next ranking that differs only in budget."""
+    and the candidates) for the next ranking that differs only in budget. `unwished`: the key of the same job
+    without its wished GPU count; when that ranking was made, an offer whose one node gives the count keeps the plan
+    it made of it (the same shape, provider and price: the same plan), set for this budget."""
     found = _KEPT.get(key)
     if found is not None:
         return found
     wanted = memo.job.spec.num_gpus
+    earlier = _KEPT.get(unwished) if unwished is not None and wanted is not None else None
     memo.prefill(first_shapes(groups, wanted))
     prefill_scale_out(groups, memo)
     outcomes: list[Outcome | None] = []
@@ -177,7 +189,8 @@ def plan_candidates(
     costable: list[Costable] = []
     places: list[int] = []
     scaled: list[tuple[int, OfferGroup, Shape]] = []  # may need several nodes: place, group, one-node shape
-    for group, single_shape, gpus in groups:
+    for item in groups:
+        group, single_shape, gpus = item
         one_node = (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus  # one plan (most offers)
         if not one_node and wanted is not None:
             if wanted < gpus or gpus < MULTI_NODE_MIN_GPUS or wanted % gpus:  # nodes_for: no node count gives it
@@ -185,6 +198,11 @@ def plan_candidates(
             else:
                 outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
             continue
+        if earlier is not None:
+            known = one_node_of(earlier, item)
+            if known is not None:  # planned on its one node by the job's ranking without the count
+                outcomes.append(known if isinstance(known, str) else _for_budget(known, memo.job.budget))
+                continue
         found = per_shape.get(single_shape)
         if found is None:
             found = per_shape[single_shape] = _costable(single_shape, memo)
@@ -196,13 +214,29 @@ def plan_candidates(
         places.append(len(outcomes))  # costed below, all at once
         outcomes.append(None)
         costable.append((group, *found))
-    for place, item, costed in zip(places, costable, cost_first_plans(costable, memo), strict=True):
-        outcomes[place] = costed if costed is not None else _unpriced(item[0])
+    for place, costable_item, costed in zip(places, costable, cost_first_plans(costable, memo), strict=True):
+        outcomes[place] = costed if costed is not None else _unpriced(costable_item[0])
+    firsts: dict[int, Costed | str] = {}
     for place, group, single_shape in scaled:
-        first = outcomes[place]
+        first = firsts[place] = outcomes[place]  # type: ignore[assignment]  # filled above
         one = (first, None) if isinstance(first, Costed) else (None, first)
         outcomes[place] = MultiNode(*plans_for_group(group, single_shape, memo, one))  # type: ignore[arg-type]
-    return _KEPT.put(key, Planned(outcomes, memo.job.budget, memo.shapes))  # type: ignore[arg-type]  # all filled
+    planned = Planned(outcomes, memo.job.budget, memo.shapes, groups, firsts, {})  # type: ignore[arg-type]
+    return _KEPT.put(key, planned)
+
+
+def one_node_of(planned: Planned, item: tuple[OfferGroup, Shape, int]) -> Costed | str | None:
+    """The one-node outcome `planned` has of a candidate (its plan, or why it has none); None when it has none of
+    that candidate on one node (not among its candidates, or costed only on several nodes)."""
+    if not planned.places:
+        planned.places.update((id(candidate), place) for place, candidate in enumerate(planned.groups))
+    place = planned.places.get(id(item))
+    if place is None or planned.groups[place] is not item:  # identity: the shared candidate tuples
+        return None
+    outcome = planned.outcomes[place]
+    if isinstance(outcome, MultiNode):
+        return planned.firsts.get(place)
+    return outcome
 
 
 def _costable(shape: Shape, memo: ShapeCosts) -> tuple[ShapeEntry, Assessment, JobTime] | str:

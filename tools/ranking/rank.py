@@ -255,9 +255,13 @@ def rank_offers(
     if mismatched:
         excluded["gpu_count_mismatch"] = mismatched
 
-    key = (ranking_key(spec, budget=False), margin, preemption_rate_per_hour, str(path), mtime, reader.__name__)
+    version = (margin, preemption_rate_per_hour, str(path), mtime, reader.__name__)
+    key = (ranking_key(spec, budget=False), *version)
+    unwished = None  # the same job without its wished count: its one-node plans serve this count
+    if spec.num_gpus is not None:
+        unwished = (ranking_key(spec.model_copy(update={"num_gpus": None}), budget=False), *version)
     memo = ShapeCosts(job=job, shapes=kept_entries(job))
-    planned = plan_candidates(key, groups, memo)  # a job asked before with another budget: its plans
+    planned = plan_candidates(key, groups, memo, unwished)  # a job asked before with another budget: its plans
     eligible, fitting = within_budget(planned, groups, budget, excluded)
     if planned.shapes is not memo.shapes:
         memo = ShapeCosts(job=job, shapes=planned.shapes)
