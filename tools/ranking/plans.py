@@ -229,7 +229,7 @@ def one_node_of(planned: Planned, item: tuple[OfferGroup, Shape, int]) -> Costed
     """The one-node outcome `planned` has of a candidate (its plan, or why it has none); None when it has none of
     that candidate on one node (not among its candidates, or costed only on several nodes)."""
     if not planned.places:
-        planned.places.update((id(candidate), place) for place, candidate in enumerate(planned.groups))
+        planned.places.update(zip(map(id, planned.groups), range(len(planned.groups))))
     place = planned.places.get(id(item))
     if place is None or planned.groups[place] is not item:  # identity: the shared candidate tuples
         return None
