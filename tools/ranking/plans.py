@@ -1,6 +1,7 @@
 """The plans of every candidate offer for one job: which node counts, spot or on-demand, hours and cost. Only
 `meets_budget` depends on the budget (a comparison), so a ranking asked again with another budget (a what-if) reuses
-them from a small LRU and applies its own budget to each plan."""
+them from a small LRU and applies its own budget to each plan; a ranking of the same job at a wished GPU count
+reuses the one-node plans of the offers that give that count."""
 
 from __future__ import annotations
 
