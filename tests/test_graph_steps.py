@@ -49,24 +49,26 @@ def test_a_leg_runs_in_the_same_step_when_the_route_names_it_and_its_own_route_d
     assert (clear.goto, clear.update["answer"], clear.update["missing"]) == ("advise", "merged clear", False)
 
 
-def test_a_new_job_runs_in_two_graph_steps_and_a_faq_too(tmp_path) -> None:
+def test_an_offline_turn_runs_in_one_graph_step(tmp_path) -> None:
+    """A new job, a FAQ question, an ask-back and a follow-up each run as one LangGraph step (the act is a leg of
+    the read step); the follow-up still changes the job."""
     advisor = Advisor(checkpoint_path=tmp_path / "threads.sqlite", db_path=tmp_path / "catalog.sqlite")
+
+    def steps(message: str, thread: str) -> list[dict]:
+        """The turn's updates, one per LangGraph step ({node: its update})."""
+        config = {"configurable": {"thread_id": thread}}
+        return list(advisor._graph.stream({"message": message}, config, stream_mode="updates"))
+
     try:
-        graph = advisor._graph
-        config = {"configurable": {"thread_id": "steps"}}
-        job = [
-            next(iter(chunk))
-            for chunk in graph.stream({"message": "QLoRA on Llama 3 8B, 10k examples"}, config, stream_mode="updates")
-        ]
-        faq = [
-            next(iter(chunk))
-            for chunk in graph.stream(
-                {"message": "What is QLoRA?"}, {"configurable": {"thread_id": "faq"}}, stream_mode="updates"
-            )
-        ]
-        reply = advisor.respond("make it 2 GPUs", thread_id="steps")
+        job = steps("QLoRA on Llama 3 8B, 10k examples", "job")
+        faq = steps("What is QLoRA?", "faq")
+        vague = steps("LoRA fine-tuning, budget 100 dollars", "vague")
+        follow_up = steps("make it 2 GPUs", "job")
     finally:
         advisor.close()
-    assert job == ["read", "advise"]
-    assert faq == ["read", "faq"]
-    assert reply["offers"] and all(offer["total_gpus"] == 2 for offer in reply["offers"])
+    assert [list(turn[0]) for turn in (job, faq, vague, follow_up)] == [["read"]] * 4
+    assert all(len(turn) == 1 for turn in (job, faq, vague, follow_up))
+    assert (faq[0]["read"]["answer_kind"], vague[0]["read"]["intent"]) == ("faq", "ask_back")
+    state = follow_up[0]["read"]
+    assert state["spec"]["num_gpus"] == 2
+    assert state["ranking"]["offers"] and all(offer["total_gpus"] == 2 for offer in state["ranking"]["offers"])

@@ -83,7 +83,8 @@ PER_TURN_RESET: dict[str, Any] = {
     "default_method": None,
     "model_guess": None,
 }
-AFTER_READ = ("refuse", "unsupported", "faq", "tools", "ask_back", "advise", "write")
+AFTER_READ = ("tools", END)
+"""Where the read step can send a turn: the LLM's tool loop, or (its act run as a leg) the end."""
 log = logging.getLogger(__name__)
 
 
@@ -201,8 +202,8 @@ def faq_node(state: AgentState) -> dict[str, Any]:
 def in_order(*steps: Callable[[AgentState], dict[str, Any]]) -> Callable[[AgentState], dict[str, Any]]:
     """One graph node that runs `steps` in turn, each seeing the state as the ones before it left it, and returns
     their updates merged (every channel keeps its last value, so this equals one node per step). Each LangGraph step
-    costs ~0.25 ms of bookkeeping (task config, callbacks, checkpoint copies); a new job runs 2 steps instead of 9
-    (issue 14). Progress events still come from each step, as they happen, when the caller streams."""
+    costs ~0.25-0.5 ms of bookkeeping (task config, callbacks, checkpoint copies); a new job runs 1 step instead of
+    9 (issues 14 and 27). Progress events still come from each step, as they happen, when the caller streams."""
 
     def run(state: AgentState) -> dict[str, Any]:
         """The steps in order; their merged updates."""
@@ -241,25 +242,31 @@ def then(
 def build_graph(db_path: Path) -> StateGraph:
     """Wire the nodes; compile with a checkpointer to keep threads.
 
-    read (language, parse, intent, and for a job turn merge) -> refuse | unsupported | faq | tools | ask_back | advise
-    (estimate, rank, layout, retrieve, write) | write (an inverse question without a job). read names the next node
-    itself (`then`); merging the turn into the job is a leg of the same step."""
+    read (language, parse, intent) names the act and, offline, runs it in the same LangGraph step (`then`'s legs):
+    refuse | unsupported | faq | merge (the turn into the job) -> ask_back | advise (estimate, rank, layout,
+    retrieve, write) | write (an inverse question without a job). With an LLM configured, read goes to `tools` (its
+    tool-calling loop), a step of its own. Each step costs LangGraph bookkeeping whatever it does (~0.5 ms: task
+    config, callbacks, channel copies), so an offline turn is one step."""
     graph = StateGraph(AgentState)
     read = in_order(language_node, parse_node, intent_node)
-    merge: Leg = (merge_node, route_missing)
-    graph.add_node("read", then(read, with_tools(route_intent), {"merge": merge}), destinations=AFTER_READ)
-    graph.add_node("refuse", refuse_node)
-    graph.add_node("unsupported", unsupported_node)
-    graph.add_node("faq", faq_node)
-    graph.add_node("tools", lambda state: tools_node(state, db_path))  # LLM + tool calls (agent/tool_agent.py)
-    graph.add_node("ask_back", ask_back_node)
     write = lambda state: write_node(state, db_path)  # noqa: E731
-    graph.add_node(
-        "advise",
-        in_order(estimate_node, lambda state: rank_node(state, db_path), layout_node, retrieve_node, write),
-    )
-    graph.add_node("write", write)
+    advise = in_order(estimate_node, lambda state: rank_node(state, db_path), layout_node, retrieve_node, write)
+    acts: dict[str, Leg] = {
+        "refuse": (refuse_node, _done),
+        "unsupported": (unsupported_node, _done),
+        "faq": (faq_node, _done),
+        "merge": (merge_node, route_missing),
+        "ask_back": (ask_back_node, _done),
+        "advise": (advise, _done),
+        "write": (write, _done),
+    }
+    graph.add_node("read", then(read, with_tools(route_intent), acts), destinations=AFTER_READ)
+    graph.add_node("tools", lambda state: tools_node(state, db_path))  # LLM + tool calls (agent/tool_agent.py)
     graph.add_edge(START, "read")
-    for last in ("refuse", "unsupported", "faq", "ask_back", "advise", "write", "tools"):
-        graph.add_edge(last, END)
+    graph.add_edge("tools", END)
     return graph
+
+
+def _done(_state: Any) -> str:
+    """The route after an act: the turn ends."""
+    return END
