@@ -224,6 +224,7 @@ def layout_gib(base: Setup, *, gpus: int, sharding: str, tp: int, checkpointing:
 
 
 LayoutQuestion = tuple[str, int, bool, int, bool, int]
+"""(sharding, tensor-parallel degree, checkpointing, micro-batch, several GPUs, data-parallel degree or 0)."""
 
 
 def layout_question(*, pp: int, gpus: int, sharding: str, tp: int, checkpointing: bool, batch: int) -> LayoutQuestion:
