@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tools.jobtime import layout_memory
 from tools.jobtime.workload import workload_for_request
 from tools.memory import EstimateRequest, estimate
-from tools.ranking.rank import _vram_floor
+from tools.ranking.rank import _vram_floor, clear_cache
 from tools.ranking.scale_out import FLOOR_SHARDINGS, memory_floor_gib
 
 
@@ -72,6 +72,7 @@ def test_floor_from_a_searched_workload_is_the_same(
     counts, other micro-batches) is the estimator's least figure at micro-batch 1, bit for bit."""
     request = EstimateRequest(model=model, method=method, seq_len=seq_len, micro_batch_size=micro)
     workload = workload_for_request(request)
+    clear_cache()  # no floor kept from an earlier example: this one is read from this workload's memo
     for replicas, sharding, tp in searched:  # what a search on other geometries left in the memo
         gpus = tp * replicas
         layout_memory(workload, gpus, sharding, tp, workload.gradient_checkpointing, 1)
