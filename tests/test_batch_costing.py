@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,12 +18,28 @@ from tools.catalog import candidate_groups, ensure_db
 from tools.ranking.batch_costing import cost_first_plans
 from tools.ranking.costing import Costed, CostingJob, ShapeCosts, ShapeEntry, cost_offer
 from tools.ranking.plans import _costable
+from tools.ranking.selection import Selection, selection_of
 
 
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The built-in catalog in a fresh file."""
     return ensure_db(tmp_path_factory.mktemp("catalog") / "catalog.sqlite")
+
+
+def _selection(catalog: Path) -> Selection:
+    """Every one-node candidate of the catalog as one Selection (as a ranking without a floor would select them)."""
+    groups = candidate_groups(str(catalog), catalog.stat().st_mtime, None, None, None)
+    return selection_of(tuple((group, shape, group.offer.gpu_count) for group, shape in groups))
+
+
+def _costed(selection: Selection, memo: ShapeCosts) -> tuple[np.ndarray, list[Any], list[Costed | None]]:
+    """The positions of the candidates whose shape holds the job, each shape's _costable, and their first plans."""
+    memo.prefill(selection.shapes)
+    per_shape = [_costable(shape, memo) for shape in selection.shapes]
+    costable = np.array([not isinstance(found, str) for found in per_shape], dtype=bool)[selection.shape_at]
+    at = np.flatnonzero(costable)
+    return at, per_shape, cost_first_plans(selection, at, per_shape, memo)
 
 
 def _memo(spec: JobSpec, rate: float | None) -> ShapeCosts:
@@ -89,18 +106,14 @@ def test_columns_equal_cost_offer(
     if deadline is not None:
         fields["deadline_hours"] = deadline
     spec = JobSpec(**fields)
-    groups = candidate_groups(str(catalog), catalog.stat().st_mtime, None, None, None)
+    selection = _selection(catalog)
     fast_memo, slow_memo = _memo(spec, rate), _memo(spec, rate)
-    fast_memo.prefill(shape for _group, shape in groups)
-    costable = []
-    for group, shape in groups:
-        found = _costable(shape, fast_memo)
-        if not isinstance(found, str):
-            costable.append((group, *found))
-    assert len(costable) > 100
-    fast = cost_first_plans(costable, fast_memo)
+    at, per_shape, fast = _costed(selection, fast_memo)
+    assert len(at) > 100
     fresh: dict[int, ShapeEntry] = {}  # the reference's own run figures: nothing the batch kept is reused
-    for (group, entry, topology, time), plan in zip(costable, fast, strict=True):
+    for place, plan in zip(at.tolist(), fast, strict=True):
+        group, _shape, _gpus = selection.items[place]
+        entry, topology, time = per_shape[selection.shape_at[place]]
         slow_entry = fresh.setdefault(id(entry), ShapeEntry(evaluation=entry.evaluation))
         _same(plan, cost_offer(group, 1, slow_entry, topology, time, slow_memo))
     if spot is False:
@@ -112,9 +125,6 @@ def test_both_billing_models_are_compared(catalog: Path) -> None:
     offers have no allowed price at all when spot is refused."""
     for spot, want in ((True, {True, False}), (False, {False, None})):
         spec = JobSpec(language="en", model="llama-3.1-8b", method="lora", interruptible_ok=spot)
-        groups = candidate_groups(str(catalog), catalog.stat().st_mtime, None, None, None)
         memo = _memo(spec, None)
-        memo.prefill(shape for _group, shape in groups)
-        costable = [(g, *found) for g, shape in groups if not isinstance(found := _costable(shape, memo), str)]
-        kinds = {None if plan is None else plan.use_spot for plan in cost_first_plans(costable, memo)}
+        kinds = {None if plan is None else plan.use_spot for plan in _costed(_selection(catalog), memo)[2]}
         assert want <= kinds

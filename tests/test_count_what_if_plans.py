@@ -42,9 +42,9 @@ def costed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     counted: list[int] = []
     real = plans.cost_first_plans
 
-    def counting(costable, memo):  # type: ignore[no-untyped-def]
-        counted.append(len(costable))
-        return real(costable, memo)
+    def counting(selection, at, per_shape, memo):  # type: ignore[no-untyped-def]
+        counted.append(len(at))
+        return real(selection, at, per_shape, memo)
 
     monkeypatch.setattr(plans, "cost_first_plans", counting)
     yield counted

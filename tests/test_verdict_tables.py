@@ -96,8 +96,9 @@ def test_new_floors_select_the_shared_candidate_tuples() -> None:
     path, mtime = str(db), db.stat().st_mtime
     found = _candidates(candidate_groups, path, mtime, None, None, None)
     every, considered = found.items, found.considered
-    low, considered_low, _, none = _with_memory(found, 10.0, None)
-    high, _, too_small, _ = _with_memory(found, 70.0, None)
+    low_kept, considered_low, _, none = _with_memory(found, 10.0, None)
+    high_kept, _, too_small, _ = _with_memory(found, 70.0, None)
+    low, high = low_kept.items, high_kept.items
     assert none == 0, "no GPU count wished: none mismatched"
     assert considered_low == considered and 0 < len(high) < len(low) <= len(every)
     ids = {id(item) for item in every}
@@ -110,9 +111,10 @@ def test_a_wished_gpu_count_selects_the_candidates_that_can_make_it() -> None:
     clear_cache()
     db = ensure_db()
     found = _candidates(candidate_groups, str(db), db.stat().st_mtime, None, None, None)
-    every, _, _, _ = _with_memory(found, 10.0, None)
+    every = _with_memory(found, 10.0, None)[0].items
     for wanted in (1, 2, 4, 8, 16, 24, 32):
-        kept, _, _, mismatched = _with_memory(found, 10.0, wanted)
+        selection, _, _, mismatched = _with_memory(found, 10.0, wanted)
+        kept = selection.items
         makes = [item for item in every if nodes_for(item[0].offer, wanted) is not None]
         assert kept == tuple(makes), f"{wanted} GPUs: the candidates nodes_for can place, in order"
         assert mismatched == sum(group.count for group, _, _ in every if nodes_for(group.offer, wanted) is None)

@@ -14,7 +14,7 @@ import numpy as np
 from tools.catalog import Offer, OfferGroup, Shape, shape_of, verdict_holds
 from tools.jobtime import Assessment, JobTime
 from tools.lru import Lru
-from tools.ranking.batch_costing import Costable, cost_first_plans
+from tools.ranking.batch_costing import cost_first_plans
 from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, cost_offer
 from tools.ranking.scale_out import (
     MULTI_NODE_MIN_GPUS,
@@ -24,6 +24,7 @@ from tools.ranking.scale_out import (
     node_bisection,
     rescale_nodes,
 )
+from tools.ranking.selection import Item, Selection
 
 PLANS_KEPT = 8
 """Plans of the last jobs ranked (each ~1,100 plans): a budget what-if usually follows its job."""
@@ -49,15 +50,13 @@ class Planned(NamedTuple):
     outcomes: list[Outcome]
     budget: float | None
     shapes: dict[Shape, ShapeEntry]
-    groups: tuple[tuple[OfferGroup, Shape, int], ...]
+    groups: tuple[Item, ...]
     firsts: dict[int, Costed | str]
     places: dict[int, int]
     """Each candidate's place by identity, filled on first use (`one_node_of`)."""
 
 
 _KEPT: Lru[tuple[Any, ...], Planned] = Lru(PLANS_KEPT)
-_MISMATCH = MultiNode([], "gpu_count_mismatch")
-"""The outcome of every offer whose GPUs cannot make the wished count (plans_for_group's; shared, never changed)."""
 
 
 def nodes_for(offer: Offer, wanted_gpus: int | None) -> int | None:
@@ -131,16 +130,16 @@ def plans_for_group(
     return plans, (None if plans else why)
 
 
-def first_shapes(groups: tuple[tuple[OfferGroup, Shape, int], ...], wanted: int | None) -> Iterator[Shape]:
-    """The shape each candidate is costed on first (its one node, or the nodes that give the wished GPU count):
-    what the ranking searches at once before costing."""
-    for group, shape, _gpus in groups:
-        nodes = nodes_for(group.offer, wanted)
+def _wished_shapes(items: tuple[Item, ...], places: list[int], wanted: int) -> Iterator[Shape]:
+    """The shapes of the candidates at `places` on the nodes that give the wished GPU count (where any do)."""
+    for place in places:
+        offer = items[place][0].offer
+        nodes = nodes_for(offer, wanted)
         if nodes is not None:
-            yield shape if nodes == 1 else shape_of(group.offer, nodes)
+            yield shape_of(offer, nodes)
 
 
-def prefill_scale_out(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: ShapeCosts) -> None:
+def prefill_scale_out(groups: tuple[Item, ...], memo: ShapeCosts) -> None:
     """Find the node counts plans_for_group's fewest_nodes will settle on, for every candidate whose one node cannot
     hold the job, their bisections run in step: each step asks only whether memory holds the job on its shapes, all
     at once (ShapeCosts.check_holds, no layout timed), and the counts found are then searched at once, geometry by
@@ -170,7 +169,7 @@ def prefill_scale_out(groups: tuple[tuple[OfferGroup, Shape, int], ...], memo: S
 
 def plan_candidates(
     key: tuple[Any, ...],
-    groups: tuple[tuple[OfferGroup, Shape, int], ...],
+    selection: Selection,
     memo: ShapeCosts,
     unwished: tuple[Any, ...] | None = None,
 ) -> Planned:
@@ -181,52 +180,51 @@ def plan_candidates(
     found = _KEPT.get(key)
     if found is not None:
         return found
+    items, shape_at = selection.items, selection.shape_at
     wanted = memo.job.spec.num_gpus
     earlier = _KEPT.get(unwished) if unwished is not None and wanted is not None else None
-    memo.prefill(first_shapes(groups, wanted))
-    prefill_scale_out(groups, memo)
-    outcomes: list[Outcome | None] = []
-    per_shape: dict[Shape, tuple[ShapeEntry, Assessment, JobTime] | str] = {}
-    costable: list[Costable] = []
-    places: list[int] = []
-    scaled: list[tuple[int, OfferGroup, Shape]] = []  # may need several nodes: place, group, one-node shape
-    for item in groups:
-        group, single_shape, gpus = item
-        one_node = (wanted is None and gpus < MULTI_NODE_MIN_GPUS) or wanted == gpus  # one plan (most offers)
-        if not one_node and wanted is not None:
-            if wanted < gpus or gpus < MULTI_NODE_MIN_GPUS or wanted % gpus:  # nodes_for: no node count gives it
-                outcomes.append(_MISMATCH)  # (most offers, when a GPU count is wished)
-            else:
-                outcomes.append(MultiNode(*plans_for_group(group, single_shape, memo)))
-            continue
-        if earlier is not None:
-            known = one_node_of(earlier, item)
+    # costed first on their one node: every candidate without a wished count (those of several GPUs are then
+    # planned on more nodes where needed), else those whose one node gives the count (the rest need several nodes;
+    # the selection holds no candidate that cannot make the count)
+    one_node = np.ones(len(items), dtype=bool) if wanted is None else selection.gpus == wanted
+    several = selection.gpus >= MULTI_NODE_MIN_GPUS if wanted is None else ~one_node
+    first = one_node.copy()
+    outcomes: list[Outcome | None] = [None] * len(items)
+    if earlier is not None:
+        for place in np.flatnonzero(first).tolist():
+            known = one_node_of(earlier, items[place])
             if known is not None:  # planned on its one node by the job's ranking without the count
-                outcomes.append(known if isinstance(known, str) else _for_budget(known, memo.job.budget))
-                continue
-        found = per_shape.get(single_shape)
-        if found is None:
-            found = per_shape[single_shape] = _costable(single_shape, memo)
-        if not one_node:  # more nodes where needed, below, once its one node is costed
-            scaled.append((len(outcomes), group, single_shape))
-        if isinstance(found, str):
-            outcomes.append(found)
-            continue
-        places.append(len(outcomes))  # costed below, all at once
-        outcomes.append(None)
-        costable.append((group, *found))
-    for place, costable_item, costed in zip(places, costable, cost_first_plans(costable, memo), strict=True):
-        outcomes[place] = costed if costed is not None else _unpriced(costable_item[0])
+                outcomes[place] = known if isinstance(known, str) else _for_budget(known, memo.job.budget)
+                first[place] = False
+    needed = np.unique(shape_at[first]).tolist()
+    memo.prefill(selection.shapes[index] for index in needed)
+    if wanted is None:
+        prefill_scale_out(items, memo)
+    else:  # the shapes of the wished count on several nodes
+        memo.prefill(_wished_shapes(items, np.flatnonzero(several).tolist(), wanted))
+    per_shape: list[tuple[ShapeEntry, Assessment, JobTime] | str | None] = [None] * len(selection.shapes)
+    for index in needed:
+        per_shape[index] = _costable(selection.shapes[index], memo)
+    costable = np.array([not isinstance(outcome, str) for outcome in per_shape], dtype=bool)[shape_at] & first
+    for place in np.flatnonzero(first & ~costable).tolist():
+        outcomes[place] = per_shape[shape_at[place]]
+    at = np.flatnonzero(costable)
+    for place, costed in zip(at.tolist(), cost_first_plans(selection, at, per_shape, memo), strict=True):
+        outcomes[place] = costed if costed is not None else _unpriced(items[place][0])
     firsts: dict[int, Costed | str] = {}
-    for place, group, single_shape in scaled:
-        first = firsts[place] = outcomes[place]  # type: ignore[assignment]  # filled above
-        one = (first, None) if isinstance(first, Costed) else (None, first)
-        outcomes[place] = MultiNode(*plans_for_group(group, single_shape, memo, one))  # type: ignore[arg-type]
-    planned = Planned(outcomes, memo.job.budget, memo.shapes, groups, firsts, {})  # type: ignore[arg-type]
+    for place in np.flatnonzero(several).tolist():
+        group, single_shape, _gpus = items[place]
+        if wanted is None:  # more nodes where needed, now that its one node is costed
+            one = firsts[place] = outcomes[place]  # type: ignore[assignment]  # filled above
+            plan = (one, None) if isinstance(one, Costed) else (None, one)
+            outcomes[place] = MultiNode(*plans_for_group(group, single_shape, memo, plan))  # type: ignore[arg-type]
+        else:  # its GPUs make the count on several nodes (the selection keeps no other)
+            outcomes[place] = MultiNode(*plans_for_group(group, single_shape, memo))
+    planned = Planned(outcomes, memo.job.budget, memo.shapes, items, firsts, {})  # type: ignore[arg-type]
     return _KEPT.put(key, planned)
 
 
-def one_node_of(planned: Planned, item: tuple[OfferGroup, Shape, int]) -> Costed | str | None:
+def one_node_of(planned: Planned, item: Item) -> Costed | str | None:
     """The one-node outcome `planned` has of a candidate (its plan, or why it has none); None when it has none of
     that candidate on one node (not among its candidates, or costed only on several nodes)."""
     if not planned.places:
@@ -258,7 +256,7 @@ def _unpriced(group: OfferGroup) -> str:
 
 
 def within_budget(
-    planned: Planned, groups: tuple[tuple[OfferGroup, Shape, int], ...], budget: float | None, excluded: Counter[str]
+    planned: Planned, groups: tuple[Item, ...], budget: float | None, excluded: Counter[str]
 ) -> tuple[list[Costed], list[Costed]]:
     """(eligible plans, every plan that fits) under `budget` (USD; None: no budget) of the candidates `planned` was
     made for, each plan's meets_budget set as cost_offer sets it (plans made for another budget are copied where it

@@ -60,6 +60,7 @@ from tools.ranking.scale_out import (
     binding_limit,
     memory_floor_gib,
 )
+from tools.ranking.selection import Selection, selection_of
 from tools.ranking.spot_terms import RESTART_BASE_S, clear_costing_caches
 
 __all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
@@ -129,14 +130,12 @@ def _candidates(
 
 
 @lru_cache(maxsize=64)
-def _with_memory(
-    every: _Candidates, floor: float, wanted: int | None
-) -> tuple[tuple[tuple[OfferGroup, Shape, int], ...], int, int, int]:
-    """The candidates with at least `floor` GiB per GPU that can make the `wanted` GPU count (None: any; with their
-    one-node shape and GPU count), the catalog rows considered, the rows left out for too little memory and, of the
-    others, those whose GPUs cannot make the count (counted here, not planned one by one). Per candidates, floor and
-    count: jobs on the same model share it; a never-seen job's floor selects from the shared candidate tuples
-    instead of making ~1,000 new ones."""
+def _with_memory(every: _Candidates, floor: float, wanted: int | None) -> tuple[Selection, int, int, int]:
+    """The candidates with at least `floor` GiB per GPU that can make the `wanted` GPU count (None: any), the catalog
+    rows considered, the rows left out for too little memory and, of the others, those whose GPUs cannot make the
+    count (counted here, not planned one by one). Per candidates, floor and count: jobs on the same model share it;
+    a never-seen job's floor selects from the shared candidate tuples, and gets the Selection of an earlier floor
+    that kept the same ones."""
     kept = every.vram >= floor  # NaN (unknown memory) is never kept
     too_small = every.considered - int(every.rows[kept].sum())
     mismatched = 0
@@ -144,8 +143,14 @@ def _with_memory(
         makes = makes_count(every.gpus, wanted)
         mismatched = int(every.rows[kept & ~makes].sum())
         kept &= makes
-    groups = tuple(map(every.items.__getitem__, np.flatnonzero(kept).tolist()))
-    return groups, every.considered, too_small, mismatched
+    return _selected(every, kept.tobytes()), every.considered, too_small, mismatched
+
+
+@lru_cache(maxsize=64)
+def _selected(every: _Candidates, kept: bytes) -> Selection:
+    """The Selection of the candidates whose byte in `kept` is 1 (per candidates and mask)."""
+    chosen = np.flatnonzero(np.frombuffer(kept, dtype=bool)).tolist()
+    return selection_of(tuple(map(every.items.__getitem__, chosen)))
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:
@@ -248,7 +253,7 @@ def rank_offers(
     per_node = candidates.most_per_node
     max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
     floor = _vram_floor(workload, max_gpus, per_node, margin)
-    groups, considered, too_small, mismatched = _with_memory(candidates, floor, spec.num_gpus)
+    selection, considered, too_small, mismatched = _with_memory(candidates, floor, spec.num_gpus)
     excluded: Counter[str] = Counter()
     if too_small:
         excluded["too_little_vram"] = too_small
@@ -261,8 +266,8 @@ def rank_offers(
     if spec.num_gpus is not None:
         unwished = (ranking_key(spec.model_copy(update={"num_gpus": None}), budget=False), *version)
     memo = ShapeCosts(job=job, shapes=kept_entries(job))
-    planned = plan_candidates(key, groups, memo, unwished)  # a job asked before with another budget: its plans
-    eligible, fitting = within_budget(planned, groups, budget, excluded)
+    planned = plan_candidates(key, selection, memo, unwished)  # a job asked before with another budget: its plans
+    eligible, fitting = within_budget(planned, selection.items, budget, excluded)
     if planned.shapes is not memo.shapes:
         memo = ShapeCosts(job=job, shapes=planned.shapes)
     eligible, fitting = (
@@ -355,4 +360,5 @@ def clear_cache() -> None:
     clear_kept_entries()
     clear_plans()
     _with_memory.cache_clear()
+    _selected.cache_clear()
     _candidates.cache_clear()
