@@ -181,3 +181,26 @@ def test_a_gpu_count_what_if_reuses_the_jobs_verdicts(searches: list[int], count
     assert sum(searches) == len(shared - searched_before), "only shapes the job never had are searched"
     clear_cache()
     assert rank_offers(what_if, db_path=db).model_dump() == warm
+
+
+def test_floors_that_keep_the_same_candidates_share_one_selection() -> None:
+    """Two floors between the same two memory sizes keep the same candidates, and get one Selection (what a
+    never-seen job reuses); a floor above one of the sizes gets another, whose columns are its items' facts."""
+    clear_cache()
+    db = ensure_db()
+    found = _candidates(candidate_groups, str(db), db.stat().st_mtime, None, None, None)
+    sizes = sorted(set(np.unique(found.vram[~np.isnan(found.vram)]).tolist()))
+    low, high = sizes[1], sizes[2]  # a floor in between keeps the candidates of `high` GiB and more
+    first = _with_memory(found, low + (high - low) / 3, None)[0]
+    second = _with_memory(found, low + 2 * (high - low) / 3, None)[0]
+    other = _with_memory(found, low, None)[0]
+    assert first is second
+    assert other is not first and len(other.items) > len(first.items)
+    for selection in (first, other):
+        for place, (group, shape, gpus) in enumerate(selection.items):
+            assert selection.shapes[selection.shape_at[place]] == shape
+            assert selection.pairs[selection.pair_at[place]] == (selection.shape_at[place], group.offer.provider)
+            assert selection.gpus[place] == gpus
+            assert np.isnan(selection.on_demand[place]) == (group.on_demand is None)
+            assert np.isnan(selection.interruptible[place]) == (group.interruptible is None)
+        assert len(set(selection.shapes)) == len(selection.shapes)
