@@ -78,4 +78,45 @@ def test_floor_from_a_searched_workload_is_the_same(
         layout_memory(workload, gpus, sharding, tp, workload.gradient_checkpointing, 1)
         layout_memory(workload, gpus, sharding, tp, workload.gradient_checkpointing, micro)
     expected = _reference(request.model_copy(update={"micro_batch_size": 1}), max_gpus, max_tp)
-    assert _vram_floor(workload, max_gpus, max_tp, 0.0) == expected * 0.999
+    assert _vram_floor(workload, max_gpus, max_tp, 0.0, 0.0) == expected * 0.999  # no candidate memory: all asked
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    model=st.sampled_from(["gpt2", "llama-3.1-8b", "qwen2.5-14b", "llama-3-70b", "mixtral-8x7b"]),
+    method=st.sampled_from(["full_finetune", "lora", "qlora"]),
+    seq_len=st.integers(64, 16384),
+    max_gpus=st.integers(1, 256),
+    max_tp=st.integers(1, 8),
+    enough=st.floats(0.0, 200.0),
+)
+def test_a_floor_that_only_needs_to_reach_enough_stops_there(
+    model: str, method: str, seq_len: int, max_gpus: int, max_tp: int, enough: float
+) -> None:
+    """With `enough`, the least figure when no layout gets within it (every layout asked); otherwise a figure of some
+    layout between the least and `enough`."""
+    request = EstimateRequest(model=model, method=method, seq_len=seq_len, micro_batch_size=1)
+    least = memory_floor_gib(request, max_gpus, max_tp)
+    found = memory_floor_gib(request, max_gpus, max_tp, enough=enough)
+    if least > enough:
+        assert found == least
+    else:
+        assert least <= found <= enough
+
+
+def test_the_ranking_floor_stops_at_the_smallest_candidate() -> None:
+    """A job every candidate holds asks the floor fewer layouts, and its floor keeps every candidate of known memory,
+    as the exact floor does; a job no candidate can hold asks all of them and gets the exact floor."""
+    small = workload_for_request(EstimateRequest(model="llama-3.2-1b", method="lora", micro_batch_size=1))
+    asked: list[int] = []
+    clear_cache()
+    exact = _vram_floor(small, 64, 8, 0.05, 0.0)
+    asked.append(len(small.memory_cache))
+    small = workload_for_request(EstimateRequest(model="llama-3.2-1b", method="lora", micro_batch_size=1))
+    clear_cache()
+    early = _vram_floor(small, 64, 8, 0.05, 16.0)
+    asked.append(len(small.memory_cache))
+    assert exact <= early <= 16.0 and asked[1] < asked[0]
+    big = workload_for_request(EstimateRequest(model="llama-3-70b", method="full_finetune", micro_batch_size=1))
+    clear_cache()
+    assert _vram_floor(big, 8, 8, 0.05, 0.5) == _vram_floor(big, 8, 8, 0.05, 0.0)

@@ -10,6 +10,7 @@ simplest of the near-cheapest trusted offers (tools.ranking.headline); when noth
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -69,10 +70,13 @@ EVERY_OFFER_LIMIT = 1000
 """A caller asking for more entries than this wants every offer costed (the compare table)."""
 
 
-def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float) -> float:
+def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float, least: float) -> float:
     """Smallest memory per GPU any layout on up to `max_gpus` GPUs could get by with (prefilter for the query): a
-    lower bound over every layout (tools.ranking.scale_out.memory_floor_gib), with the fit margin."""
-    key = (workload.request.model_dump_json(), max_gpus, max_tp, margin)
+    lower bound over every layout (tools.ranking.scale_out.memory_floor_gib), with the fit margin. `least`: the
+    least memory of any candidate (GiB); once some layout fits in it every candidate of known memory passes, so the
+    layouts left are not asked, and a figure at most `least` is returned (the same candidates pass as with the
+    exact floor)."""
+    key = (workload.request.model_dump_json(), max_gpus, max_tp, margin, least)
     found = _FLOORS.get(key)
     if found is None:
         # micro-batch 1: a layout may lower the stated micro-batch (with accumulation) to fit
@@ -82,13 +86,17 @@ def _vram_floor(workload: Workload, max_gpus: int, max_tp: int, margin: float) -
             """The layout's per-GPU GiB at micro-batch 1, from the memory questions the workload's searches asked."""
             return layout_memory(workload, gpus, sharding, tp, workload.gradient_checkpointing, 1)
 
-        found = _FLOORS.put(key, memory_floor_gib(request, max_gpus, max_tp, memory) / (1.0 - margin) * 0.999)
+        # a layout within `enough` passes every candidate: its figure scaled below stays under `least` (the 1e-9
+        # is far wider than the rounding of the two operations between them)
+        enough = least * (1.0 - margin) / 0.999 * (1.0 - 1e-9)
+        floor = memory_floor_gib(request, max_gpus, max_tp, memory, enough=enough)
+        found = _FLOORS.put(key, floor / (1.0 - margin) * 0.999)
     return found
 
 
-_FLOORS: Lru[tuple[str, int, int, float], float] = Lru(1024)
-"""_vram_floor per (estimator request, GPUs, tensor-parallel degree, margin): a pure function of them, reused across
-turns (least recently used out first)."""
+_FLOORS: Lru[tuple[str, int, int, float, float], float] = Lru(1024)
+"""_vram_floor per (estimator request, GPUs, tensor-parallel degree, margin, least candidate memory): a pure function
+of them, reused across turns (least recently used out first)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,6 +109,8 @@ class _Candidates:
     vram: np.ndarray
     rows: np.ndarray
     gpus: np.ndarray
+    least_vram: float
+    """The least GiB per GPU of any candidate (inf without one of known memory)."""
     most_per_node: int
     """The most GPUs one candidate instance has (1 without candidates). Compared and hashed by identity: `_candidates`
     keeps one per catalog version and wishes, and `_with_memory` is memoised per it and floor."""
@@ -125,6 +135,7 @@ def _candidates(
         vram=np.array([np.nan if value is None else value for value in vram], dtype=float),
         rows=np.array([group.count for group, _ in wished], dtype=np.int64),
         gpus=np.array([group.offer.gpu_count for group, _ in wished], dtype=np.int64),
+        least_vram=min((value for value in vram if value is not None), default=math.inf),
         most_per_node=max((group.offer.gpu_count for group, _ in wished), default=1),
     )
 
@@ -252,7 +263,7 @@ def rank_offers(
     candidates = _candidates(reader, str(path), mtime, *wishes)
     per_node = candidates.most_per_node
     max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
-    floor = _vram_floor(workload, max_gpus, per_node, margin)
+    floor = _vram_floor(workload, max_gpus, per_node, margin, candidates.least_vram)
     selection, considered, too_small, mismatched = _with_memory(candidates, floor, spec.num_gpus)
     excluded: Counter[str] = Counter()
     if too_small:

@@ -43,13 +43,22 @@ LayoutMemory = Callable[[int, str, int], float | None]
 be split that way."""
 
 
-def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int, memory: LayoutMemory | None = None) -> float:
+def memory_floor_gib(
+    request: EstimateRequest,
+    max_gpus: int,
+    max_tp: int,
+    memory: LayoutMemory | None = None,
+    *,
+    enough: float = -math.inf,
+) -> float:
     """Least per-GPU GiB of any layout on up to `max_gpus` GPUs: every sharding, every tensor-parallel degree up to
     `max_tp` that the estimator accepts for the model's heads, each on the largest GPU count it divides (memory per
     GPU never grows with more GPUs); 0.0 when no layout can be estimated. Each figure is the estimate's per-GPU
     GiB (layout_gib on the request's setup: the same arithmetic without the breakdown, fit search or a new request
     per layout), or `memory`'s, the same figures of the same setup answered from a workload's memo
-    (tools.jobtime.layout_memory); a GPU the estimator does not know makes every estimate refuse, as it did."""
+    (tools.jobtime.layout_memory); a GPU the estimator does not know makes every estimate refuse, as it did.
+    `enough`: the first figure at most this is returned as it is (the least is then at most that too, and a caller
+    that only compares the floor with `enough` needs no more: no further layout is asked)."""
     try:
         vram_for(request)
         base = build_setup(request.model_copy(update={"tensor_parallel": 1}), resolve_arch(request))
@@ -66,6 +75,8 @@ def memory_floor_gib(request: EstimateRequest, max_gpus: int, max_tp: int, memor
             value = memory(gpus, sharding, tp)
             if value is not None:  # None: e.g. a degree that does not divide the heads
                 best = min(best, value)
+                if best <= enough:
+                    return best
     return 0.0 if best == math.inf else best
 
 
