@@ -138,8 +138,14 @@ def compute(
 
 def _compute(workload: Workload, gpu: GpuSpec, tp: int, checkpointing: bool, micro: int | None) -> StepCompute | None:
     """compute(), uncached."""
+    return step_compute(step_shape(workload, tp, checkpointing, micro), gpu, workload.precision)
+
+
+def step_shape(workload: Workload, tp: int, checkpointing: bool, micro: int | None) -> StepShape:
+    """What one micro-step of the workload computes on each GPU at this tensor-parallel degree, checkpointing and
+    micro-batch (the stated one when None)."""
     adapters = workload.method in ("lora", "qlora")
-    shape = StepShape(
+    return StepShape(
         tokens=(micro or workload.micro_batch_size) * workload.seq_len,
         hidden=workload.arch.hidden,
         layers=workload.arch.layers,
@@ -151,7 +157,6 @@ def _compute(workload: Workload, gpu: GpuSpec, tp: int, checkpointing: bool, mic
         adapter_width=workload.trainable_params / max(workload.request.lora_rank, 1) if adapters else 0.0,
         quantized_params=workload.total_params if workload.method == "qlora" else 0,
     )
-    return step_compute(shape, gpu, workload.precision)
 
 
 def tp_degrees(workload: Workload, per_node: int) -> list[int]:

@@ -15,9 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, TypeVar
 
 from tools.gpus import GpuSpec
 from tools.jobtime.throughput import MAMF_FRACTION, QLORA_DEQUANT_BYTES_PER_PARAM, TokenFlops, Utilisation, peak_tflops
+
+if TYPE_CHECKING:  # numpy only where many GPUs are computed at once (tools.jobtime.batch)
+    import numpy as np
+    import numpy.typing as npt
+
+Figure = TypeVar("Figure", float, "npt.NDArray[np.float64]")
+"""One GPU's figure, or an array of many GPUs' (step_figures runs on either)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,8 +147,29 @@ def step_compute(
     peak = peak_tflops(gpu, precision)
     if not peak:
         return None
-    flops_per_s = peak * 1e12
     ceiling, ceiling_source = ceiling_for(gpu, cal)
+    bandwidth_tbs = gpu.memory_bandwidth_tbs or 1.0
+    matmul_s, attention_s, memory_s, seconds, achieved = step_figures(shape, peak, ceiling, bandwidth_tbs, cal)
+    return StepCompute(
+        seconds=seconds,
+        matmul_s=matmul_s,
+        attention_s=attention_s,
+        memory_s=memory_s,
+        achieved=achieved,
+        ceiling=ceiling,
+        ceiling_source=ceiling_source,
+        bandwidth_tbs=bandwidth_tbs,
+        calibration=cal,
+    )
+
+
+def step_figures(
+    shape: StepShape, peak: Figure, ceiling: Figure, bandwidth_tbs: Figure, cal: Calibration
+) -> tuple[Figure, Figure, Figure, Figure, Figure]:
+    """(matmul, attention, memory-bound and total seconds, achieved share of dense peak) of one micro-step from the
+    GPU's dense peak TFLOPS, matmul ceiling and memory bandwidth (TB/s): floats for one GPU, or numpy arrays for many
+    (tools.jobtime.batch: the same operations in the same order, element by element)."""
+    flops_per_s = peak * 1e12
     tokens = shape.tokens / shape.tensor_parallel
     width = shape.hidden / shape.tensor_parallel
     matmul_eff = ceiling * width / (width + cal.hidden_half) * shape.tokens / (shape.tokens + cal.tokens_half)
@@ -154,11 +183,11 @@ def step_compute(
         + cal.vocab_bytes * shape.vocab
         + cal.lora_bytes * shape.adapter_width * 2.0
     )
-    bandwidth = (gpu.memory_bandwidth_tbs or 1.0) * 1e12
+    bandwidth = bandwidth_tbs * 1e12
     memory_s = tokens * per_token / bandwidth
     if shape.method == "qlora":
         passes = 3 if shape.checkpointing else 2
-        memory_s += (
+        memory_s = memory_s + (
             cal.dequant_passes
             * passes
             * shape.quantized_params
@@ -168,17 +197,7 @@ def step_compute(
         )
     seconds = matmul_s + attention_s + memory_s
     achieved = tokens * shape.flops.total / seconds / flops_per_s
-    return StepCompute(
-        seconds=seconds,
-        matmul_s=matmul_s,
-        attention_s=attention_s,
-        memory_s=memory_s,
-        achieved=achieved,
-        ceiling=ceiling,
-        ceiling_source=ceiling_source,
-        bandwidth_tbs=gpu.memory_bandwidth_tbs or 1.0,
-        calibration=cal,
-    )
+    return matmul_s, attention_s, memory_s, seconds, achieved
 
 
 def _dense_share(shape: StepShape) -> float:

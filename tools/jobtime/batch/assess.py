@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from tools.gpus import GpuSpec
 from tools.jobtime.batch.search import Batch, Geometry, Search, Steps, Unbatchable
 from tools.jobtime.candidate import Candidate
-from tools.jobtime.layouts import compute, memory_gib
+from tools.jobtime.layouts import memory_gib
+from tools.jobtime.throughput import peak_tflops
 from tools.jobtime.topology import (
     DEFAULT_MEMORY_MARGIN,
     PREFERENCE_TOLERANCE,
@@ -41,7 +42,7 @@ def assess_many(
         if gpu is None:
             continue
         if id(gpu) not in known:
-            known[id(gpu)] = compute(workload, gpu, 1, ckpt, stated) is not None
+            known[id(gpu)] = bool(peak_tflops(gpu, workload.precision))  # whether its step is known (step_compute)
         if known[id(gpu)]:
             by_geometry.setdefault((hardware.total, hardware.per_node, hardware.nodes), []).append(index)
     single = memory_gib(workload, 1, SINGLE_GPU, ckpt, stated) or 0.0

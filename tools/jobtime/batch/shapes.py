@@ -9,7 +9,9 @@ import numpy as np
 
 from tools.gpus import GpuSpec
 from tools.jobtime.collectives import Links
-from tools.jobtime.layouts import compute
+from tools.jobtime.layouts import step_shape
+from tools.jobtime.micro_step import CALIBRATION, ceiling_for, step_figures
+from tools.jobtime.throughput import peak_tflops
 from tools.jobtime.workload import Workload
 
 Geometry = tuple[int, int, int]
@@ -22,31 +24,41 @@ class Unbatchable(Exception):
 
 class Steps:
     """Step compute of one workload on each distinct GPU of the shapes searched together, per (tensor parallel,
-    checkpointing, micro-batch): shapes and geometries share their GPUs."""
+    checkpointing, micro-batch), every GPU at once (micro_step.step_figures on arrays): shapes and geometries share
+    their GPUs."""
 
     def __init__(self, workload: Workload, gpus: list[GpuSpec]) -> None:
         self.workload, self.gpus = workload, gpus
         self._rows = {id(gpu): row for row, gpu in enumerate(gpus)}
         self._found: dict[tuple[int, bool, int], tuple[np.ndarray, np.ndarray]] = {}
+        peaks = [peak_tflops(gpu, workload.precision) for gpu in gpus]
+        self._peak = np.array([peak if peak else np.nan for peak in peaks], dtype=float)  # NaN: step unknown
+        self._ceiling = np.array([ceiling_for(gpu)[0] for gpu in gpus], dtype=float)
+        self._bandwidth = np.array([gpu.memory_bandwidth_tbs or 1.0 for gpu in gpus], dtype=float)
 
     def row_of(self, gpu: GpuSpec | None) -> int:
         """The row of one of the GPUs."""
         return self._rows[id(gpu)]
 
     def get(self, tp: int, ckpt: bool, micro: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Seconds and utilisation of one micro-step on each GPU, computed for the GPUs `wanted` (NaN for the
-        others until they are; Unbatchable when a wanted one is unknown)."""
+        """Seconds and utilisation of one micro-step on each GPU (`figures`, kept per setting); Unbatchable when the
+        step of a `wanted` one is unknown."""
         key = (tp, ckpt, micro)
         found = self._found.get(key)
         if found is None:
-            found = self._found[key] = (np.full(len(self.gpus), np.nan), np.full(len(self.gpus), np.nan))
-        seconds, utilisation = found
-        for index in np.flatnonzero(wanted & np.isnan(seconds)).tolist():
-            step = compute(self.workload, self.gpus[index], tp, ckpt, micro)
-            if step is None:
-                raise Unbatchable
-            seconds[index], utilisation[index] = step.seconds, step.utilisation_value
+            found = self._found[key] = self.figures(tp, ckpt, micro)
+        if (wanted & np.isnan(found[0])).any():
+            raise Unbatchable
         return found
+
+    def figures(self, tp: int, ckpt: bool, micro: int) -> tuple[np.ndarray, np.ndarray]:
+        """step_compute's seconds and utilisation (StepCompute.utilisation_value) on every GPU at once, NaN where
+        its dense peak at the workload's precision is unknown (where step_compute gives none)."""
+        shape = step_shape(self.workload, tp, ckpt, micro)
+        with np.errstate(invalid="ignore"):  # unknown peaks stay NaN
+            figures = step_figures(shape, self._peak, self._ceiling, self._bandwidth, CALIBRATION)
+        seconds, achieved = figures[3], figures[4]
+        return seconds, np.array([round(value, 4) for value in achieved.tolist()], dtype=float)
 
 
 @dataclass(slots=True)
