@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tools.indices import distinct
 from tools.jobtime import Assessment, JobTime
 from tools.ranking.costing import Costed, ShapeCosts, ShapeEntry, SpotRun
 from tools.ranking.selection import Selection
@@ -72,7 +73,7 @@ def _spot_runs(selection: Selection, at: np.ndarray, per_shape: PerShape, memo: 
         return {}
     price = selection.interruptible[at]
     runs = {}
-    for pair in np.unique(selection.pair_at[at][~np.isnan(price) & (price != 0.0)]).tolist():
+    for pair in distinct(selection.pair_at[at][~np.isnan(price) & (price != 0.0)], len(selection.pairs)):
         entry, provider, time = _pair_figures(selection, pair, per_shape)
         runs[pair] = memo.spot_run(entry, 1, provider, time)
     return runs
@@ -102,7 +103,7 @@ def _columns(
     on_demand = ~spot & has_od
     if (od[on_demand] < 0).any():  # run_cost's check, as cost_offer makes it
         raise ValueError("hours and prices must not be negative")
-    od_hours, od_billed = _on_demand_runs(selection, np.unique(pair[on_demand]).tolist(), per_shape, memo)
+    od_hours, od_billed = _on_demand_runs(selection, distinct(pair[on_demand], len(selection.pairs)), per_shape, memo)
     # cost_offer multiplies prices by the node count: "* 1" keeps its operations (and is exact)
     return _Columns(
         pair=pair.tolist(),

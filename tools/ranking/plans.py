@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tools.catalog import Offer, OfferGroup, Shape, shape_of, verdict_holds
+from tools.indices import distinct
 from tools.jobtime import Assessment, JobTime
 from tools.lru import Lru
 from tools.ranking.batch_costing import cost_first_plans
@@ -196,7 +197,7 @@ def plan_candidates(
             if known is not None:  # planned on its one node by the job's ranking without the count
                 outcomes[place] = known if isinstance(known, str) else _for_budget(known, memo.job.budget)
                 first[place] = False
-    needed = np.unique(shape_at[first]).tolist()
+    needed = distinct(shape_at[first], len(selection.shapes))
     memo.prefill(selection.shapes[index] for index in needed)
     if wanted is None:
         prefill_scale_out(items, memo)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tools.indices import distinct
 from tools.jobtime.batch.comm import Moved, comm_arrays
 from tools.jobtime.batch.shapes import Batch, Geometry, Steps, Unbatchable
 from tools.jobtime.collectives import Plan, Traffic
@@ -74,7 +75,7 @@ class Search:
         can split the model that way (None when none can)."""
         batch, workload = self.batch, self.workload
         slots: list[tuple[float, Traffic] | None] = [None] * len(plans)
-        for index in np.unique(batch.geo[tried]).tolist():
+        for index in distinct(batch.geo[tried], len(plans)):
             plan = plans[index]
             if plan is not None:
                 total, _per_node, nodes = batch.geometries[index]
@@ -129,7 +130,7 @@ class Search:
         picked: Row | None = None
         for micro in workload.smaller_micro_batches:
             per_gpu = np.full(len(plans), np.nan)
-            for index in np.unique(batch.geo[left]).tolist():
+            for index in distinct(batch.geo[left], len(plans)):
                 plan = plans[index]
                 total, _per_node, nodes = batch.geometries[index]
                 slot = layout_slot(workload, plan, total, nodes, ckpt, micro) if plan is not None else None
