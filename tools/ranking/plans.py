@@ -198,11 +198,12 @@ def plan_candidates(
                 outcomes[place] = known if isinstance(known, str) else _for_budget(known, memo.job.budget)
                 first[place] = False
     needed = distinct(shape_at[first], len(selection.shapes))
-    memo.prefill(selection.shapes[index] for index in needed)
+    shapes = [selection.shapes[index] for index in needed]
     if wanted is None:
+        memo.prefill(shapes)
         prefill_scale_out(items, memo)
-    else:  # the shapes of the wished count on several nodes
-        memo.prefill(_wished_shapes(items, np.flatnonzero(several).tolist(), wanted))
+    else:  # with the shapes of the wished count on several nodes, searched at once
+        memo.prefill([*shapes, *_wished_shapes(items, np.flatnonzero(several).tolist(), wanted)])
     per_shape: list[tuple[ShapeEntry, Assessment, JobTime] | str | None] = [None] * len(selection.shapes)
     for index in needed:
         per_shape[index] = _costable(selection.shapes[index], memo)
