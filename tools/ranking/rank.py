@@ -291,8 +291,8 @@ def rank_offers(
     if on_demand is not None:  # shown second, beside the interruptible headline
         ordered = [ordered[0], on_demand, *(c for c in ordered[1:] if c is not on_demand)]
     top, listed = collapse_zones(ordered, limit)
-    cheapest = min(fitting, key=lambda r: (r.cost, r.hours), default=None)
-    fastest = min(fitting, key=lambda r: (r.hours, r.cost), default=None)
+    cheapest = min(fitting, key=attrgetter("cost", "hours"), default=None)
+    fastest = min(fitting, key=attrgetter("hours", "cost"), default=None)
     limit_code, limit_params = binding_limit(fitting, dict(excluded), budget, spec.deadline_hours)
     meta = current_meta(path)
     assumptions = list(
