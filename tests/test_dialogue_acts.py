@@ -311,3 +311,32 @@ def test_adopting_with_no_proposal_says_so_and_keeps_the_job(advisor, language, 
     assert adopted["intent"] != "out_of_scope", adopted["answer"]
     assert adopted["spec"] == first["spec"] and adopted["changed"] == []
     assert adopted["offers"] and adopted["offers"][0]["provider"] in adopted["answer"], adopted["answer"]
+
+
+@pytest.mark.parametrize(
+    ("language", "faster", "back"),
+    [
+        ("en", "which one is the fastest?", "undo"),
+        ("it", "qual è la più veloce?", "torna a prima"),
+        ("id", "yang lebih cepat?", "kembali ke sebelumnya"),
+    ],
+)
+def test_undo_after_asking_for_the_fastest_brings_the_cheapest_first_back(advisor, language, faster, back):
+    """A preference switch is a change the answer reports ("Changed: fastest offer first", with the plan before):
+    undo returns to that plan, cheapest first again, and says so; a second undo has nothing left to undo."""
+    first = _job(advisor, language)
+    fast = advisor.respond(faster, thread_id=first["thread_id"])
+    assert fast["changed"] == ["prefer"] and fast["spec"] == first["spec"]
+    lead, fast_lead = first["offers"][0], fast["offers"][0]
+    assert fast_lead["est_hours"] < lead["est_hours"], "the fastest-first answer leads with another offer"
+    restored = advisor.respond(back, thread_id=first["thread_id"])
+    assert restored["act"] == "undo" and restored["spec"] == first["spec"] and restored["changed"] == ["prefer"]
+    again = restored["offers"][0]
+    assert (again["provider"], again["instance_type"], again["est_cost"]) == (
+        lead["provider"],
+        lead["instance_type"],
+        pytest.approx(lead["est_cost"]),
+    )
+    nothing = advisor.respond(back, thread_id=first["thread_id"])
+    assert nothing["act"] == "undo" and nothing["offers"][0]["est_cost"] == pytest.approx(lead["est_cost"])
+    assert nothing["changed"] == []

@@ -67,6 +67,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "comparison": None,
     "compare_gpus": None,
     "preference_changed": False,
+    "preference_before": None,
     "parsed_unknown_model": None,
     "clarify": None,
     "act": None,
@@ -154,10 +155,15 @@ def intent_node(state: AgentState) -> dict[str, Any]:
 
 
 def _preference(state: AgentState, wished: str | None, *, new_job: bool) -> dict[str, Any]:
-    """The thread's offer preference after this turn, and whether the turn changed it."""
+    """The thread's offer preference after this turn, whether the turn changed it, and the one before it (what a
+    plan this turn replaces was shown with)."""
     before = None if new_job else state.get("preference")
     after = wished or before
-    return {"preference": after, "preference_changed": after != state.get("preference") and not new_job}
+    return {
+        "preference": after,
+        "preference_changed": after != state.get("preference") and not new_job,
+        "preference_before": state.get("preference"),
+    }
 
 
 def route_intent(state: AgentState) -> str:

@@ -59,7 +59,7 @@ def merge_node(state: AgentState) -> dict[str, Any]:
     if state.get("act") in acts.PLAN_ACTS and not before and not acts.states_job(dict(state)):  # sets no job
         return {"spec": None, "missing": missing, "changed": [], "default_method": None}
     changed = [name for name in SPEC_NAMES if before and previous is not None and new.get(name) != before.get(name)]
-    if state.get("preference_changed"):
+    if state.get("preference_changed") or extra.get("preference_changed"):  # switched, or a switch undone
         changed.append("prefer")
     names_model = previous is None or {"model", "params_b"} & set(mentioned)
     unknown = state.get("parsed_unknown_model") if names_model else state.get("unknown_model")

@@ -60,6 +60,8 @@ class AgentState(TypedDict, total=False):
     preference: str | None
     """'speed' or 'cost' from the conversation ("faster?"); persists across turns until a new job."""
     preference_changed: bool
+    preference_before: str | None
+    """The preference at the start of the turn (kept with a plan this turn replaces, for undo)."""
     last_top: dict[str, Any] | None
     """The previous recommendation's rental (persists), so a follow-up can say what it was before."""
     last_kind: str | None

@@ -1,4 +1,6 @@
-"""The thread's short history of plans: each change or new job keeps the plan it replaced, so undo can return."""
+"""The thread's short history of plans: each change or new job keeps the plan it replaced (its job, its lead offer and
+the offer preference it was shown with), so undo can return; a preference switch ("the fastest?") replaces a plan
+too."""
 
 from __future__ import annotations
 
@@ -8,12 +10,15 @@ MAX_PLANS = 8
 
 
 def pushed(
-    history: list[dict[str, Any]] | None, spec: dict[str, Any] | None, top: dict[str, Any] | None
+    history: list[dict[str, Any]] | None,
+    spec: dict[str, Any] | None,
+    top: dict[str, Any] | None,
+    preference: str | None = None,
 ) -> list[dict[str, Any]]:
     """The history with the plan being replaced added last (the oldest dropped past MAX_PLANS)."""
     items = list(history or [])
     if spec:
-        items.append({"spec": spec, "top": top})
+        items.append({"spec": spec, "top": top, "preference": preference})
     return items[-MAX_PLANS:]
 
 

@@ -101,6 +101,8 @@ def merged_spec(
         target = plans[index]
         extra["history"] = plans[:index]
         extra["restored"] = True
+        if "preference" in target and target["preference"] != state.get("preference"):  # a switch undone too
+            extra["preference"], extra["preference_changed"] = target["preference"], True
         restored = {k: v for k, v in target["spec"].items() if k != "language"}
         return None, restored, list(restored), extra
     if act == "change" and state.get("act_topic") == "adopt":
@@ -136,10 +138,12 @@ def ranking_spec(state: dict[str, Any], spec: JobSpec) -> JobSpec:
 
 
 def history_after(state: dict[str, Any], previous: dict[str, Any] | None, new: dict[str, Any]) -> list[Any]:
-    """The plan history after a change or new job (the replaced plan kept); unchanged otherwise."""
+    """The plan history after a change, a new job or a preference switch (the replaced plan kept, with the
+    preference it was shown with); unchanged otherwise."""
     plans = list(state.get("history") or [])
-    if state.get("act") in ("change", "new_job") and previous and previous != new:
-        return history.pushed(plans, previous, state.get("last_top"))
+    replaced = state.get("act") in ("change", "new_job") and previous and previous != new
+    if replaced or (previous and state.get("preference_changed")):
+        return history.pushed(plans, previous, state.get("last_top"), state.get("preference_before"))
     return plans
 
 
