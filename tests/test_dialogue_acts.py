@@ -340,3 +340,33 @@ def test_undo_after_asking_for_the_fastest_brings_the_cheapest_first_back(adviso
     nothing = advisor.respond(back, thread_id=first["thread_id"])
     assert nothing["act"] == "undo" and nothing["offers"][0]["est_cost"] == pytest.approx(lead["est_cost"])
     assert nothing["changed"] == []
+
+
+@pytest.mark.parametrize(
+    ("language", "job", "question"),
+    [
+        ("en", "LoRA on Llama 3.1 8B, 10k examples, budget $50", "why not A100?"),
+        ("it", "LoRA su Llama 3.1 8B, 10k esempi, budget 50 dollari", "perché non A100?"),
+        ("id", "LoRA pada Llama 3.1 8B, 10 ribu contoh, budget 50 dolar", "kenapa tidak A100?"),
+    ],
+)
+def test_why_not_names_the_cheaper_listed_offer_it_does_not_count(advisor, language, job, question):
+    """When the asked GPU's own ranking leads with a dearer plan because its cheapest price is unverified (the user
+    sees that cheaper offer in the list), the why-not answer says so, naming its provider, not only the dearer
+    plan it compares."""
+    from contract.jobspec import JobSpec
+    from tools.ranking import rank_offers
+
+    first = advisor.respond(job)
+    spec = JobSpec.model_validate({**first["spec"], "gpu": "A100"})
+    reason = rank_offers(spec).headline_reason
+    assert reason is not None and reason.code == "cheaper_price_unverified", "the catalog still has such an A100"
+    listed = [
+        o
+        for o in first["offers"]
+        if o["gpu"].startswith("A100") and o["provider"] == reason.params["cheapest_provider"]
+    ]
+    assert listed, "the cheaper A100 is in the user's list"
+    answer = advisor.respond(question, thread_id=first["thread_id"])
+    assert answer["act"] == "question" and answer["spec"] == first["spec"]
+    assert reason.params["cheapest_provider"] in answer["answer"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from agent.graph.acts.texts import act_templates, display_cost, excluded_reason, gap_words, limits, rental, with_limits
 from agent.graph.acts.time_questions import cost, duration, within
-from agent.writing import money, number, percent, same_rental, templates
+from agent.writing import headline_reason, money, number, percent, same_rental, templates
 from contract.jobspec import JobSpec
 
 CLOSE_SHARE = 0.15
@@ -54,6 +54,7 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
                     name=name, rental=with_limits(top, spec, language, state.get("display_currency"))
                 )
             )
+            lines.extend(_not_first(ranking, language))
             found.append((name, top))
     if len(found) == 2:
         (a, first), (_, second) = found
@@ -80,12 +81,20 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[
     if same_rental(other, plan):
         return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))]
     reasons = limits(other, spec, language) + gap_words(other, plan, language)
-    return [
+    lines = [
         t["why_not_lost"].format(
             name=name, reasons=t["and"].join(reasons) or t["same_result"], rental=rental(plan, spec, language)
         ),
         t["compare_item"].format(name=name, rental=rental(other, spec, language)),
     ]
+    return lines + _not_first(ranking, language)
+
+
+def _not_first(ranking: dict[str, Any], language: str) -> list[str]:
+    """Why the asked option's best plan is not its cheapest (an unverified cheaper price the user may see listed, a
+    plan without deadline margin, ...), as a recommendation says it; nothing when it is."""
+    reason = headline_reason(ranking, language)
+    return [reason] if reason else []
 
 
 def count(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[str]:
