@@ -315,7 +315,7 @@ def field_value(name: str, value: Any, preference: str | None, language: str) ->
     """A changed field's new value as a person reads it."""
     t = templates(language)
     if name == "prefer":
-        return t["value_prefer"].get(preference or "cost", t["value_none"])  # none stated: cheapest first
+        return t["value_prefer"].get(preference or "none", t["value_none"])  # none: the recommended order again
     if value is None:
         return t["value_none"]
     if isinstance(value, bool):
