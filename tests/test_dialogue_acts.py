@@ -370,3 +370,31 @@ def test_why_not_names_the_cheaper_listed_offer_it_does_not_count(advisor, langu
     answer = advisor.respond(question, thread_id=first["thread_id"])
     assert answer["act"] == "question" and answer["spec"] == first["spec"]
     assert reason.params["cheapest_provider"] in answer["answer"]
+
+
+@pytest.mark.parametrize(
+    ("language", "job", "cheapest"),
+    [
+        ("en", "Full fine-tune Llama 3.1 8B on 500M tokens within 10 hours, budget $300", "the cheapest?"),
+        (
+            "it",
+            "Fine-tuning completo di Llama 3.1 8B su 500M token entro 10 ore, budget 300 dollari",
+            "la più economica?",
+        ),
+        (
+            "id",
+            "Fine-tune penuh Llama 3.1 8B, 500 juta token, selesai dalam 10 jam, budget 300 dolar",
+            "yang paling murah?",
+        ),
+    ],
+)
+def test_a_follow_up_that_leads_with_an_unverified_price_says_to_check_it(advisor, language, job, cheapest):
+    """Asking for the cheapest puts first a plan whose price the tools flag as an outlier (the first answer kept it
+    out of first place and said why): the follow-up's answer says to check that price, as a first answer does."""
+    from agent.writing import templates
+
+    first = advisor.respond(job)
+    assert not first["offers"][0].get("price_outlier")
+    answer = advisor.respond(cheapest, thread_id=first["thread_id"])
+    assert answer["changed"] == ["prefer"] and answer["offers"][0].get("price_outlier"), "the cheapest is flagged"
+    assert templates(language)["price_outlier_note"] in answer["answer"]

@@ -361,10 +361,12 @@ def follow_up(state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     change = changes_line(changed, spec, state.get("preference"), language)
     if not offers:
         return "\n\n".join(p for p in (no_offer_answer(state, language), change) if p), []
-    top = offers[0]
+    top, last_top = offers[0], state.get("last_top")
+    new_lead = not (last_top and same_rental(last_top, top))  # a price to check, said of the plan now first
     paragraphs = [
         verdict_block(top, spec, language),
-        "\n".join(p for p in (change, before_line(state.get("last_top"), top, language)) if p),
+        " ".join(writing_notes.price_notes(top, language)) if new_lead else None,
+        "\n".join(p for p in (change, before_line(last_top, top, language)) if p),
     ]
     if "interruptible_ok" in changed:
         spot = spot_sentence(top, spec, language, ranking.get("on_demand_alternative"))
