@@ -398,3 +398,31 @@ def test_a_follow_up_that_leads_with_an_unverified_price_says_to_check_it(adviso
     answer = advisor.respond(cheapest, thread_id=first["thread_id"])
     assert answer["changed"] == ["prefer"] and answer["offers"][0].get("price_outlier"), "the cheapest is flagged"
     assert templates(language)["price_outlier_note"] in answer["answer"]
+
+
+@pytest.mark.parametrize(
+    ("language", "why_not", "adopt"),
+    [
+        ("en", "why not A100?", "ok, do that"),
+        ("it", "perché non A100?", "ok, fallo"),
+        ("id", "kenapa tidak A100?", "oke, pakai itu"),
+    ],
+)
+def test_the_option_a_why_not_answer_names_can_be_adopted(advisor, language, why_not, adopt):
+    """A why-not answer that names another plan offers it as a what-if does ("say 'ok, do that' to switch"), and
+    adopting it changes the job to that GPU; the job is untouched until then."""
+    first = _job(advisor, language)
+    asked = advisor.respond(why_not, thread_id=first["thread_id"])
+    assert asked["act"] == "question" and asked["spec"] == first["spec"]
+    adopted = advisor.respond(adopt, thread_id=first["thread_id"])
+    assert adopted["act"] == "change" and adopted["changed"] == ["gpu"] and adopted["spec"]["gpu"] == "A100"
+    assert adopted["offers"][0]["gpu"].startswith("A100")
+
+
+@pytest.mark.parametrize(("language", "adopt"), [("en", "ok do that"), ("it", "ok fallo"), ("id", "oke pakai itu")])
+def test_adopting_with_nothing_offered_is_read_as_adopting_in_every_language(advisor, language, adopt):
+    """ "ok do that" with no option waiting is the same act in every language (nothing to adopt; the job as it is),
+    not a question about the plan because "do" can open an English question."""
+    first = _job(advisor, language)
+    answer = advisor.respond(adopt, thread_id=first["thread_id"])
+    assert answer["act"] == "change" and answer["spec"] == first["spec"] and answer["changed"] == []

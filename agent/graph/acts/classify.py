@@ -218,8 +218,8 @@ def _read(
     cleared = clears(text, language)
     if has("undo", text, language) and not (fields & JOB_DEFINING and not asks):
         return ActReading("undo", count=_count_in(text))
-    if pending and has("adopt", text, language) and not fields:
-        return ActReading("change", "adopt")
+    if has("adopt", text, language) and not fields:  # "ok, do that": an imperative even where "do" opens questions
+        return ActReading("change", "adopt")  # (with no proposal waiting, there is nothing to adopt)
     if base_intent == "job_request" and fields & JOB_DEFINING and not asks:
         return ActReading("new_job", gpus=gpus)
     if asks:
@@ -233,8 +233,6 @@ def _read(
         return ActReading("question", topic, currency=currency_asked(text, language), gpus=gpus)
     if preference:
         return ActReading("change", "prefer")
-    if has("adopt", text, language) and not fields:  # "ok, do that" with no what-if waiting: nothing to adopt
-        return ActReading("change", "adopt")
     return ActReading(_without_job(base_intent) if base_intent != "follow_up" else "question", gpus=gpus)
 
 

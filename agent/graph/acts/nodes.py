@@ -161,7 +161,7 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
         lines, top = inverse.answer(state, db_path)
         kind, text = "inverse", "\n\n".join(lines)
     else:
-        lines = questions.answer(state, db_path)
+        lines, offered = questions.answer(state, db_path)
         offers = (state.get("ranking") or {}).get("offers") or []
         top = offers[0] if offers else None
         if not lines and top is not None:
@@ -171,6 +171,9 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
 
             lines = [no_offer_answer(state, language)]
         kind, text = "question", "\n\n".join(lines)
+        if offered:  # the other plan a why-not names: adoptable as a what-if's is
+            pending = offered
+            text += "\n\n" + t["unchanged_adopt"]
     return {
         "answer": text,
         "answer_kind": kind,

@@ -63,8 +63,9 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
     return lines
 
 
-def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[str]:
-    """X's figures for this job and the reason it lost to the plan."""
+def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
+    """X's figures for this job and the reason it lost to the plan; and the job change that would switch to X's plan
+    (None where X has no plan or is the plan)."""
     language, spec = state["language"], state["spec"]
     t = act_templates(language)
     gpus = list(state.get("act_gpus") or [])
@@ -77,9 +78,9 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[
         name, update = str(parsed.get("method") or "?"), {k: v for k, v in parsed.items() if k != "language"}
     other, ranking = _top_for(spec, update, db_path, state.get("preference"))
     if other is None:
-        return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))]
+        return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))], None
     if same_rental(other, plan):
-        return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))]
+        return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))], None
     reasons = limits(other, spec, language) + gap_words(other, plan, language)
     lines = [
         t["why_not_lost"].format(
@@ -87,7 +88,8 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[
         ),
         t["compare_item"].format(name=name, rental=rental(other, spec, language)),
     ]
-    return lines + _not_first(ranking, language)
+    switch = {k: v for k, v in update.items() if v != spec.get(k)}
+    return lines + _not_first(ranking, language), switch or None
 
 
 def _not_first(ranking: dict[str, Any], language: str) -> list[str]:
@@ -307,17 +309,23 @@ def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     return lines + ([headline] if headline else []) + duration(state, plan)
 
 
-def answer(state: dict[str, Any], db_path: Path) -> list[str]:
-    """The lines answering a question about the plan (its topic in `act_topic`)."""
+def answer(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
+    """The lines answering a question about the plan (its topic in `act_topic`), and the job change the answer
+    offers to adopt, if any (a why-not's other plan)."""
     topic = state.get("act_topic") or "plain"
     offers = (state.get("ranking") or {}).get("offers") or []
+    if topic == "why_not" and offers:
+        return why_not(state, offers[0], db_path)
+    return _lines(state, topic, offers, db_path), None
+
+
+def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_path: Path) -> list[str]:
+    """The lines answering a question of any other topic."""
     if topic == "compare":
         return compare(state, db_path)
     if not offers:
         return []
     plan = offers[0]
-    if topic == "why_not":
-        return why_not(state, plan, db_path)
     if topic == "count":
         return count(state, plan, db_path)
     if topic == "export":
