@@ -426,3 +426,50 @@ def test_adopting_with_nothing_offered_is_read_as_adopting_in_every_language(adv
     first = _job(advisor, language)
     answer = advisor.respond(adopt, thread_id=first["thread_id"])
     assert answer["act"] == "change" and answer["spec"] == first["spec"] and answer["changed"] == []
+
+
+@pytest.mark.parametrize(
+    ("language", "job", "question"),
+    [
+        ("en", "Can I fine-tune Llama 3.1 8B on a single 4090?", "what about with QLoRA?"),
+        ("it", "Posso fare fine-tuning di Llama 3.1 8B su una sola 4090?", "perché non QLoRA?"),
+        ("id", "Bisa fine-tune Llama 3.1 8B di satu 4090?", "kenapa tidak QLoRA?"),
+    ],
+)
+def test_why_not_another_method_when_the_job_has_no_plan_answers_the_what_if(advisor, language, job, question):
+    """When the thread's job has no plan to compare with (full fine-tuning does not fit the one 4090 asked about),
+    "why not / what about QLoRA?" is answered as the what-if it is: QLoRA fits that card (the estimator's figure),
+    with its rental and an offer to switch, not with the job's own "no offer" answer again."""
+    from contract.jobspec import JobSpec
+    from tools.gpus import lookup_gpu
+    from tools.memory import estimate_for_spec
+
+    first = advisor.respond(job)
+    assert first["spec"]["gpu"] == "RTX4090" and first["spec"]["num_gpus"] == 1
+    qlora = estimate_for_spec(JobSpec.model_validate({**first["spec"], "method": "qlora"}))
+    assert qlora.per_gpu_gib <= lookup_gpu("RTX4090").memory_gib, "QLoRA fits the card"
+    answer = advisor.respond(question, thread_id=first["thread_id"])
+    assert answer["spec"] == first["spec"]
+    assert answer["verdict"]["gpu"] == "RTX4090" and answer["verdict"]["count"] == 1, answer["answer"]
+    adopt = {"en": "ok, do that", "it": "ok, fallo", "id": "oke, pakai itu"}[language]
+    adopted = advisor.respond(adopt, thread_id=first["thread_id"])
+    assert adopted["spec"]["method"] == "qlora" and adopted["offers"][0]["gpu"] == "RTX4090"
+
+
+@pytest.mark.parametrize(
+    ("language", "job", "why_not", "adopt"),
+    [
+        ("en", "QLoRA on Llama 3 70B, 100M tokens, no spot", "why not spot?", "ok, do that"),
+        ("it", "QLoRA su Llama 3 70B, 100M token, niente spot", "perché non le spot?", "ok, fallo"),
+        ("id", "QLoRA pada Llama 3 70B, 100 juta token, tanpa spot", "kenapa tidak pakai spot?", "oke, pakai itu"),
+    ],
+)
+def test_why_not_spot_after_refusing_it_answers_what_spot_would_do(advisor, language, job, why_not, adopt):
+    """ "Why not spot?" asks about spot (its "not" belongs to the question): the answer is what allowing spot would
+    do, a spot plan (as "what if I use spot?" answers), not a contradiction; adopting it allows spot."""
+    first = advisor.respond(job)
+    assert first["spec"]["interruptible_ok"] is False and not first["offers"][0]["spot"]
+    asked = advisor.respond(why_not, thread_id=first["thread_id"])
+    assert asked["spec"] == first["spec"] and asked["verdict"]["spot"] is True, asked["answer"]
+    adopted = advisor.respond(adopt, thread_id=first["thread_id"])
+    assert adopted["spec"]["interruptible_ok"] is True and adopted["changed"] == ["interruptible_ok"]

@@ -446,3 +446,24 @@ def test_turn_request(text: str, has_job: bool, last_kind: str | None, asks: str
 def test_powers_never_crash_and_stay_valid(base: int, exponent: int, sep: str, unit: str) -> None:
     result = parse_message(f"LoRA on llama 3 8b, {base}{sep}{exponent} {unit}", use_llm=False)
     JobSpec.model_validate(result.spec.model_dump())
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("why not spot?", "interruptible_ok", True),
+        ("why not QLoRA?", "method", "qlora"),
+        ("perché non le spot?", "interruptible_ok", True),
+        ("perché non QLoRA?", "method", "qlora"),
+        ("kenapa tidak pakai spot?", "interruptible_ok", True),
+        ("kenapa tidak QLoRA?", "method", "qlora"),
+        ("kok nggak pakai LoRA?", "method", "lora"),
+        ("no spot", "interruptible_ok", False),
+        ("not QLoRA, plain LoRA", "method", "lora"),
+        ("perché non senza spot?", "interruptible_ok", False),
+    ],
+)
+def test_the_negation_of_a_why_not_question_asks_it_does_not_refuse(text: str, field: str, value: object) -> None:
+    """In "why not X?" the "not" belongs to the question: X is the option asked about and is read as named, while a
+    negation of X itself still refuses it ("no spot", "not QLoRA", "why not without spot?")."""
+    assert getattr(parse_message(text, use_llm=False).spec, field) == value

@@ -152,6 +152,10 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
     language, act = state["language"], state["act"]
     t = act_templates(language)
     top, pending = None, state.get("pending")
+    planless = not ((state.get("ranking") or {}).get("offers"))
+    spot = "interruptible_ok" in (state.get("parsed") or {})  # allowing spot is a permission, not an offer to compare
+    if act == "question" and state.get("act_topic") == "why_not" and (planless or spot):
+        act = "what_if"  # "why not X?" asks what X would do, as "what if X?" does
     if act == "what_if" and state.get("spec"):
         kind, text, top, hyp = what_if.answer(state, db_path)
         pending = {k: v for k, v in hyp.items() if v != (state.get("spec") or {}).get(k)}

@@ -7,7 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent.graph.acts.texts import act_templates, display_cost, excluded_reason, gap_words, limits, rental, with_limits
+from agent.graph.acts.texts import (
+    act_templates,
+    change_words,
+    display_cost,
+    excluded_reason,
+    gap_words,
+    limits,
+    rental,
+    with_limits,
+)
 from agent.graph.acts.time_questions import cost, duration, within
 from agent.writing import headline_reason, money, number, percent, same_rental, templates
 from contract.jobspec import JobSpec
@@ -74,8 +83,11 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple
         name, update = gpus[0], {"gpu": gpus[0]}
     elif parsed.get("providers"):
         name, update = ", ".join(parsed["providers"]), {"providers": parsed["providers"]}
-    else:
-        name, update = str(parsed.get("method") or "?"), {k: v for k, v in parsed.items() if k != "language"}
+    else:  # a method ("why not QLoRA?") or another field ("why not spot?"), named as a what-if names it
+        update = {k: v for k, v in parsed.items() if k != "language"}
+        method = parsed.get("method")
+        words = templates(language)["method_names"].get(method, method) if set(update) == {"method"} else None
+        name = words or change_words(update, language) or "?"
     other, ranking = _top_for(spec, update, db_path, state.get("preference"))
     if other is None:
         return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))], None

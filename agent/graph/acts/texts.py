@@ -69,6 +69,16 @@ def gap_words(other: dict[str, Any], plan: dict[str, Any], language: str) -> lis
     return words
 
 
+def change_words(changed: dict[str, Any], language: str) -> str:
+    """'sequence length 4,096, spot yes' for the fields a what-if (or a why-not) sets."""
+    from agent.writing import field_value
+
+    labels = templates(language)["field_labels"]
+    return ", ".join(
+        f"{labels.get(name, name)} {field_value(name, value, None, language)}" for name, value in changed.items()
+    )
+
+
 def excluded_reason(ranking: dict[str, Any], language: str) -> str:
     """Why a ranking has no offer: its binding limit or the exclusion counts."""
     rt = templates(language)

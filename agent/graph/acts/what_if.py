@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent.graph.acts.texts import act_templates, excluded_reason, with_limits
+from agent.graph.acts.texts import act_templates, change_words, excluded_reason, with_limits
 from contract.jobspec import JobSpec
 
 HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
@@ -23,16 +23,6 @@ def hypothesis(state: dict[str, Any]) -> dict[str, Any]:
     parsed |= {name: None for name in state.get("act_clears") or []}
     spec, _ = merge_spec(state["spec"], {"language": state["language"], **parsed}, list(parsed))
     return spec.model_dump(mode="json")
-
-
-def _change_words(changed: dict[str, Any], language: str) -> str:
-    """'sequence length 4,096, spot yes' for the fields the what-if sets."""
-    from agent.writing import field_value, templates
-
-    labels = templates(language)["field_labels"]
-    return ", ".join(
-        f"{labels.get(name, name)} {field_value(name, value, None, language)}" for name, value in changed.items()
-    )
 
 
 def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, Any] | None, dict[str, Any]]:
@@ -65,8 +55,8 @@ def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, An
     asked = {k: v for k, v in hyp.items() if k in (state.get("parsed") or {}) and k != "language"}
     if not changed and asked and plan is not None:  # what the job already has: the plan as it is, once
         rental = with_limits(plan, spec, language, state.get("display_currency"))
-        return "what_if", t["whatif_already"].format(change=_change_words(asked, language), rental=rental), plan, hyp
-    words = _change_words(changed, language) or "-"
+        return "what_if", t["whatif_already"].format(change=change_words(asked, language), rental=rental), plan, hyp
+    words = change_words(changed, language) or "-"
     if offers:
         lines = [
             t["whatif_line"].format(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from agent.parsing.rules.scan import Scan, after, alt, negated, rx, vocabulary, word, words
+from agent.parsing.rules.scan import Scan, after, alt, asks, negated, rx, vocabulary, word, words
 from tools.catalog import place_names
 
 
@@ -52,8 +52,10 @@ def read_flags(scan: Scan) -> None:
         for match in word(patterns).finditer(scan.text):
             if scan.is_claimed(match.start(), match.end()):
                 continue
-            left = scan.text[max(0, match.start() - 16) : match.start()]
-            if rx(r"(?<![\w])" + alt(lex["method_negators"]) + r"\s*(?:the\s+|il\s+|la\s+|un\s+)?$").search(left):
+            low = max(0, match.start() - 16)
+            refused = rx(r"(?<![\w])" + alt(lex["method_negators"]) + r"\s*(?:the\s+|il\s+|la\s+|un\s+)?$")
+            negator = refused.search(scan.text[low : match.start()])
+            if negator and not asks(scan, low + negator.start()):  # "not QLoRA" refuses it; "why not QLoRA?" asks
                 continue
             mentions.append((match.start(), method))
     if mentions:

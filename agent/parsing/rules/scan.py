@@ -164,9 +164,17 @@ def unit_follows(scan: Scan, pos: int) -> bool:
 
 
 def negated(scan: Scan, start: int, window: int = 28) -> bool:
-    """Whether a negation word precedes `start` in the same clause."""
-    left = scan.text[max(0, start - window) : start]
+    """Whether a negation word precedes `start` in the same clause (not one that asks: "why not spot?")."""
+    low = max(0, start - window)
+    left = scan.text[low:start]
     breaks = list(rx(r"[.;!?,]|(?<![\w])" + alt(vocabulary()["clause_breaks"]) + r"(?![\w])").finditer(left))
     if breaks:
-        left = left[breaks[-1].end() :]
-    return rx(r"(?<![\w'])" + alt(vocabulary()["negation_words"]) + r"(?![\w'])").search(left) is not None
+        low += breaks[-1].end()
+    negation = rx(r"(?<![\w'])" + alt(vocabulary()["negation_words"]) + r"(?![\w'])")
+    return any(not asks(scan, low + found.start()) for found in negation.finditer(scan.text[low:start]))
+
+
+def asks(scan: Scan, pos: int) -> bool:
+    """Whether `pos` falls in a why-not question cue ("why not", "perché non", "kenapa tidak"): its negation asks
+    about the option that follows, it does not refuse it."""
+    return any(found.start() <= pos < found.end() for found in word(words("question_negations")).finditer(scan.text))
