@@ -473,3 +473,25 @@ def test_why_not_spot_after_refusing_it_answers_what_spot_would_do(advisor, lang
     assert asked["spec"] == first["spec"] and asked["verdict"]["spot"] is True, asked["answer"]
     adopted = advisor.respond(adopt, thread_id=first["thread_id"])
     assert adopted["spec"]["interruptible_ok"] is True and adopted["changed"] == ["interruptible_ok"]
+
+
+@pytest.mark.parametrize(
+    ("language", "job", "question"),
+    [
+        ("en", "pretrain Llama 3 70B on 1T tokens, budget $1000", "what is the minimum budget?"),
+        ("it", "pretraining di Llama 3 70B su 1T token, budget 1000 dollari", "qual è il budget minimo?"),
+        ("id", "pretrain Llama 3 70B dengan 1T token, budget 1000 dolar", "berapa budget minimal?"),
+    ],
+)
+def test_asking_what_budget_the_job_needs_is_a_cost_question(advisor, language, job, question):
+    """A question about the budget the job needs is about its cost (on topic, never declined): with no plan within
+    the budget it answers with the cheapest plan's cost, the ranking's binding figure."""
+    from agent.writing import money
+
+    first = advisor.respond(job)
+    assert first["binding_limit"] == "budget" and not first["offers"]
+    answer = advisor.respond(question, thread_id=first["thread_id"])
+    job_fields = {k: v for k, v in first["spec"].items() if k != "language"}
+    assert answer["act"] == "question", answer["answer"]
+    assert {k: v for k, v in answer["spec"].items() if k != "language"} == job_fields
+    assert money(first["binding_params"]["min_cost_usd"], "USD", answer["language"]) in answer["answer"]
