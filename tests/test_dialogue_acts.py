@@ -495,3 +495,36 @@ def test_asking_what_budget_the_job_needs_is_a_cost_question(advisor, language, 
     assert answer["act"] == "question", answer["answer"]
     assert {k: v for k, v in answer["spec"].items() if k != "language"} == job_fields
     assert money(first["binding_params"]["min_cost_usd"], "USD", answer["language"]) in answer["answer"]
+
+
+@pytest.mark.parametrize(
+    ("language", "job", "what_if"),
+    [
+        ("en", "QLoRA on Llama 3 70B, 100M tokens", "what if I use an A100?"),
+        ("it", "QLoRA su Llama 3 70B, 100M token", "e se uso una A100?"),
+        ("id", "QLoRA pada Llama 3 70B, 100 juta token", "kalau pakai A100?"),
+    ],
+)
+def test_a_fit_answer_says_to_check_the_price_of_the_card_it_names(advisor, language, job, what_if):
+    """A what-if on another card answers whether the job fits it and names a rental of that card; the answer says
+    to check that rental's price exactly when the tools flag it as an outlier (as a recommendation does), here the
+    auction price of the single A100-80GB most of these answers name."""
+    from agent.writing import templates
+    from contract.jobspec import JobSpec
+    from tools.ranking import rank_offers
+
+    first = advisor.respond(job)
+    answer = advisor.respond(what_if, thread_id=first["thread_id"])
+    named = answer["verdict"]
+    assert answer["act"] == "what_if" and named["gpu"] == "A100-80GB" and named["count"] == 1, answer["answer"]
+    alone = {"gpu": "A100-80GB", "num_gpus": 1, "providers": [named["provider"]]}
+    offers = rank_offers(JobSpec.model_validate({**first["spec"], **alone})).offers
+    flagged = next(o for o in offers if o.instance_type == named["instance"]).price_outlier
+    assert (templates(language)["price_outlier_note"] in answer["answer"]) == bool(flagged)
+
+
+def test_the_fit_answers_above_name_a_flagged_price_somewhere(advisor):
+    """The check above is not vacuous: the English answer names the flagged auction price."""
+    first = advisor.respond("QLoRA on Llama 3 70B, 100M tokens")
+    answer = advisor.respond("what if I use an A100?", thread_id=first["thread_id"])
+    assert answer["verdict"]["provider"] == "mithril"

@@ -10,6 +10,7 @@ from typing import Any
 
 from agent.writing.format import hours, interval, money, number, templates
 from agent.writing.job import offer_cost, region_of
+from agent.writing.notes import price_notes
 
 
 def card_name(feasibility: dict[str, Any], language: str) -> str:
@@ -87,7 +88,7 @@ def yes_no(state: dict[str, Any]) -> str:
             )
     offer, key = rental_for(feasibility, (state.get("ranking") or {}).get("offers") or [])
     if offer:
-        lines.append(_rent_line(key, offer, spec, language))
+        lines.append(" ".join([_rent_line(key, offer, spec, language), *price_notes(offer, language)]))
     return "\n\n".join(lines)
 
 
@@ -96,9 +97,8 @@ def rental_for(feasibility: dict[str, Any], offers: list[dict[str, Any]]) -> tup
     if not offers:
         return None, ""
     if feasibility["fits"]:
-        same = next(
-            (o for o in offers if _is_that_card(o, feasibility) and o["total_gpus"] == feasibility["num_gpus"]), None
-        )
+        cards = [o for o in offers if _is_that_card(o, feasibility) and o["total_gpus"] == feasibility["num_gpus"]]
+        same = next((o for o in cards if not o.get("price_outlier")), cards[0] if cards else None)  # trusted first
         return (same, "rent_yes") if same else (offers[0], "rent_other")
     return offers[0], "rent_instead"
 
