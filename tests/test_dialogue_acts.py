@@ -68,7 +68,7 @@ def test_questions_and_what_ifs_leave_the_job_alone(advisor, language, message, 
     ("language", "message", "code"),
     [
         ("en", "how much is that in rupiah?", "IDR"),
-        ("it", "quanto fa in dollari?", "USD"),
+        ("it", "quanto fa in rupie?", "IDR"),
         ("id", "berapa kalau dalam euro?", "EUR"),
     ],
 )
@@ -528,3 +528,44 @@ def test_the_fit_answers_above_name_a_flagged_price_somewhere(advisor):
     first = advisor.respond("QLoRA on Llama 3 70B, 100M tokens")
     answer = advisor.respond("what if I use an A100?", thread_id=first["thread_id"])
     assert answer["verdict"]["provider"] == "mithril"
+
+
+@pytest.mark.parametrize(
+    ("language", "job", "ask", "adopt"),
+    [
+        ("en", "LoRA on Gemma 2 9B, 30k examples, within 6 hours", "and without the deadline?", "ok, do that"),
+        ("it", "LoRA su Gemma 2 9B, 30k esempi, entro 6 ore", "e senza la scadenza?", "ok, fallo"),
+        (
+            "id",
+            "LoRA pada Gemma 2 9B, 30 ribu contoh, selesai dalam 6 jam",
+            "kalau tanpa batas waktu?",
+            "oke, pakai itu",
+        ),
+    ],
+)
+def test_without_the_deadline_is_a_what_if_that_clears_it(advisor, language, job, ask, adopt):
+    """ "And without the deadline?" (with its article) asks about the job with the deadline cleared, as "no
+    deadline" clears it: the job untouched until adopted, then without a deadline."""
+    first = advisor.respond(job)
+    assert first["spec"]["deadline_hours"] == 6
+    asked = advisor.respond(ask, thread_id=first["thread_id"])
+    assert asked["act"] == "what_if" and asked["spec"] == first["spec"], asked["answer"]
+    adopted = advisor.respond(adopt, thread_id=first["thread_id"])
+    assert adopted["spec"]["deadline_hours"] is None and adopted["changed"] == ["deadline_hours"]
+
+
+@pytest.mark.parametrize(
+    ("language", "ask"),
+    [("en", "how much is that in dollars?"), ("it", "quanto fa in dollari?"), ("id", "berapa dalam dolar?")],
+)
+def test_the_total_in_dollars_is_said_without_converting_dollars(advisor, language, ask):
+    """Prices are in US dollars: asked for the total in dollars, the answer gives it with no exchange rate (no
+    "1.0000 USD per USD")."""
+    from agent.writing import money
+
+    first = _job(advisor, language)
+    answer = advisor.respond(ask, thread_id=first["thread_id"])
+    assert answer["act"] == "question" and money(first["offers"][0]["est_cost"], "USD", language) in answer["answer"]
+    assert (
+        "USD per USD" not in answer["answer"] and "1,0000" not in answer["answer"] and "1.0000" not in answer["answer"]
+    )

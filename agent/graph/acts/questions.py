@@ -175,6 +175,8 @@ def currency(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     language, code = state["language"], state.get("act_currency") or "USD"
     t = act_templates(language)
     usd = money(plan["est_cost"], "USD", language)
+    if code == "USD":  # the catalog's own currency: nothing to convert
+        return [t["currency_same"].format(usd=usd)]
     try:
         one, used = to_usd(1.0, code)
     except ValueError:
