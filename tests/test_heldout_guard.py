@@ -18,7 +18,7 @@ text and the templates) are common phrases, not a copied sentence."""
 def _heldout_sentences() -> list[str]:
     """Every user message of the held-out splits."""
     sentences = []
-    for path in (ROOT / "evals" / "dialogues_blind").glob("dialogues_heldout.*.jsonl"):
+    for path in (ROOT / "evals" / "dialogues_blind").glob("dialogues_*heldout.*.jsonl"):
         for line in path.read_text("utf-8").splitlines():
             if line.strip():
                 sentences += [turn["say"] for turn in json.loads(line)["turns"]]
