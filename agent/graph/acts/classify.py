@@ -229,7 +229,7 @@ def _read(
         return ActReading("question", topic, currency=currency_asked(text, language), gpus=gpus)
     if cleared or fields:
         return ActReading("change", "clear" if cleared and not fields else "plain", clears=cleared)
-    if topic:  # "give me the SkyPilot task", "esportalo per SkyPilot": a request about the plan
+    if topic:  # "the SkyPilot task, please", "esportalo per SkyPilot": a request about the plan
         return ActReading("question", topic, currency=currency_asked(text, language), gpus=gpus)
     if preference:
         return ActReading("change", "prefer")
