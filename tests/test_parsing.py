@@ -467,3 +467,12 @@ def test_the_negation_of_a_why_not_question_asks_it_does_not_refuse(text: str, f
     """In "why not X?" the "not" belongs to the question: X is the option asked about and is read as named, while a
     negation of X itself still refuses it ("no spot", "not QLoRA", "why not without spot?")."""
     assert getattr(parse_message(text, use_llm=False).spec, field) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu"),
+    [("what if we used B200s?", "B200"), ("suppose I rented H100s", "H100"), ("last time we used 4 A10G", None)],
+)
+def test_if_we_used_is_a_hypothetical_not_a_past_job(text: str, gpu: str | None) -> None:
+    """ "What if we used B200s?" names the card it supposes; "last time we used ..." is still about a past job."""
+    assert parse_message(text, use_llm=False).spec.gpu == gpu
