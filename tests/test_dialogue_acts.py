@@ -569,3 +569,21 @@ def test_the_total_in_dollars_is_said_without_converting_dollars(advisor, langua
     assert (
         "USD per USD" not in answer["answer"] and "1,0000" not in answer["answer"] and "1.0000" not in answer["answer"]
     )
+
+
+@pytest.mark.parametrize(
+    ("language", "what_if", "within"),
+    [
+        ("en", "what if we had 2 days?", "can it be done in 12 hours?"),
+        ("it", "e se avessimo 2 giorni?", "si riesce in 12 ore?"),
+        ("id", "kalau 2 hari gimana?", "bisa selesai dalam 12 jam?"),
+    ],
+)
+def test_a_deadline_supposed_is_a_what_if_and_one_asked_is_a_yes_no(advisor, language, what_if, within):
+    """A deadline with a hypothetical cue asks about the job with that deadline (a what-if to adopt); asked plainly
+    ("can it be done in 12 hours?") it is a yes/no about the plan. Neither changes the job."""
+    first = _job(advisor, language)
+    supposed = advisor.respond(what_if, thread_id=first["thread_id"])
+    assert supposed["act"] == "what_if" and supposed["spec"] == first["spec"], supposed["answer"]
+    asked = advisor.respond(within, thread_id=first["thread_id"])
+    assert asked["act"] == "question" and asked["spec"] == first["spec"], asked["answer"]

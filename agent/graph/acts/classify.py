@@ -248,7 +248,7 @@ def _question_act(
     currency = currency_asked(text, language)
     topic = question_topic(text, language, fields, gpus)
     hypothetical = has("hypothetical", text, language) or has("fit", text, language)
-    if fields == {"deadline_hours"} and not has("change", text, language):
+    if fields == {"deadline_hours"} and not has("change", text, language) and not hypothetical:
         return ActReading("question", "within", gpus=gpus)  # "can it be done in 12 hours?": yes or no, job kept
     if topic in ("duration", "cost"):  # "how long on 8 GPUs?": the plan's figures on that hardware
         return ActReading("question", topic, gpus=gpus)
