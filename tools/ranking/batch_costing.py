@@ -56,11 +56,11 @@ def cost_first_plans(
 def _pair_figures(selection: Selection, pair: int, per_shape: PerShape) -> tuple[ShapeEntry, str, JobTime]:
     """A pair's shape entry, provider and time."""
     shape, provider = selection.pairs[pair]
-    entry, _topology, time = _costable(per_shape, shape)
+    entry, _topology, time = _figures_of(per_shape, shape)
     return entry, provider, time
 
 
-def _costable(per_shape: PerShape, shape: int) -> Costable:
+def _figures_of(per_shape: PerShape, shape: int) -> Costable:
     """The entry, verdict and time of a shape known to be costable."""
     found = per_shape[shape]
     assert found is not None and not isinstance(found, str)  # only costable items are costed
@@ -152,7 +152,7 @@ def _assembled(
             made.append(None)
             continue
         group = items[place][0]
-        entry, topology, time = _costable(per_shape, shape)
+        entry, topology, time = _figures_of(per_shape, shape)
         spot_args = None
         if assessed:
             run = spot_runs[pair]

@@ -7,7 +7,7 @@ from functools import cache
 from typing import Any
 
 import prompts
-from agent.writing import hours, limit_misses, money, number, templates
+from agent.writing import field_value, hours, limit_misses, money, number, templates
 from contract.languages import supported_or_default
 
 
@@ -71,8 +71,6 @@ def gap_words(other: dict[str, Any], plan: dict[str, Any], language: str) -> lis
 
 def change_words(changed: dict[str, Any], language: str) -> str:
     """'sequence length 4,096, spot yes' for the fields a what-if (or a why-not) sets."""
-    from agent.writing import field_value
-
     labels = templates(language)["field_labels"]
     return ", ".join(
         f"{labels.get(name, name)} {field_value(name, value, None, language)}" for name, value in changed.items()
