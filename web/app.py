@@ -25,7 +25,7 @@ from web.mcp import mount_mcp
 from web.middleware import BodySizeLimit, CatchAll, JsonCORSMiddleware, RateLimit
 from web.rate_limit import limiter_for
 from web.schemas import Health, publish_message_limit
-from web.serving import public_base_url
+from web.serving import CatalogWatch, public_base_url
 from web.settings import ServerSettings
 from web.slack import EVENTS_PATH as SLACK_EVENTS_PATH
 from web.slack import mount as mount_slack
@@ -75,6 +75,24 @@ def turn_threads(settings: ServerSettings) -> int:
     return ADVISOR_THREADS if llm_configured() else OFFLINE_TURN_THREADS
 
 
+def _watch_catalog(settings: ServerSettings, res: AppResources) -> CatalogWatch | None:
+    """Prepare each version of the catalog file as it appears, before anyone asks: the candidates the advisor's
+    rankings start from, then its /compare store (head first, in their own thread) (web.serving.catalog_watch)."""
+    if not settings.catalog_watch_s or res.catalog_path is None:
+        return None
+    from tools.ranking import prepare_candidates
+    from web.compare import warm_store
+
+    ranked_on = Path(getattr(res.advisor, "db_path", None) or res.catalog_path)
+
+    def prepare(catalog: Path) -> None:
+        """The candidates here (a chat turn waits for them), then the store in the background."""
+        prepare_candidates(ranked_on)
+        warm_store(catalog)
+
+    return CatalogWatch(res.catalog_path, prepare, interval_s=settings.catalog_watch_s).start()
+
+
 def create_app(settings: ServerSettings | None = None, *, advisor_factory: AdvisorFactory = default_advisor) -> FastAPI:
     """Build the app; the advisor and the catalog are loaded at startup and closed at shutdown."""
     settings = settings or ServerSettings()
@@ -92,9 +110,12 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
 
             warm_store(res.catalog_path)  # the /compare table's store, prepared in the background
         res.advisor = await run_blocking(executor, advisor_factory, settings)
+        watch = _watch_catalog(settings, res)
         try:
             yield
         finally:
+            if watch is not None:
+                watch.stop()
             close = getattr(res.advisor, "close", None)
             if callable(close):
                 close()

@@ -11,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 ENV_PREFIX = "GPU_ADVISOR_"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+CATALOG_WATCH_S = 2.0
+"""Seconds between looks at the catalog file for a new version to prepare (web.serving.catalog_watch)."""
 
 
 def split_origins(value: str | list[str] | None) -> list[str]:
@@ -68,6 +70,12 @@ class ServerSettings(BaseModel):
         description="SQLite file for conversation checkpoints (default: the advisor's, under $GPU_ADVISOR_HOME).",
     )
     db_path: Path | None = Field(default=None, description="Offers catalog database (default: the shipped one).")
+    catalog_watch_s: float = Field(
+        default=CATALOG_WATCH_S,
+        ge=0,
+        description="Seconds between looks at the catalog file: a new version (a file rolled out under the running "
+        "server) is prepared for chat and /compare before anyone asks; 0 turns the watch off.",
+    )
     database_url: str | None = Field(
         default=None,
         repr=False,

@@ -2,7 +2,7 @@
 
 from tools.ranking.costing import CostingJob, ShapeCosts
 from tools.ranking.plans import nodes_for, plan_shape
-from tools.ranking.rank import RankingResult, rank_offers, ranking_key
+from tools.ranking.rank import RankingResult, prepare_candidates, rank_offers, ranking_key
 from tools.ranking.scale_out import MULTI_NODE_MIN_GPUS, fewest_nodes
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "fewest_nodes",
     "nodes_for",
     "plan_shape",
+    "prepare_candidates",
     "rank_offers",
     "ranking_key",
 ]

@@ -64,7 +64,7 @@ from tools.ranking.scale_out import (
 from tools.ranking.selection import Selection, selection_of
 from tools.ranking.spot_terms import RESTART_BASE_S, clear_costing_caches
 
-__all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "rank_offers"]
+__all__ = ["RankedOffer", "RankingResult", "Reason", "clear_cache", "prepare_candidates", "rank_offers"]
 
 EVERY_OFFER_LIMIT = 1000
 """A caller asking for more entries than this wants every offer costed (the compare table)."""
@@ -162,6 +162,14 @@ def _selected(every: _Candidates, kept: bytes) -> Selection:
     """The Selection of the candidates whose byte in `kept` is 1 (per candidates and mask)."""
     chosen = np.flatnonzero(np.frombuffer(kept, dtype=bool)).tolist()
     return selection_of(tuple(map(every.items.__getitem__, chosen)))
+
+
+def prepare_candidates(db_path: str | Path) -> int:
+    """Read, for this version of the catalog file, the candidates every ranking on it starts from (no GPU, provider
+    or region wished): what the first turn after a new version would otherwise wait for (~1 s at 1M offers). Returns
+    how many there are."""
+    path = Path(db_path).expanduser()
+    return len(_candidates(candidate_groups, str(path), path.stat().st_mtime, None, None, None).items)
 
 
 def _budget_usd(spec: JobSpec, fx_table: FxTable | None) -> tuple[float | None, FxUsed | None]:

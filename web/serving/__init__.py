@@ -1,5 +1,6 @@
 """The web.serving package."""
 
+from web.serving.catalog_watch import CatalogWatch
 from web.serving.header_deadline import HeaderDeadlineProtocol, header_timeout_s
 from web.serving.listen import check_listen_address, public_base_url, uvicorn_proxy_options
 from web.serving.preflight import check_thread_storage
@@ -8,6 +9,7 @@ from web.serving.workers import run as run_workers
 
 __all__ = [
     "MASTER_PID_VAR",
+    "CatalogWatch",
     "HeaderDeadlineProtocol",
     "check_listen_address",
     "check_thread_storage",
