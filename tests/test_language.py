@@ -44,6 +44,32 @@ def test_detects_language_of_short_mixed_messages(text: str, expected: str) -> N
     assert guess.confidence > 0
 
 
+LOAN_PHRASES = [
+    ("QLoRA su Mistral 7B, sequence length 8192, budget 80 euro", "it"),
+    ("addestro GPT-2 from scratch, va bene on demand", "it"),
+    ("Full fine-tuning di Qwen2.5 3B con context length 4096", "it"),
+    ("full finetune Gemma 2B, context length 2048, berapa lama?", "id"),
+    ("Full fine-tune Phi-3 mini pakai on-demand saja", "id"),
+    ("Full fine-tuning of Mistral 7B from scratch on one node", "en"),
+    ("what sequence length fits on one A100 for a full fine-tune?", "en"),
+]
+"""English technical phrases Italian and Indonesian chat borrows whole (full fine-tuning, sequence length, from
+scratch, on demand): no cue for English, as single loan words are none; English prose around them still is."""
+
+
+@pytest.mark.parametrize(("text", "expected"), LOAN_PHRASES)
+def test_borrowed_english_phrases_are_not_english_cues(text: str, expected: str) -> None:
+    guess = detect_language(text)
+    assert (guess.language, guess.source) == (expected, "detected"), guess.scores
+
+
+@pytest.mark.parametrize("previous", ["it", "id", "en"])
+def test_borrowed_phrases_alone_keep_the_previous_language(previous: str) -> None:
+    for text in ["full fine-tuning, sequence length 4096", "from scratch, on-demand", "context length 8k"]:
+        guess = detect_language(text, previous=previous)
+        assert (guess.language, guess.source) == (previous, "previous"), text
+
+
 @pytest.mark.parametrize("previous", ["it", "id", "en"])
 def test_technical_english_words_alone_keep_the_previous_language(previous: str) -> None:
     for text in ["QLoRA Llama 3 70B", "8x H100", "GPU spot budget fine-tuning LoRA", "Rp 5.000.000", "?"]:

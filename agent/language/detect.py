@@ -107,6 +107,17 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+@cache
+def _loan_phrases() -> re.Pattern[str] | None:
+    """English technical phrases Italian and Indonesian chat borrows whole ("full fine-tuning", "sequence length",
+    "from scratch"), as one pattern: no cue for English, as single loan words are in no list."""
+    phrases = language_words("en", "language").get("loan_phrases", ())
+    if not phrases:
+        return None
+    joined = sorted((r"[\s-]*".join(map(re.escape, p.lower().split())) for p in phrases), key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(joined) + r")(?!\w)")
+
+
 def _affix_score(word: str, lang: Supported) -> float:
     """Weak vote for a word in no list that looks like it belongs to `lang` by its shape."""
     if len(word) < 6 or "-" in word:
@@ -125,7 +136,8 @@ def score_languages(text: str) -> tuple[dict[str, float], dict[str, float]]:
     other_words, other_chars = _other_lexicon()
     supported = {lang: 0.0 for lang in SUPPORTED}
     other = {lang: 0.0 for lang in other_words}
-    for word in tokens(text):
+    loans = _loan_phrases()
+    for word in tokens(loans.sub(" ", text.lower()) if loans else text):
         if word.endswith("'") and word in {e + "'" for e in language_words("it", "language").get("elisions", ())}:
             supported["it"] += STRONG
             continue
