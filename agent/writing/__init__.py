@@ -9,6 +9,7 @@ from agent.writing.format import (
     number,
     percent,
     same_rental,
+    spot_sentence,
     templates,
     token_count,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "same_rental",
     "single_card_line",
     "spot_delta",
+    "spot_sentence",
     "templates",
     "token_count",
     "verdict",

@@ -21,6 +21,7 @@ TOPIC_ORDER: tuple[str, ...] = (
     "currency",
     "topology",
     "why_not",
+    "spot_risk",
     "count",
     "region",
     "provider",
@@ -29,7 +30,8 @@ TOPIC_ORDER: tuple[str, ...] = (
     "cost",
     "why",
 )
-"""Question topics, most specific first: "why 24 GPUs?" is a count question, "which region?" a region one."""
+"""Question topics, most specific first: "why 24 GPUs?" is a count question, "which region?" a region one, "how many
+interruptions?" one about the plan's spot use (spot_risk)."""
 
 
 @dataclass(frozen=True)

@@ -323,6 +323,19 @@ def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     return lines + ([headline] if headline else []) + duration(state, plan)
 
 
+def spot_risk(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """The plan's spot use, from its spot-risk result: a spot plan's expected interruptions and saving, else why the
+    plan is on-demand."""
+    from agent import writing
+
+    language, spec = state["language"], state["spec"]
+    ranking = state.get("ranking") or {}
+    sentence = writing.spot_sentence(plan, spec, language, ranking.get("on_demand_alternative"))
+    rental = with_limits(plan, spec, language, state.get("display_currency"))
+    t = act_templates(language)
+    return [t["question_plain"].format(rental=rental), sentence or t["spot_not_asked"]]
+
+
 def answer(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
     """The lines answering a question about the plan (its topic in `act_topic`), and the job change the answer
     offers to adopt, if any (a why-not's other plan)."""
@@ -354,5 +367,6 @@ def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_p
         "topology": topology,
         "cost": cost,
         "within": within,
+        "spot_risk": spot_risk,
     }
     return simple.get(topic, why)(state, plan)
