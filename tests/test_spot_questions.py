@@ -85,3 +85,19 @@ def test_a_spot_what_if_stays_a_what_if(advisor, language, what_if):
     first = advisor.respond(ON_DEMAND_JOBS[language].rsplit(",", 1)[0])
     result = advisor.respond(what_if, thread_id=first["thread_id"])
     assert result["act"] == "what_if"
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "unit"),
+    [
+        ("en", "how long will it take?", "million tokens"),
+        ("it", "quanto ci mette?", "milioni di token"),
+        ("id", "berapa lama?", "juta token"),
+    ],
+)
+def test_a_duration_answer_names_the_tokens_it_trains_on(advisor, language, question, unit):
+    """The duration answer's data line says what the figure counts ("100.0 million tokens", not "100.0 million")."""
+    first = advisor.respond(SPOT_JOBS[language])
+    result = advisor.respond(question, thread_id=first["thread_id"])
+    assert result["act"] == "question"
+    assert f"100{'.' if language == 'en' else ','}0 {unit}" in result["answer"], result["answer"]
