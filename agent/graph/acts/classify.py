@@ -92,6 +92,16 @@ def is_question(text: str, language: str) -> bool:
     )
 
 
+def asks_unmarked(text: str, language: str) -> bool:
+    """A question typed without its mark: a question word anywhere ("klo ga pake spot brp", "e con le spot costa
+    quanto", "and on spot how much") or a question tag at the end ("muat ga")."""
+    cues = _cues(language)
+    words, tags = cues.get("question_words"), cues.get("question_tags")
+    if words and words.search(text):
+        return True
+    return bool(tags and re.search(rf"(?:{tags.pattern})\W*$", text.strip()))
+
+
 def currency_asked(text: str, language: str) -> str | None:
     """The currency a question asks the total in ("how much is that in rupiah?"), if any."""
     for code, pattern in _currency_words(language).items():
@@ -194,7 +204,7 @@ def _read(
     preference: str | None,
 ) -> ActReading:
     """read_act without the own-hardware rule."""
-    asks = is_question(text, language)
+    asks = is_question(text, language) or (not fields & JOB_DEFINING and asks_unmarked(text, language))
     if base_intent == "injection":
         return ActReading("declined")
     if has("inverse", text, language) and (
@@ -252,8 +262,10 @@ def _question_act(
     hypothetical = has("hypothetical", text, language) or has("fit", text, language)
     if fields == {"deadline_hours"} and not has("change", text, language) and not hypothetical:
         return ActReading("question", "within", gpus=gpus)  # "can it be done in 12 hours?": yes or no, job kept
-    if topic in ("duration", "cost"):  # "how long on 8 GPUs?": the plan's figures on that hardware
-        return ActReading("question", topic, gpus=gpus)
+    if topic in ("duration", "cost"):
+        if fields - {"num_gpus"} or (topic == "cost" and fields):  # "how much with QLoRA?", "how long on an H100?"
+            return ActReading("what_if", "plain", gpus=gpus)  # the figures of that setting, the job kept
+        return ActReading("question", topic, gpus=gpus)  # "how long on 8 GPUs?": the plan on that many GPUs
     if topic in ("compare", "why_not", "export", "currency", "topology") or (topic and not hypothetical):
         return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
     if cleared and hypothetical and not fields:  # "what if we drop the deadline?": compared without it
