@@ -26,6 +26,8 @@ REQUESTS = [
     ("id", "kalau bisa pakai spot aja"),
     ("it", "se si può, usa le spot"),
     ("en", "if possible use spot"),
+    ("it", "usa pure le spot, mi serve quanto prima"),
+    ("id", "pakai spot aja, selesai kapan saja oke"),
 ]
 
 
@@ -82,3 +84,23 @@ def test_a_cost_or_time_question_with_another_setting_answers_for_that_setting(a
     plan = first["offers"][0]
     assert (other.est_cost, other.gpu) != (plan["est_cost"], plan["gpu"]), "the setting should change the plan"
     assert _money(other.est_cost, language) in result["answer"], result["answer"]
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "asks"),
+    [
+        ("it", "e con le spot costa quanto", True),
+        ("it", "mi serve quanto prima", False),
+        ("id", "klo ga pake spot brp", True),
+        ("id", "muat ga", True),
+        ("id", "budget berapa pun oke", False),
+        ("id", "selesai kapan saja oke", False),
+        ("en", "and on spot how much", True),
+        ("en", "use spot", False),
+    ],
+)
+def test_question_words_that_are_part_of_a_statement_do_not_ask(language, text, asks):
+    """'quanto prima' (as soon as possible), 'berapa pun' (any amount), 'kapan saja' (any time) state, not ask."""
+    from agent.graph.acts.classify import asks_unmarked
+
+    assert asks_unmarked(text, language) is asks
