@@ -326,6 +326,8 @@ def field_value(name: str, value: Any, preference: str | None, language: str) ->
         return money(value["amount"], value["currency"], language)
     if name in ("dataset_tokens",):
         return token_count(value, language)
+    if name == "deadline_hours":
+        return f"{number(value, language, 0 if float(value).is_integer() else 1)} {t['hours_unit']}"
     if isinstance(value, float):
         return number(value, language, 0 if value.is_integer() else 1)
     if isinstance(value, int):
