@@ -216,9 +216,9 @@ def _read(
         return ActReading("inverse", "smallest_gpu" if topic == "setup" else topic, gpus=gpus)
     general = (
         asks
-        and (has("general", text, language) or has("faq_topic", text, language))
+        and (has("general", text, language) or has("faq_topic", text, language) or has("definition", text, language))
         and not fields & {"model", "params_b"}
-    )
+    )  # "in general, ...", "what is ZeRO-3?": a question about the subject, not about this plan
     if not has_job:
         if general or (asks and fields and not fields & {"model", "params_b"} and base_intent == "job_request"):
             return ActReading("faq")  # "can I use spot for fine-tuning?": a question about a method, not a job
