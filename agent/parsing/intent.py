@@ -97,6 +97,7 @@ def turn_request(
         has_current_job
         and not _domain(text)
         and not fields & JOB_DEFINING
+        and preference_of(text) is None  # "yang lebih murah apa?" asks for the cheaper offer: never off-topic
         and (
             (_word_cue("off_topic", text) and not _has("follow_up", text))
             or (

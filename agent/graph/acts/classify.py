@@ -218,6 +218,7 @@ def _read(
         asks
         and (has("general", text, language) or has("faq_topic", text, language) or has("definition", text, language))
         and not fields & {"model", "params_b"}
+        and not (has_job and preference)  # "what's cheaper?" in a job thread asks for the cheaper offer
     )  # "in general, ...", "what is ZeRO-3?": a question about the subject, not about this plan
     if not has_job:
         if general or (asks and fields and not fields & {"model", "params_b"} and base_intent == "job_request"):
