@@ -67,6 +67,8 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
         update["intent"] = (
             INTENT_OF_ACT[reading.act] if has_job or reading.act in ("faq", "new_job", "ask_back") else intent
         )
+    if reading.act == "change" and state.get("awaiting_fields") and not state.get("last_top"):
+        update["act"] = "new_job"  # completes the job an ask-back asked about: the thread's first plan, no change
     if reading.act in PLAN_ACTS or reading.act == "undo" or (reading.act == "change" and reading.topic == "adopt"):
         update["request"] = "plain"
     if reading.currency and reading.act == "question":

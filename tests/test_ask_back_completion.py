@@ -1,0 +1,48 @@
+"""The message that completes a job the advisor asked about is the thread's first job (act new_job), and what was
+said before the ask-back is kept: "what GPU should I rent?" -> "LoRA on a 13B model, 100M tokens" is a new job, not
+a change of a job that never had a plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.service import Advisor
+
+FIRST_JOBS = [
+    ("en", "what gpu should i rent?", "oh sorry, LoRA on a 13B model, 100M tokens"),
+    ("it", "che gpu devo noleggiare?", "scusa, LoRA su un modello da 13B, 100M token"),
+    ("id", "gpu apa yang harus saya sewa?", "maaf, LoRA model 13B, 100 juta token"),
+]
+PARTIAL = [
+    ("en", "LoRA with 100M tokens, budget $50", "Llama 3.1 8B"),
+    ("it", "LoRA con 100M token, budget 50 euro", "Llama 3.1 8B"),
+    ("id", "LoRA dengan 100 juta token, budget 50 dolar", "Llama 3.1 8B"),
+]
+
+
+@pytest.fixture(scope="module")
+def advisor(tmp_path_factory):
+    home = tmp_path_factory.mktemp("ask-back")
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+    yield advisor
+    advisor.close()
+
+
+@pytest.mark.parametrize(("language", "vague", "job"), FIRST_JOBS)
+def test_the_job_after_an_ask_back_is_a_new_job(advisor, language, vague, job):
+    first = advisor.respond(vague)
+    assert first["act"] == "ask_back"
+    result = advisor.respond(job, thread_id=first["thread_id"])
+    assert result["act"] == "new_job" and result["offers"], result["answer"]
+    assert result["spec"]["method"] == "lora" and result["spec"]["params_b"] == 13
+
+
+@pytest.mark.parametrize(("language", "partial", "model"), PARTIAL)
+def test_the_model_named_after_an_ask_back_completes_the_job_said_before(advisor, language, partial, model):
+    first = advisor.respond(partial)
+    assert first["act"] == "ask_back"
+    result = advisor.respond(model, thread_id=first["thread_id"])
+    assert result["act"] == "new_job" and result["offers"], result["answer"]
+    spec = result["spec"]
+    assert (spec["method"], spec["dataset_tokens"], spec["model"]) == ("lora", 100_000_000, "llama-3.1-8b")
+    assert spec["budget"]["amount"] == 50
