@@ -90,6 +90,10 @@ def word(words: list[str]) -> re.Pattern[str]:
     return rx(r"(?<![\w-])" + alt(words) + r"(?![\w])")
 
 
+CLITIC = r"(?:nya|ku|mu)?"
+"""Indonesian -nya ("the"), -ku ("my"), -mu ("your"), written onto the keyword before them ("budgetnya 800rb")."""
+
+
 def after(scan: Scan, pos: int, words: list[str], gap: str = r"[\s-]*") -> re.Match[str] | None:
     """Match one of `words` right after position `pos` (after spaces/hyphens)."""
     return rx(gap + alt(words) + r"(?![\w])").match(scan.text, pos)
@@ -99,7 +103,7 @@ def before(scan: Scan, pos: int, words: list[str], window: int = 30) -> re.Match
     """Match one of `words` ending within `window` characters before `pos` (no clause break in between)."""
     left = scan.text[max(0, pos - window) : pos]
     match = None
-    for match in rx(r"(?<![\w-])" + alt(words) + r"(?![\w])").finditer(left):  # noqa: B007  (the last one)
+    for match in rx(r"(?<![\w-])" + alt(words) + CLITIC + r"(?![\w])").finditer(left):  # noqa: B007  (the last one)
         pass
     if match is None or re.search(r"[.;!?]", left[match.end() :]):
         return None
