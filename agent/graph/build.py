@@ -76,6 +76,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "act_currency": None,
     "act_gpus": [],
     "act_count": None,
+    "act_target": None,
     "act_drops": [],
     "restored": False,
     "undo_missing": False,

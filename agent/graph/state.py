@@ -81,6 +81,8 @@ class AgentState(TypedDict, total=False):
     act_currency: str | None
     act_gpus: list[str]
     act_count: int | None
+    act_target: dict[str, Any] | None
+    """The settings an undo names ("back to the QLoRA plan"): it returns to the latest plan that had them."""
     act_drops: list[str]
     """Hardware fields this turn names as the user's own card elsewhere ("a 3090 at home"): not applied."""
     history: list[dict[str, Any]]

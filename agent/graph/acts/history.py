@@ -22,14 +22,29 @@ def pushed(
     return items[-MAX_PLANS:]
 
 
-def undo_target(history: list[dict[str, Any]] | None, gpu_count: int | None) -> int | None:
-    """Index of the plan undo returns to: the latest with that GPU count when one is named, else the latest."""
+def undo_target(
+    history: list[dict[str, Any]] | None, gpu_count: int | None, named: dict[str, Any] | None = None
+) -> int | None:
+    """Index of the plan undo returns to: the latest with the settings named ("back to the QLoRA plan") or with that
+    GPU count, else the latest."""
     items = list(history or [])
     if not items:
         return None
+    if named:
+        return with_settings(items, named)
     if gpu_count is not None:
         for index in range(len(items) - 1, -1, -1):
             top = items[index].get("top") or {}
             if top.get("total_gpus") == gpu_count or items[index]["spec"].get("num_gpus") == gpu_count:
                 return index
     return len(items) - 1
+
+
+def with_settings(history: list[dict[str, Any]] | None, named: dict[str, Any]) -> int | None:
+    """Index of the latest plan whose job has every named setting, None when no plan has them."""
+    items = list(history or [])
+    for index in range(len(items) - 1, -1, -1):
+        spec = items[index]["spec"]
+        if all(spec.get(name) == value for name, value in named.items()):
+            return index
+    return None

@@ -67,6 +67,14 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
         update["intent"] = (
             INTENT_OF_ACT[reading.act] if has_job or reading.act in ("faq", "new_job", "ask_back") else intent
         )
+    named = _named_settings(state)
+    if (
+        named
+        and reading.act in ("change", "new_job", "undo")
+        and has("undo", text, state["language"])
+        and history.with_settings(state.get("history"), named) is not None
+    ):  # "back to the QLoRA plan": the latest plan that had it
+        update.update(act="undo", act_topic="plain", act_target=named, intent="follow_up")
     if reading.act == "change" and state.get("awaiting_fields") and not state.get("last_top"):
         update["act"] = "new_job"  # completes the job an ask-back asked about: the thread's first plan, no change
     if reading.act in PLAN_ACTS or reading.act == "undo" or (reading.act == "change" and reading.topic == "adopt"):
@@ -86,6 +94,12 @@ def states_job(state: dict[str, Any]) -> bool:
     )  # a job needs its model
 
 
+def _named_settings(state: dict[str, Any]) -> dict[str, Any]:
+    """The job settings this message names with a value (what an undo may name the plan it returns to by)."""
+    parsed = state.get("parsed") or {}
+    return {name: parsed[name] for name in state.get("mentioned") or [] if name in parsed and name != "language"}
+
+
 def merged_spec(
     state: dict[str, Any], previous: dict[str, Any] | None, parsed: dict[str, Any], mentioned: list[str]
 ) -> tuple[dict[str, Any] | None, dict[str, Any], list[str], dict[str, Any]]:
@@ -96,7 +110,7 @@ def merged_spec(
         return previous, {}, [], extra
     if act == "undo":
         plans = list(state.get("history") or [])
-        index = history.undo_target(plans, state.get("act_count"))
+        index = history.undo_target(plans, state.get("act_count"), state.get("act_target"))
         if index is None:
             extra["undo_missing"] = True
             return previous, {}, [], extra
