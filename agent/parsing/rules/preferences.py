@@ -114,7 +114,7 @@ def _place_words(scan: Scan) -> list[str]:
     chain = rx(
         r"(?<![\w-])(?:"
         + alt(lex["region_prefixes"])
-        + r")\s+(?:the\s+)?("
+        + r")(?:\s+|(?<=['’]))(?:the\s+)?("  # an elided preposition joins its place: "dall'Europa"
         + places
         + r"(?:"
         + joiner
