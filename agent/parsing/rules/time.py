@@ -46,9 +46,19 @@ def read_deadline(scan: Scan) -> None:
         ("today", 12, "today/tonight"),
     ):
         found = word(vocabulary()[key]).search(scan.text)
-        if found and key == "today" and not before(scan, found.start(), word_list("deadline_cues"), window=24):
-            continue  # "I started today" is no deadline; "entro oggi", "done today" are
+        if found and not _says_done_by(scan, found):
+            continue  # "I started today", "lo lancio stasera" name no deadline; "entro oggi", "need it tomorrow" do
         if found:
             scan.set("deadline_hours", float(hours))
             scan.assumptions.append(f"'{label}' read as a deadline {hours} hours from now")
             return
+
+
+def _says_done_by(scan: Scan, day: re.Match[str]) -> bool:
+    """Whether a day word ("tomorrow", "stasera", "besok") is what the job must be done by: a deadline or need cue
+    shortly before it, or after it in the same clause ("besok harus selesai")."""
+    cues = word_list("deadline_cues")
+    if before(scan, day.start(), cues, window=24):
+        return True
+    clause = re.split(r"[.;!?,]", scan.text[day.end() : day.end() + 32], maxsplit=1)[0]
+    return rx(r"(?<![\w-])" + alt(cues) + r"(?![\w])").search(clause) is not None
