@@ -197,7 +197,23 @@ def memory(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     from agent.writing import memory_line, single_card_line
 
     language = state["language"]
-    return [line for line in (memory_line(state, plan, language), single_card_line(state, plan, language)) if line]
+    lines = [memory_line(state, plan, language), single_card_line(state, plan, language), _experts_line(state)]
+    return [line for line in lines if line]
+
+
+def _experts_line(state: dict[str, Any]) -> str | None:
+    """For a mixture-of-experts model: memory holds every expert (the total parameters), each token computes with
+    the active ones (what the time uses); None for a dense model."""
+    from agent.writing import number
+
+    estimate = state.get("estimate") or {}
+    total, active = estimate.get("total_params"), estimate.get("active_params")
+    if not total or not active or active >= total:
+        return None
+    language = state["language"]
+    return str(act_templates(language)["experts_line"]).format(
+        total=number(total / 1e9, language, 1), active=number(active / 1e9, language, 1)
+    )
 
 
 def topology(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
