@@ -104,3 +104,22 @@ def test_question_words_that_are_part_of_a_statement_do_not_ask(language, text, 
     from agent.graph.acts.classify import asks_unmarked
 
     assert asks_unmarked(text, language) is asks
+
+
+@pytest.mark.parametrize(
+    ("language", "message", "act"),
+    [
+        ("en", "Could I just do this on my desktop's RTX 3060 instead?", "what_if"),
+        ("en", "could we use an A100 instead?", "what_if"),
+        ("it", "potrei usare una A100 invece?", "what_if"),
+        ("en", "can I use an A100 instead?", "change"),
+        ("it", "usa una A100 invece", "change"),
+    ],
+)
+def test_a_conditional_asks_and_a_request_changes(advisor, language, message, act):
+    """'Could I ...?' / 'potrei ...?' weigh an option (a what-if, the job kept); 'can I use X instead?' asks to switch."""
+    first = advisor.respond(JOBS[language])
+    result = advisor.respond(message, thread_id=first["thread_id"])
+    assert result["act"] == act, result["answer"]
+    if act == "what_if":
+        assert result["spec"] == first["spec"]
