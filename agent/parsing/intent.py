@@ -39,25 +39,32 @@ def _domain(text: str) -> bool:
     return re.search(r"(?<![\w])(?:" + _cue("domain").pattern + r")(?![\w])", text, re.IGNORECASE) is not None
 
 
+def _about_the_plan(text: str) -> bool:
+    """Whether the text names the plan or its parts (its total, its offer, the recommendation): inside a job thread a
+    question about them is not off-topic, though they are no domain words elsewhere."""
+    return re.search(r"(?<![\w])(?:" + _cue("plan_words").pattern + r")(?![\w])", text, re.IGNORECASE) is not None
+
+
 def classify_intent(text: str, mentioned: list[str] | set[str], *, has_current_job: bool = False) -> Intent:
     """Classify one message; `mentioned` are the JobSpec fields the parser read from it."""
     text = (text or "").strip()
     fields = set(mentioned)
     if _has("injection", text):
         return "injection"
+    relevant = _domain(text) or (has_current_job and _about_the_plan(text))
     job_sized = (len(fields - {"method"}) >= 1 and bool(fields & JOB_DEFINING)) or len(fields) >= 3
     if not has_current_job and fields and not fields & JOB_DEFINING and _asks(text) and not _has("follow_up", text):
         # "can I use spot?" with no job to apply it to is a question about spot, not a job request.
-        return "faq" if _domain(text) else "out_of_scope"
+        return "faq" if relevant else "out_of_scope"
     if _has("faq", text) and not job_sized and not (has_current_job and _has("follow_up", text)):
-        return "faq" if _domain(text) or fields else "out_of_scope"
+        return "faq" if relevant or fields else "out_of_scope"
     if fields:
         if not has_current_job:
             return "job_request"
         if fields >= {"method"} and fields & {"model", "params_b"} and not _has("follow_up", text):
             return "job_request"
         return "follow_up"
-    if _domain(text):
+    if relevant:
         return "faq"
     return "out_of_scope"
 
@@ -99,10 +106,11 @@ def turn_request(
         and not fields & JOB_DEFINING
         and preference_of(text) is None  # "yang lebih murah apa?" asks for the cheaper offer: never off-topic
         and (
-            (_word_cue("off_topic", text) and not _has("follow_up", text))
+            (_word_cue("off_topic", text) and (not fields or not _has("follow_up", text)))  # "also, which hotel?"
             or (
                 fields <= PLACE_AND_TIME
                 and not _has("follow_up", text)
+                and not _about_the_plan(text)  # "what is the total?" asks about the plan
                 and _word_cue("wh_question", text)
                 and text.rstrip().endswith("?")
             )
