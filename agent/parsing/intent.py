@@ -36,13 +36,13 @@ def _asks(text: str) -> bool:
 
 def _domain(text: str) -> bool:
     """Whether the text talks about GPUs, training or cloud rental at all."""
-    return re.search(r"(?<![\w])(?:" + _cue("domain").pattern + r")(?![\w])", text, re.IGNORECASE) is not None
+    return _word_cue("domain", text)
 
 
 def _about_the_plan(text: str) -> bool:
     """Whether the text names the plan or its parts (its total, its offer, the recommendation): inside a job thread a
     question about them is not off-topic, though they are no domain words elsewhere."""
-    return re.search(r"(?<![\w])(?:" + _cue("plan_words").pattern + r")(?![\w])", text, re.IGNORECASE) is not None
+    return _word_cue("plan_words", text)
 
 
 def classify_intent(text: str, mentioned: list[str] | set[str], *, has_current_job: bool = False) -> Intent:

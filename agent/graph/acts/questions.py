@@ -18,7 +18,7 @@ from agent.graph.acts.texts import (
     with_limits,
 )
 from agent.graph.acts.time_questions import cost, duration, within
-from agent.writing import headline_reason, money, number, percent, same_rental, templates
+from agent.writing import headline_reason, money, number, percent, same_rental, spot_sentence, templates
 from contract.jobspec import JobSpec
 
 CLOSE_SHARE = 0.15
@@ -204,8 +204,6 @@ def memory(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
 def _experts_line(state: dict[str, Any]) -> str | None:
     """For a mixture-of-experts model: memory holds every expert (the total parameters), each token computes with
     the active ones (what the time uses); None for a dense model."""
-    from agent.writing import number
-
     estimate = state.get("estimate") or {}
     total, active = estimate.get("total_params"), estimate.get("active_params")
     if not total or not active or active >= total:
@@ -316,8 +314,6 @@ def export(state: dict[str, Any], db_path: Path) -> list[str]:
 
 def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     """Why this plan: cheapest or fastest that fits, the limits it meets, the headline reason, and its hours."""
-    from agent import writing
-
     language, spec = state["language"], state["spec"]
     t = act_templates(language)
     ranking = state.get("ranking") or {}
@@ -335,18 +331,15 @@ def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     lines = [t["question_plain"].format(rental=with_limits(plan, spec, language, state.get("display_currency")))]
     if reasons:
         lines.append(t["why_line"].format(reasons=t["and"].join(reasons)))
-    headline = writing.headline_reason(ranking, language)
-    return lines + ([headline] if headline else []) + duration(state, plan)
+    return lines + _not_first(ranking, language) + duration(state, plan)
 
 
 def spot_risk(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     """The plan's spot use, from its spot-risk result: a spot plan's expected interruptions and saving, else why the
     plan is on-demand."""
-    from agent import writing
-
     language, spec = state["language"], state["spec"]
     ranking = state.get("ranking") or {}
-    sentence = writing.spot_sentence(plan, spec, language, ranking.get("on_demand_alternative"))
+    sentence = spot_sentence(plan, spec, language, ranking.get("on_demand_alternative"))
     rental = with_limits(plan, spec, language, state.get("display_currency"))
     t = act_templates(language)
     return [t["question_plain"].format(rental=rental), sentence or t["spot_not_asked"]]

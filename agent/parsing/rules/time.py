@@ -61,4 +61,4 @@ def _says_done_by(scan: Scan, day: re.Match[str]) -> bool:
     if before(scan, day.start(), cues, window=24):
         return True
     clause = re.split(r"[.;!?,]", scan.text[day.end() : day.end() + 32], maxsplit=1)[0]
-    return rx(r"(?<![\w-])" + alt(cues) + r"(?![\w])").search(clause) is not None
+    return word(cues).search(clause) is not None
