@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,3 +35,14 @@ def shared_catalog() -> Path:
     """The shared v7 catalog folder: a test using it fails under CI when it is missing, and skips with the reason
     otherwise (tests.shared_data.shared_path)."""
     return shared_path("data", "skypilot-catalog-v7")
+
+
+@pytest.fixture(scope="module")
+def advisor(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The real offline Advisor with its own catalog and threads, one per test module (a module may define its own)."""
+    from agent.service import Advisor
+
+    home = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+    yield advisor
+    advisor.close()

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
 JOBS = {
     "en": "LoRA on Llama 3.1 8B, 20k examples",
     "it": "LoRA su Llama 3.1 8B, 20k esempi",
@@ -24,14 +22,6 @@ OFF_TOPIC = [
     ("id", "rekomendasi restoran enak di Jakarta buat nanti malam dong"),
     ("en", "also, which hotel should I book in Rome?"),
 ]
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("and-not")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 @pytest.mark.parametrize(("language", "question"), AND_NOT)

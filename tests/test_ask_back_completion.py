@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
 FIRST_JOBS = [
     ("en", "what gpu should i rent?", "oh sorry, LoRA on a 13B model, 100M tokens"),
     ("it", "che gpu devo noleggiare?", "scusa, LoRA su un modello da 13B, 100M token"),
@@ -18,14 +16,6 @@ PARTIAL = [
     ("it", "LoRA con 100M token, budget 50 euro", "Llama 3.1 8B"),
     ("id", "LoRA dengan 100 juta token, budget 50 dolar", "Llama 3.1 8B"),
 ]
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("ask-back")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 @pytest.mark.parametrize(("language", "vague", "job"), FIRST_JOBS)

@@ -16,14 +16,6 @@ from tools.ranking.rank import rank_offers
 GB_TO_GIB = 1e9 / 2**30
 
 
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("conversation-home")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
-
-
 @pytest.fixture(autouse=True)
 def offline(monkeypatch):
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
 CASES = [
     (
         "en",
@@ -22,14 +20,6 @@ CASES = [
     ),
     ("id", "Full fine-tune Llama 3.1 8B, 500 juta token, tenggat 12 jam", "kalau tenggatnya 6 jam?", "tenggat 6 jam"),
 ]
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("deadline-words")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 @pytest.mark.parametrize(("language", "job", "what_if", "words"), CASES)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
 JOBS = {
     "en": "LoRA on Llama 3.1 8B, 20k examples, spot ok",
     "it": "LoRA su Llama 3.1 8B, 20k esempi, spot ok",
@@ -24,14 +22,6 @@ DEFINITIONS = [
 ]
 SOURCES = {"en": "Source", "it": "Fonte", "id": "Sumber"}
 PLAN_QUESTIONS = [("en", "what is the total?"), ("en", "what's the plan?"), ("it", "qual è il totale?")]
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("definitions")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 @pytest.mark.parametrize(("language", "question", "term"), DEFINITIONS)

@@ -18,14 +18,6 @@ JOBS = {
 }
 
 
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("acts")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
-
-
 def _job(advisor: Advisor, language: str) -> dict:
     """A fresh thread with the language's job answered."""
     first = advisor.respond(JOBS[language])

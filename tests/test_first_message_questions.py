@@ -9,17 +9,6 @@ import re
 
 import pytest
 
-from agent.service import Advisor
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("first-questions")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
-
-
 NO_FIT = [
     (
         "en",

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
 JOBS = {
     "en": "LoRA on Llama 3.1 8B, 20k examples",
     "it": "LoRA su Llama 3.1 8B, 20k esempi",
@@ -22,14 +20,6 @@ GENERAL = [
     ("id", "pertanyaan umum: QLoRA itu lebih lambat dari LoRA nggak?"),
     ("id", "emang bener spot bisa dihentikan kapan saja?"),
 ]
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("general")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 @pytest.mark.parametrize(("language", "question"), GENERAL)

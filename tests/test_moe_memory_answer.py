@@ -6,21 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
 QUESTIONS = [
     ("en", "QLoRA on gpt-oss 120B, 10k examples", "It's MoE: are you sizing memory on total params or active ones?"),
     ("it", "QLoRA su gpt-oss 120B, 10k esempi", "è un MoE: la memoria la calcoli sui parametri totali o attivi?"),
     ("id", "QLoRA gpt-oss 120B, 10 ribu contoh", "ini MoE, memorinya dihitung dari parameter total atau yang aktif?"),
 ]
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("moe")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 def _billions(count: int, language: str) -> str:

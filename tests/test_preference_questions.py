@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
 JOBS = {
     "en": "QLoRA on Llama 3 70B, 50k examples, spot ok",
     "it": "QLoRA su Llama 3 70B, 50k esempi, spot ok",
@@ -20,14 +18,6 @@ ASKS = [
     ("en", "what's cheaper?", "est_cost"),
     ("en", "what is the fastest?", "est_hours"),
 ]
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("preference-questions")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 @pytest.mark.parametrize(("language", "message", "key"), ASKS)

@@ -6,16 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("refused")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
-
 
 @pytest.mark.parametrize(
     ("language", "message", "field", "written", "word"),

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from agent.parsing.parse import parse_message
-from agent.service import Advisor
 
 WISHES = [
     ("en", "only EU regions please", "eu"),
@@ -30,14 +29,6 @@ LIFTS = [
 def test_a_region_wish_is_read(language, text, region):
     parsed = parse_message(text, lang=language, use_llm=False)
     assert parsed.spec.regions == [region], parsed.spec.regions
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("regions")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 @pytest.mark.parametrize(("language", "lift"), LIFTS)

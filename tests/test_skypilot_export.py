@@ -45,15 +45,6 @@ JOBS = [
 
 
 @pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    """An offline advisor with its own catalog and threads."""
-    home = tmp_path_factory.mktemp("export-home")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
-
-
-@pytest.fixture(scope="module")
 def results(advisor):
     """Real turn results for every provider in the catalog, spot allowed and not, several methods and languages."""
     import sqlite3

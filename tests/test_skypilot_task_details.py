@@ -10,15 +10,6 @@ from pathlib import Path
 import pytest
 
 from agent.export.skypilot import build_task
-from agent.service import Advisor
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("task-details")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 def test_the_on_demand_checkpoint_folder_is_created_under_home(advisor, tmp_path: Path) -> None:

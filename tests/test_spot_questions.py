@@ -36,14 +36,6 @@ SAFETY = [
 ]
 
 
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("spot-questions")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
-
-
 def _spot_reason(spec: dict, advisor: Advisor) -> tuple[bool, dict]:
     """Whether the job's headline is spot, and its spot reason's params, from the ranking itself."""
     offer = rank_offers(JobSpec(**spec), db_path=advisor.db_path).model_dump(mode="json")["offers"][0]

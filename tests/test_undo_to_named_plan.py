@@ -37,14 +37,6 @@ DIALOGUES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("undo-named")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
-
-
 def _run(advisor: Advisor, messages: list[str]) -> list[dict]:
     """Every turn's result, in one thread."""
     results = [advisor.respond(messages[0])]

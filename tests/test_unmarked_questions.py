@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.service import Advisor
-
 JOBS = {
     "en": "LoRA on Qwen2.5 7B, 20k examples, budget $40",
     "it": "LoRA su Qwen2.5 7B, 20k esempi, budget 40 euro",
@@ -29,14 +27,6 @@ REQUESTS = [
     ("it", "usa pure le spot, mi serve quanto prima"),
     ("id", "pakai spot aja, selesai kapan saja oke"),
 ]
-
-
-@pytest.fixture(scope="module")
-def advisor(tmp_path_factory):
-    home = tmp_path_factory.mktemp("unmarked")
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 @pytest.mark.parametrize(("language", "message", "act"), UNMARKED)
