@@ -14,7 +14,7 @@ from agent.writing.format import (
     token_count,
 )
 from agent.writing.job import field_value, follow_up, memory_line, no_offer_answer, recommendation, single_card_line
-from agent.writing.notes import headline_reason, limit_misses, refused_values
+from agent.writing.notes import headline_reason, limit_misses, refused_values, simpler_changes
 from agent.writing.public_text import public
 from agent.writing.questions import compare, rental_for, spot_delta, yes_no
 from agent.writing.verdict_card import rental_summary, verdict
@@ -40,6 +40,7 @@ __all__ = [
     "rental_for",
     "rental_summary",
     "same_rental",
+    "simpler_changes",
     "single_card_line",
     "spot_delta",
     "spot_sentence",

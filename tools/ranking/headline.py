@@ -172,7 +172,13 @@ def choose_headline(
         }
     if pick is eligible[0]:
         return ordered, None
-    first = eligible[0]
+    return ordered, reason_over(pick, eligible[0], deadline_hours)
+
+
+def reason_over(pick: Any, first: Any, deadline_hours: float | None) -> dict[str, Any]:
+    """Why `pick` leads over `first` (the cheapest eligible plan, or one a user asks about): {'code', 'text',
+    'params'}, the first rule `first` breaks (an unverified price, no deadline margin, a layout advised against, spot
+    on several nodes under a deadline), else the simpler near tie."""
     params: dict[str, Any] = {
         "cheapest_usd": round(first.cost, 2),
         "headline_usd": round(pick.cost, 2),
@@ -193,7 +199,7 @@ def choose_headline(
         "cheapest_fabric_assumed": fabric_assumed(first),
     }
     if is_outlier(first):
-        return ordered, {
+        return {
             "code": "cheaper_price_unverified",
             "params": params,
             "text": (
@@ -202,7 +208,7 @@ def choose_headline(
             ),
         }
     if not has_margin(first.hours, deadline_hours) and has_margin(pick.hours, deadline_hours):
-        return ordered, {
+        return {
             "code": "deadline_margin",
             "params": params | {"deadline_hours": deadline_hours},
             "text": (
@@ -216,7 +222,7 @@ def choose_headline(
             if fabric_assumed(first)
             else "a slow inter-node network that the layout check advises against"
         )
-        return ordered, {
+        return {
             "code": "cheaper_layout_not_advised",
             "params": params,
             "text": (
@@ -225,7 +231,7 @@ def choose_headline(
             ),
         }
     if spot_nodes_under_deadline(first, deadline_hours) and not spot_nodes_under_deadline(pick, deadline_hours):
-        return ordered, {
+        return {
             "code": "spot_nodes_under_deadline",
             "params": params | {"deadline_hours": deadline_hours},
             "text": (
@@ -243,7 +249,7 @@ def choose_headline(
         changes.append("on-demand (no interruptions)")
     if pick.hours < first.hours:
         changes.append(f"faster ({pick.hours:,.1f} h instead of {first.hours:,.1f} h)")
-    return ordered, {
+    return {
         "code": "simpler_near_tie",
         "params": params,
         "text": (

@@ -297,10 +297,13 @@ def named_gpus(text: str) -> tuple[str, ...]:
     found: list[str] = []
     tokens = re.findall(r"(?:rtx\s*)?[a-z]{0,3}\d{1,4}[a-z]{0,3}(?:[\s-]?\d{2,3}\s?gb)?", text.lower())
     for token in tokens:
+        token = token.strip()
+        if not canonical_gpu_name(token):
+            token = re.sub(r"(?<=\d)s$", "", token)  # "A100s", "4090s": the plural of a card
         if re.fullmatch(r"\d+", token) and not re.fullmatch(r"[2-5]0[6-9]0", token):
             continue  # a bare number is a count or a length unless it is a GeForce model ("4090", "3090")
-        name = canonical_gpu_name(token.strip())
-        if name and len(gpu_family_names(token.strip())) > 1 and not re.search(r"\d{2,3}\s?gb$", token):
+        name = canonical_gpu_name(token)
+        if name and len(gpu_family_names(token)) > 1 and not re.search(r"\d{2,3}\s?gb$", token):
             name = re.sub(r"-\d+GB$", "", name)  # "A100" is either size (issue 10)
         if name and name not in found:
             found.append(name)

@@ -1,114 +1,20 @@
-"""Answers to questions about the plan, from tools, without changing the job: compare, why not X, how many GPUs and
-nodes, which region or provider, the total in another currency, the memory breakdown, the interconnect, the
-SkyPilot task, how long, how much, and why this plan."""
+"""Answers to questions about the plan, from tools, without changing the job: how many GPUs and nodes, which region
+or provider, the total in another currency, the memory breakdown, the interconnect, the SkyPilot task, how long, how
+much, and why this plan (comparisons and "why not X?" in agent.graph.acts.alternatives)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from agent.graph.acts.texts import (
-    act_templates,
-    change_words,
-    display_cost,
-    excluded_reason,
-    gap_words,
-    limits,
-    rental,
-    with_limits,
-)
+from agent.graph.acts.alternatives import compare, not_first, why_not
+from agent.graph.acts.texts import act_templates, display_cost, rental, with_limits
 from agent.graph.acts.time_questions import cost, duration, within
-from agent.writing import headline_reason, money, number, percent, same_rental, spot_sentence, templates
+from agent.writing import money, number, percent, same_rental, spot_sentence, templates
 from contract.jobspec import JobSpec
 
 CLOSE_SHARE = 0.15
 """Offers within this share of the plan's cost count as close alternatives."""
-
-
-def _top_for(
-    spec: dict[str, Any], update: dict[str, Any], db_path: Path, prefer: str | None
-) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """The best offer for the job with `update` applied (the job itself untouched), and that ranking."""
-    from agent.graph.questions import ranked
-
-    changed = JobSpec.model_validate({**spec, **update})
-    ranking, _ = ranked(changed, db_path, prefer)
-    offers = ranking.get("offers") or []
-    return (offers[0] if offers else None), ranking
-
-
-def compare(state: dict[str, Any], db_path: Path) -> list[str]:
-    """Two GPUs (or two methods) for this job, each with time, cost and its limits, then which wins."""
-    language, spec = state["language"], state["spec"]
-    t = act_templates(language)
-    gpus = list(state.get("act_gpus") or [])
-    if len(gpus) >= 2:
-        options = [(gpu, {"gpu": gpu}) for gpu in gpus[:2]]
-    elif gpus:
-        plan = ((state.get("ranking") or {}).get("offers") or [None])[0]
-        options = [(gpus[0], {"gpu": gpus[0]})] + ([(plan["gpu"], {"gpu": plan["gpu"]})] if plan else [])
-    else:
-        asked = (state.get("parsed") or {}).get("method")
-        names = templates(language)["method_names"]
-        methods = [m for m in dict.fromkeys([spec.get("method"), asked]) if m]
-        options = [(names.get(m, m), {"method": m}) for m in methods]
-    lines, found = [], []
-    for name, update in options:
-        top, ranking = _top_for(spec, update, db_path, state.get("preference"))
-        if top is None:
-            lines.append(t["compare_item_none"].format(name=name, reason=excluded_reason(ranking, language)))
-        else:
-            lines.append(
-                t["compare_item"].format(
-                    name=name, rental=with_limits(top, spec, language, state.get("display_currency"))
-                )
-            )
-            lines.extend(_not_first(ranking, language))
-            found.append((name, top))
-    if len(found) == 2:
-        (a, first), (_, second) = found
-        words = gap_words(first, second, language)
-        lines.append(t["compare_winner"].format(name=a, what=t["and"].join(words)) if words else t["same_result"])
-    return lines
-
-
-def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
-    """X's figures for this job and the reason it lost to the plan; and the job change that would switch to X's plan
-    (None where X has no plan or is the plan)."""
-    language, spec = state["language"], state["spec"]
-    t = act_templates(language)
-    gpus = list(state.get("act_gpus") or [])
-    parsed = state.get("parsed") or {}
-    if gpus:
-        name, update = gpus[0], {"gpu": gpus[0]}
-    elif parsed.get("providers"):
-        name, update = ", ".join(parsed["providers"]), {"providers": parsed["providers"]}
-    else:  # a method ("why not QLoRA?") or another field ("why not spot?"), named as a what-if names it
-        update = {k: v for k, v in parsed.items() if k != "language"}
-        method = parsed.get("method")
-        words = templates(language)["method_names"].get(method, method) if set(update) == {"method"} else None
-        name = words or change_words(update, language) or "?"
-    other, ranking = _top_for(spec, update, db_path, state.get("preference"))
-    if other is None:
-        return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))], None
-    if same_rental(other, plan):
-        return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))], None
-    reasons = limits(other, spec, language) + gap_words(other, plan, language)
-    lines = [
-        t["why_not_lost"].format(
-            name=name, reasons=t["and"].join(reasons) or t["same_result"], rental=rental(plan, spec, language)
-        ),
-        t["compare_item"].format(name=name, rental=rental(other, spec, language)),
-    ]
-    switch = {k: v for k, v in update.items() if v != spec.get(k)}
-    return lines + _not_first(ranking, language), switch or None
-
-
-def _not_first(ranking: dict[str, Any], language: str) -> list[str]:
-    """Why the asked option's best plan is not its cheapest (an unverified cheaper price the user may see listed, a
-    plan without deadline margin, ...), as a recommendation says it; nothing when it is."""
-    reason = headline_reason(ranking, language)
-    return [reason] if reason else []
 
 
 def count(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[str]:
@@ -331,7 +237,7 @@ def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     lines = [t["question_plain"].format(rental=with_limits(plan, spec, language, state.get("display_currency")))]
     if reasons:
         lines.append(t["why_line"].format(reasons=t["and"].join(reasons)))
-    return lines + _not_first(ranking, language) + duration(state, plan)
+    return lines + not_first(ranking, language) + duration(state, plan)
 
 
 def spot_risk(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:

@@ -1,0 +1,145 @@
+"""Answers that weigh the plan against another option, from tools, without changing the job: two GPUs or methods
+compared, and "why not X?" (X's best plan, and what it loses by: a limit it misses, its cost and time, or the headline
+rule the plan leads by)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.graph.acts.texts import (
+    act_templates,
+    change_words,
+    excluded_reason,
+    gap_words,
+    limits,
+    rental,
+    with_limits,
+)
+from agent.writing import headline_reason, hours, money, number, same_rental, simpler_changes, templates
+from contract.jobspec import JobSpec
+from tools.ranking import lead_over
+
+
+def _top_for(
+    spec: dict[str, Any], update: dict[str, Any], db_path: Path, prefer: str | None
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The best offer for the job with `update` applied (the job itself untouched), and that ranking."""
+    from agent.graph.questions import ranked
+
+    changed = JobSpec.model_validate({**spec, **update})
+    ranking, _ = ranked(changed, db_path, prefer)
+    offers = ranking.get("offers") or []
+    return (offers[0] if offers else None), ranking
+
+
+def compare(state: dict[str, Any], db_path: Path) -> list[str]:
+    """Two GPUs (or two methods) for this job, each with time, cost and its limits, then which wins."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    gpus = list(state.get("act_gpus") or [])
+    if len(gpus) >= 2:
+        options = [(gpu, {"gpu": gpu}) for gpu in gpus[:2]]
+    elif gpus:
+        plan = ((state.get("ranking") or {}).get("offers") or [None])[0]
+        options = [(gpus[0], {"gpu": gpus[0]})] + ([(plan["gpu"], {"gpu": plan["gpu"]})] if plan else [])
+    else:
+        asked = (state.get("parsed") or {}).get("method")
+        names = templates(language)["method_names"]
+        methods = [m for m in dict.fromkeys([spec.get("method"), asked]) if m]
+        options = [(names.get(m, m), {"method": m}) for m in methods]
+    lines, found = [], []
+    for name, update in options:
+        top, ranking = _top_for(spec, update, db_path, state.get("preference"))
+        if top is None:
+            lines.append(t["compare_item_none"].format(name=name, reason=excluded_reason(ranking, language)))
+        else:
+            lines.append(
+                t["compare_item"].format(
+                    name=name, rental=with_limits(top, spec, language, state.get("display_currency"))
+                )
+            )
+            lines.extend(not_first(ranking, language))
+            found.append((name, top))
+    if len(found) == 2:
+        (a, first), (_, second) = found
+        words = gap_words(first, second, language)
+        lines.append(t["compare_winner"].format(name=a, what=t["and"].join(words)) if words else t["same_result"])
+    return lines
+
+
+def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
+    """X's figures for this job and the reason it lost to the plan; and the job change that would switch to X's plan
+    (None where X has no plan or is the plan)."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    gpus = list(state.get("act_gpus") or [])
+    parsed = state.get("parsed") or {}
+    if gpus:
+        name, update = gpus[0], {"gpu": gpus[0]}
+    elif parsed.get("providers"):
+        name, update = ", ".join(parsed["providers"]), {"providers": parsed["providers"]}
+    else:  # a method ("why not QLoRA?") or another field ("why not spot?"), named as a what-if names it
+        update = {k: v for k, v in parsed.items() if k != "language"}
+        method = parsed.get("method")
+        words = templates(language)["method_names"].get(method, method) if set(update) == {"method"} else None
+        name = words or change_words(update, language) or "?"
+    other, ranking = _top_for(spec, update, db_path, state.get("preference"))
+    if other is None:
+        return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))], None
+    if same_rental(other, plan):
+        return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))], None
+    missed = limits(other, spec, language)
+    rule = None if missed or state.get("preference") else lead_over(plan, other, spec.get("deadline_hours"))
+    if rule is not None:  # not worse on cost: the headline rule the plan leads by
+        lines = [
+            _lead_line(rule, name, language),
+            t["compare_item"].format(name=name, rental=rental(other, spec, language)),
+            t["question_plain"].format(rental=rental(plan, spec, language)),
+        ]
+    else:
+        reasons = missed + gap_words(other, plan, language)
+        lines = [
+            t["why_not_lost"].format(
+                name=name, reasons=t["and"].join(reasons) or t["same_result"], rental=rental(plan, spec, language)
+            ),
+            t["compare_item"].format(name=name, rental=rental(other, spec, language)),
+        ]
+    switch = {k: v for k, v in update.items() if v != spec.get(k)}
+    return lines + not_first(ranking, language), switch or None
+
+
+def _lead_line(rule: dict[str, Any], name: str, language: str) -> str:
+    """Why the plan leads over `name`'s plan, by the headline rule (tools.ranking.lead) with its figures."""
+    t, params, code = act_templates(language), rule.get("params") or {}, rule.get("code")
+    if code == "cheaper_price_unverified":
+        return t["why_not_unverified"].format(
+            name=name,
+            provider=params.get("cheapest_provider", "?"),
+            cost=money(params.get("cheapest_usd") or 0, "USD", language),
+        )
+    if code == "deadline_margin":
+        return t["why_not_margin"].format(
+            name=name,
+            hours=hours(params.get("cheapest_hours") or 0, language),
+            deadline=number(params.get("deadline_hours") or 0, language, 0),
+        )
+    nodes = number(params.get("cheapest_nodes") or 2, language, 0)
+    if code == "cheaper_layout_not_advised":
+        key = "why_not_layout_assumed" if params.get("cheapest_fabric_assumed") else "why_not_layout"
+        return t[key].format(name=name, nodes=nodes)
+    if code == "spot_nodes_under_deadline":
+        deadline = number(params.get("deadline_hours") or 0, language, 0)
+        return t["why_not_spot_nodes"].format(name=name, nodes=nodes, deadline=deadline)
+    return t["why_not_simpler"].format(
+        name=name,
+        gap=money(abs(params.get("extra_usd") or 0), "USD", language),
+        changes=simpler_changes(params, language),
+    )
+
+
+def not_first(ranking: dict[str, Any], language: str) -> list[str]:
+    """Why the asked option's best plan is not its cheapest (an unverified cheaper price the user may see listed, a
+    plan without deadline margin, ...), as a recommendation says it; nothing when it is."""
+    reason = headline_reason(ranking, language)
+    return [reason] if reason else []
