@@ -18,16 +18,21 @@ JOB = JobSpec(language="en", model="mistral-7b", method="qlora", seq_len=1777, d
 
 @pytest.fixture()
 def evaluated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
-    """The shapes costing evaluates (one per new shape entry)."""
+    """The shapes costing evaluates (one per new shape entry), one at a time or at once."""
     clear_cache()
     seen: list[object] = []
-    evaluate = costing.evaluate
+    evaluate, evaluate_many = costing.evaluate, costing.evaluate_many
 
     def counting(shape, *args):  # type: ignore[no-untyped-def]
         seen.append(shape)
         return evaluate(shape, *args)
 
+    def counting_many(shapes, *args):  # type: ignore[no-untyped-def]
+        seen.extend(shapes)
+        return evaluate_many(shapes, *args)
+
     monkeypatch.setattr(costing, "evaluate", counting)
+    monkeypatch.setattr(costing, "evaluate_many", counting_many)
     yield seen
     clear_cache()
 

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from tools.catalog.shapes import clear_shape_caches as clear_shape_caches
     from tools.catalog.shapes import effective_prices as effective_prices
     from tools.catalog.shapes import evaluate as evaluate
+    from tools.catalog.shapes import evaluate_many as evaluate_many
     from tools.catalog.shapes import held_of as held_of
     from tools.catalog.shapes import memory_holds as memory_holds
     from tools.catalog.shapes import shape_of as shape_of
@@ -96,6 +97,7 @@ FACE = {
     "ensure_catalog": "query",
     "ensure_db": "query",
     "evaluate": "shapes",
+    "evaluate_many": "shapes",
     "held_of": "shapes",
     "keep_aside": "store",
     "memory_holds": "shapes",

@@ -18,6 +18,7 @@ from tools.jobtime.timing import (
     billed_hours,
     billing_for,
     job_time,
+    job_times,
     job_tokens,
     run_cost,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "holds_many",
     "job_overheads",
     "job_time",
+    "job_times",
     "job_tokens",
     "layout_memory",
     "overhead_assumptions",

@@ -86,13 +86,17 @@ def _columns(
     od, sp, pair = selection.on_demand[at], selection.interruptible[at], selection.pair_at[at]
     has_od = ~np.isnan(od)
     models = {index: run.model for index, run in spot_runs.items() if run.model is not None}
-    nan, every = math.nan, range(len(selection.pairs))
-    spot_billed = np.array([models[p].spot_billed_s if p in models else nan for p in every])
-    od_billed_s = np.array([models[p].od_billed_s if p in models else nan for p in every])
-    mean_s = np.array([models[p].completion.mean_s if p in models else nan for p in every])
-    p_spot = [models[p].p_spot if p in models else None for p in every]
-    unlikely = np.array([value is not None and value < DEFAULT_DEADLINE_CONFIDENCE for value in p_spot], dtype=bool)
-    modelled = np.array([p in models for p in every], dtype=bool)
+    count, at_model = len(selection.pairs), list(models)
+    spot_billed, od_billed_s, mean_s = (np.full(count, math.nan) for _ in range(3))
+    unlikely, modelled = np.zeros(count, dtype=bool), np.zeros(count, dtype=bool)
+    if models:  # the per-pair figures of the pairs with a spot run model (NaN, False elsewhere)
+        spot_billed[at_model] = [model.spot_billed_s for model in models.values()]
+        od_billed_s[at_model] = [model.od_billed_s for model in models.values()]
+        mean_s[at_model] = [model.completion.mean_s for model in models.values()]
+        unlikely[at_model] = [
+            model.p_spot is not None and model.p_spot < DEFAULT_DEADLINE_CONFIDENCE for model in models.values()
+        ]
+        modelled[at_model] = True
     assessed = modelled[pair] & ~np.isnan(sp) & (sp != 0.0)
     spot_cost = sp * spot_billed[pair] / HOUR
     od_cost = od * od_billed_s[pair] / HOUR

@@ -21,6 +21,7 @@ from tools.catalog import (
     Shape,
     assess_shapes,
     evaluate,
+    evaluate_many,
     held_of,
     memory_holds,
     shape_of,
@@ -207,6 +208,16 @@ class ShapeCosts:
                 evaluation=evaluate(shape, job.workload, job.tokens, job.margin, job.verdicts)
             )
         return found
+
+    def entries(self, shapes: list[Shape]) -> list[ShapeEntry]:
+        """entry() of each shape, the evaluations of those not in the memo made at once (tools.catalog.evaluate_many)."""
+        found, job = self.shapes, self.job
+        new = list(dict.fromkeys(shape for shape in shapes if shape not in found))
+        for shape, evaluation in zip(
+            new, evaluate_many(new, job.workload, job.tokens, job.margin, job.verdicts), strict=True
+        ):
+            found[shape] = ShapeEntry(evaluation=evaluation)
+        return [found[shape] for shape in shapes]
 
     def prefill(self, shapes: Iterable[Shape]) -> None:
         """Search the topology of every shape at once, geometry by geometry (what `entry` then evaluates)."""

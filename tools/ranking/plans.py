@@ -205,8 +205,8 @@ def plan_candidates(
     else:  # with the shapes of the wished count on several nodes, searched at once
         memo.prefill([*shapes, *_wished_shapes(items, np.flatnonzero(several).tolist(), wanted)])
     per_shape: list[tuple[ShapeEntry, Assessment, JobTime] | str | None] = [None] * len(selection.shapes)
-    for index in needed:
-        per_shape[index] = _costable(selection.shapes[index], memo)
+    for index, entry in zip(needed, memo.entries([selection.shapes[index] for index in needed]), strict=True):
+        per_shape[index] = _costable_entry(entry)
     costable = np.array([not isinstance(outcome, str) for outcome in per_shape], dtype=bool)[shape_at] & first
     for place in np.flatnonzero(first & ~costable).tolist():
         outcomes[place] = per_shape[shape_at[place]]
@@ -243,7 +243,11 @@ def one_node_of(planned: Planned, item: Item) -> Costed | str | None:
 def _costable(shape: Shape, memo: ShapeCosts) -> tuple[ShapeEntry, Assessment, JobTime] | str:
     """A shape's entry, verdict and time where its offers can be costed, else why not (what plan_shape checks; the
     one-node candidates look it up once per shape: ~1,000 of them share ~280 shapes)."""
-    entry = memo.shapes.get(shape) or memo.entry(shape)
+    return _costable_entry(memo.shapes.get(shape) or memo.entry(shape))
+
+
+def _costable_entry(entry: ShapeEntry) -> tuple[ShapeEntry, Assessment, JobTime] | str:
+    """_costable of a shape's entry."""
     topology, time = entry.evaluation.topology, entry.evaluation.time
     if topology is None or not topology.runnable:
         return "needs_nvlink_node" if topology and topology.verdict == "needs_nvlink_node" else "does_not_fit"
