@@ -24,7 +24,16 @@ from evals.scored_path import add_llm_flag, choose_path
 
 HERE = Path(__file__).parent
 LANGUAGES = ("it", "id", "en")
-SPLITS = ("tune", "heldout", "followups_tune", "followups_heldout", "questions_tune", "questions_heldout")
+SPLITS = (
+    "tune",
+    "heldout",
+    "followups_tune",
+    "followups_heldout",
+    "questions_tune",
+    "questions_heldout",
+    "messy_tune",
+    "messy_heldout",
+)
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
 UNCLEAN = (r"Traceback", r"crash:", r"internal error")
