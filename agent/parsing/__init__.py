@@ -2,5 +2,14 @@
 
 from agent.parsing.intent import JOB_DEFINING, classify_intent, preference_of, turn_request
 from agent.parsing.parse import merge_spec, parse_message
+from agent.parsing.rules.preferences import methods_named
 
-__all__ = ["JOB_DEFINING", "classify_intent", "merge_spec", "parse_message", "preference_of", "turn_request"]
+__all__ = [
+    "JOB_DEFINING",
+    "classify_intent",
+    "merge_spec",
+    "methods_named",
+    "parse_message",
+    "preference_of",
+    "turn_request",
+]

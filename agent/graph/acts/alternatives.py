@@ -16,6 +16,7 @@ from agent.graph.acts.texts import (
     rental,
     with_limits,
 )
+from agent.parsing import methods_named
 from agent.writing import headline_reason, hours, money, number, same_rental, simpler_changes, templates
 from contract.jobspec import JobSpec
 from tools.ranking import lead_over
@@ -81,14 +82,28 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple
         name, update = ", ".join(parsed["providers"]), {"providers": parsed["providers"]}
     else:  # a method ("why not QLoRA?") or another field ("why not spot?"), named as a what-if names it
         update = {k: v for k, v in parsed.items() if k != "language"}
-        method = parsed.get("method")
+        if set(update) == {"method"} and update["method"] == spec.get("method"):  # "why QLoRA and not LoRA?"
+            others = [m for m in methods_named(state.get("message") or "") if m != spec.get("method")]
+            update = {"method": others[0]} if others else update
+        method = update.get("method")
         words = templates(language)["method_names"].get(method, method) if set(update) == {"method"} else None
         name = words or change_words(update, language) or "?"
     other, ranking = _top_for(spec, update, db_path, state.get("preference"))
     if other is None:
         return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))], None
-    if same_rental(other, plan):
+    switch = {k: v for k, v in update.items() if v != spec.get(k)}
+    if same_rental(other, plan) and not switch:  # another method on the same machine is still another plan
         return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))], None
+    if set(switch) == {"method"}:  # the method is the user's job, not the ranking's choice: what it would change
+        names = templates(language)["method_names"]
+        current = spec.get("method") or "full_finetune"  # the estimator's default
+        line = t["why_not_method"].format(
+            name=name,
+            current=names.get(current, current),
+            gaps=t["and"].join(gap_words(other, plan, language)) or t["same_cost_time"],
+            rental=rental(other, spec, language),
+        )
+        return [line, t["question_plain"].format(rental=rental(plan, spec, language))], switch
     missed = limits(other, spec, language)
     rule = None if missed or state.get("preference") else lead_over(plan, other, spec.get("deadline_hours"))
     if rule is not None:  # not worse on cost: the headline rule the plan leads by
@@ -105,7 +120,6 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple
             ),
             t["compare_item"].format(name=name, rental=rental(other, spec, language)),
         ]
-    switch = {k: v for k, v in update.items() if v != spec.get(k)}
     return lines + not_first(ranking, language), switch or None
 
 

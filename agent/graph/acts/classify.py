@@ -102,6 +102,12 @@ def asks_unmarked(text: str, language: str) -> bool:
     return bool(tags and re.search(rf"(?:{tags.pattern})\W*$", text.strip()))
 
 
+def asks_why_rather(text: str, language: str) -> bool:
+    """ "X and not Y?" asked with a why ("why that card and not a T4?", "perché QLoRA e non LoRA?"): a contrast is a
+    why-not only when the user asks why; "with LoRA rather than QLoRA, how much?" is a what-if."""
+    return has("contrast", text, language) and has("why", text, language)
+
+
 def currency_asked(text: str, language: str) -> str | None:
     """The currency a question asks the total in ("how much is that in rupiah?"), if any."""
     for code, pattern in _currency_words(language).items():
@@ -117,7 +123,7 @@ def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, 
     ):
         return "compare"
     for topic in TOPIC_ORDER:
-        if has(topic, text, language):
+        if has(topic, text, language) or (topic == "why_not" and asks_why_rather(text, language)):
             if topic == "currency" and not currency_asked(text, language):
                 continue
             if topic == "why_not" and not (gpus or fields & {"providers", "method", "interruptible_ok"}):

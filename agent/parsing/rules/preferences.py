@@ -18,6 +18,17 @@ def _method_patterns() -> dict[str, list[str]]:
     return patterns
 
 
+def methods_named(text: str) -> list[str]:
+    """Every fine-tuning method the text names, in the order written, refused ones too ("why QLoRA and not LoRA?":
+    qlora, lora): what a question weighing two methods is about."""
+    found = [
+        (match.start(), method)
+        for method, patterns in _method_patterns().items()
+        for match in word(patterns).finditer(text)
+    ]
+    return list(dict.fromkeys(method for _start, method in sorted(found)))
+
+
 def read_spot(scan: Scan) -> None:
     """Spot/preemptible allowed or refused ("posso usare istanze spot", "tidak boleh pakai spot", "on-demand only")."""
     lex = vocabulary()
