@@ -36,3 +36,29 @@ def test_the_model_named_after_an_ask_back_completes_the_job_said_before(advisor
     spec = result["spec"]
     assert (spec["method"], spec["dataset_tokens"], spec["model"]) == ("lora", 100_000_000, "llama-3.1-8b")
     assert spec["budget"]["amount"] == 50
+
+
+HEDGED = [
+    (
+        "en",
+        "I'd like to fine-tune a small model, never rented a GPU. Where do I start?",
+        "maybe Llama 3.2 1B? heard it's light",
+    ),
+    (
+        "it",
+        "vorrei fare fine-tuning di un modello piccolo, non ho mai noleggiato una GPU",
+        "forse Qwen 2.5 da 1,5 miliardi? dicono che è leggero",
+    ),
+    ("id", "mau fine-tuning model kecil, belum pernah sewa GPU", "mungkin Qwen 2.5 1.5B? katanya ringan"),
+]
+
+
+@pytest.mark.parametrize(("language", "vague", "hedged"), HEDGED)
+def test_a_model_offered_as_a_question_after_an_ask_back_is_the_job(advisor, language, vague, hedged):
+    """The reply to an ask-back may itself be a question ("maybe Llama 3.2 1B?"): with no plan yet, it is the job
+    it names, not a what-if about a job that does not exist."""
+    first = advisor.respond(vague)
+    assert first["act"] == "ask_back", first["answer"]
+    result = advisor.respond(hedged, thread_id=first["thread_id"])
+    assert result["act"] == "new_job" and result["offers"], result["answer"]
+    assert result["spec"]["model"] in ("llama-3.2-1b", "qwen2.5-1.5b")

@@ -19,7 +19,7 @@ from agent.parsing.rules.hardware import (
     read_cleared_wishes,
     read_count_with_only,
 )
-from agent.parsing.rules.model import MODEL_FAMILIES, read_model
+from agent.parsing.rules.model import MODEL_FAMILIES, read_family_size, read_model
 from agent.parsing.rules.money import read_bare_budget, read_budget
 from agent.parsing.rules.preferences import read_flags, read_places, read_spot
 from agent.parsing.rules.scan import Scan, prepare
@@ -35,6 +35,7 @@ EXTRACTORS = (
     read_count_with_only,
     read_gpu_count,
     read_sizes_and_data,
+    read_family_size,
     read_deadline,
     read_bare_budget,
     read_spot,

@@ -227,10 +227,13 @@ def _read(
         and not (has_job and preference)  # "what's cheaper?" in a job thread asks for the cheaper offer
     )  # "in general, ...", "what is ZeRO-3?": a question about the subject, not about this plan
     if not has_job:
+        wants = has("job_intent", text, language) or has("ask_gpu", text, language)
+        if wants and not fields & {"model", "params_b"} and not has("definition", text, language):
+            # "I'd like to fine-tune a small model", "I have $300, what should I get?": nothing to size yet; the
+            # facts said make the job the model will complete
+            return ActReading("new_job" if fields else "ask_back")
         if general or (asks and fields and not fields & {"model", "params_b"} and base_intent == "job_request"):
             return ActReading("faq")  # "can I use spot for fine-tuning?": a question about a method, not a job
-        if not fields and has("ask_gpu", text, language):
-            return ActReading("ask_back")  # "what GPU should I rent?": nothing to size yet
         return ActReading(_without_job(base_intent), gpus=gpus)
     if general:
         return ActReading("faq")

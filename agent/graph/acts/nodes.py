@@ -75,8 +75,12 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
         and history.with_settings(state.get("history"), named) is not None
     ):  # "back to the QLoRA plan": the latest plan that had it
         update.update(act="undo", act_topic="plain", act_target=named, intent="follow_up")
-    if reading.act == "change" and state.get("awaiting_fields") and not state.get("last_top"):
-        update["act"] = "new_job"  # completes the job an ask-back asked about: the thread's first plan, no change
+    awaited = set(state.get("awaiting_fields") or []) if not state.get("last_top") else set()
+    if awaited and (
+        reading.act == "change"
+        or (reading.act in ("what_if", "question") and awaited & set(state.get("mentioned") or []))
+    ):  # completes the job an ask-back asked about ("Llama 3.1 8B", "maybe Llama 3.2 1B?"): the thread's first plan
+        update["act"] = "new_job"
     if reading.act in PLAN_ACTS or reading.act == "undo" or (reading.act == "change" and reading.topic == "adopt"):
         update["request"] = "plain"
     if reading.currency and reading.act == "question":

@@ -157,4 +157,17 @@ def read_model(scan: Scan) -> None:
             scan.notes.setdefault("unknown_model", name.strip(" -_/"))
             scan.claim(_org_start(scan.text, start), start + size.end())
             return
+        scan.notes.setdefault("model_family", name.strip(" -_/"))
         scan.claim(start, tokens[-1].end())
+
+
+def read_family_size(scan: Scan) -> None:
+    """A family named without its size, the size stated apart ("Llama 3.2 da 3 miliardi", "Qwen 2.5 with 14 billion
+    parameters", "Llama 3 e 70B"): the registry model of that family and size, where the family has one."""
+    family, size = scan.notes.get("model_family"), scan.values.get("params_b")
+    if "model" in scan.values or not family or not size:
+        return
+    arch = lookup(f"{family} {size:g}b")
+    if arch is not None and not arch.approximate:
+        scan.values.pop("params_b")
+        scan.set("model", arch.id)
