@@ -189,7 +189,8 @@ def read_act(
     """The act of one message. `base_intent` is agent.parsing.intent's reading (job_request, follow_up, faq, out_of_scope,
     injection); `pending` says a what-if is waiting to be adopted; `gpus` are the GPU names the message names."""
     text = (text or "").strip()
-    drops = tuple(sorted(set(mentioned) & HARDWARE)) if has("elsewhere", text, language) else ()
+    own = has("elsewhere", text, language) and not asks_fit(text, language)  # "..., does it fit?" asks about it
+    drops = tuple(sorted(set(mentioned) & HARDWARE)) if own else ()
     fields = set(mentioned) - set(drops)  # "I have a 3090 at home but want cloud": one's own card is no wish
     reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference)
     return (
@@ -291,6 +292,13 @@ def _question_act(
     if preference:
         return ActReading("change", "prefer")
     return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
+
+
+def asks_fit(text: str, language: str) -> bool:
+    """A clause (with the mark that ends it) asks whether the job fits ("I have a 4090 at home, does it fit?", "ci
+    sta?"); "non basta, cosa noleggio?" says it does not and asks something else."""
+    clauses = re.findall(r"[^.;!?,]+[.;!?,]*", text)
+    return any(clause.rstrip().endswith("?") and has("fit", clause, language) for clause in clauses)
 
 
 def _count_in(text: str) -> int | None:
