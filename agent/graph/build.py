@@ -38,7 +38,14 @@ from agent.graph.job_nodes import (
 )
 from agent.graph.state import AgentState
 from agent.language import detect_language
-from agent.parsing import JOB_DEFINING, classify_intent, parse_message, preference_of, turn_request
+from agent.parsing import (
+    JOB_DEFINING,
+    against_the_job,
+    classify_intent,
+    parse_message,
+    preference_of,
+    turn_request,
+)
 from agent.stream_events import progress as _progress
 from agent.tool_agent import tools_node, with_tools
 from agent.writing import verdict
@@ -109,11 +116,12 @@ def parse_node(state: AgentState) -> dict[str, Any]:
         return {"parsed": changes, "mentioned": list(changes)}
     result = parse_message(state.get("message") or "", lang=language)
     parsed = {name: getattr(result.spec, name) for name in result.mentioned}
+    parsed = against_the_job(state.get("message") or "", parsed, state.get("spec") or {})
     notes = [writing.fixed_text("llm_fallback_note", language)] if result.fallback_reason else []
     notes += writing.refused_values(result.refused, language)
     return {
         "parsed": JobSpec.model_validate({"language": language, **parsed}).model_dump(mode="json", include=set(parsed)),
-        "mentioned": result.mentioned,
+        "mentioned": list(dict.fromkeys(name for name in [*result.mentioned, *parsed] if name in parsed)),
         "parser": result.parser,
         "fallback_reason": result.fallback_reason,
         "notes": notes,

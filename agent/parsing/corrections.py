@@ -1,0 +1,70 @@
+"""Corrections read against the job a thread holds: a size named alone is the job's model family at that size ("the
+7B, not the 13B" on Llama 2 13B is Llama 2 7B), and a bare number set against the job's current value ("4096, not
+8192") changes the field that holds that value."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.parsing.rules.scan import alt, vocabulary
+from tools.models import lookup
+
+NUMBER = r"(\d+(?:[.,]\d+)?)\s*(k)?"
+NUMBER_FIELDS = (
+    "seq_len",
+    "epochs",
+    "num_gpus",
+    "micro_batch_size",
+    "dataset_examples",
+    "dataset_tokens",
+    "deadline_hours",
+)
+"""Job fields a bare number may correct, in the order a tie is settled."""
+
+
+def sibling_model(model: str | None, size_b: float) -> str | None:
+    """The registry model of `model`'s family at `size_b` billion parameters (its id with the size changed), if any."""
+    if not model or not re.search(r"\d+(?:\.\d+)?b", model):
+        return None
+    arch = lookup(re.sub(r"\d+(?:\.\d+)?b", f"{size_b:g}b", model, count=1))
+    return arch.id if arch is not None and not arch.approximate and arch.id != model else None
+
+
+def _value(number: str, thousands: str | None) -> float:
+    """A written number ("4096", "2,5", "20k") as a float."""
+    return float(number.replace(",", ".")) * (1000 if thousands else 1)
+
+
+def corrected_number(text: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """{field: new value} when the text sets a number against the job's current value of one field ("4096, not
+    8192", "2 non 3", "4, bukan 8"); {} otherwise."""
+    pattern = (
+        NUMBER + r"\s*,?\s*(?:" + alt(vocabulary()["correction_negators"]) + r")\s+(?:the\s+|il\s+|la\s+)?" + NUMBER
+    )
+    for match in re.finditer(r"(?<![\w.])" + pattern + r"(?![\w.])", text, re.IGNORECASE):
+        new, old = _value(match.group(1), match.group(2)), _value(match.group(3), match.group(4))
+        budget = spec.get("budget") or {}
+        if budget.get("amount") == old:
+            return {"budget": {**budget, "amount": new}}
+        for field in NUMBER_FIELDS:
+            current = spec.get(field)
+            if current is not None and float(current) == old:
+                return {field: new if field in ("epochs", "deadline_hours") else int(new)}
+    return {}
+
+
+def against_the_job(text: str, parsed: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """The fields a message states, read against the job the thread holds (`spec`; nothing changes without one): a
+    size named alone becomes the job's model family at that size, and a number set against a current value
+    becomes that field."""
+    if not spec:
+        return parsed
+    found = dict(parsed)
+    if "params_b" in found and "model" not in found:
+        sibling = sibling_model(spec.get("model"), float(found["params_b"]))
+        if sibling is not None:
+            del found["params_b"]
+            found["model"] = sibling
+    found.update(corrected_number(text, spec))
+    return found
