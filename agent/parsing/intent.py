@@ -89,6 +89,12 @@ def preference_of(text: str) -> str | None:
     return None
 
 
+def asks_both_ends(text: str) -> bool:
+    """Whether the message asks for the cheaper and the faster offer at once ("which is cheapest and which is
+    fastest?"): a question about both, not a preference."""
+    return _word_cue("prefer_speed", text) and _word_cue("prefer_cost", text)
+
+
 def turn_request(
     text: str, mentioned: list[str] | set[str], *, has_current_job: bool, last_kind: str | None = None
 ) -> TurnRequest:
@@ -105,6 +111,7 @@ def turn_request(
         and not _domain(text)
         and not fields & JOB_DEFINING
         and preference_of(text) is None  # "yang lebih murah apa?" asks for the cheaper offer: never off-topic
+        and not asks_both_ends(text)
         and (
             (_word_cue("off_topic", text) and (not fields or not _has("follow_up", text)))  # "also, which hotel?"
             or (

@@ -10,6 +10,7 @@ from functools import cache
 from typing import Literal
 
 from agent.lexicon import language_words
+from agent.parsing import asks_both_ends
 from contract.languages import supported_or_default
 
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
@@ -238,6 +239,8 @@ def _read(
         return ActReading(_without_job(base_intent), gpus=gpus)
     if general:
         return ActReading("faq")
+    if not fields and asks_both_ends(text):  # "which is cheapest and which is fastest?"
+        return ActReading("question", "alternatives")
     cleared = clears(text, language)
     if has("undo", text, language) and not (fields & JOB_DEFINING and not asks):
         return ActReading("undo", count=_count_in(text))

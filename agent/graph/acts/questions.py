@@ -240,6 +240,19 @@ def why(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     return lines + not_first(ranking, language) + duration(state, plan)
 
 
+def alternatives(state: dict[str, Any]) -> list[str]:
+    """The cheapest plan that fits and the fastest, each with the limits it misses."""
+    language, spec, ranking = state["language"], state["spec"], state.get("ranking") or {}
+    t, currency = act_templates(language), state.get("display_currency")
+    cheapest, fastest = ranking.get("cheapest_that_fits"), ranking.get("fastest")
+    return [
+        t["alternatives_line"].format(
+            cheapest=with_limits(cheapest, spec, language, currency) if cheapest else "-",
+            fastest=with_limits(fastest, spec, language, currency) if fastest else "-",
+        )
+    ]
+
+
 def spot_risk(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     """The plan's spot use, from its spot-risk result: a spot plan's expected interruptions and saving, else why the
     plan is on-demand."""
@@ -268,6 +281,8 @@ def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_p
     if not offers:
         return []
     plan = offers[0]
+    if topic == "alternatives":
+        return alternatives(state)
     if topic == "count":
         return count(state, plan, db_path)
     if topic == "export":
