@@ -94,6 +94,40 @@ def _other_lexicon() -> tuple[dict[str, frozenset[str]], dict[str, str]]:
     return words, dict(data.get("chars", {}))
 
 
+NUMBER_ROLES = ("units", "tens", "times", "teen", "scales", "fractions", "suffixes")
+"""The parts of a language's number words (prompts/<lang>/words/numbers.json) that name numbers."""
+_GLUED = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?([^\W\d_]+)(?!\w)", re.UNICODE)
+"""A number with a word glued to it ("100rb", "25mila")."""
+
+
+@cache
+def _number_cues() -> dict[str, Supported]:
+    """Number words and number suffixes of exactly one language ("cinquanta", "ribu", "rb", "mila") that no other
+    language's word list has: a cue for it, written alone or glued to digits ("100rb", "25mila")."""
+    owners: dict[str, set[Supported]] = {}
+    for lang in SUPPORTED:
+        data = language_words(lang, "numbers")
+        for role in NUMBER_ROLES:
+            for word in data.get(role, ()):
+                if len(word) >= 2:
+                    owners.setdefault(word.lower(), set()).add(lang)
+    lexicon = _lexicon()
+    return {
+        word: next(iter(langs))
+        for word, langs in owners.items()
+        if len(langs) == 1 and not any(word in lexicon[other] for other in SUPPORTED if other not in langs)
+    }
+
+
+def _clitic_language(word: str) -> Supported | None:
+    """The language whose clitic ends a word in no list, on a base of at least three letters ("datasetnya")."""
+    for lang in SUPPORTED:
+        for clitic in language_words(lang, "language").get("clitics", ()):
+            if word.endswith(clitic) and len(word) - len(clitic) >= 3 and word.isalpha():
+                return lang
+    return None
+
+
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; Italian elisions ("dell'addestramento") split into article and word."""
     elisions = set(language_words("it", "language").get("elisions", ()))
@@ -147,6 +181,13 @@ def score_languages(text: str) -> tuple[dict[str, float], dict[str, float]]:
             if weight:
                 supported[lang] += weight
                 known = True
+        cue = _number_cues().get(word)
+        if cue is not None and word not in lexicon[cue]:  # "cinquanta", "setengah"
+            supported[cue] += STRONG
+            known = True
+        if not known and (clitic := _clitic_language(word)) is not None:  # "datasetnya": a borrowed word, clitic on
+            supported[clitic] += STRONG
+            known = True
         if not known:
             for lang in SUPPORTED:
                 supported[lang] += _affix_score(word, lang)
@@ -155,7 +196,22 @@ def score_languages(text: str) -> tuple[dict[str, float], dict[str, float]]:
                 other[lang] += OTHER_WORD
             if any(ch in word for ch in other_chars.get(lang, "")):
                 other[lang] += OTHER_CHAR
+    for glued in _GLUED.finditer(text.lower()):  # "100rb", "25mila"
+        cue = _number_cues().get(glued.group(1))
+        if cue is not None:
+            supported[cue] += STRONG
     return supported, other
+
+
+def _borrowing(scores: dict[str, float]) -> Supported | None:
+    """The language an even count between English and one other language goes to: Italian and Indonesian chat
+    borrows English words ("budgetnya cuma 150rb, is that enough?"), English chat does not borrow theirs. None
+    unless exactly those two tie at the top, each with at least two cue words."""
+    top = max(scores.values())
+    tied = [lang for lang, score in scores.items() if score == top]
+    if top < 2 * STRONG or len(tied) != 2 or "en" not in tied:
+        return None
+    return next(lang for lang in tied if lang != "en")  # type: ignore[return-value]
 
 
 def _decisive(scores: dict[str, float]) -> tuple[str, float, bool]:
@@ -184,6 +240,9 @@ def detect_language(text: str, *, explicit: str | None = None, previous: str | N
         confidence = round(min(1.0, (best_other - best_supported) / best_other), 3)
         return LanguageGuess(language="en", supported=False, confidence=confidence, source="detected", scores=scores)
     best, confidence, clear = _decisive(supported)
+    borrowed = _borrowing(supported)
+    if borrowed is not None:
+        best, confidence, clear = borrowed, 0.5, True
     if clear and (fallback is None or best == fallback or supported[best] >= SWITCH_SIGNAL):
         return LanguageGuess(language=best, supported=True, confidence=confidence, source="detected", scores=scores)
     if fallback is not None:
