@@ -25,3 +25,20 @@ def test_a_family_and_a_size_stated_apart_name_the_model(text, model):
 def test_a_size_the_family_lacks_stays_a_size():
     spec = parse_message("LoRA on llama 3.2 with 5 billion parameters").spec
     assert spec.model is None and spec.params_b == 5.0, spec
+
+
+@pytest.mark.parametrize(
+    ("text", "epochs"),
+    [
+        ("LoRA su Mistral 7B, una sola epoca", 1.0),
+        ("LoRA on Mistral 7B, two full epochs", 2.0),
+        ("tre epoche complete", 3.0),
+    ],
+)
+def test_a_qualifier_between_a_count_and_its_unit_keeps_the_count(text, epochs):
+    """'una sola epoca', 'two full epochs': a word like only/full between the number and 'epochs' is no break."""
+    assert parse_message(text).spec.epochs == epochs
+
+
+def test_one_more_epoch_is_not_one_epoch():
+    assert parse_message("one more epoch please").spec.epochs is None

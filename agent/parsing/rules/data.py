@@ -132,7 +132,8 @@ def read_sizes_and_data(scan: Scan) -> None:
             scan.set("dataset_examples", int(round(q.value)))
             scan.claim(q.start, example.end())
             continue
-        epoch = after(scan, q.end, lex["epoch_units"], gap=r"[\s-]*(?:x\s*)?")  # "3 epochs", "3x epoch"
+        qualifier = r"(?:" + alt(lex["count_qualifiers"]) + r"\s+)?"  # "una sola epoca", "two full epochs"
+        epoch = after(scan, q.end, lex["epoch_units"], gap=r"[\s-]*(?:x\s*)?" + qualifier)  # "3 epochs", "3x epoch"
         if epoch:
             if 0 < q.value <= 10_000:
                 scan.set("epochs", q.value)
