@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.language import find_quantities
-from agent.parsing.rules.context import claim_past_clauses, claim_questioned_values
+from agent.parsing.rules.context import claim_experience, claim_past_clauses, claim_questioned_values
 from agent.parsing.rules.data import read_sizes_and_data
 from agent.parsing.rules.gpus import read_gpu_count, read_gpus
 from agent.parsing.rules.hardware import (
@@ -51,6 +51,7 @@ def read_message(text: str, lang: str = "en") -> Scan:
     prepared = prepare(text)
     scan = Scan(text=prepared, lang=lang, quantities=find_quantities(prepared, lang))
     claim_past_clauses(scan)
+    claim_experience(scan)
     claim_questioned_values(scan)
     for extract in EXTRACTORS:
         extract(scan)

@@ -30,6 +30,22 @@ def claim_past_clauses(scan: Scan) -> None:
             scan.assumptions.append(f"'{scan.text[start:end].strip()}' is about a past job: not read as this job")
 
 
+_EXPERIENCE_SPAN_END = r"[,:;.!?…]|\s(?:and|e|ed|dan|but|ma|però|tapi)\s"
+"""Where a remark about the user's experience ends: a mark, or a conjunction before the next clause."""
+
+
+def claim_experience(scan: Scan) -> None:
+    """Claim the GPU a first-time or never-before remark names ("è la prima volta che noleggio una GPU", "I've never
+    rented a GPU", "belum pernah sewa GPU"): it describes the user, not the job's GPU count."""
+    marker = rx(r"(?<![\w'])" + alt(words("experience_markers")) + r"(?![\w'])")
+    count = rx(r"(?<![\w'])\S+\s+(?:\w+\s+)?(?:gpus?|schede?|cards?|kartu)(?![\w'])")
+    for found in marker.finditer(scan.text):
+        end = re.search(_EXPERIENCE_SPAN_END, scan.text[found.end() :])
+        span_end = found.end() + (end.start() if end else len(scan.text) - found.end())
+        for gpu in count.finditer(scan.text, found.end(), span_end):
+            scan.claim(gpu.start(), gpu.end())
+
+
 def claim_questioned_values(scan: Scan) -> None:
     """Claim a number a question asks about ("is 8192 tokens too long?", "sono troppi?"): it is asked, not stated."""
     excess = rx(r"(?<![\w'])" + alt(words("excess_words")) + r"(?![\w'])")
