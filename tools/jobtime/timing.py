@@ -105,64 +105,89 @@ class JobTime(NamedTuple):
     assumptions: tuple[str, ...]
 
 
-def job_time(workload: Workload, topology: Assessment | TopologyResult, tokens: Tokens) -> JobTime | None:
-    """Wall-clock hours of the job on the candidate, or None when it cannot run or the GPU's speed is unknown."""
-    if not topology.runnable or topology.compute_s_per_step is None:
-        return None
-    replicas = topology.gpu_count // (topology.tensor_parallel or 1)
-    tokens_per_step = replicas * (topology.micro_batch_size or workload.micro_batch_size) * workload.seq_len
-    steps = tokens.total / tokens_per_step
-    exposed = topology.exposed_comm_s_per_step or 0.0
-    step = topology.compute_s_per_step + exposed
-    seconds = steps * step
+class _Shared(NamedTuple):
+    """What every shape's time of one job reads: tokens, FLOPs per token, PFLOP, stated micro-batch, sequence length
+    and the assumptions."""
+
+    total: float
+    flops: float
+    pflop: float
+    stated: int
+    seq: int
+    notes: tuple[str, ...]
+
+
+def _shared(workload: Workload, tokens: Tokens) -> _Shared:
+    """The job's figures every shape's time reads."""
     flops = workload.token_flops.total
+    return _Shared(
+        tokens.total,
+        flops,
+        tokens.total * flops / 1e15,
+        workload.micro_batch_size,
+        workload.seq_len,
+        (*tokens.assumptions, *TIME_ASSUMPTIONS),
+    )
+
+
+def _timed(
+    shared: _Shared, gpu_count: int, tp: int | None, micro: int | None, compute: float, exposed: float | None
+) -> JobTime:
+    """The job's time on a layout: tokens per micro-step from its replicas and micro-batch, then steps and hours."""
+    replicas = gpu_count // (tp or 1)
+    tokens_per_step = replicas * (micro or shared.stated) * shared.seq
+    steps = shared.total / tokens_per_step
+    exposed = exposed or 0.0
+    step = compute + exposed
     return JobTime._make(
         (
-            tokens.total,
-            flops,
-            tokens.total * flops / 1e15,
+            shared.total,
+            shared.flops,
+            shared.pflop,
             steps,
             step,
-            topology.compute_s_per_step,
+            compute,
             exposed,
             tokens_per_step / step,
-            seconds / 3600.0,
-            (*tokens.assumptions, *TIME_ASSUMPTIONS),
+            steps * step / 3600.0,
+            shared.notes,
         )
     )
 
 
+def job_time(workload: Workload, topology: Assessment | TopologyResult, tokens: Tokens) -> JobTime | None:
+    """Wall-clock hours of the job on the candidate, or None when it cannot run or the GPU's speed is unknown."""
+    compute = topology.compute_s_per_step
+    if not topology.runnable or compute is None:
+        return None
+    return _timed(
+        _shared(workload, tokens),
+        topology.gpu_count,
+        topology.tensor_parallel,
+        topology.micro_batch_size,
+        compute,
+        topology.exposed_comm_s_per_step,
+    )
+
+
 def job_times(workload: Workload, topologies: list[Assessment | None], tokens: Tokens) -> list[JobTime | None]:
-    """job_time of each topology (None for None), the figures every one shares read once: a ranking times ~280
-    shapes of a new job. The same operations in the same order as job_time."""
-    flops, total, stated, seq = workload.token_flops.total, tokens.total, workload.micro_batch_size, workload.seq_len
-    pflop, notes = total * flops / 1e15, (*tokens.assumptions, *TIME_ASSUMPTIONS)
-    make = JobTime._make
+    """job_time of each topology (None for None), the figures every one shares read once (a ranking times ~280
+    shapes of a new job), each time read from the chosen layout directly."""
+    shared = _shared(workload, tokens)
     times: list[JobTime | None] = []
     for topology in topologies:
         best = topology.best if topology is not None else None
-        if best is None or best.compute_s is None:
+        if topology is None or best is None or best.compute_s is None:
             times.append(None)
             continue
-        replicas = topology.gpu_count // (best.tensor_parallel or 1)  # type: ignore[union-attr]  # best: not None
-        tokens_per_step = replicas * (best.micro_batch_size or stated) * seq
-        steps = total / tokens_per_step
-        exposed = best.exposed_comm_s or 0.0
-        step = best.compute_s + exposed
         times.append(
-            make(
-                (
-                    total,
-                    flops,
-                    pflop,
-                    steps,
-                    step,
-                    best.compute_s,
-                    exposed,
-                    tokens_per_step / step,
-                    steps * step / 3600.0,
-                    notes,
-                )
+            _timed(
+                shared,
+                topology.gpu_count,
+                best.tensor_parallel,
+                best.micro_batch_size,
+                best.compute_s,
+                best.exposed_comm_s,
             )
         )
     return times

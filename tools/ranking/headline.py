@@ -97,7 +97,7 @@ def is_outlier(item: Any) -> bool:
     return not item.use_spot or market
 
 
-def _simplicity(item: Any) -> tuple[int, int, bool, float]:
+def simplicity(item: Any) -> tuple[int, int, bool, float]:
     """Sort key: one node before several, fewer GPUs, on-demand before interruptible, then cost."""
     return (item.nodes, item.offer.gpu_count * item.nodes, bool(item.use_spot), item.cost)
 
@@ -138,7 +138,7 @@ def _pick(eligible: list[Any], deadline_hours: float | None) -> Any:
         for c in islice(eligible, end)
         if c.cost <= bound and pooled(c) and not (certain and spot_nodes_under_deadline(c, deadline_hours))
     ]
-    return min(undominated(near) or [cheapest], key=_simplicity)
+    return min(undominated(near) or [cheapest], key=simplicity)
 
 
 def choose_headline(

@@ -13,6 +13,7 @@ from tools.ranking.headline import (
     advised,
     is_outlier,
     reason_over,
+    simplicity,
 )
 
 
@@ -74,13 +75,8 @@ def _plan(entry: Mapping[str, Any]) -> _Plan:
 
 
 def _simpler(pick: _Plan, other: _Plan) -> bool:
-    """Whether `pick` comes first by the headline's simplicity order (fewer nodes, fewer GPUs, not on spot)."""
-    return _simplicity(pick) < _simplicity(other)
-
-
-def _simplicity(plan: _Plan) -> tuple[int, int, bool]:
-    """The headline's simplicity order without the cost: nodes, GPUs, spot."""
-    return plan.nodes, plan.offer.gpu_count * plan.nodes, plan.use_spot
+    """Whether `pick` comes first by the headline's simplicity order, cost aside (fewer nodes, fewer GPUs, not spot)."""
+    return simplicity(pick)[:3] < simplicity(other)[:3]
 
 
 def lead_over(plan: Mapping[str, Any], other: Mapping[str, Any], deadline_hours: float | None) -> dict[str, Any] | None:
