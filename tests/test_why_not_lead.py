@@ -101,3 +101,16 @@ def test_why_not_names_the_rule_the_plan_leads_by(advisor, language, question, r
     assert "A100" in head and re.search(rule, head), result["answer"]
     # the rule's figures: the plan's GPUs against the A100 plan's
     assert f"{plan['total_gpus']} GPU" in head, result["answer"]
+
+
+def test_a_dearer_plan_that_is_no_faster_is_answered_by_its_cost_not_by_a_rule():
+    # within the $1 floor of a near tie (22 % dearer on a $4 plan) and no faster: the gaps are the reason
+    plan = entry(gpu_count=1, total_gpus=1, est_cost=4.0, est_hours=3.0)
+    assert lead_over(plan, entry(gpu="A100", est_cost=4.88, est_hours=3.0), None) is None
+    assert lead_over(plan, entry(gpu="A100", est_cost=4.0, est_hours=3.5), None) is None
+
+
+def test_the_same_cost_and_time_on_more_gpus_is_a_near_tie_won_by_simplicity():
+    plan = entry(gpu_count=1, total_gpus=1, est_cost=4.0, est_hours=3.0)
+    reason = lead_over(plan, entry(gpu="A100", est_cost=4.0, est_hours=3.0), None)
+    assert reason is not None and reason["code"] == "simpler_near_tie"

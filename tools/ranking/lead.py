@@ -82,11 +82,14 @@ def _simpler(pick: _Plan, other: _Plan) -> bool:
 def lead_over(plan: Mapping[str, Any], other: Mapping[str, Any], deadline_hours: float | None) -> dict[str, Any] | None:
     """The headline rule by which `plan` leads over `other` ({'code', 'text', 'params'}, as the ranking's own
     headline_reason, `other` in the place of the cheapest): a rule `other` breaks and `plan` keeps, else the simpler
-    of a near tie. None when `other` is dearer than a near tie (its cost is the reason) or no rule tells them apart."""
+    of a near tie. None when `other` is dearer than a near tie, or dearer or slower and neither cheaper nor faster
+    (its cost and time are the reason), or no rule tells them apart."""
     pick, rival = _plan(plan), _plan(other)
     base = min(pick.cost, rival.cost)
     if rival.cost > base + max(NEAR_TIE_SHARE * base, NEAR_TIE_USD):
         return None
+    if rival.cost >= pick.cost and rival.hours >= pick.hours and (rival.cost, rival.hours) != (pick.cost, pick.hours):
+        return None  # no better on either count: its gaps say why
     reason = reason_over(pick, rival, deadline_hours)  # deadline margin and spot nodes: only where the plan keeps it
     code = reason["code"]
     if code == "cheaper_price_unverified" and is_outlier(pick):
