@@ -33,6 +33,8 @@ SPLITS = (
     "questions_heldout",
     "messy_tune",
     "messy_heldout",
+    "expert_tune",
+    "expert_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
