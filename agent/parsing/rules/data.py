@@ -17,8 +17,11 @@ MAX_ITEM_TOKENS = 1_000_000
 
 
 def _is_seq_context(scan: Scan, q: Quantity) -> bool:
-    """Whether a 'N tokens' quantity is a sequence length ("sequenze da 2048 token", "2048 tokens per sequence")."""
-    if before(scan, q.start, vocabulary()["seq_keywords"], window=22) or rx(
+    """Whether a 'N tokens' quantity is a sequence length ("sequenze da 2048 token", "2048 tokens per sequence"): a
+    sequence word before it counts only with no other number in between ("seq 2048, mbs 4, 40k examples": 40k is no
+    length)."""
+    keyword = before(scan, q.start, vocabulary()["seq_keywords"], window=22)
+    if (keyword and not re.search(r"\d", scan.text[max(0, q.start - 22) : q.start][keyword.end() :])) or rx(
         alt(vocabulary()["seq_keywords"]) + r"(?:\s+" + alt(words("seq_fillers")) + r"){1,3}\s*$"
     ).search(scan.text[max(0, q.start - 48) : q.start]):  # "panjang sekuens kami sebenarnya 8192"
         return True

@@ -30,7 +30,8 @@ def methods_named(text: str) -> list[str]:
 
 
 def read_spot(scan: Scan) -> None:
-    """Spot/preemptible allowed or refused ("posso usare istanze spot", "tidak boleh pakai spot", "on-demand only")."""
+    """Spot/preemptible allowed or refused ("posso usare istanze spot", "tidak boleh pakai spot", "on-demand only");
+    on-demand named with no word on spot, outside a question, is its choice."""
     lex = vocabulary()
     if word(lex["on_demand_only"]).search(scan.text):
         scan.set("interruptible_ok", False)
@@ -53,6 +54,13 @@ def read_spot(scan: Scan) -> None:
         )
         scan.set("interruptible_ok", not negative)
         return
+    for match in word([r"on[\s-]?demand"]).finditer(scan.text):  # "EU-only, on-demand, deadline 7 days": a choice
+        sentence = re.search(r"[^.;!?]*[.;!?]?", scan.text[match.start() :])
+        if sentence and "?" in sentence.group(0):  # "how much is it on-demand?": what a question asks about
+            continue
+        if not scan.is_claimed(match.start(), match.end()) and not negated(scan, match.start()):
+            scan.set("interruptible_ok", False)
+            return
 
 
 def read_flags(scan: Scan) -> None:
@@ -72,13 +80,26 @@ def read_flags(scan: Scan) -> None:
     if mentions:
         scan.set("method", min(mentions)[1])
     for key in ("precision", "optimizer"):
-        for value, patterns in lex[key].items():
-            if word(patterns).search(scan.text):
-                scan.set(key, value)
+        for value, patterns in lex[key].items():  # the most specific named and not refused (lexicon order)
+            if any(switched(scan, match) is not False for match in word(patterns).finditer(scan.text)):
+                scan.set(key, value)  # "fp32 murni (jangan mixed precision)": fp32
                 break
     match = word(lex["gradient_checkpointing"]).search(scan.text)
     if match:
-        scan.set("gradient_checkpointing", not negated(scan, match.start(), window=20))
+        scan.set("gradient_checkpointing", switched(scan, match) is not False)
+
+
+def switched(scan: Scan, match: re.Match[str]) -> bool | None:
+    """Whether a setting the text names is switched on or off: a word after it ("grad_ckpt=off", "checkpointing
+    attivato", "mixed precision: no") or a negation before it ("no mixed precision", "senza checkpointing"); None
+    when neither says."""
+    lex = vocabulary()
+    gap = r"\s*(?:[:=]\s*|\(\s*)?"
+    if after(scan, match.end(), [alt(lex["setting_off_after"])], gap=gap) is not None:
+        return False
+    if negated(scan, match.start(), window=20):  # "no gradient checkpointing on the A100"
+        return False
+    return True if after(scan, match.end(), [alt(lex["setting_on_after"])], gap=gap) is not None else None
 
 
 def read_places(scan: Scan) -> None:
@@ -132,7 +153,7 @@ def _place_words(scan: Scan) -> list[str]:
         + places
         + r")*)(?![\w-])"
     )
-    suffixed = rx(r"(?<![\w-])(" + places + r")\s+(?:" + alt(lex["region_suffixes"]) + r")(?![\w])")
+    suffixed = rx(r"(?<![\w-])(" + places + r")(?:\s+|-)(?:" + alt(lex["region_suffixes"]) + r")(?![\w])")  # "EU-only"
     found: list[str] = []
     for match in [*chain.finditer(scan.text), *suffixed.finditer(scan.text)]:
         if scan.is_claimed(match.start(1), match.end(1)) or negated(scan, match.start(), 12):
