@@ -116,7 +116,7 @@ def parse_node(state: AgentState) -> dict[str, Any]:
         return {"parsed": changes, "mentioned": list(changes)}
     result = parse_message(state.get("message") or "", lang=language)
     parsed = {name: getattr(result.spec, name) for name in result.mentioned}
-    parsed = against_the_job(state.get("message") or "", parsed, state.get("spec") or {})
+    parsed = against_the_job(state.get("message") or "", parsed, state.get("spec") or {}, state.get("pending"))
     notes = [writing.fixed_text("llm_fallback_note", language)] if result.fallback_reason else []
     notes += writing.refused_values(result.refused, language)
     return {
@@ -185,6 +185,8 @@ def route_intent(state: AgentState) -> str:
 def refuse_node(state: AgentState) -> dict[str, Any]:
     """A short refusal in the user's language; nothing reaches the tools."""
     key = "refuse_injection" if state["intent"] == "injection" else "out_of_scope"
+    if state.get("act_topic") == "credentials":
+        key = "refuse_credentials"
     return {
         "answer": writing.fixed_text(key, state["language"]),
         "answer_kind": "declined",

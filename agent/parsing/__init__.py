@@ -1,7 +1,14 @@
 """Chat message -> JobSpec: language, offline parse, optional LLM parse, and merging a follow-up into the current job."""
 
 from agent.parsing.corrections import against_the_job
-from agent.parsing.intent import JOB_DEFINING, asks_both_ends, classify_intent, preference_of, turn_request
+from agent.parsing.intent import (
+    JOB_DEFINING,
+    asks_both_ends,
+    asks_to_act_for_user,
+    classify_intent,
+    preference_of,
+    turn_request,
+)
 from agent.parsing.parse import merge_spec, parse_message
 from agent.parsing.rules.preferences import methods_named
 
@@ -9,6 +16,7 @@ __all__ = [
     "JOB_DEFINING",
     "against_the_job",
     "asks_both_ends",
+    "asks_to_act_for_user",
     "classify_intent",
     "merge_spec",
     "methods_named",

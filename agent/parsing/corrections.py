@@ -1,6 +1,7 @@
 """Corrections read against the job a thread holds: a size named alone is the job's model family at that size ("the
 7B, not the 13B" on Llama 2 13B is Llama 2 7B), and a bare number set against the job's current value ("4096, not
-8192") changes the field that holds that value."""
+8192") changes the field that holds that value; a bare number after a what-if on one number field is that field.
+"""
 
 from __future__ import annotations
 
@@ -54,12 +55,30 @@ def corrected_number(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def against_the_job(text: str, parsed: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+def pending_number(text: str, pending: dict[str, Any] | None) -> dict[str, Any]:
+    """{field: value} when the message is one bare number and the what-if waiting to be adopted set one number field
+    ("e con seq 8192?" then "ok, pakai 4096 aja": 4096 is the sequence length); {} otherwise."""
+    fields = [name for name in pending or {} if name in NUMBER_FIELDS]
+    numbers = re.findall(r"(?<![\w.,/])" + NUMBER + r"(?![\w.,/])", text, re.IGNORECASE)
+    if len(fields) != 1 or len(pending or {}) != 1 or len(numbers) != 1:
+        return {}
+    value = _value(*numbers[0])
+    if value <= 0:
+        return {}
+    field = fields[0]
+    return {field: value if field in ("epochs", "deadline_hours") else int(value)}
+
+
+def against_the_job(
+    text: str, parsed: dict[str, Any], spec: dict[str, Any], pending: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The fields a message states, read against the job the thread holds (`spec`; nothing changes without one): a
-    size named alone becomes the job's model family at that size, and a number set against a current value
-    becomes that field."""
+    size named alone becomes the job's model family at that size, a number set against a current value becomes
+    that field, and a bare number after a what-if on one number field is that field (`pending`)."""
     if not spec:
         return parsed
+    if not parsed:
+        return pending_number(text, pending)
     found = dict(parsed)
     if "params_b" in found and "model" not in found:
         sibling = sibling_model(spec.get("model"), float(found["params_b"]))

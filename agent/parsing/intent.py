@@ -29,6 +29,12 @@ def _has(name: str, text: str) -> bool:
     return _cue(name).search(text) is not None
 
 
+def asks_to_act_for_user(text: str) -> bool:
+    """Whether the message offers keys or logins, or asks the assistant to act on the user's account ("log into my
+    cloud account", "I'll paste my API key", "lancialo tu", "login ke akun saya"): what it never does."""
+    return _word_cue("credentials", text)
+
+
 def _asks(text: str) -> bool:
     """Whether the text is a question (question mark or a question cue)."""
     return text.rstrip().endswith("?") or _has("question", text)

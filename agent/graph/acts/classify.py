@@ -33,6 +33,8 @@ TOPIC_ORDER: tuple[str, ...] = (
 )
 """Question topics, most specific first: "why 24 GPUs?" is a count question, "which region?" a region one, "how many
 interruptions?" one about the plan's spot use (spot_risk)."""
+PLAN_TOPICS = frozenset({"memory", "cost", "duration", "topology", "export", "currency", "count", "spot_risk"})
+"""Topics a question asks about the plan itself: the job's own settings named in it only restate the plan."""
 
 
 @dataclass(frozen=True)
@@ -186,13 +188,17 @@ def read_act(
     pending: bool,
     gpus: tuple[str, ...] = (),
     preference: str | None = None,
+    restated: set[str] | frozenset[str] = frozenset(),
 ) -> ActReading:
     """The act of one message. `base_intent` is agent.parsing.intent's reading (job_request, follow_up, faq, out_of_scope,
-    injection); `pending` says a what-if is waiting to be adopted; `gpus` are the GPU names the message names."""
+    injection); `pending` says a what-if is waiting to be adopted; `gpus` are the GPU names the message names;
+    `restated`: the mentioned fields whose value the job already has."""
     text = (text or "").strip()
     own = has("elsewhere", text, language) and not asks_fit(text, language)  # "..., does it fit?" asks about it
     drops = tuple(sorted(set(mentioned) & HARDWARE)) if own else ()
     fields = set(mentioned) - set(drops)  # "I have a 3090 at home but want cloud": one's own card is no wish
+    if fields and fields <= restated and question_topic(text, language, set(), gpus) in PLAN_TOPICS:
+        fields = set()  # "with mbs 8, how many GB per card?" on a job at mbs 8: a question about the plan
     reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference)
     return (
         ActReading(reading.act, reading.topic, reading.clears, drops, reading.currency, reading.count, reading.gpus)
@@ -276,6 +282,8 @@ def _question_act(
     hypothetical = has("hypothetical", text, language) or has("fit", text, language)
     if fields == {"deadline_hours"} and not has("change", text, language) and not hypothetical:
         return ActReading("question", "within", gpus=gpus)  # "can it be done in 12 hours?": yes or no, job kept
+    if topic == "memory" and fields and not has("compare", text, language):
+        return ActReading("what_if", "fit", gpus=gpus)  # "how many GB with mbs 16?": the memory of that setting
     if topic in ("duration", "cost"):
         if fields - {"num_gpus"} or (topic == "cost" and fields):  # "how much with QLoRA?", "how long on an H100?"
             return ActReading("what_if", "plain", gpus=gpus)  # the figures of that setting, the job kept

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from agent.graph.acts import history, inverse, questions, what_if
 from agent.graph.acts.classify import HARDWARE, has, named_gpus, question_topic, read_act, sentences
 from agent.graph.acts.texts import act_templates, rental
+from agent.parsing import asks_to_act_for_user
 from agent.writing import rental_summary, verdict
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     has_job = bool(state.get("spec"))
     if state.get("changes") or not text.strip():  # a button press: a change (or a new job) without text
         return {"act": "change" if has_job else "new_job", "act_topic": "plain"}
+    if asks_to_act_for_user(text):  # keys, logins, "launch it for me": declined, with what to do instead
+        return {"act": "declined", "act_topic": "credentials", "intent": "out_of_scope"}
     gpus = named_gpus(text)
     if (
         request == "off_topic"
@@ -49,6 +52,7 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
         pending=bool(state.get("pending")),
         gpus=gpus,
         preference=preference,
+        restated=_restated(state),
     )
     update: dict[str, Any] = {
         "act": reading.act,
@@ -75,6 +79,8 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
         and history.with_settings(state.get("history"), named) is not None
     ):  # "back to the QLoRA plan": the latest plan that had it
         update.update(act="undo", act_topic="plain", act_target=named, intent="follow_up")
+    elif named and reading.act == "undo" and not reading.count and not state.get("history"):
+        update.update(act="change", act_topic="plain", intent="follow_up")  # "torna alle 2 epoche", no plan before
     awaited = set(state.get("awaiting_fields") or []) if not state.get("last_top") else set()
     if awaited and (
         reading.act == "change"
@@ -96,6 +102,12 @@ def states_job(state: dict[str, Any]) -> bool:
         and not state.get("spec")
         and bool(set(state.get("mentioned") or []) & {"model", "params_b"})
     )  # a job needs its model
+
+
+def _restated(state: dict[str, Any]) -> set[str]:
+    """The fields this message names with the value the job already has."""
+    parsed, spec = state.get("parsed") or {}, state.get("spec") or {}
+    return {name for name in state.get("mentioned") or [] if name in parsed and spec.get(name) == parsed[name]}
 
 
 def _named_settings(state: dict[str, Any]) -> dict[str, Any]:
