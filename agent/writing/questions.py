@@ -61,10 +61,11 @@ def yes_no(state: dict[str, Any]) -> str:
     feasibility = state["feasibility"]
     card = card_name(feasibility, language)
     key = ("yes_fits" if feasibility["fits"] else "no_fits") + ("_many" if feasibility["num_gpus"] > 1 else "")
+    setting = state.get("fit_setting")  # a what-if's other settings: "**Yes** (with QLoRA) — it needs ..."
     lines = [
         t[key].format(
-            yes=t["yes"],
-            no=t["no"],
+            yes=f"{t['yes']} ({setting})" if setting else t["yes"],
+            no=f"{t['no']} ({setting})" if setting else t["no"],
             needed=number(feasibility["needed_gib"], language, 1),
             card=card,
             vram=number(feasibility["vram_gib"], language, 1),

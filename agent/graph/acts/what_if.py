@@ -16,11 +16,14 @@ HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
 
 
 def hypothesis(state: dict[str, Any]) -> dict[str, Any]:
-    """The plan with this turn's fields applied and its cleared fields emptied (what the what-if is about)."""
+    """The plan with this turn's fields applied and its cleared fields emptied (what the what-if is about); after a
+    fit answer, the hardware that answer was about stays the subject unless this turn names other hardware."""
     from agent.parsing import merge_spec
 
     parsed = {k: v for k, v in (state.get("parsed") or {}).items() if k != "language"}
     parsed |= {name: None for name in state.get("act_clears") or []}
+    if state.get("last_kind") == "yes_no" and not set(parsed) & HARDWARE:  # "would it fit on a 4090?" then "and
+        parsed = {k: v for k, v in (state.get("pending") or {}).items() if k in HARDWARE} | parsed  # with QLoRA?"
     spec, _ = merge_spec(state["spec"], {"language": state["language"], **parsed}, list(parsed))
     return spec.model_dump(mode="json")
 
@@ -49,7 +52,8 @@ def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, An
         return "delta", text, offers[0] if offers else None, hyp
     if (changed and set(changed) <= HARDWARE) or state.get("act_topic") == "fit" or state.get("last_kind") == "yes_no":
         fit = reconciled(feasibility(hyp_spec), offers)
-        text = writing.yes_no({**state, "spec": hyp, "feasibility": fit, "ranking": ranking})
+        setting = change_words({k: v for k, v in changed.items() if k not in HARDWARE}, language)
+        text = writing.yes_no({**state, "spec": hyp, "feasibility": fit, "ranking": ranking, "fit_setting": setting})
         offer, _ = writing.rental_for(fit, offers)
         return "yes_no", text, offer, hyp
     asked = {k: v for k, v in hyp.items() if k in (state.get("parsed") or {}) and k != "language"}
