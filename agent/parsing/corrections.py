@@ -1,6 +1,7 @@
 """Corrections read against the job a thread holds: a size named alone is the job's model family at that size ("the
 7B, not the 13B" on Llama 2 13B is Llama 2 7B), and a bare number set against the job's current value ("4096, not
-8192") changes the field that holds that value; a bare number after a what-if on one number field is that field.
+8192") changes the field that holds that value; a bare number after a what-if on one number field is that field;
+an adapter word in a QLoRA job restates QLoRA.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ NUMBER_FIELDS = (
     "deadline_hours",
 )
 """Job fields a bare number may correct, in the order a tie is settled."""
+LORA_WORD = re.compile(r"(?<![\w-])lora(?![\w])", re.IGNORECASE)
+"""LoRA named as such (not QLoRA, not a generic adapter word)."""
 
 
 def sibling_model(model: str | None, size_b: float) -> str | None:
@@ -77,13 +80,13 @@ def against_the_job(
     that field, and a bare number after a what-if on one number field is that field (`pending`)."""
     if not spec:
         return parsed
-    if not parsed:
-        return pending_number(text, pending)
     found = dict(parsed)
+    if found.get("method") == "lora" and spec.get("method") == "qlora" and not LORA_WORD.search(text):
+        del found["method"]  # "adapters", "PEFT": QLoRA trains adapters too; only "LoRA" itself leaves QLoRA
     if "params_b" in found and "model" not in found:
         sibling = sibling_model(spec.get("model"), float(found["params_b"]))
         if sibling is not None:
             del found["params_b"]
             found["model"] = sibling
     found.update(corrected_number(text, spec))
-    return found
+    return found or pending_number(text, pending)

@@ -187,6 +187,36 @@ def smallest_gpu(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[
                 lines.append(with_limits(top, job, language) + ".")
                 return lines, top
             continue  # not offered in the catalog: try the next size
+    return fewest_gpus(state, db_path)
+
+
+SHARDED_COUNTS = (2, 4, 8, 16, 32, 64)
+"""GPU counts tried for a job no single card holds (the counts instances and nodes of 8 come in)."""
+
+
+def fewest_gpus(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
+    """For a job no single GPU holds: the fewest GPUs that hold it sharded (the smallest card at that count that is
+    offered), and its best offer."""
+    from agent.graph.questions import ranked
+    from tools.gpus import all_gpus
+
+    language = state["language"]
+    t = act_templates(language)
+    job = _job(state)
+    cards = sorted({g.name: g for g in all_gpus() if g.memory_gib}.values(), key=lambda g: g.memory_gib)
+    for count in SHARDED_COUNTS:
+        for gpu in cards:
+            ok, needed = _fits({**job, "gpu": gpu.name, "num_gpus": count}, None, gpu.name, None, count)
+            if not ok:
+                continue
+            ranking, _ = ranked(JobSpec.model_validate({**job, "gpu": gpu.name, "num_gpus": count}), db_path, None)
+            top = (ranking.get("offers") or [None])[0]
+            if top is None:
+                continue  # not offered at that count: the next card
+            line = t["inverse_gpu_many"].format(
+                count=count, gpu=gpu.name, vram=number(gpu.memory_gib, language, 0), needed=number(needed, language, 1)
+            )
+            return [line, with_limits(top, job, language) + "."], top
     return [t["inverse_gpu_none"]], None
 
 
