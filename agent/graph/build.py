@@ -37,7 +37,7 @@ from agent.graph.job_nodes import (
     write_node,
 )
 from agent.graph.state import AgentState
-from agent.language import detect_language
+from agent.language import detect_language, untangled
 from agent.parsing import (
     JOB_DEFINING,
     against_the_job,
@@ -98,13 +98,16 @@ log = logging.getLogger(__name__)
 
 
 def language_node(state: AgentState) -> dict[str, Any]:
-    """Pick the reply language: explicit choice, else detection, else the previous turn's; reset per-turn fields."""
+    """Pick the reply language: explicit choice, else detection, else the previous turn's; reset per-turn fields; the
+    message as later steps read it (swapped-letter typos of words they listen for untangled)."""
     text = state.get("message") or ""
     previous = state.get("language")
     guess = detect_language(text, explicit=state.get("explicit_language"), previous=previous)
     _progress("language", guess.language)
     supported = guess.supported or not text.strip()
-    return PER_TURN_RESET | {"language": guess.language, "supported": supported}
+    reset = PER_TURN_RESET | {"language": guess.language, "supported": supported}
+    read = untangled(text)  # "waht about an a10g": what every later step reads
+    return reset | {"message": read} if read != text else reset
 
 
 def parse_node(state: AgentState) -> dict[str, Any]:

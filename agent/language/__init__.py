@@ -1,4 +1,5 @@
-"""Which language a chat message is in (it, id or en), tuned for short, mixed, jargon-heavy messages."""
+"""Which language a chat message is in (it, id or en), tuned for short, mixed, jargon-heavy messages; numbers and
+number words; swapped-letter typos of the words the readers listen for."""
 
 from agent.language.detect import SUPPORTED, LanguageGuess, detect_language, normalise_language
 from agent.language.numbers import (
@@ -10,6 +11,7 @@ from agent.language.numbers import (
     word_pieces,
     words_to_digits,
 )
+from agent.language.typos import untangled
 
 __all__ = [
     "NUMBER",
@@ -21,6 +23,7 @@ __all__ = [
     "find_quantities",
     "normalise_language",
     "parse_number",
+    "untangled",
     "word_pieces",
     "words_to_digits",
 ]

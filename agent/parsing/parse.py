@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent.language import LanguageGuess, detect_language
+from agent.language import LanguageGuess, detect_language, untangled
 from agent.parsing.offline import read_message
 from agent.parsing.rules.scan import MAX_PLAIN_DIGITS
 from contract.jobspec import JobSpec
@@ -110,6 +110,7 @@ def parse_message(
     if not isinstance(text, str):
         raise ValueError("message must be text")
     guess = detect_language(text, explicit=lang, previous=previous_language)
+    text = untangled(text)  # "2 epocsh": the word the parser listens for
     spec, mentioned, assumptions, notes = _offline(text, guess.language)
     unknown = notes.get("unknown_model") if "params_b" in mentioned and spec.model is None else None
     guess_name = notes.get("model_guess") if spec.model is not None else None
