@@ -40,3 +40,9 @@ def test_adapters_named_in_a_qlora_thread_keep_qlora(advisor):
     assert turn["spec"]["method"] == "qlora", turn["answer"]
     changed = advisor.respond("switch to plain LoRA", thread_id=first["thread_id"])
     assert changed["spec"]["method"] == "lora", changed["answer"]
+
+
+def test_a_job_no_offer_holds_says_how_far_it_looked(advisor):
+    first = advisor.respond("full fine-tune Llama 3.1 405B, seq 131072, 1B tokens")
+    turn = advisor.respond("what is the smallest GPU this runs on?", thread_id=first["thread_id"])
+    assert turn["act"] == "inverse" and "64" in turn["answer"] and "several GPUs" not in turn["answer"], turn["answer"]

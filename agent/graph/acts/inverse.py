@@ -217,7 +217,7 @@ def fewest_gpus(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[s
                 count=count, gpu=gpu.name, vram=number(gpu.memory_gib, language, 0), needed=number(needed, language, 1)
             )
             return [line, with_limits(top, job, language) + "."], top
-    return [t["inverse_gpu_none"]], None
+    return [t["inverse_gpu_none"].format(most=SHARDED_COUNTS[-1])], None
 
 
 def answer(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
