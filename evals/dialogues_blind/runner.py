@@ -35,6 +35,8 @@ SPLITS = (
     "messy_heldout",
     "expert_tune",
     "expert_heldout",
+    "tradeoffs_tune",
+    "tradeoffs_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
