@@ -13,7 +13,16 @@ from agent.writing.format import (
     templates,
     token_count,
 )
-from agent.writing.job import field_value, follow_up, memory_line, no_offer_answer, recommendation, single_card_line
+from agent.writing.job import (
+    field_value,
+    follow_up,
+    limits_line,
+    memory_line,
+    no_offer_answer,
+    recommendation,
+    single_card_line,
+)
+from agent.writing.notes import binding_limit as binding_limit_line
 from agent.writing.notes import headline_reason, limit_misses, refused_values, simpler_changes
 from agent.writing.public_text import public
 from agent.writing.questions import compare, rental_for, spot_delta, yes_no
@@ -22,6 +31,7 @@ from agent.writing.verdict_card import rental_summary, verdict
 __all__ = [
     "ask_back",
     "assumption_lines",
+    "binding_limit_line",
     "compare",
     "field_value",
     "fixed_text",
@@ -29,6 +39,7 @@ __all__ = [
     "headline_reason",
     "hours",
     "limit_misses",
+    "limits_line",
     "memory_line",
     "money",
     "no_offer_answer",

@@ -61,6 +61,8 @@ def yes_no(state: dict[str, Any]) -> str:
     feasibility = state["feasibility"]
     card = card_name(feasibility, language)
     key = ("yes_fits" if feasibility["fits"] else "no_fits") + ("_many" if feasibility["num_gpus"] > 1 else "")
+    if key == "no_fits" and feasibility["needed_gib"] <= feasibility["vram_gib"]:  # under the card, over the margin
+        key = "no_fits_margin"
     setting = state.get("fit_setting")  # a what-if's other settings: "**Yes** (with QLoRA) — it needs ..."
     lines = [
         t[key].format(
@@ -69,6 +71,7 @@ def yes_no(state: dict[str, Any]) -> str:
             needed=number(feasibility["needed_gib"], language, 1),
             card=card,
             vram=number(feasibility["vram_gib"], language, 1),
+            usable=number(feasibility.get("usable_gib") or 0.0, language, 1),
         )
     ]
     if feasibility["fits"] and feasibility.get("too_small"):  # "an A100": the 40 GB one would not do

@@ -18,6 +18,7 @@ ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "in
 JOB_DEFINING = frozenset({"model", "params_b", "method"})
 HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
 TOPIC_ORDER: tuple[str, ...] = (
+    "limits",
     "export",
     "currency",
     "topology",
@@ -33,7 +34,9 @@ TOPIC_ORDER: tuple[str, ...] = (
 )
 """Question topics, most specific first: "why 24 GPUs?" is a count question, "which region?" a region one, "how many
 interruptions?" one about the plan's spot use (spot_risk)."""
-PLAN_TOPICS = frozenset({"memory", "cost", "duration", "topology", "export", "currency", "count", "spot_risk"})
+PLAN_TOPICS = frozenset(
+    {"limits", "memory", "cost", "duration", "topology", "export", "currency", "count", "spot_risk"}
+)
 """Topics a question asks about the plan itself: the job's own settings named in it only restate the plan."""
 
 
@@ -82,10 +85,13 @@ def has(cue: str, text: str, language: str) -> bool:
 
 
 def is_question(text: str, language: str) -> bool:
-    """A question: a question mark, or a question word first ("why 24 GPUs", "berapa node")."""
+    """A question: a question mark, or a question word first in a message that does not end as a statement ("why 24
+    GPUs", "berapa node"; not "Meglio accorciare la sequenza a 2048.")."""
     stripped = text.strip()
     if "?" in stripped:  # "why only a few minutes? my colleague said 10 hours" is a question throughout
         return True
+    if stripped.endswith((".", "!")):  # "Meglio accorciare la sequenza a 2048." decides; it does not ask
+        return False
     start = _cues(language).get("question_start")
     return bool(
         start
@@ -248,7 +254,8 @@ def _read(
     if not fields and asks_both_ends(text):  # "which is cheapest and which is fastest?"
         return ActReading("question", "alternatives")
     cleared = clears(text, language)
-    if has("undo", text, language) and not (fields & JOB_DEFINING and not asks):
+    hypothetical = asks and has("hypothetical", text, language)  # "torniamo al mio job: e se portassi ...?"
+    if has("undo", text, language) and not (fields & JOB_DEFINING and not asks) and not hypothetical:
         return ActReading("undo", count=_count_in(text))
     if has("adopt", text, language) and not fields:  # "ok, do that": an imperative even where "do" opens questions
         return ActReading("change", "adopt")  # (with no proposal waiting, there is nothing to adopt)
@@ -285,8 +292,8 @@ def _question_act(
     if topic == "memory" and fields and not has("compare", text, language):
         return ActReading("what_if", "fit", gpus=gpus)  # "how many GB with mbs 16?": the memory of that setting
     if topic in ("duration", "cost"):
-        if fields - {"num_gpus"} or (topic == "cost" and fields):  # "how much with QLoRA?", "how long on an H100?"
-            return ActReading("what_if", "plain", gpus=gpus)  # the figures of that setting, the job kept
+        if fields - {"num_gpus"} or (topic == "cost" and fields) or cleared:  # "how much with QLoRA?", "how long
+            return ActReading("what_if", "plain", clears=cleared, gpus=gpus)  # on an H100?", "... without the limit?"
         return ActReading("question", topic, gpus=gpus)  # "how long on 8 GPUs?": the plan on that many GPUs
     if topic in ("compare", "why_not", "export", "currency", "topology") or (topic and not hypothetical):
         return ActReading("question", topic or "plain", currency=currency, gpus=gpus)

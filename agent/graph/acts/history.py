@@ -4,6 +4,7 @@ too."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 MAX_PLANS = 8
@@ -44,7 +45,20 @@ def with_settings(history: list[dict[str, Any]] | None, named: dict[str, Any]) -
     """Index of the latest plan whose job has every named setting, None when no plan has them."""
     items = list(history or [])
     for index in range(len(items) - 1, -1, -1):
-        spec = items[index]["spec"]
-        if all(spec.get(name) == value for name, value in named.items()):
+        if all(_has_setting(items[index], name, value) for name, value in named.items()):
             return index
     return None
+
+
+def _has_setting(plan: dict[str, Any], name: str, value: Any) -> bool:
+    """Whether a kept plan had the setting: in its job, or for a model size the size of its model ("the 8B plan"),
+    for a GPU count the count its lead offer used ("the plan with 8 GPUs")."""
+    spec = plan["spec"]
+    if spec.get(name) == value:
+        return True
+    if name == "params_b" and spec.get("model"):
+        size = re.search(r"(?<![\d.])(\d+(?:\.\d+)?)b(?![a-z])", str(spec["model"]))
+        return size is not None and float(size.group(1)) == float(value)
+    if name == "num_gpus" and spec.get("num_gpus") is None:
+        return (plan.get("top") or {}).get("total_gpus") == value
+    return False

@@ -171,12 +171,17 @@ def ranking_spec(state: dict[str, Any], spec: JobSpec) -> JobSpec:
 
 def history_after(state: dict[str, Any], previous: dict[str, Any] | None, new: dict[str, Any]) -> list[Any]:
     """The plan history after a change, a new job or a preference switch (the replaced plan kept, with the
-    preference it was shown with); unchanged otherwise."""
+    preference it was shown with, when it named its model); unchanged otherwise."""
     plans = list(state.get("history") or [])
-    replaced = state.get("act") in ("change", "new_job") and previous and previous != new
+    replaced = state.get("act") in ("change", "new_job") and previous and previous != new and _sized(previous)
     if replaced or (previous and state.get("preference_changed")):
         return history.pushed(plans, previous, state.get("last_top"), state.get("preference_before"))
     return plans
+
+
+def _sized(spec: dict[str, Any]) -> bool:
+    """Whether a job names its model (an ask-back's half-stated job had no plan to go back to)."""
+    return bool(spec.get("model") or spec.get("params_b"))
 
 
 def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:

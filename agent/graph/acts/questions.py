@@ -264,6 +264,21 @@ def spot_risk(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     return [t["question_plain"].format(rental=rental), sentence or t["spot_not_asked"]]
 
 
+def binding(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """What limits the plan: the ranking's binding limit when nothing meets the user's limits, else that nothing
+    binds (the budget and deadline it meets, or that none were given)."""
+    from agent.writing import binding_limit_line, limits_line
+
+    language, spec, ranking = state["language"], state["spec"], state.get("ranking") or {}
+    t = act_templates(language)
+    lines = [t["question_plain"].format(rental=with_limits(plan, spec, language, state.get("display_currency")))]
+    if ranking.get("binding_limit"):
+        return [*lines, binding_limit_line(ranking, language) or ""]
+    met = limits_line(plan, spec, language)
+    limits = met[0].lower() + met[1:] if met else t["limits_none_given"]
+    return [*lines, t["limits_nothing_binds"].format(limits=limits)]
+
+
 def answer(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:
     """The lines answering a question about the plan (its topic in `act_topic`), and the job change the answer
     offers to adopt, if any (a why-not's other plan)."""
@@ -298,5 +313,6 @@ def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_p
         "cost": cost,
         "within": within,
         "spot_risk": spot_risk,
+        "limits": binding,
     }
     return simple.get(topic, why)(state, plan)

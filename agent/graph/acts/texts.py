@@ -72,8 +72,13 @@ def gap_words(other: dict[str, Any], plan: dict[str, Any], language: str) -> lis
 def change_words(changed: dict[str, Any], language: str) -> str:
     """'sequence length 4,096, spot yes' for the fields a what-if (or a why-not) sets."""
     labels = templates(language)["field_labels"]
+    shown = {
+        name: value
+        for name, value in changed.items()
+        if not (name == "model" and value is None and "params_b" in changed)
+    }  # "a 70B model": the size says it, not "model any, model size 70"
     return ", ".join(
-        f"{labels.get(name, name)} {field_value(name, value, None, language)}" for name, value in changed.items()
+        f"{labels.get(name, name)} {field_value(name, value, None, language)}" for name, value in shown.items()
     )
 
 

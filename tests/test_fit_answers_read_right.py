@@ -1,0 +1,44 @@
+"""A fit answer reads right: a "no" whose need is under the card's size names the usable memory the margin leaves (not
+"No — it needs 14.4 GiB, and a T4 has 15.0 GiB", which reads as a yes), and a what-if about another model size says
+the size, not "model any, model size 70". Sentences written for this test, in it/id/en."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+MARGIN = {
+    "en": ("QLoRA Mistral 7B, 10k examples, seq 4096, mbs 2", "would that fit on a T4?", "No"),
+    "it": ("QLoRA Mistral 7B, 10k esempi, seq 4096, mbs 2", "ci starebbe sulla T4?", "No"),
+    "id": ("QLoRA Mistral 7B, 10 ribu contoh, seq 4096, mbs 2", "muat di T4 ga?", "Tidak"),
+}
+
+
+def _figures(line: str) -> list[float]:
+    """The GiB figures of a line, in order (either decimal mark)."""
+    return [float(x.replace(",", ".")) for x in re.findall(r"(\d+[.,]\d+) GiB", line)]
+
+
+@pytest.mark.parametrize("language", MARGIN)
+def test_a_no_under_the_cards_size_names_what_is_usable(advisor, language):
+    job, question, no = MARGIN[language]
+    first = advisor.respond(job)
+    head = advisor.respond(question, thread_id=first["thread_id"])["answer"].split("\n")[0]
+    assert head.startswith(f"**{no}**"), head
+    needed, vram, usable = _figures(head)
+    assert usable < needed <= vram, head
+
+
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [
+        ("en", "Can a single 80 GB GPU hold QLoRA of a 70B model?"),
+        ("it", "una sola scheda da 80 GB regge il QLoRA di un modello da 70B?"),
+        ("id", "satu GPU 80 GB muat QLoRA model 70B?"),
+    ],
+)
+def test_a_what_if_on_another_model_size_says_the_size(advisor, language, question):
+    first = advisor.respond(MARGIN[language][0])
+    answer = advisor.respond(question, thread_id=first["thread_id"])["answer"]
+    assert "70" in answer.split("\n")[0] and not re.search(r"model any|modello qualsiasi|model bebas", answer), answer
