@@ -89,4 +89,16 @@ def against_the_job(
             del found["params_b"]
             found["model"] = sibling
     found.update(corrected_number(text, spec))
+    if found.get("num_gpus") is not None and found["num_gpus"] == spec.get("num_gpus"):
+        found.update(other_count(text, int(found["num_gpus"])))
     return found or pending_number(text, pending)
+
+
+GPU_COUNT = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:[-×x]\s*)?(?:gpus?|schede|kartu|cards?)(?![\w])", re.IGNORECASE)
+
+
+def other_count(text: str, current: int) -> dict[str, Any]:
+    """{num_gpus: N} when the message names the job's GPU count and one other ("compare the 8-GPU and 16-GPU plans"
+    on an 8-GPU job: 16 is what it asks about); {} otherwise."""
+    others = {int(n) for n in GPU_COUNT.findall(text)} - {current}
+    return {"num_gpus": others.pop()} if len(others) == 1 else {}

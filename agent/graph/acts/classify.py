@@ -224,7 +224,11 @@ def _read(
     preference: str | None,
 ) -> ActReading:
     """read_act without the own-hardware rule."""
-    asks = is_question(text, language) or (not fields & JOB_DEFINING and asks_unmarked(text, language))
+    asks = (
+        is_question(text, language)
+        or (not fields & JOB_DEFINING and asks_unmarked(text, language))
+        or has("compare_request", text, language)  # "Compare the 8-GPU and 16-GPU plans." asks
+    )
     if base_intent == "injection":
         return ActReading("declined")
     if has("inverse", text, language) and (
@@ -289,6 +293,8 @@ def _question_act(
     hypothetical = has("hypothetical", text, language) or has("fit", text, language)
     if fields == {"deadline_hours"} and not has("change", text, language) and not hypothetical:
         return ActReading("question", "within", gpus=gpus)  # "can it be done in 12 hours?": yes or no, job kept
+    if fields and has("compare_request", text, language) and len(gpus) < 2:  # "compare 8 GPUs with 16": that
+        return ActReading("what_if", "plain", clears=cleared, gpus=gpus)  # setting beside the plan
     if topic == "memory" and fields and not has("compare", text, language):
         return ActReading("what_if", "fit", gpus=gpus)  # "how many GB with mbs 16?": the memory of that setting
     if topic in ("duration", "cost"):

@@ -120,6 +120,10 @@ def _experts_line(state: dict[str, Any]) -> str | None:
     )
 
 
+LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "infiniband": "InfiniBand"}
+"""Links as their makers write them (the topology results keep them in lower case)."""
+
+
 def topology(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     """Whether the plan's interconnect is enough: its layout, link and communication share; PCIe figures beside."""
     language, spec = state["language"], state["spec"]
@@ -133,12 +137,18 @@ def topology(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
         or params.get("interconnect")
         or ("PCIe" if "pcie" in str(plan.get("topology_verdict")) else "NVLink")
     )
+    link = LINK_NAMES.get(link.lower(), link)
     share = plan.get("exposed_comm_share")
-    lines = [
-        t["topology_line"].format(
-            layout=layout, gpus=plan["total_gpus"], gpu=plan["gpu"], link=link, comm=percent(share, language)
-        )
-    ]
+    figures = {"layout": layout, "gpus": plan["total_gpus"], "gpu": plan["gpu"], "link": link}
+    if int(plan.get("nodes") or 1) > 1 and params.get("inter_node_fabric"):  # what joins the nodes, too
+        figures |= {
+            "nodes": plan["nodes"],
+            "fabric": params["inter_node_fabric"],
+            "gbps": number(params.get("inter_node_gbps") or 0, language, 0),
+            "assumed": t["topology_fabric_assumed"] if params.get("inter_node_assumed") else "",
+        }
+    key = "topology_line_nodes" if "nodes" in figures else "topology_line"
+    lines = [t[key].format(**figures, comm=percent(share, language))]
     lines.append(t["topology_bound"] if (share or 0) > 0.25 else t["topology_enough"])
     pcie = next(
         (
