@@ -68,7 +68,7 @@ def test_going_back_to_a_value_before_any_other_plan_sets_it(advisor):
     [
         ("it", "e con seq 8192?", "ok, facciamo 4096 allora"),
         ("id", "kalau seq 8192?", "oke, pakai 4096 saja"),
-        ("en", "what if seq 8192?", "fine, let's do 4096"),
+        ("en", "what if seq 8192?", "fine, let's do 4096."),
     ],
 )
 def test_a_bare_number_after_a_what_if_is_that_field(advisor, language, what_if, bare):
@@ -116,3 +116,12 @@ def test_without_written_w_slash_o_refuses_spot():
     from agent.parsing import parse_message
 
     assert parse_message("how much is it w/o spot").spec.interruptible_ok is False
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("Ya udah, pakai 4096.", 4096), ("use 2,048 then", 2048), ("ok 1.024", 1024)]
+)
+def test_a_bare_number_ending_a_sentence_or_with_a_thousands_mark_is_read_whole(text, value):
+    from agent.parsing.corrections import pending_number
+
+    assert pending_number(text, {"seq_len": 8192}) == {"seq_len": value}

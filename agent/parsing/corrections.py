@@ -36,7 +36,9 @@ def sibling_model(model: str | None, size_b: float) -> str | None:
 
 
 def _value(number: str, thousands: str | None) -> float:
-    """A written number ("4096", "2,5", "20k") as a float."""
+    """A written number ("4096", "2,5", "20k", "2,048" or "2.048" with a thousands separator) as a float."""
+    if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", number):  # a group of three after the mark is a thousands group
+        return float(re.sub(r"[.,]", "", number)) * (1000 if thousands else 1)
     return float(number.replace(",", ".")) * (1000 if thousands else 1)
 
 
@@ -62,7 +64,7 @@ def pending_number(text: str, pending: dict[str, Any] | None) -> dict[str, Any]:
     """{field: value} when the message is one bare number and the what-if waiting to be adopted set one number field
     ("e con seq 8192?" then "ok, pakai 4096 aja": 4096 is the sequence length); {} otherwise."""
     fields = [name for name in pending or {} if name in NUMBER_FIELDS]
-    numbers = re.findall(r"(?<![\w.,/])" + NUMBER + r"(?![\w.,/])", text, re.IGNORECASE)
+    numbers = re.findall(r"(?<![\w.,/])" + NUMBER + r"(?![\w/]|[.,]\d)", text, re.IGNORECASE)  # "4096." ends it
     if len(fields) != 1 or len(pending or {}) != 1 or len(numbers) != 1:
         return {}
     value = _value(*numbers[0])
