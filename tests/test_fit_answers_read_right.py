@@ -42,3 +42,10 @@ def test_a_what_if_on_another_model_size_says_the_size(advisor, language, questi
     first = advisor.respond(MARGIN[language][0])
     answer = advisor.respond(question, thread_id=first["thread_id"])["answer"]
     assert "70" in answer.split("\n")[0] and not re.search(r"model any|modello qualsiasi|model bebas", answer), answer
+
+
+@pytest.mark.parametrize("question", ["Can a single 80 GB GPU hold QLoRA of a 70B model?", "could a 4090 handle it?"])
+def test_hold_and_handle_ask_whether_it_fits(advisor, question):
+    first = advisor.respond("QLoRA on Llama 3.1 8B, 30k examples")
+    turn = advisor.respond(question, thread_id=first["thread_id"])
+    assert turn["act"] == "what_if" and turn["answer"].startswith(("**Yes**", "**No**")), turn["answer"]
