@@ -49,3 +49,15 @@ def test_hold_and_handle_ask_whether_it_fits(advisor, question):
     first = advisor.respond("QLoRA on Llama 3.1 8B, 30k examples")
     turn = advisor.respond(question, thread_id=first["thread_id"])
     assert turn["act"] == "what_if" and turn["answer"].startswith(("**Yes**", "**No**")), turn["answer"]
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "yes"),
+    [("en", "would that fit on one T4?", "Yes"), ("it", "ci sta su una T4?", "Sì"), ("id", "muat di satu T4?", "Ya")],
+)
+def test_a_yes_at_a_lowered_micro_batch_says_so(advisor, language, question, yes):
+    first = advisor.respond(MARGIN[language][0])
+    head = advisor.respond(question, thread_id=first["thread_id"])["answer"].split("\n")[0]
+    assert head.startswith(f"**{yes}**") and "micro-batch 1" in head and "micro-batch 2" in head, head
+    fits, stated = _figures(head)[0], _figures(head)[-1]
+    assert fits < stated, head

@@ -64,6 +64,7 @@ def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:
         "gpu": gpu,
         "card_gb": spec.gpu_memory_gb,
         "num_gpus": count,
+        "micro_batch_size": spec.micro_batch_size,
         "unknown_model": getattr(estimate, "unknown_model", None),
     }
 
@@ -116,7 +117,7 @@ def comparison(spec: JobSpec, count: int, db_path: Path, prefer: str | None) -> 
 
 def reconciled(fit: dict[str, Any], offers: list[dict[str, Any]]) -> dict[str, Any]:
     """The fit as the ranking sees it when it found a layout on exactly the user's GPUs (its per-GPU figure wins, so
-    the yes/no and the rental it names tell one story)."""
+    the yes/no and the rental it names tell one story), with the micro-batch it lowered to fit, if it did."""
     if not fit.get("gpu"):
         return fit
     same = next(
@@ -133,4 +134,8 @@ def reconciled(fit: dict[str, Any], offers: list[dict[str, Any]]) -> dict[str, A
     )
     if same is None:
         return fit
-    return fit | {"fits": True, "needed_gib": same["per_gpu_gib"], "layout": same.get("layout")}
+    found = fit | {"fits": True, "needed_gib": same["per_gpu_gib"], "layout": same.get("layout")}
+    micro = (same.get("settings") or {}).get("micro_batch_size")
+    if micro and fit.get("micro_batch_size") and micro < fit["micro_batch_size"]:  # the planner lowered it to fit
+        found |= {"lowered_micro": micro, "stated_needed_gib": fit["needed_gib"]}
+    return found

@@ -74,6 +74,12 @@ def yes_no(state: dict[str, Any]) -> str:
             usable=number(feasibility.get("usable_gib") or 0.0, language, 1),
         )
     ]
+    if feasibility.get("lowered_micro"):  # a yes at a smaller micro-batch than stated: say so, with the stated need
+        lines[0] += " " + t["fit_lowered_micro"].format(
+            micro=feasibility["lowered_micro"],
+            stated=feasibility["micro_batch_size"],
+            needed=number(feasibility["stated_needed_gib"], language, 1),
+        )
     if feasibility["fits"] and feasibility.get("too_small"):  # "an A100": the 40 GB one would not do
         lines[0] += " " + t["smaller_too_small"].format(names=", ".join(feasibility["too_small"]))
     fixes = same_hardware_fixes(feasibility.get("fixes") or [])
