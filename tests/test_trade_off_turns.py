@@ -107,3 +107,27 @@ def test_undo_finds_the_plan_by_its_model_size(advisor, back):
 def test_back_to_the_job_then_a_what_if_is_a_what_if(advisor):
     turns = _ask(advisor, "LoRA su Llama 3.1 8B, 20k esempi", "Torniamo al mio job: e se portassi la sequenza a 1024?")
     assert turns[1]["act"] == "what_if" and turns[1]["spec"] == turns[0]["spec"], turns[1]["answer"]
+
+
+@pytest.mark.parametrize(
+    ("job", "allow", "question", "word"),
+    [
+        (
+            "pretrain GPT-2 124M from scratch on 10B tokens, seq 1024, micro-batch 64, deadline 3 days",
+            "spot is fine",
+            "how many interruptions should I expect?",
+            "interruption",
+        ),
+        (
+            "pre-train GPT-2 124M dari nol di 10B token, seq 1024, micro-batch 64, deadline 3 hari",
+            "oke, spot boleh",
+            "kira-kira berapa kali kena interupsi?",
+            "interupsi",
+        ),
+    ],
+)
+def test_interruptions_asked_on_an_on_demand_plan_name_the_spot_offers(advisor, job, allow, question, word):
+    turns = _ask(advisor, job, allow, question)
+    plan = turns[1]["offers"][0]
+    assert turns[1]["spec"]["interruptible_ok"] is True and not plan["spot"], turns[1]["answer"]
+    assert turns[2]["act"] == "question" and word in turns[2]["answer"], turns[2]["answer"]

@@ -10,7 +10,7 @@ from typing import Any
 from agent.graph.acts.alternatives import compare, not_first, why_not
 from agent.graph.acts.texts import act_templates, display_cost, rental, with_limits
 from agent.graph.acts.time_questions import cost, duration, within
-from agent.writing import money, number, percent, same_rental, spot_sentence, templates
+from agent.writing import money, number, percent, same_rental, spot_delta, spot_sentence, templates
 from contract.jobspec import JobSpec
 
 CLOSE_SHARE = 0.15
@@ -264,13 +264,21 @@ def alternatives(state: dict[str, Any]) -> list[str]:
 
 
 def spot_risk(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
-    """The plan's spot use, from its spot-risk result: a spot plan's expected interruptions and saving, else why the
-    plan is on-demand."""
+    """The plan's spot use, from its spot-risk result: a spot plan's expected interruptions and saving; an on-demand
+    plan where spot is allowed, the best spot offer's interruptions and why the plan is not on it; else why the plan
+    is on-demand."""
     language, spec = state["language"], state["spec"]
     ranking = state.get("ranking") or {}
-    sentence = spot_sentence(plan, spec, language, ranking.get("on_demand_alternative"))
     rental = with_limits(plan, spec, language, state.get("display_currency"))
     t = act_templates(language)
+    if (
+        not plan.get("spot")
+        and spec.get("interruptible_ok")
+        and any(o.get("spot") for o in ranking.get("offers") or [])
+    ):
+        # an on-demand plan where spot is allowed: the best spot offer's expected interruptions, and why not it
+        return [t["question_plain"].format(rental=rental), spot_delta(state)]
+    sentence = spot_sentence(plan, spec, language, ranking.get("on_demand_alternative"))
     return [t["question_plain"].format(rental=rental), sentence or t["spot_not_asked"]]
 
 
