@@ -39,6 +39,9 @@ def merge_node(state: AgentState) -> dict[str, Any]:
     pending what-if adopted), an earlier plan restored; questions, what-ifs and inverse questions leave it as it is."""
     language = state["language"]
     _progress("merge", language)
+    if state.get("act") == "ask_back" and state.get("act_topic") == "third_party" and state.get("spec"):
+        # someone else's job: ask for its model, the thread's own job kept until that one is named
+        return {"spec": state["spec"], "missing": ["model"], "awaiting_fields": ["model"], "awaiting_new": True}
     previous = state.get("spec") if state["intent"] == "follow_up" else None
     parsed, mentioned = dict(state.get("parsed") or {}), list(state.get("mentioned") or [])
     compare_gpus = None

@@ -33,6 +33,9 @@ class AgentState(TypedDict, total=False):
     missing: list[str]
     awaiting_fields: list[str]
     """Fields the advisor asked for; the next job-like message completes that job (persists across turns)."""
+    awaiting_new: bool
+    """An ask-back about someone else's job is waiting: a model named next starts that job (the thread's own kept in
+    its history)."""
     estimate: dict[str, Any] | None
     """VRAM estimate for the recommended layout (with its fit on that GPU)."""
     single_gpu_estimate: dict[str, Any] | None

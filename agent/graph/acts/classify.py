@@ -34,6 +34,8 @@ TOPIC_ORDER: tuple[str, ...] = (
 )
 """Question topics, most specific first: "why 24 GPUs?" is a count question, "which region?" a region one, "how many
 interruptions?" one about the plan's spot use (spot_risk)."""
+RENTING = re.compile(r"(?<![\w])(?:gpus?|rent\w*|noleggi\w*|affitt\w*|sewa\w*)(?![\w])", re.IGNORECASE)
+"""Words of renting a GPU (what a third party's request is about)."""
 PLAN_TOPICS = frozenset(
     {"limits", "memory", "cost", "duration", "topology", "export", "currency", "count", "spot_risk"}
 )
@@ -255,6 +257,13 @@ def _read(
         return ActReading(_without_job(base_intent), gpus=gpus)
     if general:
         return ActReading("faq")
+    if (
+        not fields
+        and has("third_party", text, language)
+        and RENTING.search(text)
+        and not has("own_job", text, language)
+    ):
+        return ActReading("ask_back", "third_party")  # "a colleague asks which GPU she should rent": her job
     if not fields and asks_both_ends(text):  # "which is cheapest and which is fastest?"
         return ActReading("question", "alternatives")
     cleared = clears(text, language)

@@ -87,6 +87,9 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
         or (reading.act in ("what_if", "question") and awaited & set(state.get("mentioned") or []))
     ):  # completes the job an ask-back asked about ("Llama 3.1 8B", "maybe Llama 3.2 1B?"): the thread's first plan
         update["act"] = "new_job"
+    if state.get("awaiting_new") and set(state.get("mentioned") or []) & {"model", "params_b"}:
+        update.update(act="new_job", intent="job_request")  # the other person's job the ask-back asked about
+    update["awaiting_new"] = False
     if reading.act in PLAN_ACTS or reading.act == "undo" or (reading.act == "change" and reading.topic == "adopt"):
         update["request"] = "plain"
     if reading.currency and reading.act == "question":
