@@ -15,6 +15,14 @@ NUMBERS = [
     ("en", "LoRA on Llama 3.1 8B, 20k examples, sequence length 8192", "oops, 4096 not 8192", "seq_len", 4096),
     ("it", "LoRA su Llama 3.1 8B, 20mila esempi, 3 epoche", "scusa, 2 non 3", "epochs", 2),
     ("id", "LoRA Llama 3.1 8B, 20 ribu contoh, pakai 8 GPU", "eh maksudnya 4, bukan 8", "num_gpus", 4),
+    (
+        "it",
+        "LoRA su Llama 3.1 8B, 20mila esempi, seq 8192",
+        "Chiedo scusa, errore mio: 2048, non 8192.",
+        "seq_len",
+        2048,
+    ),
+    ("en", "LoRA on Llama 3.1 8B, 20k examples, 3 epochs", "Sorry, 2 not 3.", "epochs", 2),
 ]
 
 

@@ -48,7 +48,7 @@ def corrected_number(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     pattern = (
         NUMBER + r"\s*,?\s*(?:" + alt(vocabulary()["correction_negators"]) + r")\s+(?:the\s+|il\s+|la\s+)?" + NUMBER
     )
-    for match in re.finditer(r"(?<![\w.])" + pattern + r"(?![\w.])", text, re.IGNORECASE):
+    for match in re.finditer(r"(?<![\w.])" + pattern + r"(?![\w/]|[.,]\d)", text, re.IGNORECASE):  # "... 8192."
         new, old = _value(match.group(1), match.group(2)), _value(match.group(3), match.group(4))
         budget = spec.get("budget") or {}
         if budget.get("amount") == old:
