@@ -48,3 +48,13 @@ def test_the_hidden_instructions_are_refused(advisor, text):
     first = advisor.respond(JOBS["en"])
     turn = advisor.respond(text, thread_id=first["thread_id"])
     assert turn["act"] == "declined" and turn["intent"] == "injection", turn["answer"]
+
+
+@pytest.mark.parametrize(
+    "text", ["compare full fine-tuning vs LoRA for this job", "confronta fine-tuning completo e LoRA per questo job"]
+)
+def test_compare_two_methods_compares_them(advisor, text):
+    first = advisor.respond(JOBS["en"])
+    turn = advisor.respond(text, thread_id=first["thread_id"])
+    assert turn["act"] == "question" and turn["spec"] == first["spec"], turn["answer"]
+    assert "LoRA" in turn["answer"] and "Already in the plan" not in turn["answer"], turn["answer"]

@@ -302,7 +302,7 @@ def _question_act(
     hypothetical = has("hypothetical", text, language) or has("fit", text, language)
     if fields == {"deadline_hours"} and not has("change", text, language) and not hypothetical:
         return ActReading("question", "within", gpus=gpus)  # "can it be done in 12 hours?": yes or no, job kept
-    if fields and has("compare_request", text, language) and len(gpus) < 2:  # "compare 8 GPUs with 16": that
+    if fields and topic != "compare" and has("compare_request", text, language):  # "compare 8 GPUs with 16": that
         return ActReading("what_if", "plain", clears=cleared, gpus=gpus)  # setting beside the plan
     if topic == "memory" and fields and not has("compare", text, language):
         return ActReading("what_if", "fit", gpus=gpus)  # "how many GB with mbs 16?": the memory of that setting
