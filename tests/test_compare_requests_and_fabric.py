@@ -56,5 +56,6 @@ def test_the_hidden_instructions_are_refused(advisor, text):
 def test_compare_two_methods_compares_them(advisor, text):
     first = advisor.respond(JOBS["en"])
     turn = advisor.respond(text, thread_id=first["thread_id"])
-    assert turn["act"] == "question" and turn["spec"] == first["spec"], turn["answer"]
+    job = {k: v for k, v in turn["spec"].items() if k != "language"}  # the Italian message switches the language
+    assert turn["act"] == "question" and job == {k: v for k, v in first["spec"].items() if k != "language"}
     assert "LoRA" in turn["answer"] and "Already in the plan" not in turn["answer"], turn["answer"]

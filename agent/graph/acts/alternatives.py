@@ -47,7 +47,8 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
     else:
         asked = (state.get("parsed") or {}).get("method")
         names = templates(language)["method_names"]
-        methods = [m for m in dict.fromkeys([spec.get("method"), asked]) if m]
+        named = methods_named(state.get("message") or "")  # "full fine-tuning vs LoRA": the two it names
+        methods = [m for m in dict.fromkeys([*named, spec.get("method"), asked]) if m][:2]
         options = [(names.get(m, m), {"method": m}) for m in methods]
     lines, found = [], []
     for name, update in options:
