@@ -1,5 +1,5 @@
 """Held-out eval sentences never appear in product data: a word list or template tuned on a held-out sentence would
-make its score meaningless. Every held-out message (blind dialogues, blind4 parse requests) is looked for, as a
+make its score meaningless. Every held-out message (blind dialogues, blind4 parse requests, the advice set's held-out half) is looked for, as a
 whole and by its longest clause, in every data file the product ships under agent/, prompts/, tools/data and kb/."""
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ def _heldout_sentences() -> list[str]:
             if line.strip():
                 sentences += [turn["say"] for turn in json.loads(line)["turns"]]
     for path in (ROOT / "evals" / "parse").glob("blind4_heldout_*.jsonl"):
+        sentences += [json.loads(line)["text"] for line in path.read_text("utf-8").splitlines() if line.strip()]
+    for path in (ROOT / "evals" / "advice").glob("requests_*heldout.jsonl"):
         sentences += [json.loads(line)["text"] for line in path.read_text("utf-8").splitlines() if line.strip()]
     return sentences
 

@@ -12,8 +12,8 @@ neither misses the budget nor the deadline, is among the turn's offers or altern
 headline is on-demand). Expectations come from first principles (seed articles, reference/hardware.md), not from
 the product's output.
 
-Sets: requests.jsonl (the default, `--set requests`) and requests_x24.jsonl (`--set x24`: the blind set written for
-issue 24), scored apart.
+Sets: requests.jsonl (the default, `--set requests`), requests_x24.jsonl (`--set x24`: the blind set written for
+issue 24) and the third blind set's halves (`--set x3`, `--set x3-heldout`), scored apart.
 """
 
 from __future__ import annotations
@@ -37,8 +37,14 @@ CLASSES: dict[str, tuple[float, float]] = {
     "141GB+": (120.0, 10_000.0),
 }
 """GPU memory classes by GiB per GPU: [low, high)."""
-SETS = {"requests": "requests.jsonl", "x24": "requests_x24.jsonl"}
-"""Eval sets by name: each is scored on its own."""
+SETS = {
+    "requests": "requests.jsonl",
+    "x24": "requests_x24.jsonl",
+    "x3": "requests_x3_tune.jsonl",
+    "x3-heldout": "requests_x3_heldout.jsonl",
+}
+"""Eval sets by name: each is scored on its own. x3 is the third blind set (x3_PROMPT.md), split by row: the tune half
+may guide changes, the held-out half is only ever scored (tests/test_heldout_guard.py)."""
 LAYOUT_ALIASES = {"hsdp": "fsdp"}
 """Layouts the product names that an expectation's list names otherwise."""
 ZERO_HOURS = re.compile(r"\b0[.,]0\s*(h\b|ore\b|hours?\b|jam\b)", re.IGNORECASE)
