@@ -24,6 +24,7 @@ def assumption_lines(
         DEFAULT_EXAMPLES,
         DEFAULT_FINETUNE_EPOCHS,
     )
+    from tools.memory import DEFAULTS
 
     t = templates(language)
     lines = []
@@ -56,8 +57,13 @@ def assumption_lines(
     billed = overheads(top, language)
     if billed:
         lines.append(billed)
-    if spec.get("seq_len") is None:
-        lines.append(t["assumption_seq_len"].format(seq_len=number(request_defaults["seq_len"], language, 0)))
+    if spec.get("seq_len") is None:  # the default, or the examples' length where they are longer (example_sequence)
+        derived = request_defaults["seq_len"] != DEFAULTS.seq_len
+        lines.append(
+            t["assumption_seq_len_examples" if derived else "assumption_seq_len"].format(
+                seq_len=number(request_defaults["seq_len"], language, 0)
+            )
+        )
     if spec.get("micro_batch_size") is None:
         lines.append(t["assumption_micro_batch"].format(batch=request_defaults["micro_batch_size"]))
     if spec.get("gradient_checkpointing") is None:

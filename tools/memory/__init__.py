@@ -12,6 +12,7 @@ from tools.faces import lazy_face
 if TYPE_CHECKING:
     from tools.memory.cache import cached_estimate as cached_estimate
     from tools.memory.defaults import DEFAULTS as DEFAULTS
+    from tools.memory.defaults import example_sequence as example_sequence
     from tools.memory.estimator import Estimate as Estimate
     from tools.memory.estimator import LayoutQuestion as LayoutQuestion
     from tools.memory.estimator import estimate as estimate
@@ -36,6 +37,7 @@ FACE = {
     "LayoutQuestion": "estimator",
     "per_gpu_gib": "estimator",
     "DEFAULTS": "defaults",
+    "example_sequence": "defaults",
     "Estimate": "estimator",
     "EstimateRequest": "request",
     "FIT_MARGIN": "peak",

@@ -3,11 +3,12 @@ its help text (tools.memory.request, the estimator's boundary, re-exports them).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from contract.jobspec import Method, Optimizer
+    from contract.jobspec import JobSpec, Method, Optimizer
 
 OptimizerImpl = Literal["fused", "foreach", "for_loop"]
 Loss = Literal["fp32", "half", "fused"]
@@ -38,3 +39,18 @@ class JobDefaults:
 
 
 DEFAULTS = JobDefaults()
+
+LONGEST_EXAMPLE_SEQUENCE = 131_072
+"""Examples longer than this on average are documents a trainer cuts into sequences, not one sequence each (the
+longest context windows fine-tuned today: Llama 3.1, Qwen2.5 with YaRN)."""
+
+
+def example_sequence(spec: JobSpec) -> int | None:
+    """The sequence length a job's examples need when it states none: their average length (dataset tokens over
+    examples) where that is over the default sequence, since an example is trained as one sequence; None where the
+    spec states a sequence, gives no example count, or its examples fit the default (they are packed into
+    default-length sequences), for documents (LONGEST_EXAMPLE_SEQUENCE) and for pre-training (cut into sequences)."""
+    if spec.seq_len is not None or spec.method == "pretrain" or not spec.dataset_tokens or not spec.dataset_examples:
+        return None
+    length = math.ceil(spec.dataset_tokens / spec.dataset_examples)
+    return length if DEFAULTS.seq_len < length <= LONGEST_EXAMPLE_SEQUENCE else None

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from contract.jobspec import MAX_SEQ_LEN, JobSpec
-from tools.memory.defaults import DEFAULTS, JobDefaults, OptimizerImpl
+from tools.memory.defaults import DEFAULTS, JobDefaults, OptimizerImpl, example_sequence
 from tools.memory.fit_search import largest_fitting, ranked_fixes
 from tools.memory.peak import (
     ALLOCATOR_RESERVE_FRACTION,
@@ -283,7 +283,8 @@ def request_for_spec(
     if not spec.model and not spec.params_b:
         raise ValueError("the job needs a model name or a model size in billions of parameters (params_b)")
     gpus = num_gpus or spec.num_gpus or 1
-    return request_with_defaults(
+    examples = example_sequence(spec)
+    request, filled = request_with_defaults(
         {
             "model": spec.model,
             "params_b": spec.params_b,
@@ -291,7 +292,7 @@ def request_for_spec(
             "precision": spec.precision,
             "optimizer": spec.optimizer,
             "micro_batch_size": spec.micro_batch_size,
-            "seq_len": spec.seq_len,
+            "seq_len": spec.seq_len or examples,
             "gradient_checkpointing": spec.gradient_checkpointing,
             "num_gpus": gpus,
             "sharding": sharding,
@@ -299,6 +300,9 @@ def request_for_spec(
             "vram_gib": vram_gib,
         }
     )
+    if examples is not None:
+        filled.insert(1, f"sequence length not given: {examples} tokens, one example's average length, assumed")
+    return request, filled
 
 
 def estimate_for_spec(

@@ -56,11 +56,46 @@ def _seq_value(q: Quantity) -> int:
 
 
 def _example_unit(scan: Scan, q: Quantity) -> re.Match[str] | None:
-    """The example word after a count ("50k esempi", "40k customer emails"), or None."""
+    """The example words after a count, the longest first ("40k customer emails", "4,000 chat transcripts": a
+    modifier may itself be an example word), or None."""
     lex = vocabulary()
-    return after(scan, q.end, lex["example_units"]) or after(
-        scan, q.end, [r"[^\W\d_]{3,}\s+" + alt(lex["example_units"])]
+    return after(scan, q.end, [r"[^\W\d_]{3,}\s+" + alt(lex["example_units"])]) or after(
+        scan, q.end, lex["example_units"]
     )
+
+
+def _lead_marker() -> re.Pattern[str]:
+    """A per-item marker right before a length ("masing-masing", "each", "ciascuno", with "about" words after it)."""
+    return rx(
+        r"(?<![\w])"
+        + alt(words("per_item_markers"))
+        + r"\s*(?:da|di|of)?\s*(?:"
+        + alt(words("approx_words"))
+        + r"\s*)?$"
+    )
+
+
+NOT_ITEMS = ("node_units", "model_size_units", "token_units", "epoch_units", "gpu_units", "seq_keywords", "vram_words")
+"""Unit words that never name what a count before a per-item length counts ("8 GPUs of 80 GB each")."""
+MAX_ITEM_WORDS = 4
+"""Words an item's name may take between its count and its length ("1500 contratti da", "800 laporan keuangan")."""
+
+
+def _named_items(scan: Scan, q: Quantity, length: Quantity) -> bool:
+    """Whether only a few words naming no other unit stand between a count and a length: what the count counts when
+    the length is marked as one item's ("1500 contratti da 20000 token l'uno", "25k support tickets of 900 tokens
+    each"), whatever the items are called."""
+    between = scan.text[q.end : length.start]
+    names = re.findall(r"[^\W\d_][\w'’-]*", between)
+    if (
+        not names
+        or len(names) > MAX_ITEM_WORDS
+        or not re.fullmatch(r"[\s,:\w'’-]*", between)
+        or re.search(r"\d", between)
+    ):
+        return False
+    other = rx(r"(?<![\w])" + alt([w for key in NOT_ITEMS for w in words(key)]) + r"(?![\w])")
+    return other.search(between) is None
 
 
 def _per_item(scan: Scan, q: Quantity) -> int | None:
@@ -84,15 +119,21 @@ def _per_item_lengths(scan: Scan) -> None:
         r"\s*,?\s*(?:(" + alt(words("per_item_connectors")) + r")\s*)?(?:" + alt(words("approx_words")) + r"\s*)?$"
     )
     for q in scan.free():
+        if q.value < 1:
+            continue
         example = _example_unit(scan, q)
-        if example is None or q.value < 1:
+        length = next((t for t in scan.free() if t.start >= (example.end() if example else q.end)), None)
+        end = _per_item(scan, length) if length is not None else None
+        if length is None or end is None:
             continue
-        length = next((t for t in scan.free() if t.start >= example.end()), None)
-        if length is None or not (gap := lead.match(scan.text[example.end() : length.start])):
-            continue
-        end = _per_item(scan, length)
-        marked = end is not None and end > after(scan, length.end, vocabulary()["token_units"]).end()
-        if end is None or not (gap.group(1) or marked):
+        marked = (
+            end > after(scan, length.end, vocabulary()["token_units"]).end()
+            or bool(  # "each", "l'uno"
+                _lead_marker().search(scan.text[q.end : length.start])  # "masing-masing 9000 token", "each 3000 tokens"
+            )
+        )
+        gap = lead.match(scan.text[example.end() : length.start]) if example else None
+        if not (gap and (gap.group(1) or marked)) and not (marked and _named_items(scan, q, length)):
             continue
         scan.set("dataset_examples", int(round(q.value)))
         scan.set("dataset_tokens", int(round(q.value * length.value)))

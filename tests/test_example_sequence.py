@@ -1,0 +1,121 @@
+"""A job's examples size its sequence when the user states no sequence length: an example longer than the default
+2,048-token sequence is trained as one sequence (the memory and the plan are those of that length), shorter ones are
+packed into default-length sequences; and "N <anything> of M tokens each" counts N items of M tokens whatever the
+items are called."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.parsing.parse import parse_message
+from agent.service import Advisor
+from contract.jobspec import JobSpec
+from tools.memory import DEFAULTS, example_sequence
+from tools.memory.estimator import request_for_spec
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Iterator[Advisor]:
+    home = Path(tempfile.mkdtemp(prefix="example-sequence-"))
+    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
+    yield advisor
+    advisor.close()
+
+
+def _spec(text: str) -> dict[str, Any]:
+    return parse_message(text, use_llm=False).spec.model_dump()
+
+
+@pytest.mark.parametrize(
+    ("text", "examples", "tokens"),
+    [
+        ("LoRA fine-tune of Llama 3.1 8B on 4,000 chat transcripts of 12k tokens each", 4000, 48_000_000),
+        ("QLoRA su Qwen2.5 7B, 1500 contratti da 20000 token l'uno", 1500, 30_000_000),
+        ("LoRA Mistral 7B, 800 laporan keuangan masing-masing 9000 token", 800, 7_200_000),
+        ("full fine-tune Qwen2.5 1.5B on 25k support tickets of 900 tokens each", 25_000, 22_500_000),
+    ],
+)
+def test_a_length_marked_per_item_counts_items_whatever_they_are_called(text: str, examples: int, tokens: int) -> None:
+    spec = _spec(text)
+    assert (spec["dataset_examples"], spec["dataset_tokens"]) == (examples, tokens)
+    assert spec["seq_len"] is None  # the user stated no sequence length
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "LoRA on Llama 3.1 8B with 8 GPUs of 80 GB each",
+        "full fine-tune of Llama 3.1 8B, 2 nodes with 8000 tokens per second each",
+    ],
+)
+def test_other_units_are_not_items(text: str) -> None:
+    assert _spec(text)["dataset_examples"] is None
+
+
+def test_the_sequence_is_the_examples_length_only_where_they_do_not_fit_the_default() -> None:
+    job = {"model": "llama-3.1-8b", "method": "lora", "language": "en"}
+    assert example_sequence(JobSpec(**job, dataset_examples=1000, dataset_tokens=12_000_000)) == 12_000
+    assert example_sequence(JobSpec(**job, dataset_examples=1000, dataset_tokens=2_049_000)) == 2049
+    assert example_sequence(JobSpec(**job, dataset_examples=1000, dataset_tokens=2_048_000)) is None  # packed
+    assert example_sequence(JobSpec(**job, dataset_examples=1000, dataset_tokens=700_000)) is None
+    assert example_sequence(JobSpec(**job, dataset_tokens=12_000_000)) is None  # no count: no length
+    stated = JobSpec(**job, dataset_examples=1000, dataset_tokens=12_000_000, seq_len=4096)
+    assert example_sequence(stated) is None  # the user's own sequence length stands
+    books = JobSpec(**job, dataset_examples=100, dataset_tokens=50_000_000)  # 500k tokens each: documents, cut
+    assert example_sequence(books) is None
+    pretrain = JobSpec(params_b=1.0, method="pretrain", language="en", dataset_examples=1000, dataset_tokens=12_000_000)
+    assert example_sequence(pretrain) is None
+
+
+def test_the_estimator_request_takes_the_examples_length_and_says_so() -> None:
+    spec = JobSpec(model="llama-3.1-8b", method="lora", language="en", dataset_examples=1000, dataset_tokens=12_000_000)
+    request, filled = request_for_spec(spec)
+    assert request.seq_len == 12_000
+    assert any("12000" in note and "example" in note for note in filled), filled
+    assert not any(note.startswith("sequence length not given: 2048") for note in filled)
+    short, notes = request_for_spec(spec.model_copy(update={"dataset_tokens": 700_000}))
+    assert short.seq_len == DEFAULTS.seq_len and any("2048 tokens assumed" in note for note in notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "stated", "shown"),
+    [
+        (
+            "LoRA on Llama 3.1 8B, 3,000 legal briefs of 16k tokens each",
+            "LoRA on Llama 3.1 8B, 3,000 legal briefs of 16k tokens each, sequence length 16000",
+            "16,000",
+        ),
+        (
+            "LoRA su Llama 3.1 8B, 3000 sentenze da 16000 token l'una",
+            "LoRA su Llama 3.1 8B, 3000 sentenze da 16000 token l'una, sequenze da 16000 token",
+            "16.000",
+        ),
+        (
+            "LoRA Llama 3.1 8B, 3000 putusan pengadilan masing-masing 16000 token",
+            "LoRA Llama 3.1 8B, 3000 putusan pengadilan masing-masing 16000 token, panjang sekuens 16000 token",
+            "16.000",
+        ),
+    ],
+)
+def test_a_turn_plans_long_examples_at_their_length(advisor: Advisor, text: str, stated: str, shown: str) -> None:
+    implied, explicit = advisor.respond(text), advisor.respond(stated)
+    assert implied["spec"]["seq_len"] is None and explicit["spec"]["seq_len"] == 16_000
+    # the memory and the plan are those of 16k-token sequences, as if the user had said so
+    assert implied["estimate"]["per_gpu_gib"] == explicit["estimate"]["per_gpu_gib"]
+    assert implied["offers"][0]["instance_type"] == explicit["offers"][0]["instance_type"]
+    assert implied["offers"][0]["est_hours"] == pytest.approx(explicit["offers"][0]["est_hours"])
+    default = advisor.respond(text.split(",")[0] + ", sequence length 2048")
+    assert implied["estimate"]["per_gpu_gib"] > default["estimate"]["per_gpu_gib"]
+    assert shown in implied["answer"]  # the answer says which sequence it planned
+
+
+def test_short_examples_are_packed_into_the_default_sequence(advisor: Advisor) -> None:
+    implied = advisor.respond("LoRA on Llama 3.1 8B, 20k examples of 700 tokens each")
+    explicit = advisor.respond("LoRA on Llama 3.1 8B, 20k examples of 700 tokens each, sequence length 2048")
+    assert implied["estimate"]["per_gpu_gib"] == explicit["estimate"]["per_gpu_gib"]
+    assert "2,048" in implied["answer"]
