@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.advice.runner import SETS, check_row, layout_ok, on_demand_shown
+from evals.advice.runner import SETS, check_row, layout_ok, load_requests, on_demand_shown
 
 
 def offer_from_row(**fields: object) -> dict[str, object]:
@@ -54,5 +54,11 @@ def test_hours_and_optional_checks_only_where_stated(tmp_path: Path) -> None:
 
 
 def test_sets_are_scored_apart() -> None:
-    """The original set and the issue-24 blind set are separate files."""
-    assert SETS == {"requests": "requests.jsonl", "x24": "requests_x24.jsonl"}
+    """The original set, the issue-24 blind set and the x3 blind set's two halves are separate files, each of rows
+    of its own (a row in two sets would be scored twice; a held-out row in the tune half would be tuned on)."""
+    assert {"requests", "x24", "x3", "x3-heldout"} <= set(SETS)
+    assert len(set(SETS.values())) == len(SETS)
+    ids = [[row["id"] for row in load_requests(name)] for name in SETS]
+    assert all(ids) and sum(map(len, ids)) == len({i for rows in ids for i in rows})
+    tune, held = ({row["text"] for row in load_requests(name)} for name in ("x3", "x3-heldout"))
+    assert len(tune) == len(held) == 21 and not tune & held

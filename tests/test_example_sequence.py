@@ -47,6 +47,30 @@ def test_a_length_marked_per_item_counts_items_whatever_they_are_called(text: st
 
 
 @pytest.mark.parametrize(
+    ("text", "examples", "tokens"),
+    [
+        ("LoRA on Llama 3.1 8B with 6,000 QA pairs (about 400 tokens each)", 6000, 2_400_000),
+        ("LoRA su Mistral 7B con 9.000 ricette [in media 350 token]", 9000, 3_150_000),
+        ("QLoRA Gemma 2 9B, 5 ribu pasang tanya-jawab (rata-rata 600 token)", 5000, 3_000_000),
+    ],
+)
+def test_a_length_given_as_an_aside_is_still_one_items(text: str, examples: int, tokens: int) -> None:
+    spec = _spec(text)
+    assert (spec["dataset_examples"], spec["dataset_tokens"]) == (examples, tokens)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "LoRA on Llama 3.1 8B (each example about 700 tokens)",
+        "QLoRA su Mistral 7B, esempi brevi (in media 300 token)",
+    ],
+)
+def test_a_marked_length_without_a_count_is_never_the_data_sets_size(text: str) -> None:
+    assert _spec(text)["dataset_tokens"] is None
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "LoRA on Llama 3.1 8B with 8 GPUs of 80 GB each",
@@ -119,3 +143,16 @@ def test_short_examples_are_packed_into_the_default_sequence(advisor: Advisor) -
     explicit = advisor.respond("LoRA on Llama 3.1 8B, 20k examples of 700 tokens each, sequence length 2048")
     assert implied["estimate"]["per_gpu_gib"] == explicit["estimate"]["per_gpu_gib"]
     assert "2,048" in implied["answer"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "QLoRA on Llama 3.1 8B with a 32k context, about 1,000 long documents",
+        "QLoRA su Llama 3.1 8B con contesto di 32k token, circa 1.000 documenti lunghi",
+        "QLoRA Llama 3.1 8B, konteks 32k token, sekitar 1.000 dokumen panjang",
+    ],
+)
+def test_a_count_after_a_context_is_a_count_not_a_length(text: str) -> None:
+    spec = _spec(text)
+    assert (spec["seq_len"], spec["dataset_examples"]) == (32_768, 1000)

@@ -65,11 +65,14 @@ def _example_unit(scan: Scan, q: Quantity) -> re.Match[str] | None:
 
 
 def _lead_marker() -> re.Pattern[str]:
-    """A per-item marker right before a length ("masing-masing", "each", "ciascuno", with "about" words after it)."""
+    """A per-item marker right before a length ("masing-masing", "each", "ciascuno", "each example", with "about"
+    words after it)."""
     return rx(
         r"(?<![\w])"
         + alt(words("per_item_markers"))
-        + r"\s*(?:da|di|of)?\s*(?:"
+        + r"(?:\s+"
+        + alt(vocabulary()["example_units"])
+        + r")?\s*(?:da|di|of)?\s*(?:"
         + alt(words("approx_words"))
         + r"\s*)?$"
     )
@@ -77,6 +80,8 @@ def _lead_marker() -> re.Pattern[str]:
 
 NOT_ITEMS = ("node_units", "model_size_units", "token_units", "epoch_units", "gpu_units", "seq_keywords", "vram_words")
 """Unit words that never name what a count before a per-item length counts ("8 GPUs of 80 GB each")."""
+LEAD_WINDOW = 24
+"""Characters before a length where a per-item marker is looked for ("each example about 700 tokens")."""
 MAX_ITEM_WORDS = 4
 """Words an item's name may take between its count and its length ("1500 contratti da", "800 laporan keuangan")."""
 
@@ -86,11 +91,12 @@ def _named_items(scan: Scan, q: Quantity, length: Quantity) -> bool:
     the length is marked as one item's ("1500 contratti da 20000 token l'uno", "25k support tickets of 900 tokens
     each"), whatever the items are called."""
     between = scan.text[q.end : length.start]
-    names = re.findall(r"[^\W\d_][\w'’-]*", between)
+    marker = _lead_marker().search(between)
+    names = re.findall(r"[^\W\d_][\w'’-]*", between[: marker.start()] if marker else between)
     if (
         not names
         or len(names) > MAX_ITEM_WORDS
-        or not re.fullmatch(r"[\s,:\w'’-]*", between)
+        or not re.fullmatch(r"[\s,:(\[\w'’-]*", between)  # an aside: "6,000 QA pairs (about 400 tokens each)"
         or re.search(r"\d", between)
     ):
         return False
@@ -116,7 +122,7 @@ def _per_item_lengths(scan: Scan) -> None:
     """ "N esempi da M token", "N examples of ~M tokens each", "N contoh masing-masing M token": N examples and
     N x M tokens; "M tokens per example" with no count is claimed and noted (a length, not the data set's size)."""
     lead = rx(
-        r"\s*,?\s*(?:(" + alt(words("per_item_connectors")) + r")\s*)?(?:" + alt(words("approx_words")) + r"\s*)?$"
+        r"\s*[,(\[]?\s*(?:(" + alt(words("per_item_connectors")) + r")\s*)?(?:" + alt(words("approx_words")) + r"\s*)?$"
     )
     for q in scan.free():
         if q.value < 1:
@@ -143,7 +149,10 @@ def _per_item_lengths(scan: Scan) -> None:
         )
     for t in scan.free():
         end = _per_item(scan, t)
-        if end is not None and end > after(scan, t.end, vocabulary()["token_units"]).end():
+        if end is not None and (
+            end > after(scan, t.end, vocabulary()["token_units"]).end()
+            or _lead_marker().search(scan.text[max(0, t.start - LEAD_WINDOW) : t.start])  # "(in media 300 token)"
+        ):
             scan.claim(t.start, end)
             scan.assumptions.append(f"{t.value:g} tokens is one example's length; the data set's size is not stated")
 
@@ -153,7 +162,8 @@ def read_sizes_and_data(scan: Scan) -> None:
     lex = vocabulary()
     _per_item_lengths(scan)
     for q in scan.free():
-        if _is_seq_context(scan, q) and (q.value >= 16 and q.value <= 10_000_000):
+        counted = _example_unit(scan, q) is not None  # "32k context, 1,000 documents": a count, never a length
+        if not counted and _is_seq_context(scan, q) and (q.value >= 16 and q.value <= 10_000_000):
             unit = after(
                 scan,
                 q.end,
