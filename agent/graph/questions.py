@@ -33,14 +33,33 @@ def family_sizes(gpu: str | None) -> list[str]:
 
 def feasibility(spec: JobSpec) -> dict[str, Any]:
     """Whether the job fits the user's hardware (card size or named GPU, count), with the fixes that would fit; a bare
-    family ("an A100") is answered for the smallest size it fits, else for the largest (issue 10)."""
+    family ("an A100") is answered for the smallest size it fits, else for the largest (issue 10); a card size
+    offered beside a bigger named GPU ("is a 48 GB card enough, or do I need an H100?") is answered when it fits,
+    else the named GPU is, saying the smaller would not do."""
     sizes = family_sizes(spec.gpu)
+    if _smaller_alternative(spec, sizes):
+        smaller = _feasibility(spec, None)
+        if smaller["fits"]:
+            return smaller | {"too_small": []}
+        named = feasibility(spec.model_copy(update={"gpu_memory_gb": None}))
+        return named | {"card_gb": spec.gpu_memory_gb, "too_small_card": bool(named["fits"])}
     for index, gpu in enumerate(sizes[:-1]):
         fit = _feasibility(spec, gpu)
         if fit["fits"]:
             return fit | {"too_small": sizes[:index]}
     last = _feasibility(spec, sizes[-1] if sizes else None)
     return last | {"too_small": sizes[:-1] if last["fits"] else []}
+
+
+def _smaller_alternative(spec: JobSpec, sizes: list[str]) -> bool:
+    """Whether the spec's card size is an alternative to its named GPU: smaller than every size of that GPU (an
+    'H100 80GB' or an 'A100 40GB' is one card)."""
+    from tools.gpus import lookup_gpu
+
+    if not spec.gpu or not spec.gpu_memory_gb or not sizes:
+        return False
+    named = [getattr(lookup_gpu(name), "memory_gib", 0) or 0 for name in sizes]
+    return spec.gpu_memory_gb * GB_TO_GIB < (1 - 2 * SAME_CARD_SHARE) * min(named)
 
 
 def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:

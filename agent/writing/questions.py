@@ -80,8 +80,12 @@ def yes_no(state: dict[str, Any]) -> str:
             stated=feasibility["micro_batch_size"],
             needed=number(feasibility["stated_needed_gib"], language, 1),
         )
-    if feasibility["fits"] and feasibility.get("too_small"):  # "an A100": the 40 GB one would not do
-        lines[0] += " " + t["smaller_too_small"].format(names=", ".join(feasibility["too_small"]))
+    too_small = list(feasibility.get("too_small") or [])  # "an A100": the 40 GB one would not do
+    if feasibility.get("too_small_card"):  # "a 24 GB card or an H100?": the card would not do
+        size = number(feasibility["card_gb"], language, 0 if float(feasibility["card_gb"]).is_integer() else 1)
+        too_small.append(t["card_size_label"].format(size=size))
+    if feasibility["fits"] and too_small:
+        lines[0] += " " + t["smaller_too_small"].format(names=", ".join(too_small))
     fixes = same_hardware_fixes(feasibility.get("fixes") or [])
     if not feasibility["fits"]:
         options = _options(fixes, language)
