@@ -60,3 +60,21 @@ def test_a_card_size_the_named_gpu_has_is_no_alternative(advisor: Advisor) -> No
     result = advisor.respond("QLoRA on Qwen2.5 32B with 10M tokens: is one H100 80GB enough?")
     first = result["answer"].splitlines()[0]
     assert result["verdict"]["answer"] == "yes" and "H100" in first
+
+
+NAMED = [
+    ("QLoRA on Qwen2.5 32B, 10M tokens: do I need an H100 or is an L40S enough?", "L40S", "yes"),
+    ("QLoRA su Qwen2.5 32B, 10 milioni di token: serve una H100 o basta una L40S?", "L40S", "yes"),
+    ("QLoRA Qwen2.5 32B, 10 juta token: perlu H100 atau cukup L40S?", "L40S", "yes"),
+    ("Full fine-tune of Llama 3.2 3B on 5M tokens: do I need an H100 or will an RTX 4090 do?", "H100", "yes"),
+]
+
+
+@pytest.mark.parametrize(("text", "answered", "verdict"), NAMED)
+def test_two_named_gpus_are_tried_from_the_smaller(advisor: Advisor, text: str, answered: str, verdict: str) -> None:
+    result = advisor.respond(text)
+    first = result["answer"].splitlines()[0]
+    assert result["verdict"]["answer"] == verdict
+    assert answered in first, first
+    if answered == "H100":  # the smaller one would not do: said
+        assert "RTX4090" in first, first

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent import writing
 from agent.graph import acts
+from agent.graph.acts.classify import named_gpus
 from agent.graph.questions import (
     FIT_CHECK_GPU,
     comparison,
@@ -107,7 +108,8 @@ def estimate_node(state: AgentState) -> dict[str, Any]:
     request, filled = request_for_spec(spec, num_gpus=1, gpu=spec.gpu or FIT_CHECK_GPU)
     single = cached_estimate(request)  # memory depends on the layout, not on budget/data/deadline: shared by jobs
     single.assumptions = filled + single.assumptions  # as estimate_for_spec words it
-    fit = feasibility(spec) if state.get("request") == "feasibility" else None
+    asks = state.get("request") == "feasibility"  # the cards the message offers are tried from the smallest
+    fit = feasibility(spec, named_gpus(state.get("message") or "")) if asks else None
     return {"single_gpu_estimate": single.model_dump(mode="json"), "feasibility": fit}
 
 

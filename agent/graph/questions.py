@@ -31,35 +31,40 @@ def family_sizes(gpu: str | None) -> list[str]:
     return sorted(names, key=lambda name: getattr(lookup_gpu(name), "memory_gib", 0) or 0)
 
 
-def feasibility(spec: JobSpec) -> dict[str, Any]:
-    """Whether the job fits the user's hardware (card size or named GPU, count), with the fixes that would fit; a bare
-    family ("an A100") is answered for the smallest size it fits, else for the largest (issue 10); a card size
-    offered beside a bigger named GPU ("is a 48 GB card enough, or do I need an H100?") is answered when it fits,
-    else the named GPU is, saying the smaller would not do."""
-    sizes = family_sizes(spec.gpu)
-    if _smaller_alternative(spec, sizes):
-        smaller = _feasibility(spec, None)
-        if smaller["fits"]:
-            return smaller | {"too_small": []}
-        named = feasibility(spec.model_copy(update={"gpu_memory_gb": None}))
-        return named | {"card_gb": spec.gpu_memory_gb, "too_small_card": bool(named["fits"])}
-    for index, gpu in enumerate(sizes[:-1]):
+def feasibility(spec: JobSpec, offered: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Whether the job fits the user's hardware (card size or named GPU, count), with the fixes that would fit. The
+    cards a question offers are tried from the smallest: a bare family's sizes ("an A100", issue 10), a card size
+    smaller than the named GPU and the other GPUs the message names beside it ("is a 48 GB card enough, or do I need
+    an H100?", "do I need an H100 or is an L40S enough?"). The answer is for the smallest that holds the job, naming
+    those too small, else for the largest."""
+    cards = offered_cards(spec, offered)
+    tried: list[str | None] = []
+    for gpu in cards[:-1]:
         fit = _feasibility(spec, gpu)
         if fit["fits"]:
-            return fit | {"too_small": sizes[:index]}
-    last = _feasibility(spec, sizes[-1] if sizes else None)
-    return last | {"too_small": sizes[:-1] if last["fits"] else []}
+            return _too_small(fit, tried)
+        tried.append(gpu)
+    last = _feasibility(spec, cards[-1] if cards else None)
+    return _too_small(last, tried if last["fits"] else [])
 
 
-def _smaller_alternative(spec: JobSpec, sizes: list[str]) -> bool:
-    """Whether the spec's card size is an alternative to its named GPU: smaller than every size of that GPU (an
-    'H100 80GB' or an 'A100 40GB' is one card)."""
+def offered_cards(spec: JobSpec, offered: tuple[str, ...] = ()) -> list[str | None]:
+    """The cards a fit question is about, smallest first: the sizes of the named GPU and of the other GPUs `offered`,
+    and None for the user's card size where it is smaller than all of them (an 'H100 80GB' is one card)."""
     from tools.gpus import lookup_gpu
 
-    if not spec.gpu or not spec.gpu_memory_gb or not sizes:
-        return False
-    named = [getattr(lookup_gpu(name), "memory_gib", 0) or 0 for name in sizes]
-    return spec.gpu_memory_gb * GB_TO_GIB < (1 - 2 * SAME_CARD_SHARE) * min(named)
+    names = list(dict.fromkeys(name for gpu in (spec.gpu, *offered) if gpu for name in family_sizes(gpu)))
+    memory = {name: getattr(lookup_gpu(name), "memory_gib", 0) or 0 for name in names}
+    cards: list[str | None] = list(sorted(names, key=memory.__getitem__))
+    size = spec.gpu_memory_gb * GB_TO_GIB if spec.gpu_memory_gb else None
+    if size and (not names or size < (1 - 2 * SAME_CARD_SHARE) * min(memory.values())):
+        cards.insert(0, None)
+    return cards
+
+
+def _too_small(fit: dict[str, Any], tried: list[str | None]) -> dict[str, Any]:
+    """The fit with the smaller cards tried before it: GPU names, and whether the user's card size was one."""
+    return fit | {"too_small": [gpu for gpu in tried if gpu], "too_small_card": None in tried}
 
 
 def _feasibility(spec: JobSpec, named: str | None) -> dict[str, Any]:

@@ -164,11 +164,13 @@ def states_limit(state: dict[str, Any]) -> bool:
 def ranking_spec(state: dict[str, Any], spec: JobSpec) -> JobSpec:
     """The job to rank for this turn: without the hardware a new job's fit question asked about when the answer is
     no (the card in the question is its subject, not a wish, so the "no" comes with what does run the job), and
-    without the named GPU when the answer is a yes for a card size offered beside it; the thread keeps the cards, so
+    without the named GPU when the answer is a yes for another card offered beside it; the thread keeps the cards, so
     "and with QLoRA?" is still asked about them."""
+    from agent.graph.questions import family_sizes
+
     fit = state.get("feasibility")
-    if fit and fit["fits"] and not fit.get("gpu") and fit.get("card_gb") and spec.gpu:
-        return spec.model_copy(update={"gpu": None})  # "a 48 GB card, or an H100?": yes for the card, rented
+    if fit and fit["fits"] and spec.gpu and fit.get("gpu") not in family_sizes(spec.gpu):
+        return spec.model_copy(update={"gpu": None})  # "a 48 GB card (an L40S), or an H100?": yes for the card
     asked = [name for name in state.get("mentioned") or [] if name in HARDWARE]
     if not fit or fit["fits"] or state.get("act") != "new_job" or not asked or states_limit(state):
         return spec
