@@ -78,3 +78,23 @@ def test_two_named_gpus_are_tried_from_the_smaller(advisor: Advisor, text: str, 
     assert answered in first, first
     if answered == "H100":  # the smaller one would not do: said
         assert "RTX4090" in first, first
+
+
+SPARE_MEMORY = [
+    ("QLoRA on Qwen2.5 32B with 10M tokens: is one H100 enough?", r"32\.\d"),
+    ("QLoRA su Qwen2.5 32B, 10 milioni di token: basta una H100?", r"32,\d"),
+    ("QLoRA Qwen2.5 32B, 10 juta token: cukup satu H100?", r"32,\d"),
+]
+
+
+@pytest.mark.parametrize(("text", "need"), SPARE_MEMORY)
+def test_a_yes_names_what_the_job_needs_not_the_memory_the_plan_spends_on_speed(
+    advisor: Advisor, text: str, need: str
+) -> None:
+    result = advisor.respond(text)
+    first = result["answer"].splitlines()[0]
+    estimated = result["single_gpu_estimate"]["per_gpu_gib"]  # the job at its stated settings on one H100
+    plan = result["offers"][0]["per_gpu_gib"]
+    assert result["verdict"]["answer"] == "yes" and plan > estimated + 10  # the plan turned checkpointing off
+    assert re.search(need, first) and round(estimated) == 32, first  # the need, as the estimate states it
+    assert re.search(rf"\b{int(plan)}[.,]\d", first), first  # and what the plan below uses, said

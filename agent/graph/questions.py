@@ -141,7 +141,9 @@ def comparison(spec: JobSpec, count: int, db_path: Path, prefer: str | None) -> 
 
 def reconciled(fit: dict[str, Any], offers: list[dict[str, Any]]) -> dict[str, Any]:
     """The fit as the ranking sees it when it found a layout on exactly the user's GPUs (its per-GPU figure wins, so
-    the yes/no and the rental it names tell one story), with the micro-batch it lowered to fit, if it did."""
+    the yes/no and the rental it names tell one story), with the micro-batch it lowered to fit, if it did; where the
+    plan uses more than the job needs (checkpointing off, since the card has room), the need stays the estimate's
+    and the plan's figure is kept beside it (plan_gib)."""
     if not fit.get("gpu"):
         return fit
     same = next(
@@ -158,6 +160,8 @@ def reconciled(fit: dict[str, Any], offers: list[dict[str, Any]]) -> dict[str, A
     )
     if same is None:
         return fit
+    if fit["fits"] and same["per_gpu_gib"] > fit["needed_gib"]:  # the plan spends spare memory on speed
+        return fit | {"layout": same.get("layout"), "plan_gib": same["per_gpu_gib"]}
     found = fit | {"fits": True, "needed_gib": same["per_gpu_gib"], "layout": same.get("layout")}
     micro = (same.get("settings") or {}).get("micro_batch_size")
     if micro and fit.get("micro_batch_size") and micro < fit["micro_batch_size"]:  # the planner lowered it to fit

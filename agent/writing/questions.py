@@ -80,6 +80,8 @@ def yes_no(state: dict[str, Any]) -> str:
             stated=feasibility["micro_batch_size"],
             needed=number(feasibility["stated_needed_gib"], language, 1),
         )
+    if feasibility.get("plan_gib"):  # the plan below uses more: spare memory spent on speed
+        lines[0] += " " + t["fit_plan_spends"].format(plan=number(feasibility["plan_gib"], language, 1))
     too_small = list(feasibility.get("too_small") or [])  # "an A100": the 40 GB one would not do
     if feasibility.get("too_small_card"):  # "a 24 GB card or an H100?": the card would not do
         size = number(feasibility["card_gb"], language, 0 if float(feasibility["card_gb"]).is_integer() else 1)
