@@ -75,10 +75,13 @@ def test_a_marked_length_without_a_count_is_never_the_data_sets_size(text: str) 
     [
         "LoRA on Llama 3.1 8B with 8 GPUs of 80 GB each",
         "full fine-tune of Llama 3.1 8B, 2 nodes with 8000 tokens per second each",
+        "LoRA Llama 3.1 8B, micro-batch 4 with 2048 tokens each",
+        "LoRA su Llama 3.1 8B, batch size 8 da 1024 token l'uno",
+        "LoRA Llama 3.1 8B, 3 dengan 512 token masing-masing",
     ],
 )
 def test_other_units_are_not_items(text: str) -> None:
-    assert _spec(text)["dataset_examples"] is None
+    assert _spec(text)["dataset_examples"] is None  # a setting's value, or a bare number, counts no items
 
 
 def test_the_sequence_is_the_examples_length_only_where_they_do_not_fit_the_default() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from agent.language import Quantity
 from agent.parsing.rules.scan import Scan, after, alt, before, rx, vocabulary, words
@@ -64,6 +65,7 @@ def _example_unit(scan: Scan, q: Quantity) -> re.Match[str] | None:
     )
 
 
+@cache
 def _lead_marker() -> re.Pattern[str]:
     """A per-item marker right before a length ("masing-masing", "each", "ciascuno", "each example", with "about"
     words after it)."""
@@ -86,21 +88,37 @@ MAX_ITEM_WORDS = 4
 """Words an item's name may take between its count and its length ("1500 contratti da", "800 laporan keuangan")."""
 
 
+@cache
+def _item_name_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """What _named_items rejects: a connector or 'about' word (no name), a setting's keyword right before the count,
+    another unit's word among the names."""
+    return (
+        rx(r"(?:" + alt([*words("per_item_connectors"), *words("approx_words")]) + r")$"),
+        rx(r"(?<![\w])" + alt([*words("batch_keywords"), *words("seq_keywords")]) + r"\s*[:=]?\s*$"),
+        rx(r"(?<![\w])" + alt([w for key in NOT_ITEMS for w in words(key)]) + r"(?![\w])"),
+    )
+
+
 def _named_items(scan: Scan, q: Quantity, length: Quantity) -> bool:
     """Whether only a few words naming no other unit stand between a count and a length: what the count counts when
     the length is marked as one item's ("1500 contratti da 20000 token l'uno", "25k support tickets of 900 tokens
     each"), whatever the items are called."""
     between = scan.text[q.end : length.start]
     marker = _lead_marker().search(between)
-    names = re.findall(r"[^\W\d_][\w'’-]*", between[: marker.start()] if marker else between)
+    glue, setting, other = _item_name_patterns()
+    names = [
+        name
+        for name in re.findall(r"[^\W\d_][\w'’-]*", between[: marker.start()] if marker else between)
+        if not glue.match(name)  # "4 with 2048 tokens each": a preposition names nothing
+    ]
     if (
-        not names
+        setting.search(scan.text[max(0, q.start - 32) : q.start])  # "micro-batch 4 with 2048 tokens each": a value
+        or not names
         or len(names) > MAX_ITEM_WORDS
         or not re.fullmatch(r"[\s,:(\[\w'’-]*", between)  # an aside: "6,000 QA pairs (about 400 tokens each)"
         or re.search(r"\d", between)
     ):
         return False
-    other = rx(r"(?<![\w])" + alt([w for key in NOT_ITEMS for w in words(key)]) + r"(?![\w])")
     return other.search(between) is None
 
 
