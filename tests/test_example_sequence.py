@@ -159,3 +159,28 @@ def test_short_examples_are_packed_into_the_default_sequence(advisor: Advisor) -
 def test_a_count_after_a_context_is_a_count_not_a_length(text: str) -> None:
     spec = _spec(text)
     assert (spec["seq_len"], spec["dataset_examples"]) == (32_768, 1000)
+
+
+FOLLOW_UPS = [
+    ("LoRA on Llama 3.1 8B, 5000 examples", "actually the examples are about 8k tokens each", "8,000"),
+    ("LoRA su Llama 3.1 8B, 5000 esempi", "gli esempi sono di circa 8000 token l'uno", "8.000"),
+    ("LoRA Llama 3.1 8B, 5000 contoh", "tiap contoh sekitar 8000 token", "8.000"),
+]
+
+
+@pytest.mark.parametrize(("job", "length", "shown"), FOLLOW_UPS)
+def test_a_length_stated_later_sizes_the_jobs_examples(advisor: Advisor, job: str, length: str, shown: str) -> None:
+    first = advisor.respond(job)
+    after = advisor.respond(length, thread_id=first["thread_id"])
+    assert after["act"] == "change", after["answer"][:200]
+    assert (after["spec"]["dataset_examples"], after["spec"]["dataset_tokens"]) == (5000, 40_000_000)
+    assert shown in after["answer"]  # sequences of 8,000 tokens, one example's average length
+    assert after["offers"][0]["est_hours"] > first["offers"][0]["est_hours"]
+
+
+def test_a_length_stated_later_counts_the_examples_of_a_token_total(advisor: Advisor) -> None:
+    first = advisor.respond("LoRA on Llama 3.1 8B, 20M tokens")
+    after = advisor.respond("the examples are about 8k tokens each", thread_id=first["thread_id"])
+    assert after["act"] == "change"
+    assert (after["spec"]["dataset_examples"], after["spec"]["dataset_tokens"]) == (2500, 20_000_000)
+    assert "8,000" in after["answer"]  # planned at one example per sequence

@@ -75,14 +75,25 @@ def pending_number(text: str, pending: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def against_the_job(
-    text: str, parsed: dict[str, Any], spec: dict[str, Any], pending: dict[str, Any] | None = None
+    text: str,
+    parsed: dict[str, Any],
+    spec: dict[str, Any],
+    pending: dict[str, Any] | None = None,
+    example_tokens: int | None = None,
 ) -> dict[str, Any]:
     """The fields a message states, read against the job the thread holds (`spec`; nothing changes without one): a
     size named alone becomes the job's model family at that size, a number set against a current value becomes
-    that field, and a bare number after a what-if on one number field is that field (`pending`)."""
+    that field, a bare number after a what-if on one number field is that field (`pending`), and one example's
+    length stated alone (`example_tokens`) sizes the job's examples."""
     if not spec:
         return parsed
     found = dict(parsed)
+    examples = found.get("dataset_examples") or spec.get("dataset_examples")
+    tokens = found.get("dataset_tokens") or spec.get("dataset_tokens")
+    if example_tokens and examples and "dataset_tokens" not in found:  # "the examples are ~8k tokens each"
+        found["dataset_tokens"] = int(examples) * int(example_tokens)
+    elif example_tokens and tokens and not examples:  # 20M tokens of ~8k-token examples: 2,500 of them
+        found["dataset_examples"] = max(1, round(int(tokens) / int(example_tokens)))
     if found.get("method") == "lora" and spec.get("method") == "qlora" and not LORA_WORD.search(text):
         del found["method"]  # "adapters", "PEFT": QLoRA trains adapters too; only "LoRA" itself leaves QLoRA
     if "params_b" in found and "model" not in found:

@@ -58,6 +58,11 @@ class ParseResult(BaseModel):
         description="The LLM parser's question about a provider or GPU it "
         "does not know, in the user's language; asked back.",
     )
+    example_tokens: int | None = Field(
+        default=None,
+        description="One example's length the message states without an example count ('the examples are ~8k "
+        "tokens each'): with a job's example count, the data set's size.",
+    )
     refused: list[dict[str, str]] = Field(
         default_factory=list,
         description="Values read for a field but not used ({field, value, reason}): said in the answer, never applied.",
@@ -89,7 +94,10 @@ def _offline(text: str, language: str) -> tuple[JobSpec, list[str], list[str], d
             scan.refuse(name, _written_value(value), "out_of_range")
             continue
         kept[name] = value
-    notes: dict[str, Any] = {key: _as_written(value, text) or value for key, value in scan.notes.items()}
+    notes: dict[str, Any] = {
+        key: value if key == "example_tokens" else _as_written(value, text) or value
+        for key, value in scan.notes.items()
+    }
     notes["refused"] = [{"field": f, "value": v, "reason": r} for f, v, r in scan.refused]
     return JobSpec.model_validate({"language": language, **kept}), _ordered(set(kept)), assumptions, notes
 
@@ -128,6 +136,7 @@ def parse_message(
             unknown_model=unknown,
             model_guess=guess_name,
             refused=notes["refused"],
+            example_tokens=notes.get("example_tokens"),
         )
     answer = parse_llm.parse_with_llm(text, guess.language)
     if answer.spec is None:
@@ -141,6 +150,7 @@ def parse_message(
             unknown_model=unknown,
             model_guess=guess_name,
             refused=notes["refused"],
+            example_tokens=notes.get("example_tokens"),
         )
     combined, combined_mentioned = combine(spec, set(mentioned), answer.spec, set(answer.mentioned))
     return ParseResult(
@@ -153,6 +163,7 @@ def parse_message(
         model_guess=guess_name if combined.model == spec.model else None,
         clarify=answer.clarify,
         refused=[r for r in notes["refused"] if r["field"] not in combined_mentioned],
+        example_tokens=notes.get("example_tokens") if "dataset_tokens" not in combined_mentioned else None,
     )
 
 
