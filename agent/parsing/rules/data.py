@@ -150,12 +150,9 @@ def _per_item_lengths(scan: Scan) -> None:
         end = _per_item(scan, length) if length is not None else None
         if length is None or end is None:
             continue
-        marked = (
-            end > after(scan, length.end, vocabulary()["token_units"]).end()
-            or bool(  # "each", "l'uno"
-                _lead_marker().search(scan.text[q.end : length.start])  # "masing-masing 9000 token", "each 3000 tokens"
-            )
-        )
+        after_unit = end > after(scan, length.end, vocabulary()["token_units"]).end()  # "each", "l'uno"
+        before_length = _lead_marker().search(scan.text[q.end : length.start])  # "masing-masing 9000 token"
+        marked = after_unit or before_length is not None
         gap = lead.match(scan.text[example.end() : length.start]) if example else None
         if not (gap and (gap.group(1) or marked)) and not (marked and _named_items(scan, q, length)):
             continue
