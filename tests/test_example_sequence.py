@@ -5,9 +5,6 @@ items are called."""
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,14 +14,6 @@ from agent.service import Advisor
 from contract.jobspec import JobSpec
 from tools.memory import DEFAULTS, example_sequence
 from tools.memory.estimator import request_for_spec
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Iterator[Advisor]:
-    home = Path(tempfile.mkdtemp(prefix="example-sequence-"))
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
 
 
 def _spec(text: str) -> dict[str, Any]:
@@ -38,25 +27,16 @@ def _spec(text: str) -> dict[str, Any]:
         ("QLoRA su Qwen2.5 7B, 1500 contratti da 20000 token l'uno", 1500, 30_000_000),
         ("LoRA Mistral 7B, 800 laporan keuangan masing-masing 9000 token", 800, 7_200_000),
         ("full fine-tune Qwen2.5 1.5B on 25k support tickets of 900 tokens each", 25_000, 22_500_000),
+        # a length given as an aside is still one item's
+        ("LoRA on Llama 3.1 8B with 6,000 QA pairs (about 400 tokens each)", 6000, 2_400_000),
+        ("LoRA su Mistral 7B con 9.000 ricette [in media 350 token]", 9000, 3_150_000),
+        ("QLoRA Gemma 2 9B, 5 ribu pasang tanya-jawab (rata-rata 600 token)", 5000, 3_000_000),
     ],
 )
 def test_a_length_marked_per_item_counts_items_whatever_they_are_called(text: str, examples: int, tokens: int) -> None:
     spec = _spec(text)
     assert (spec["dataset_examples"], spec["dataset_tokens"]) == (examples, tokens)
     assert spec["seq_len"] is None  # the user stated no sequence length
-
-
-@pytest.mark.parametrize(
-    ("text", "examples", "tokens"),
-    [
-        ("LoRA on Llama 3.1 8B with 6,000 QA pairs (about 400 tokens each)", 6000, 2_400_000),
-        ("LoRA su Mistral 7B con 9.000 ricette [in media 350 token]", 9000, 3_150_000),
-        ("QLoRA Gemma 2 9B, 5 ribu pasang tanya-jawab (rata-rata 600 token)", 5000, 3_000_000),
-    ],
-)
-def test_a_length_given_as_an_aside_is_still_one_items(text: str, examples: int, tokens: int) -> None:
-    spec = _spec(text)
-    assert (spec["dataset_examples"], spec["dataset_tokens"]) == (examples, tokens)
 
 
 @pytest.mark.parametrize(

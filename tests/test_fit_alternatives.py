@@ -1,27 +1,15 @@
 """'Is a 48 GB card enough, or do I need an H100?': a fit question that offers a card size and a bigger named GPU as
-alternatives asks whether the smaller suffices. The answer is about the smaller card, the rental is on it; when it is
-too small, the answer is about the named GPU and says the smaller would not do. The named GPU is an alternative, not
-a wish: a yes for the card ranks every card that holds the job."""
+alternatives asks whether the smaller suffices. The answer is about the smaller card; when it is too small, the answer
+is about the named GPU and says the smaller would not do. The named GPU is an alternative, not a wish: a yes for the
+card ranks every card that holds the job."""
 
 from __future__ import annotations
 
 import re
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from agent.service import Advisor
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Iterator[Advisor]:
-    home = Path(tempfile.mkdtemp(prefix="fit-alternatives-"))
-    advisor = Advisor(checkpoint_path=home / "threads.sqlite", db_path=home / "catalog.sqlite")
-    yield advisor
-    advisor.close()
-
 
 SMALLER_SUFFICES = [
     "QLoRA on Qwen2.5 32B with 10M tokens: will a single 48GB card do, or should I get an H100?",
@@ -63,18 +51,18 @@ def test_a_card_size_the_named_gpu_has_is_no_alternative(advisor: Advisor) -> No
 
 
 NAMED = [
-    ("QLoRA on Qwen2.5 32B, 10M tokens: do I need an H100 or is an L40S enough?", "L40S", "yes"),
-    ("QLoRA su Qwen2.5 32B, 10 milioni di token: serve una H100 o basta una L40S?", "L40S", "yes"),
-    ("QLoRA Qwen2.5 32B, 10 juta token: perlu H100 atau cukup L40S?", "L40S", "yes"),
-    ("Full fine-tune of Llama 3.2 3B on 5M tokens: do I need an H100 or will an RTX 4090 do?", "H100", "yes"),
+    ("QLoRA on Qwen2.5 32B, 10M tokens: do I need an H100 or is an L40S enough?", "L40S"),
+    ("QLoRA su Qwen2.5 32B, 10 milioni di token: serve una H100 o basta una L40S?", "L40S"),
+    ("QLoRA Qwen2.5 32B, 10 juta token: perlu H100 atau cukup L40S?", "L40S"),
+    ("Full fine-tune of Llama 3.2 3B on 5M tokens: do I need an H100 or will an RTX 4090 do?", "H100"),
 ]
 
 
-@pytest.mark.parametrize(("text", "answered", "verdict"), NAMED)
-def test_two_named_gpus_are_tried_from_the_smaller(advisor: Advisor, text: str, answered: str, verdict: str) -> None:
+@pytest.mark.parametrize(("text", "answered"), NAMED)
+def test_two_named_gpus_are_tried_from_the_smaller(advisor: Advisor, text: str, answered: str) -> None:
     result = advisor.respond(text)
     first = result["answer"].splitlines()[0]
-    assert result["verdict"]["answer"] == verdict
+    assert result["verdict"]["answer"] == "yes"
     assert answered in first, first
     if answered == "H100":  # the smaller one would not do: said
         assert "RTX4090" in first, first

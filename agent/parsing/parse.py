@@ -94,10 +94,8 @@ def _offline(text: str, language: str) -> tuple[JobSpec, list[str], list[str], d
             scan.refuse(name, _written_value(value), "out_of_range")
             continue
         kept[name] = value
-    notes: dict[str, Any] = {
-        key: value if key == "example_tokens" else _as_written(value, text) or value
-        for key, value in scan.notes.items()
-    }
+    notes: dict[str, Any] = {key: _as_written(value, text) or value for key, value in scan.notes.items()}
+    notes["example_tokens"] = scan.example_tokens
     notes["refused"] = [{"field": f, "value": v, "reason": r} for f, v, r in scan.refused]
     return JobSpec.model_validate({"language": language, **kept}), _ordered(set(kept)), assumptions, notes
 

@@ -19,8 +19,12 @@ def card_name(feasibility: dict[str, Any], language: str) -> str:
     count = feasibility["num_gpus"]
     if feasibility.get("gpu"):
         return t["card_named" if count == 1 else "cards_named"].format(gpu=feasibility["gpu"], count=count)
-    size = number(feasibility["card_gb"], language, 0 if float(feasibility["card_gb"]).is_integer() else 1)
-    return t["card_size" if count == 1 else "cards_size"].format(size=size, count=count)
+    return t["card_size" if count == 1 else "cards_size"].format(size=_card_gb(feasibility, language), count=count)
+
+
+def _card_gb(feasibility: dict[str, Any], language: str) -> str:
+    """The user's card size as written in an answer: '48', '40,5'."""
+    return number(feasibility["card_gb"], language, 0 if float(feasibility["card_gb"]).is_integer() else 1)
 
 
 def same_hardware_fixes(fixes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -84,8 +88,7 @@ def yes_no(state: dict[str, Any]) -> str:
         lines[0] += " " + t["fit_plan_spends"].format(plan=number(feasibility["plan_gib"], language, 1))
     too_small = list(feasibility.get("too_small") or [])  # "an A100": the 40 GB one would not do
     if feasibility.get("too_small_card"):  # "a 24 GB card or an H100?": the card would not do
-        size = number(feasibility["card_gb"], language, 0 if float(feasibility["card_gb"]).is_integer() else 1)
-        too_small.append(t["card_size_label"].format(size=size))
+        too_small.append(t["card_size_label"].format(size=_card_gb(feasibility, language)))
     if feasibility["fits"] and too_small:
         lines[0] += " " + t["smaller_too_small"].format(names=", ".join(too_small))
     fixes = same_hardware_fixes(feasibility.get("fixes") or [])

@@ -170,7 +170,7 @@ def _per_item_lengths(scan: Scan) -> None:
         ):
             scan.claim(t.start, end)
             scan.assumptions.append(f"{t.value:g} tokens is one example's length; the data set's size is not stated")
-            scan.notes["example_tokens"] = str(int(round(t.value)))  # a thread's example count may size the data
+            scan.example_tokens = int(round(t.value))  # a thread's example count may size the data
 
 
 def read_sizes_and_data(scan: Scan) -> None:
