@@ -93,7 +93,9 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple
     if other is None:
         return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))], None
     switch = {k: v for k, v in update.items() if v != spec.get(k)}
-    if same_rental(other, plan) and not switch:  # another method on the same machine is still another plan
+    # the same rental is the plan when the question only narrows the hardware to the plan's own ("why not the L40S?"
+    # on an L40S plan); another method on the same machine is still another plan
+    if same_rental(other, plan) and not set(switch) - {"gpu", "providers"}:
         return [t["why_not_is_plan"].format(name=name, rental=rental(plan, spec, language))], None
     if set(switch) == {"method"}:  # the method is the user's job, not the ranking's choice: what it would change
         names = templates(language)["method_names"]
