@@ -37,6 +37,8 @@ SPLITS = (
     "expert_heldout",
     "tradeoffs_tune",
     "tradeoffs_heldout",
+    "hardware_tune",
+    "hardware_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
