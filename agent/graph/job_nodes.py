@@ -116,7 +116,9 @@ def estimate_node(state: AgentState) -> dict[str, Any]:
 def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
     """Rank catalog offers by total job cost (memory fit, topology, time, spot risk, budget, deadline, wishes), the
     preferred offer first; a GPU-count question also ranks the job on that count."""
-    spec = acts.ranking_spec(dict(state), JobSpec.model_validate(state["spec"]))
+    job = JobSpec.model_validate(state["spec"])
+    subject = acts.hardware_subject(dict(state), job)
+    spec = job.model_copy(update=dict.fromkeys(acts.unbound(subject, job)))
     prefer = state.get("prefer") or state.get("preference")
     try:
         offers = current_meta(db_path).get("offer_count", 0)
@@ -126,7 +128,9 @@ def rank_node(state: AgentState, db_path: Path) -> dict[str, Any]:
     except CatalogUnavailableError as error:  # the turn still answers: no offers, the memory estimate, a note
         log.error("catalog unavailable during a turn: %s", error)
         return {"ranking": {"offers": [], "catalog_unavailable": True}, "request": "plain"}
-    result: dict[str, Any] = {"ranking": ranking}
+    result: dict[str, Any] = {"ranking": acts.shown_first(dict(state), ranking)}
+    if subject or state.get("hardware_subject"):  # kept in the thread only while there is one (checkpoints stay small)
+        result["hardware_subject"] = subject
     if notes:
         result["notes"] = list(state.get("notes") or []) + [writing.fixed_text(n, state["language"]) for n in notes]
     if compared is not None:
@@ -226,6 +230,7 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
         follow = state["intent"] == "follow_up" and state.get("last_top")
         draft, citations = (writing.follow_up if follow else writing.recommendation)(full)
         draft = "\n\n".join(p for p in (acts.preface(dict(state)), draft, acts.method_line(dict(state))) if p)
+        draft = _with_options_weighed(state, draft, db_path)
     found = verdict(kind, top, state["spec"], answer_word)
     verdict_known(found)
     answer, note = phrase_answer(draft, language)
@@ -241,6 +246,16 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
         "last_top": rental_summary(top) or state.get("last_top"),
         "last_kind": kind,
     }
+
+
+def _with_options_weighed(state: AgentState, draft: str, db_path: Path | None) -> str:
+    """A new job asking which of two GPUs to rent: after the verdict, each with its best plan and which wins."""
+    if state.get("act") != "new_job" or db_path is None or not (state.get("ranking") or {}).get("offers"):
+        return draft
+    if not (state.get("hardware_subject") or {}).get("fields") or not acts.compares_hardware(dict(state)):
+        return draft
+    verdict_line, _, rest = draft.partition("\n\n")
+    return "\n\n".join(p for p in (verdict_line, "\n".join(acts.compare(dict(state), db_path)), rest) if p)
 
 
 def _assumption_lines(state: AgentState, top: dict[str, Any] | None) -> list[str]:

@@ -67,6 +67,9 @@ class AgentState(TypedDict, total=False):
     """The preference at the start of the turn (kept with a plan this turn replaces, for undo)."""
     last_top: dict[str, Any] | None
     """The previous recommendation's rental (persists), so a follow-up can say what it was before."""
+    hardware_subject: dict[str, Any]
+    """The job's hardware a fit question asked about and its answer did not rent, {"fields", "no"} (persists): later
+    turns rank the plan without it, as that answer's rental was (agent.graph.acts.subject.hardware_subject)."""
     last_kind: str | None
     """The previous job answer's kind (persists): a follow-up to a yes/no question is answered yes/no again."""
     parsed_unknown_model: str | None

@@ -62,15 +62,18 @@ def corrected_number(text: str, spec: dict[str, Any]) -> dict[str, Any]:
 
 def pending_number(text: str, pending: dict[str, Any] | None) -> dict[str, Any]:
     """{field: value} when the message is one bare number and the what-if waiting to be adopted set one number field
-    ("e con seq 8192?" then "ok, pakai 4096 aja": 4096 is the sequence length); {} otherwise."""
+    ("e con seq 8192?" then "ok, pakai 4096 aja": 4096 is the sequence length), or several of which one has that
+    value ("oke ambil yang 1024" after a what-if that also carried the one card of a fit answer: only the number);
+    {} otherwise."""
     fields = [name for name in pending or {} if name in NUMBER_FIELDS]
     numbers = re.findall(r"(?<![\w.,/])" + NUMBER + r"(?![\w/]|[.,]\d)", text, re.IGNORECASE)  # "4096." ends it
-    if len(fields) != 1 or len(pending or {}) != 1 or len(numbers) != 1:
+    if not fields or len(numbers) != 1:
         return {}
     value = _value(*numbers[0])
-    if value <= 0:
+    named = [name for name in fields if (pending or {})[name] == value] if len(fields) > 1 else fields
+    if value <= 0 or len(named) != 1:
         return {}
-    field = fields[0]
+    field = named[0]
     return {field: value if field in ("epochs", "deadline_hours") else int(value)}
 
 

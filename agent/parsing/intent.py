@@ -101,6 +101,14 @@ def asks_both_ends(text: str) -> bool:
     return _word_cue("prefer_speed", text) and _word_cue("prefer_cost", text)
 
 
+def _asks_fit_first(text: str) -> bool:
+    """A sentence that ends with "?" asks whether the job fits, with context after it ("... basta per QLoRA? Sono
+    5000 esempi."); a fit word in a statement after another question is no fit question."""
+    return any(
+        sentence.endswith("?") and _word_cue("feasibility", sentence) for sentence in re.split(r"(?<=[.!?])\s+", text)
+    )
+
+
 def turn_request(
     text: str, mentioned: list[str] | set[str], *, has_current_job: bool, last_kind: str | None = None
 ) -> TurnRequest:
@@ -111,6 +119,7 @@ def turn_request(
     asks = (
         text.endswith("?")
         or re.match(r"(?:" + _cue("feasibility").pattern + r")(?![\w])", text, re.IGNORECASE) is not None
+        or _asks_fit_first(text)
     )
     if (
         has_current_job

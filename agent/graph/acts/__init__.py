@@ -8,6 +8,7 @@ as before. `classify.read_act` decides the act from the text, the parsed fields 
 plans undo returns to.
 """
 
+from agent.graph.acts.alternatives import compare
 from agent.graph.acts.classify import ACTS, Act, ActReading, read_act
 from agent.graph.acts.nodes import (
     PLAN_ACTS,
@@ -16,10 +17,10 @@ from agent.graph.acts.nodes import (
     merged_spec,
     method_line,
     preface,
-    ranking_spec,
     states_job,
     write_act,
 )
+from agent.graph.acts.subject import compares_hardware, hardware_subject, shown_first, unbound
 
 __all__ = [
     "ACTS",
@@ -27,12 +28,16 @@ __all__ = [
     "Act",
     "ActReading",
     "act_update",
+    "compare",
+    "compares_hardware",
+    "hardware_subject",
     "history_after",
     "merged_spec",
     "method_line",
     "preface",
-    "ranking_spec",
     "read_act",
+    "shown_first",
     "states_job",
+    "unbound",
     "write_act",
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agent.graph.acts.subject import plan_basis
 from agent.graph.acts.texts import (
     act_templates,
     change_words,
@@ -18,18 +19,17 @@ from agent.graph.acts.texts import (
 )
 from agent.parsing import methods_named
 from agent.writing import headline_reason, hours, money, number, same_rental, simpler_changes, templates
-from contract.jobspec import JobSpec
 from tools.ranking import lead_over
 
 
 def _top_for(
-    spec: dict[str, Any], update: dict[str, Any], db_path: Path, prefer: str | None
+    state: dict[str, Any], update: dict[str, Any], db_path: Path
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """The best offer for the job with `update` applied (the job itself untouched), and that ranking."""
+    """The best offer for the job with `update` applied (the job itself untouched), ranked as the plan is, and that
+    ranking."""
     from agent.graph.questions import ranked
 
-    changed = JobSpec.model_validate({**spec, **update})
-    ranking, _ = ranked(changed, db_path, prefer)
+    ranking, _ = ranked(plan_basis(state, update), db_path, state.get("preference"))
     offers = ranking.get("offers") or []
     return (offers[0] if offers else None), ranking
 
@@ -52,7 +52,7 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
         options = [(names.get(m, m), {"method": m}) for m in methods]
     lines, found = [], []
     for name, update in options:
-        top, ranking = _top_for(spec, update, db_path, state.get("preference"))
+        top, ranking = _top_for(state, update, db_path)
         if top is None:
             lines.append(t["compare_item_none"].format(name=name, reason=excluded_reason(ranking, language)))
         else:
@@ -89,7 +89,7 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple
         method = update.get("method")
         words = templates(language)["method_names"].get(method, method) if set(update) == {"method"} else None
         name = words or change_words(update, language) or "?"
-    other, ranking = _top_for(spec, update, db_path, state.get("preference"))
+    other, ranking = _top_for(state, update, db_path)
     if other is None:
         return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))], None
     switch = {k: v for k, v in update.items() if v != spec.get(k)}

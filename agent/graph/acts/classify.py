@@ -308,7 +308,7 @@ def _question_act(
         return ActReading("what_if", "fit", gpus=gpus)  # "how many GB with mbs 16?": the memory of that setting
     if topic in ("duration", "cost"):
         if fields - {"num_gpus"} or (topic == "cost" and fields) or cleared:  # "how much with QLoRA?", "how long
-            return ActReading("what_if", "plain", clears=cleared, gpus=gpus)  # on an H100?", "... without the limit?"
+            return ActReading("what_if", topic, clears=cleared, gpus=gpus)  # on an H100?", "... without the limit?"
         return ActReading("question", topic, gpus=gpus)  # "how long on 8 GPUs?": the plan on that many GPUs
     if topic in ("compare", "why_not", "export", "currency", "topology") or (topic and not hypothetical):
         return ActReading("question", topic or "plain", currency=currency, gpus=gpus)

@@ -4,19 +4,17 @@ inverse answers (agent/graph/build.py wires them; recommendations are still writ
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent.graph.acts import history, inverse, questions, what_if
-from agent.graph.acts.classify import HARDWARE, has, named_gpus, question_topic, read_act, sentences
+from agent.graph.acts.classify import HARDWARE, has, named_gpus, question_topic, read_act
+from agent.graph.acts.subject import PLAN_ACTS
 from agent.graph.acts.texts import act_templates, rental
 from agent.parsing import asks_to_act_for_user
 from agent.writing import rental_summary, verdict
 
-if TYPE_CHECKING:
-    from contract.jobspec import JobSpec
-
-PLAN_ACTS = frozenset({"question", "what_if", "inverse"})
-"""Acts answered about the plan without changing the job."""
+WHY_NOT_ELSEWHERE = HARDWARE | {"providers", "regions"}
+"""Fields a why-not names to weigh other hardware or another place against the plan (not the fit answer's card)."""
 INTENT_OF_ACT = {
     "new_job": "job_request",
     "change": "follow_up",
@@ -152,31 +150,6 @@ def merged_spec(
     return previous, {**parsed, **cleared}, list(dict.fromkeys([*mentioned, *cleared])), extra
 
 
-def states_limit(state: dict[str, Any]) -> bool:
-    """Whether the question's hardware is a hard limit: the user's own cards ("my two 4090s"), or a statement beside
-    the question ("we can't take more than one node"); then the plan keeps it, and may find nothing."""
-    text, language = state.get("message") or "", state["language"]
-    if has("own_hardware", text, language):  # "my two 4090s": the user's own cards are what the question is about
-        return True
-    return any(has("hard_limit", s, language) for s in sentences(text) if "?" not in s)
-
-
-def ranking_spec(state: dict[str, Any], spec: JobSpec) -> JobSpec:
-    """The job to rank for this turn: without the hardware a new job's fit question asked about when the answer is
-    no (the card in the question is its subject, not a wish, so the "no" comes with what does run the job), and
-    without the named GPU when the answer is a yes for another card offered beside it; the thread keeps the cards, so
-    "and with QLoRA?" is still asked about them."""
-    from agent.graph.questions import family_sizes
-
-    fit = state.get("feasibility")
-    if fit and fit["fits"] and spec.gpu and fit.get("gpu") not in family_sizes(spec.gpu):
-        return spec.model_copy(update={"gpu": None})  # "a 48 GB card (an L40S), or an H100?": yes for the card
-    asked = [name for name in state.get("mentioned") or [] if name in HARDWARE]
-    if not fit or fit["fits"] or state.get("act") != "new_job" or not asked or states_limit(state):
-        return spec
-    return spec.model_copy(update=dict.fromkeys(asked))
-
-
 def history_after(state: dict[str, Any], previous: dict[str, Any] | None, new: dict[str, Any]) -> list[Any]:
     """The plan history after a change, a new job or a preference switch (the replaced plan kept, with the
     preference it was shown with, when it named its model); unchanged otherwise."""
@@ -196,13 +169,18 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
     """The answer of a question, what-if or inverse turn (the job untouched), with its verdict."""
     language, act = state["language"], state["act"]
     t = act_templates(language)
-    top, pending = None, state.get("pending")
+    top, pending, word = None, state.get("pending"), None
     planless = not ((state.get("ranking") or {}).get("offers"))
     spot = "interruptible_ok" in (state.get("parsed") or {})  # allowing spot is a permission, not an offer to compare
-    if act == "question" and state.get("act_topic") == "why_not" and (planless or spot):
+    # after a fit answer, "why not QLoRA?" asks about the card that answer was about, as "and with QLoRA?" does, and
+    # "why not LoRA on one H100?" about that card with that method
+    parsed = set(state.get("parsed") or {})
+    elsewhere = bool(state.get("act_gpus")) or bool(parsed & WHY_NOT_ELSEWHERE)
+    on_the_card = state.get("last_kind") == "yes_no" and ("method" in parsed or not elsewhere)
+    if act == "question" and state.get("act_topic") == "why_not" and (planless or spot or on_the_card):
         act = "what_if"  # "why not X?" asks what X would do, as "what if X?" does
     if act == "what_if" and state.get("spec"):
-        kind, text, top, hyp = what_if.answer(state, db_path)
+        kind, text, top, hyp, word = what_if.answer(state, db_path)
         pending = {k: v for k, v in hyp.items() if v != (state.get("spec") or {}).get(k)}
         if pending:  # something to switch to
             text += "\n\n" + t["unchanged_adopt"]
@@ -226,7 +204,7 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
     return {
         "answer": text,
         "answer_kind": kind,
-        "verdict": verdict(kind, top, state.get("spec")),
+        "verdict": verdict(kind, top, state.get("spec"), word),
         "pending": pending,
         "changed": [],
         "last_kind": "yes_no" if kind == "yes_no" else state.get("last_kind"),

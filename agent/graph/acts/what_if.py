@@ -7,12 +7,30 @@ is kept as the thread's `pending` job, which "ok, do that" adopts."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from agent.graph.acts.subject import unbound
 from agent.graph.acts.texts import act_templates, change_words, excluded_reason, with_limits
 from contract.jobspec import JobSpec
 
 HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
+MEMORY_FIELDS = frozenset(
+    {"method", "model", "params_b", "precision", "optimizer", "seq_len", "micro_batch_size", "gradient_checkpointing"}
+)
+"""The job fields the memory per GPU depends on, beside the hardware (tools.memory's inputs)."""
+
+
+def _on_the_fit_card(state: dict[str, Any]) -> bool:
+    """Whether this what-if follows a fit answer and asks about the card again: it changes what the memory depends on
+    or the hardware ("and with QLoRA?", "and two of them?"), and does not ask what that would cost or how long it
+    would take ("and with a 1024 context, what would it cost?": the plan's cost); spot, epochs, data, money and place
+    leave the fit as it was, so their what-if is about the plan."""
+    parsed = set(state.get("parsed") or {})
+    return (
+        state.get("last_kind") == "yes_no"
+        and state.get("act_topic") not in ("cost", "duration")
+        and bool(parsed & (MEMORY_FIELDS | HARDWARE))
+    )
 
 
 def hypothesis(state: dict[str, Any]) -> dict[str, Any]:
@@ -22,14 +40,25 @@ def hypothesis(state: dict[str, Any]) -> dict[str, Any]:
 
     parsed = {k: v for k, v in (state.get("parsed") or {}).items() if k != "language"}
     parsed |= {name: None for name in state.get("act_clears") or []}
-    if state.get("last_kind") == "yes_no" and not set(parsed) & HARDWARE:  # "would it fit on a 4090?" then "and
-        parsed = {k: v for k, v in (state.get("pending") or {}).items() if k in HARDWARE} | parsed  # with QLoRA?"
+    if _on_the_fit_card(state) and not set(parsed) & HARDWARE:  # "would it fit on a 4090?" then "and with QLoRA?"
+        parsed = {k: v for k, v in (state.get("pending") or {}).items() if k in HARDWARE} | parsed
     spec, _ = merge_spec(state["spec"], {"language": state["language"], **parsed}, list(parsed))
     return spec.model_dump(mode="json")
 
 
-def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, Any] | None, dict[str, Any]]:
-    """(kind, text, offer the answer names, hypothetical job) for a what-if turn."""
+class WhatIf(NamedTuple):
+    """A what-if turn's answer: its kind and text, the offer it names, the hypothetical job, and a fit answer's
+    "yes" or "no" (None for other kinds)."""
+
+    kind: str
+    text: str
+    offer: dict[str, Any] | None
+    hypothesis: dict[str, Any]
+    answer: str | None = None
+
+
+def answer(state: dict[str, Any], db_path: Path) -> WhatIf:
+    """The answer of a what-if turn."""
     from agent import writing
     from agent.graph.questions import comparison, feasibility, ranked, reconciled
 
@@ -41,25 +70,31 @@ def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, An
     plan = plan_offers[0] if plan_offers else None
     prefer = state.get("preference")
     hyp_spec = JobSpec.model_validate(hyp)
-    if set(changed) == {"num_gpus"} and plan is not None and state.get("act_topic") != "fit":
+    after_fit = state.get("act_topic") == "fit" or _on_the_fit_card(state)  # "and with two of them?"
+    names_card = bool(set(state.get("parsed") or {}) & {"gpu", "gpu_memory_gb"})  # "if I only had one L40S?"
+    if set(changed) == {"num_gpus"} and plan is not None and not after_fit and not names_card:
         compared = comparison(JobSpec.model_validate(spec), changed["num_gpus"], db_path, prefer)
         text = writing.compare({**state, "comparison": compared})
-        return "compare", text, compared.get("offer"), hyp
-    ranking, _ = ranked(hyp_spec, db_path, prefer)
+        return WhatIf("compare", text, compared.get("offer"), hyp)
+    free = _carried_subject(state, hyp_spec)  # the fit answer's card: a "no" comes with what does run the job
+    ranking, _ = ranked(hyp_spec.model_copy(update=dict.fromkeys(free)) if free else hyp_spec, db_path, prefer)
     offers = ranking.get("offers") or []
     if set(changed) == {"interruptible_ok"}:
         text = writing.spot_delta({**state, "spec": hyp, "ranking": ranking})
-        return "delta", text, offers[0] if offers else None, hyp
-    if (changed and set(changed) <= HARDWARE) or state.get("act_topic") == "fit" or state.get("last_kind") == "yes_no":
+        return WhatIf("delta", text, offers[0] if offers else None, hyp)
+    about_cost = state.get("act_topic") in ("cost", "duration")  # "how much with the A100?": its cost, not its fit
+    if (changed and set(changed) <= HARDWARE and not about_cost) or after_fit:
         fit = reconciled(feasibility(hyp_spec), offers)
         setting = change_words({k: v for k, v in changed.items() if k not in HARDWARE}, language)
         text = writing.yes_no({**state, "spec": hyp, "feasibility": fit, "ranking": ranking, "fit_setting": setting})
         offer, _ = writing.rental_for(fit, offers)
-        return "yes_no", text, offer, hyp
+        return WhatIf("yes_no", text, offer, hyp, "yes" if fit["fits"] else "no")
     asked = {k: v for k, v in hyp.items() if k in (state.get("parsed") or {}) and k != "language"}
     if not changed and asked and plan is not None:  # what the job already has: the plan as it is, once
         rental = with_limits(plan, spec, language, state.get("display_currency"))
-        return "what_if", t["whatif_already"].format(change=change_words(asked, language), rental=rental), plan, hyp
+        return WhatIf(
+            "what_if", t["whatif_already"].format(change=change_words(asked, language), rental=rental), plan, hyp
+        )
     words = change_words(changed, language) or "-"
     if offers:
         lines = [
@@ -71,4 +106,11 @@ def answer(state: dict[str, Any], db_path: Path) -> tuple[str, str, dict[str, An
         lines = [t["whatif_none"].format(change=words, reason=excluded_reason(ranking, language))]
     if plan is not None:
         lines.append(t["now_line"].format(rental=with_limits(plan, spec, language, state.get("display_currency"))))
-    return "what_if", "\n\n".join(lines), offers[0] if offers else None, hyp
+    return WhatIf("what_if", "\n\n".join(lines), offers[0] if offers else None, hyp)
+
+
+def _carried_subject(state: dict[str, Any], hyp: JobSpec) -> list[str]:
+    """The fields of the thread's hardware subject the hypothesis is ranked without (agent.graph.acts.subject.unbound),
+    but for those this turn names."""
+    parsed = state.get("parsed") or {}
+    return [name for name in unbound(state.get("hardware_subject") or {}, hyp) if name not in parsed]
