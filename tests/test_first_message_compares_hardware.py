@@ -2,9 +2,12 @@
 wish: the plan is ranked without them, and the answer weighs both, each with its best plan, and says which wins.
 Found in the tune half of the hardware-first blind dialogue set: "is renting two 4090s better than one A100 80GB?"
 pinned the job to two A100s ("no offer can run this job"), and "one quote for an L40S, one for an A100: which?"
-answered with the L40S alone. Sentences written for this test, in it/id/en."""
+answered with the L40S alone. Each option is weighed at the count named before it. Sentences written for this test,
+in it/id/en."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -23,9 +26,9 @@ def test_a_first_message_asking_which_of_two_gpus_weighs_both(advisor: Advisor, 
     result = advisor.respond(CASES[language])
     assert result["act"] == "new_job" and result["offers"], result["answer"]
     assert result["verdict"]["answer_kind"] == "recommendation", result["answer"]
-    weighed = [line for line in result["answer"].split("\n") if line.startswith(("L40S:", "H100:"))]
-    assert len(weighed) == 2, result["answer"]  # each option with its best plan
-    assert all("×" in line for line in weighed), result["answer"]
+    weighed = [line for line in result["answer"].split("\n") if line.startswith(("2× L40S:", "1× H100:"))]
+    assert len(weighed) == 2, result["answer"]  # each option at the count asked, with its best plan
+    assert weighed[0].startswith("2× L40S: 2× L40S ") and weighed[1].startswith("1× H100: 1× H100 "), result["answer"]
 
 
 @pytest.mark.parametrize("language", CASES)
@@ -66,7 +69,7 @@ ONLY_ONE_OF_THEM = {
 @pytest.mark.parametrize("language", WHICH_TO_TAKE)
 def test_asking_which_of_two_quotes_to_take_weighs_both(advisor: Advisor, language: str) -> None:
     result = advisor.respond(WHICH_TO_TAKE[language])
-    weighed = [line for line in result["answer"].split("\n") if line.startswith(("L40S:", "H100:"))]
+    weighed = [line for line in result["answer"].split("\n") if re.match(r"(?:\d+× )?(?:L40S|H100):", line)]
     assert result["act"] == "new_job" and len(weighed) == 2, result["answer"]
 
 
@@ -77,3 +80,19 @@ def test_a_count_of_a_named_card_is_asked_about_that_card(advisor: Advisor, lang
     head = turn["answer"].split("\n")[0]
     assert turn["spec"] == first["spec"] and turn["verdict"]["answer_kind"] == "yes_no", turn["answer"]
     assert "L40S" in head, turn["answer"]
+
+
+@pytest.mark.parametrize(
+    ("text", "counts"),
+    [
+        ("is renting three 3090s better than one A100 40GB?", {"RTX3090": 3, "A100-40GB": 1}),
+        ("meglio 4x L40S oppure 2 H100?", {"L40S": 4, "H100": 2}),
+        ("lebih baik dua A10G atau satu L4?", {"A10G": 2, "L4": 1}),
+        ("one with an L40S and one with an H100", {}),  # "an L40S": no count before the card
+        ("sequence 2048 on an H100", {}),
+    ],
+)
+def test_the_count_before_each_card_is_read(text: str, counts: dict[str, int]) -> None:
+    from agent.graph.acts.classify import gpu_counts
+
+    assert gpu_counts(text) == counts

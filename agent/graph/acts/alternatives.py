@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agent.graph.acts.classify import gpu_counts
 from agent.graph.acts.subject import plan_basis
 from agent.graph.acts.texts import (
     act_templates,
@@ -39,8 +40,12 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
     language, spec = state["language"], state["spec"]
     t = act_templates(language)
     gpus = list(state.get("act_gpus") or [])
-    if len(gpus) >= 2:
-        options = [(gpu, {"gpu": gpu}) for gpu in gpus[:2]]
+    if len(gpus) >= 2:  # each at the count named before it ("two L40S or one H100?"), else at its best count
+        counts = gpu_counts(state.get("message") or "")
+        options = [
+            (f"{counts[gpu]}× {gpu}", {"gpu": gpu, "num_gpus": counts[gpu]}) if gpu in counts else (gpu, {"gpu": gpu})
+            for gpu in gpus[:2]
+        ]
     elif gpus:
         plan = ((state.get("ranking") or {}).get("offers") or [None])[0]
         options = [(gpus[0], {"gpu": gpus[0]})] + ([(plan["gpu"], {"gpu": plan["gpu"]})] if plan else [])
