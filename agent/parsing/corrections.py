@@ -23,6 +23,10 @@ NUMBER_FIELDS = (
     "deadline_hours",
 )
 """Job fields a bare number may correct, in the order a tie is settled."""
+SEQUENCE_SIZED = 32_768
+"""Token counts up to this are sequence lengths people set, not a data set, in a job whose data is already sized."""
+DATA_OVER_SEQUENCE = 100
+"""A job's data set holds at least this many of the token count for that count to be read as its sequence."""
 LORA_WORD = re.compile(r"(?<![\w-])lora(?![\w])", re.IGNORECASE)
 """LoRA named as such (not QLoRA, not a generic adapter word)."""
 
@@ -77,6 +81,18 @@ def pending_number(text: str, pending: dict[str, Any] | None) -> dict[str, Any]:
     return {field: value if field in ("epochs", "deadline_hours") else int(value)}
 
 
+def _sequence_not_data(found: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """A token count too small to be a data set, said in a thread whose job already sizes its data ("switch to 2048
+    tokens" on 20k examples): the sequence length, not a data set of 2,048 tokens."""
+    tokens = found.get("dataset_tokens")
+    if tokens is None or found.keys() & {"seq_len", "dataset_examples"} or tokens > SEQUENCE_SIZED:
+        return found
+    data = spec.get("dataset_tokens")
+    if not (spec.get("dataset_examples") or data) or (data and data < DATA_OVER_SEQUENCE * tokens):
+        return found
+    return {**{k: v for k, v in found.items() if k != "dataset_tokens"}, "seq_len": int(tokens)}
+
+
 def against_the_job(
     text: str,
     parsed: dict[str, Any],
@@ -86,8 +102,9 @@ def against_the_job(
 ) -> dict[str, Any]:
     """The fields a message states, read against the job the thread holds (`spec`; nothing changes without one): a
     size named alone becomes the job's model family at that size, a number set against a current value becomes
-    that field, a bare number after a what-if on one number field is that field (`pending`), and one example's
-    length stated alone (`example_tokens`) sizes the job's examples."""
+    that field, a token count too small for a data set is the sequence, a bare number after a what-if on one number
+    field is that field (`pending`), and one example's length stated alone (`example_tokens`) sizes the job's
+    examples."""
     if not spec:
         return parsed
     found = dict(parsed)
@@ -105,6 +122,7 @@ def against_the_job(
             del found["params_b"]
             found["model"] = sibling
     found.update(corrected_number(text, spec))
+    found = _sequence_not_data(found, spec)
     if found.get("num_gpus") is not None and found["num_gpus"] == spec.get("num_gpus"):
         found.update(other_count(text, int(found["num_gpus"])))
     return found or pending_number(text, pending)
