@@ -46,9 +46,11 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
             (f"{counts[gpu]}× {gpu}", {"gpu": gpu, "num_gpus": counts[gpu]}) if gpu in counts else (gpu, {"gpu": gpu})
             for gpu in gpus[:2]
         ]
-    elif gpus:
+    elif gpus:  # the one named (at the count named before it) against the plan's GPU
         plan = ((state.get("ranking") or {}).get("offers") or [None])[0]
-        options = [(gpus[0], {"gpu": gpus[0]})] + ([(plan["gpu"], {"gpu": plan["gpu"]})] if plan else [])
+        count = gpu_counts(state.get("message") or "").get(gpus[0])
+        named = (f"{count}× {gpus[0]}", {"gpu": gpus[0], "num_gpus": count}) if count else (gpus[0], {"gpu": gpus[0]})
+        options = [named] + ([(plan["gpu"], {"gpu": plan["gpu"]})] if plan else [])
     else:
         asked = (state.get("parsed") or {}).get("method")
         names = templates(language)["method_names"]

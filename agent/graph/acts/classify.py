@@ -129,8 +129,11 @@ def currency_asked(text: str, language: str) -> str | None:
 
 def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, ...]) -> str | None:
     """What a question about the plan asks, or None when no topic cue matches."""
-    if len(gpus) >= 2 or (
-        "method" in fields and has("compare", text, language) and not has("hypothetical", text, language)
+    compares = has("compare", text, language)
+    if (
+        len(gpus) >= 2
+        or (len(gpus) == 1 and compares and has("plan_ref", text, language))  # "2 H100s: compared with your plan?"
+        or ("method" in fields and compares and not has("hypothetical", text, language))
     ):
         return "compare"
     for topic in TOPIC_ORDER:

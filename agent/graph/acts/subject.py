@@ -1,5 +1,6 @@
-"""The hardware a fit question asks about is its subject, not a wish: which of the job's hardware fields the plan is
-ranked without, and which rental the turns after a fit answer are about (the one that answer showed)."""
+"""The hardware a question asks about is its subject, not a wish (a fit question's card, the two GPUs a first message
+weighs): which of the job's hardware fields the plan is ranked without, and which rental the turns after such an
+answer are about (the one it showed)."""
 
 from __future__ import annotations
 
@@ -42,8 +43,8 @@ def hardware_subject(state: dict[str, Any], spec: JobSpec) -> dict[str, Any]:
 
 
 def unbound(subject: dict[str, Any], spec: JobSpec) -> list[str]:
-    """The fields of the fit subject that `spec` still holds and its plan is ranked without: none for a "no" once the
-    job fits that hardware ("ok, do that" after "with QLoRA it fits": the card is the plan's, as a first "yes" keeps
+    """The fields of the hardware subject that `spec` still holds and its plan is ranked without: none for a "no" once
+    the job fits that hardware ("ok, do that" after "with QLoRA it fits": the card is the plan's, as a first "yes" keeps
     it)."""
     from agent.graph.questions import feasibility
 
@@ -54,7 +55,7 @@ def unbound(subject: dict[str, Any], spec: JobSpec) -> list[str]:
 
 
 def plan_basis(state: dict[str, Any], update: dict[str, Any] | None = None) -> JobSpec:
-    """The thread's job with `update` applied, as its plan is ranked: without the fit subject it is not bound to
+    """The thread's job with `update` applied, as its plan is ranked: without the hardware subject it is not bound to
     (what the update names stays), so another option is weighed on the same terms as the plan."""
     spec = JobSpec.model_validate({**(state.get("spec") or {}), **(update or {})})
     free = [name for name in unbound(state.get("hardware_subject") or {}, spec) if name not in (update or {})]
@@ -66,16 +67,22 @@ def compares_hardware(state: dict[str, Any]) -> bool:
     H100?", "I have two quotes, ... which should I take?"), with no statement that limits the hardware."""
     text, language = state.get("message") or "", state["language"]
     asks = "?" in text or is_question(text, language)
-    limited = any(has("hard_limit", s, language) for s in sentences(text) if "?" not in s)
-    return len(state.get("act_gpus") or ()) >= 2 and asks and has("compare", text, language) and not limited
+    return (
+        len(state.get("act_gpus") or ()) >= 2 and asks and has("compare", text, language) and not _limit_stated(state)
+    )
 
 
 def states_limit(state: dict[str, Any]) -> bool:
     """Whether the question's hardware is a hard limit: the user's own cards ("my two 4090s"), or a statement beside
     the question ("we can't take more than one node"); then the plan keeps it, and may find nothing."""
+    if has("own_hardware", state.get("message") or "", state["language"]):  # "my two 4090s": the user's own cards
+        return True  # are what the question is about
+    return _limit_stated(state)
+
+
+def _limit_stated(state: dict[str, Any]) -> bool:
+    """Whether a statement beside the question limits the hardware ("we can't take more than one node")."""
     text, language = state.get("message") or "", state["language"]
-    if has("own_hardware", text, language):  # "my two 4090s": the user's own cards are what the question is about
-        return True
     return any(has("hard_limit", s, language) for s in sentences(text) if "?" not in s)
 
 
