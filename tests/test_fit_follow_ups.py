@@ -126,3 +126,21 @@ def test_spot_after_fit_what_ifs_is_the_spot_delta_of_the_plan(advisor: Advisor,
     advisor.respond(two, thread_id=first["thread_id"])
     turn = advisor.respond(spot, thread_id=first["thread_id"])
     assert turn["spec"] == first["spec"] and turn["verdict"]["answer_kind"] == "delta", turn["answer"]
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "defines"),
+    [
+        ("en", "what is tensor parallelism?", True),
+        ("en", "what are spot instances?", True),
+        ("it", "cos'è la mixed precision?", True),
+        ("en", "what's blocking me?", False),  # a question about the plan, not a term
+        ("en", "what's a good GPU?", False),
+        ("it", "cos'è una buona GPU?", False),
+        ("en", "what is the plan?", False),
+    ],
+)
+def test_a_definition_names_a_term_not_the_plan(language: str, text: str, defines: bool) -> None:
+    from agent.graph.acts.classify import has
+
+    assert has("definition", text, language) is defines
