@@ -351,7 +351,7 @@ def named_gpus(text: str) -> tuple[str, ...]:
 def gpu_counts(text: str) -> dict[str, int]:
     """The count the text puts before each GPU it names ("two 4090s or one A100 80GB?" -> RTX4090: 2, A100-80GB: 1;
     number words read as digits), the first one for a GPU named twice; GPUs named without a count are left out."""
-    from agent.language.number_words import words_to_digits
+    from agent.language import words_to_digits
 
     lowered = words_to_digits(text).lower()
     counts: dict[str, int] = {}
