@@ -76,7 +76,7 @@ def answer(state: dict[str, Any], db_path: Path) -> WhatIf:
         compared = comparison(JobSpec.model_validate(spec), changed["num_gpus"], db_path, prefer)
         text = writing.compare({**state, "comparison": compared})
         return WhatIf("compare", text, compared.get("offer"), hyp)
-    free = _carried_subject(state, hyp_spec)  # the fit answer's card: a "no" comes with what does run the job
+    free = _carried_subject(state, hyp_spec)  # ranked as the plan is: a fit "no" comes with what does run the job
     ranking, _ = ranked(hyp_spec.model_copy(update=dict.fromkeys(free)) if free else hyp_spec, db_path, prefer)
     offers = ranking.get("offers") or []
     if set(changed) == {"interruptible_ok"}:
