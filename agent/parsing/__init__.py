@@ -2,6 +2,7 @@
 
 from agent.parsing.corrections import against_the_job
 from agent.parsing.intent import (
+    HARDWARE_FIELDS,
     JOB_DEFINING,
     asks_both_ends,
     asks_to_act_for_user,
@@ -13,6 +14,7 @@ from agent.parsing.parse import merge_spec, parse_message
 from agent.parsing.rules.preferences import methods_named
 
 __all__ = [
+    "HARDWARE_FIELDS",
     "JOB_DEFINING",
     "against_the_job",
     "asks_both_ends",

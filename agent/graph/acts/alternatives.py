@@ -40,17 +40,12 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
     language, spec = state["language"], state["spec"]
     t = act_templates(language)
     gpus = list(state.get("act_gpus") or [])
+    counts = gpu_counts(state.get("message") or "") if gpus else {}
     if len(gpus) >= 2:  # each at the count named before it ("two L40S or one H100?"), else at its best count
-        counts = gpu_counts(state.get("message") or "")
-        options = [
-            (f"{counts[gpu]}× {gpu}", {"gpu": gpu, "num_gpus": counts[gpu]}) if gpu in counts else (gpu, {"gpu": gpu})
-            for gpu in gpus[:2]
-        ]
+        options = [_gpu_option(gpu, counts.get(gpu)) for gpu in gpus[:2]]
     elif gpus:  # the one named (at the count named before it) against the plan's GPU
         plan = ((state.get("ranking") or {}).get("offers") or [None])[0]
-        count = gpu_counts(state.get("message") or "").get(gpus[0])
-        named = (f"{count}× {gpus[0]}", {"gpu": gpus[0], "num_gpus": count}) if count else (gpus[0], {"gpu": gpus[0]})
-        options = [named] + ([(plan["gpu"], {"gpu": plan["gpu"]})] if plan else [])
+        options = [_gpu_option(gpus[0], counts.get(gpus[0]))] + ([_gpu_option(plan["gpu"], None)] if plan else [])
     else:
         asked = (state.get("parsed") or {}).get("method")
         names = templates(language)["method_names"]
@@ -75,6 +70,13 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
         words = gap_words(first, second, language)
         lines.append(t["compare_winner"].format(name=a, what=t["and"].join(words)) if words else t["same_result"])
     return lines
+
+
+def _gpu_option(gpu: str, count: int | None) -> tuple[str, dict[str, Any]]:
+    """A GPU to compare, named as the answer says it ("2× L40S", or "L40S" at its best count), and the job change."""
+    if count is None:
+        return gpu, {"gpu": gpu}
+    return f"{count}× {gpu}", {"gpu": gpu, "num_gpus": count}
 
 
 def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, Any] | None]:

@@ -10,13 +10,12 @@ from functools import cache
 from typing import Literal
 
 from agent.lexicon import language_words
-from agent.parsing import asks_both_ends
+from agent.parsing import HARDWARE_FIELDS, JOB_DEFINING, asks_both_ends
 from contract.languages import supported_or_default
 
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
 ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back")
-JOB_DEFINING = frozenset({"model", "params_b", "method"})
-HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
+HARDWARE = HARDWARE_FIELDS
 TOPIC_ORDER: tuple[str, ...] = (
     "limits",
     "export",

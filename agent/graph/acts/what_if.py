@@ -9,11 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from agent.graph.acts.classify import HARDWARE
 from agent.graph.acts.subject import unbound
 from agent.graph.acts.texts import act_templates, change_words, excluded_reason, with_limits
 from contract.jobspec import JobSpec
 
-HARDWARE = frozenset({"gpu", "num_gpus", "gpu_memory_gb"})
+COST_TOPICS = ("cost", "duration")
+"""What-if topics that ask what a setting costs or how long it takes ("and with a 1024 context, what would it cost?")."""
 MEMORY_FIELDS = frozenset(
     {"method", "model", "params_b", "precision", "optimizer", "seq_len", "micro_batch_size", "gradient_checkpointing"}
 )
@@ -28,7 +30,7 @@ def _on_the_fit_card(state: dict[str, Any]) -> bool:
     parsed = set(state.get("parsed") or {})
     return (
         state.get("last_kind") == "yes_no"
-        and state.get("act_topic") not in ("cost", "duration")
+        and state.get("act_topic") not in COST_TOPICS
         and bool(parsed & (MEMORY_FIELDS | HARDWARE))
     )
 
@@ -82,7 +84,7 @@ def answer(state: dict[str, Any], db_path: Path) -> WhatIf:
     if set(changed) == {"interruptible_ok"}:
         text = writing.spot_delta({**state, "spec": hyp, "ranking": ranking})
         return WhatIf("delta", text, offers[0] if offers else None, hyp)
-    about_cost = state.get("act_topic") in ("cost", "duration")  # "how much with the A100?": its cost, not its fit
+    about_cost = state.get("act_topic") in COST_TOPICS  # "how much with the A100?": its cost, not its fit
     if (changed and set(changed) <= HARDWARE and not about_cost) or after_fit:
         fit = reconciled(feasibility(hyp_spec), offers)
         setting = change_words({k: v for k, v in changed.items() if k not in HARDWARE}, language)
