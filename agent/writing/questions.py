@@ -64,9 +64,9 @@ def yes_no(state: dict[str, Any]) -> str:
     t = templates(language)
     feasibility = state["feasibility"]
     card = card_name(feasibility, language)
-    key = ("yes_fits" if feasibility["fits"] else "no_fits") + ("_many" if feasibility["num_gpus"] > 1 else "")
-    if key == "no_fits" and feasibility["needed_gib"] <= feasibility["vram_gib"]:  # under the card, over the margin
-        key = "no_fits_margin"
+    margin = feasibility["needed_gib"] <= feasibility["vram_gib"]  # a "no" under the card: over its margin
+    key = "yes_fits" if feasibility["fits"] else "no_fits_margin" if margin else "no_fits"
+    key += "_many" if feasibility["num_gpus"] > 1 else ""
     setting = state.get("fit_setting")  # a what-if's other settings: "**Yes** (with QLoRA) — it needs ..."
     lines = [
         t[key].format(
