@@ -255,7 +255,7 @@ def _with_options_weighed(state: AgentState, draft: str, db_path: Path | None) -
     if not (state.get("hardware_subject") or {}).get("fields") or not acts.compares_hardware(dict(state)):
         return draft
     verdict_line, _, rest = draft.partition("\n\n")
-    return "\n\n".join(p for p in (verdict_line, "\n".join(acts.compare(dict(state), db_path)), rest) if p)
+    return "\n\n".join(p for p in (verdict_line, *acts.compare(dict(state), db_path), rest) if p)
 
 
 def _assumption_lines(state: AgentState, top: dict[str, Any] | None) -> list[str]:
