@@ -39,6 +39,8 @@ SPLITS = (
     "tradeoffs_heldout",
     "hardware_tune",
     "hardware_heldout",
+    "money_tune",
+    "money_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
