@@ -41,6 +41,8 @@ SPLITS = (
     "hardware_heldout",
     "money_tune",
     "money_heldout",
+    "shifts_tune",
+    "shifts_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
