@@ -308,8 +308,8 @@ def test_adopting_with_no_proposal_says_so_and_keeps_the_job(advisor, language, 
 @pytest.mark.parametrize(
     ("language", "faster", "back"),
     [
-        ("en", "which one is the fastest?", "undo"),
-        ("it", "qual è la più veloce?", "torna a prima"),
+        ("en", "the fastest one first, please", "undo"),
+        ("it", "preferisco la più veloce", "torna a prima"),
         ("id", "yang lebih cepat?", "kembali ke sebelumnya"),
     ],
 )

@@ -93,6 +93,6 @@ def test_a_count_of_a_named_card_is_asked_about_that_card(advisor: Advisor, lang
     ],
 )
 def test_the_count_before_each_card_is_read(text: str, counts: dict[str, int]) -> None:
-    from agent.graph.acts.classify import gpu_counts
+    from agent.graph.acts.gpu_mentions import gpu_counts
 
     assert gpu_counts(text) == counts

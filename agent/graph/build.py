@@ -119,8 +119,15 @@ def parse_node(state: AgentState) -> dict[str, Any]:
         return {"parsed": changes, "mentioned": list(changes)}
     result = parse_message(state.get("message") or "", lang=language)
     parsed = {name: getattr(result.spec, name) for name in result.mentioned}
+    history = state.get("history") or []
+    replaced = history[-1].get("spec") if history else None  # the plan the thread's last change replaced
     parsed = against_the_job(
-        state.get("message") or "", parsed, state.get("spec") or {}, state.get("pending"), result.example_tokens
+        state.get("message") or "",
+        parsed,
+        state.get("spec") or {},
+        state.get("pending"),
+        result.example_tokens,
+        replaced,
     )
     notes = [writing.fixed_text("llm_fallback_note", language)] if result.fallback_reason else []
     notes += writing.refused_values(result.refused, language)

@@ -9,7 +9,7 @@ from typing import Any
 
 from agent import writing
 from agent.graph import acts
-from agent.graph.acts.classify import named_gpus
+from agent.graph.acts.gpu_mentions import named_gpus
 from agent.graph.questions import (
     FIT_CHECK_GPU,
     comparison,
@@ -68,17 +68,22 @@ def merge_node(state: AgentState) -> dict[str, Any]:
     names_model = previous is None or {"model", "params_b"} & set(mentioned)
     unknown = state.get("parsed_unknown_model") if names_model else state.get("unknown_model")
     replaced = state.get("last_top") if state.get("act") == "new_job" and before and before != new else None
-    return {
-        "spec": new,
-        "missing": missing,
-        "awaiting_fields": missing,
-        "changed": changed,
-        "compare_gpus": compare_gpus,
-        "unknown_model": unknown if new.get("model") is None else None,
-        "history": acts.history_after(state, before, new),
-        "replaced_top": replaced,
-        "default_method": default_method,
-    } | extra
+    lapsed = {"pending": None} if before != new else {}  # a what-if's proposal stands until the job changes
+    return (
+        {
+            "spec": new,
+            "missing": missing,
+            "awaiting_fields": missing,
+            "changed": changed,
+            "compare_gpus": compare_gpus,
+            "unknown_model": unknown if new.get("model") is None else None,
+            "history": acts.history_after(state, before, new),
+            "replaced_top": replaced,
+            "default_method": default_method,
+        }
+        | lapsed
+        | extra
+    )
 
 
 def route_missing(state: AgentState) -> str:

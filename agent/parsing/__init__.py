@@ -10,6 +10,7 @@ from agent.parsing.intent import (
     preference_of,
     turn_request,
 )
+from agent.parsing.offline import parse_fields
 from agent.parsing.parse import merge_spec, parse_message
 from agent.parsing.rules.preferences import methods_named
 
@@ -22,6 +23,7 @@ __all__ = [
     "classify_intent",
     "merge_spec",
     "methods_named",
+    "parse_fields",
     "parse_message",
     "preference_of",
     "turn_request",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.parsing.rules.scan import alt, vocabulary
+from agent.parsing.rules.scan import alt, vocabulary, words
 from tools.models import lookup
 
 NUMBER = r"(\d+(?:[.,]\d+)?)\s*(k)?"
@@ -81,6 +81,34 @@ def pending_number(text: str, pending: dict[str, Any] | None) -> dict[str, Any]:
     return {field: value if field in ("epochs", "deadline_hours") else int(value)}
 
 
+SAME_ORDER = 8.0
+"""A bare number revises the last change's value only within this factor of it ("2" after 3 epochs, not "45000"
+after a 4096-token sequence)."""
+
+
+def last_change(spec: dict[str, Any], replaced: dict[str, Any] | None) -> dict[str, Any]:
+    """{field: value} of the one number field the thread's last change set (the job now against the plan it
+    replaced); {} when it set none or several."""
+    if not replaced:
+        return {}
+    changed = {
+        name: spec[name]
+        for name in NUMBER_FIELDS
+        if spec.get(name) is not None and spec.get(name) != replaced.get(name)
+    }
+    return changed if len(changed) == 1 else {}
+
+
+def revised_number(text: str, changed: dict[str, Any]) -> dict[str, Any]:
+    """{field: value} when the message is one bare number of the same order as the value the last change set
+    ("3 epochs", then "no, 2 is enough"); {} otherwise."""
+    found = pending_number(text, changed)
+    for name, value in found.items():
+        if not 1 / SAME_ORDER <= float(value) / float(changed[name]) <= SAME_ORDER:
+            return {}
+    return found
+
+
 def _sequence_not_data(found: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     """A token count too small to be a data set, said in a thread whose job already sizes its data ("switch to 2048
     tokens" on 20k examples): the sequence length, not a data set of 2,048 tokens."""
@@ -99,12 +127,13 @@ def against_the_job(
     spec: dict[str, Any],
     pending: dict[str, Any] | None = None,
     example_tokens: int | None = None,
+    replaced: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The fields a message states, read against the job the thread holds (`spec`; nothing changes without one): a
     size named alone becomes the job's model family at that size, a number set against a current value becomes
     that field, a token count too small for a data set is the sequence, a bare number after a what-if on one number
-    field is that field (`pending`), and one example's length stated alone (`example_tokens`) sizes the job's
-    examples."""
+    field is that field (`pending`), else the one number field the last change set (`replaced`: the plan that change
+    replaced), and one example's length stated alone (`example_tokens`) sizes the job's examples."""
     if not spec:
         return parsed
     found = dict(parsed)
@@ -122,10 +151,43 @@ def against_the_job(
             del found["params_b"]
             found["model"] = sibling
     found.update(corrected_number(text, spec))
+    found.update(budget_in_currency(text, spec, found))
     found = _sequence_not_data(found, spec)
     if found.get("num_gpus") is not None and found["num_gpus"] == spec.get("num_gpus"):
         found.update(other_count(text, int(found["num_gpus"])))
-    return found or pending_number(text, pending)
+    return found or pending_number(text, pending) or revised_number(text, last_change(spec, replaced))
+
+
+def budget_in_currency(text: str, spec: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
+    """{budget: the job's amount in another currency} when the message says the budget is in that currency and names
+    no other amount ("that budget is in euros, not dollars", "intendevo euro, non dollari", "300 itu euro bukan
+    dolar", "same amount but in rupiah"): the budget named, another currency negated, or the same amount asked for;
+    {} otherwise (a question about the total in a currency names neither)."""
+    budget = spec.get("budget")
+    if not budget or "budget" in found or set(re.findall(r"\d+(?:[.,]\d+)?", text)) - {f"{budget['amount']:g}"}:
+        return {}
+    named = _currencies_in(text)
+    if not named or named[0][1] == budget["currency"]:
+        return {}
+    lex = vocabulary()
+    negated = any(
+        re.search(r"(?<![\w])(?:" + alt(lex["correction_negators"]) + r")\s+" + re.escape(word), text, re.IGNORECASE)
+        for word, code in named[1:]
+        if code != named[0][1]
+    )
+    said = re.search(r"(?<![\w])(?:" + alt(words("budget_restated")) + r")(?![\w])", text, re.IGNORECASE)
+    if not (negated or said):
+        return {}
+    return {"budget": {"amount": budget["amount"], "currency": named[0][1]}}
+
+
+def _currencies_in(text: str) -> list[tuple[str, str]]:
+    """(word as written, code) of every currency the text names, in order."""
+    found: list[tuple[int, str, str]] = []
+    for code, forms in vocabulary()["currencies"].items():
+        pattern = r"(?<![\w$€])(?:" + alt(forms["after"] + forms["before"]) + r")(?![\w])"
+        found += [(m.start(), m.group(0), code) for m in re.finditer(pattern, text, re.IGNORECASE)]
+    return [(written, code) for _start, written, code in sorted(found)]
 
 
 GPU_COUNT = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:[-×x]\s*)?(?:gpus?|schede|kartu|cards?)(?![\w])", re.IGNORECASE)

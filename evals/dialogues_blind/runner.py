@@ -4,7 +4,7 @@ Rows live in dialogues_<split>.<lang>.jsonl (split: tune or heldout; see PROMPT.
 RESULTS.md for the scores). Each turn names the dialogue act it is (new_job, change, undo, question, what_if,
 inverse, faq, declined, ask_back) and may carry: job "unchanged", spec (fields after the turn), changed (fields
 this turn changes, exactly), yes_no, mentions (regexes the answer must match). Every turn is also checked for its
-language (the answer's language is the dialogue's) and for a clean answer (no traceback, no crash). Score = checks
+language (the answer's language is the dialogue's, or the one a turn's spec switches to) and for a clean answer (no traceback, no crash). Score = checks
 passed / checks made. The act is read from the result's `act`; results of older code without one are mapped from
 their intent and answer kind (see `act_of`), so the first run could be scored on the code before acts existed.
 """
@@ -100,6 +100,12 @@ def _job(spec: dict[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (spec or {}).items() if k != "language" and v is not None}
 
 
+def spoken_language(turn: dict[str, Any], current: str) -> str:
+    """The language a turn's answer must be in: the one its row's spec names when the user switches language
+    mid-dialogue (kept for the turns after it), else the one spoken so far."""
+    return str((turn.get("spec") or {}).get("language") or current)
+
+
 def check_turn(turn: dict[str, Any], result: dict[str, Any], before: dict[str, Any], language: str) -> dict[str, bool]:
     """Every check that applies to one turn, by name."""
     answer = result.get("answer") or ""
@@ -137,11 +143,12 @@ def evaluate(splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
         for split in splits:
             for language in LANGUAGES:
                 for dialogue in load(split, language):
-                    thread, before, ok_all = None, {}, True
+                    thread, before, ok_all, speaking = None, {}, True, language
                     for position, turn in enumerate(dialogue["turns"]):
+                        speaking = spoken_language(turn, speaking)
                         try:
                             result = advisor.respond(turn["say"], thread_id=thread)
-                            checks = check_turn(turn, result, before, language)
+                            checks = check_turn(turn, result, before, speaking)
                         except Exception as error:
                             result, checks = {"answer": f"crash: {error!r}"}, {"no_crash": False}
                         for name, ok in checks.items():

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent.graph.acts.classify import gpu_counts
+from agent.graph.acts.gpu_mentions import gpu_counts
 from agent.graph.acts.subject import plan_basis
 from agent.graph.acts.texts import (
     act_templates,

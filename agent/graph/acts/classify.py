@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from agent.graph.acts.clauses import stated_before_question
+from agent.graph.acts.clearing import removed_limits
 from agent.lexicon import language_words
 from agent.parsing import HARDWARE_FIELDS, JOB_DEFINING, asks_both_ends
 from contract.languages import supported_or_default
@@ -36,7 +38,7 @@ interruptions?" one about the plan's spot use (spot_risk)."""
 RENTING = re.compile(r"(?<![\w])(?:gpus?|rent\w*|noleggi\w*|affitt\w*|sewa\w*)(?![\w])", re.IGNORECASE)
 """Words of renting a GPU (what a third party's request is about)."""
 PLAN_TOPICS = frozenset(
-    {"limits", "memory", "cost", "duration", "topology", "export", "currency", "count", "spot_risk"}
+    {"limits", "memory", "cost", "least_cost", "duration", "topology", "export", "currency", "count", "spot_risk"}
 )
 """Topics a question asks about the plan itself: the job's own settings named in it only restate the plan."""
 
@@ -135,6 +137,8 @@ def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, 
         or ("method" in fields and compares and not has("hypothetical", text, language))
     ):
         return "compare"
+    if has("least_budget", text, language):  # "what's the smallest budget that works?": the job's least cost
+        return "least_cost"
     for topic in TOPIC_ORDER:
         if has(topic, text, language) or (topic == "why_not" and asks_why_rather(text, language)):
             if topic == "currency" and not currency_asked(text, language):
@@ -185,7 +189,8 @@ def clears(text: str, language: str) -> tuple[str, ...]:
         "clear_budget": "budget",
         "clear_gpu": "gpu",
     }
-    return tuple(name for cue, name in names.items() if has(cue, text, language))
+    listed = tuple(name for cue, name in names.items() if has(cue, text, language))
+    return (*listed, *(name for name in removed_limits(text, language) if name not in listed))
 
 
 def read_act(
@@ -207,9 +212,20 @@ def read_act(
     own = has("elsewhere", text, language) and not asks_fit(text, language)  # "..., does it fit?" asks about it
     drops = tuple(sorted(set(mentioned) & HARDWARE)) if own else ()
     fields = set(mentioned) - set(drops)  # "I have a 3090 at home but want cloud": one's own card is no wish
-    if fields and fields <= restated and question_topic(text, language, set(), gpus) in PLAN_TOPICS:
+    if (
+        fields
+        and fields <= restated
+        and (question_topic(text, language, set(), gpus) in PLAN_TOPICS or asks_which_end(text, language, preference))
+    ):
         fields = set()  # "with mbs 8, how many GB per card?" on a job at mbs 8: a question about the plan
-    reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference)
+    # "ok, 2 epochs: how long will it take?": a change stated before the question (not the hardware a question is
+    # about, "a colleague quoted 2 A100s, how does that compare?", nor what the job already has)
+    stated = (
+        stated_before_question(text, language, fields - set(restated) - HARDWARE, has, is_question)
+        if has_job
+        else set()
+    )
+    reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference, stated)
     return (
         ActReading(reading.act, reading.topic, reading.clears, drops, reading.currency, reading.count, reading.gpus)
         if drops
@@ -226,8 +242,9 @@ def _read(
     pending: bool,
     gpus: tuple[str, ...],
     preference: str | None,
+    stated: set[str],
 ) -> ActReading:
-    """read_act without the own-hardware rule."""
+    """read_act without the own-hardware rule (`stated`: the fields a statement before the closing question sets)."""
     asks = (
         is_question(text, language)
         or (not fields & JOB_DEFINING and asks_unmarked(text, language))
@@ -235,8 +252,10 @@ def _read(
     )
     if base_intent == "injection":
         return ActReading("declined")
-    if has("inverse", text, language) and (
-        asks or not fields - {"gpu", "num_gpus", "gpu_memory_gb", "budget", "method", "model", "params_b"}
+    if (
+        has("inverse", text, language)
+        and not has("least_budget", text, language)
+        and (asks or not fields - {"gpu", "num_gpus", "gpu_memory_gb", "budget", "method", "model", "params_b"})
     ):
         topic = inverse_topic(text, language)
         if topic == "setup" and fields & JOB_DEFINING:  # "<a job>. What's the smallest setup?": what to rent
@@ -244,7 +263,10 @@ def _read(
         return ActReading("inverse", "smallest_gpu" if topic == "setup" else topic, gpus=gpus)
     general = (
         asks
-        and (has("general", text, language) or has("faq_topic", text, language) or has("definition", text, language))
+        and (
+            any(has(cue, text, language) for cue in ("general", "faq_topic", "definition"))
+            or (has("matters", text, language) and not has("this_case", text, language))
+        )
         and not fields & {"model", "params_b"}
         and not (has_job and preference)  # "what's cheaper?" in a job thread asks for the cheaper offer
     )  # "in general, ...", "what is ZeRO-3?": a question about the subject, not about this plan
@@ -268,15 +290,20 @@ def _read(
         return ActReading("ask_back", "third_party")  # "a colleague asks which GPU she should rent": her job
     if not fields and asks_both_ends(text):  # "which is cheapest and which is fastest?"
         return ActReading("question", "alternatives")
+    if not fields and asks_which_end(text, language, preference):  # "which one is the fastest?": no switch
+        return ActReading("question", "fastest" if preference == "speed" else "cheapest")
     cleared = clears(text, language)
     hypothetical = asks and has("hypothetical", text, language)  # "torniamo al mio job: e se portassi ...?"
-    if has("undo", text, language) and not (fields & JOB_DEFINING and not asks) and not hypothetical:
+    undo = has("undo", text, language) and not has("language_switch", text, language)  # "balik ke bahasa Indonesia"
+    if undo and not (fields & JOB_DEFINING and not asks) and not hypothetical:
         return ActReading("undo", count=_count_in(text))
     if has("adopt", text, language) and not fields:  # "ok, do that": an imperative even where "do" opens questions
         return ActReading("change", "adopt")  # (with no proposal waiting, there is nothing to adopt)
     if base_intent == "job_request" and fields & JOB_DEFINING and not asks:
         return ActReading("new_job", gpus=gpus)
     if asks:
+        if stated:
+            return ActReading("change", clears=cleared)
         return _question_act(text, fields, language, gpus, preference, cleared)
     topic = question_topic(text, language, fields, gpus)
     if topic in ("compare", "export", "memory", "currency", "topology") and (len(gpus) >= 2 or not fields):
@@ -308,9 +335,10 @@ def _question_act(
         return ActReading("what_if", "plain", clears=cleared, gpus=gpus)  # setting beside the plan
     if topic == "memory" and fields and not has("compare", text, language):
         return ActReading("what_if", "fit", gpus=gpus)  # "how many GB with mbs 16?": the memory of that setting
-    if topic in ("duration", "cost"):
-        if fields - {"num_gpus"} or (topic == "cost" and fields) or cleared:  # "how much with QLoRA?", "how long
-            return ActReading("what_if", topic, clears=cleared, gpus=gpus)  # on an H100?", "... without the limit?"
+    if topic in ("duration", "cost", "least_cost"):
+        if fields - {"num_gpus"} or (topic != "duration" and fields) or cleared:  # "how much with QLoRA?", "how long
+            topic = "cost" if topic == "least_cost" else topic  # on an H100?", "... without the limit?"
+            return ActReading("what_if", topic, clears=cleared, gpus=gpus)
         return ActReading("question", topic, gpus=gpus)  # "how long on 8 GPUs?": the plan on that many GPUs
     if topic in ("compare", "why_not", "export", "currency", "topology") or (topic and not hypothetical):
         return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
@@ -329,6 +357,12 @@ def _question_act(
     return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
 
 
+def asks_which_end(text: str, language: str, preference: str | None) -> bool:
+    """A question with a question word about the faster or cheaper plan ("which one is the fastest?", "qual è la più
+    economica?"): it asks which plan that is; "the cheapest one?" or "something faster?" wish to switch."""
+    return preference is not None and is_question(text, language) and has("which_one", text, language)
+
+
 def asks_fit(text: str, language: str) -> bool:
     """A clause (with the mark that ends it) asks whether the job fits ("I have a 4090 at home, does it fit?", "ci
     sta?"); "non basta, cosa noleggio?" says it does not and asks something else."""
@@ -340,41 +374,3 @@ def _count_in(text: str) -> int | None:
     """A GPU count named in an undo ("go back to the 2-GPU plan")."""
     match = re.search(r"(\d+)\s*[-\s]?\s*(?:x\s*)?(?:gpus?|schede|kartu|cards?)", text, re.I)
     return int(match.group(1)) if match else None
-
-
-def named_gpus(text: str) -> tuple[str, ...]:
-    """Every GPU model the text names, canonical, in order, without repeats ("L40S o A100" -> L40S, A100)."""
-    return tuple(dict.fromkeys(name for _start, name in _gpu_mentions(text.lower())))
-
-
-def gpu_counts(text: str) -> dict[str, int]:
-    """The count the text puts before each GPU it names ("two 4090s or one A100 80GB?" -> RTX4090: 2, A100-80GB: 1;
-    number words read as digits), the first one for a GPU named twice; GPUs named without a count are left out."""
-    from agent.language import words_to_digits
-
-    lowered = words_to_digits(text).lower()
-    counts: dict[str, int] = {}
-    for start, name in _gpu_mentions(lowered):
-        count = re.search(r"(?<![\w.,])(\d{1,3})\s*[x×]?\s*$", lowered[:start])
-        if count and int(count.group(1)) > 0:
-            counts.setdefault(name, int(count.group(1)))
-    return counts
-
-
-def _gpu_mentions(lowered: str) -> list[tuple[int, str]]:
-    """(where, canonical name) of each GPU model a lower-cased text names, in order."""
-    from tools.gpus import canonical_gpu_name, gpu_family_names
-
-    found: list[tuple[int, str]] = []
-    for match in re.finditer(r"(?:rtx\s*)?[a-z]{0,3}\d{1,4}[a-z]{0,3}(?:[\s-]?\d{2,3}\s?gb)?", lowered):
-        token = match.group().strip()
-        if not canonical_gpu_name(token):
-            token = re.sub(r"(?<=\d)s$", "", token)  # "A100s", "4090s": the plural of a card
-        if re.fullmatch(r"\d+", token) and not re.fullmatch(r"[2-5]0[6-9]0", token):
-            continue  # a bare number is a count or a length unless it is a GeForce model ("4090", "3090")
-        name = canonical_gpu_name(token)
-        if name and len(gpu_family_names(token)) > 1 and not re.search(r"\d{2,3}\s?gb$", token):
-            name = re.sub(r"-\d+GB$", "", name)  # "A100" is either size (issue 10)
-        if name:
-            found.append((match.start(), name))
-    return found

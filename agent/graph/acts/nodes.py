@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.graph.acts import history, inverse, questions, what_if
-from agent.graph.acts.classify import HARDWARE, has, named_gpus, question_topic, read_act
+from agent.graph.acts.classify import HARDWARE, has, question_topic, read_act
+from agent.graph.acts.gpu_mentions import named_gpus
 from agent.graph.acts.subject import PLAN_ACTS
 from agent.graph.acts.texts import act_templates, rental
 from agent.parsing import asks_to_act_for_user
@@ -27,6 +28,12 @@ INTENT_OF_ACT = {
 }
 
 
+def _changes(state: dict[str, Any]) -> set[str]:
+    """The fields the message sets to a value the job does not have ("no, restiamo su LoRA. Budget 150 euro": the
+    budget)."""
+    return set(state.get("mentioned") or []) - _restated(state)
+
+
 def act_update(state: dict[str, Any], intent: str, request: str, preference: str | None) -> dict[str, Any]:
     """The act of this turn and the intent/request the rest of the graph reads from it."""
     text = state.get("message") or ""
@@ -36,6 +43,10 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     if asks_to_act_for_user(text):  # keys, logins, "launch it for me": declined, with what to do instead
         return {"act": "declined", "act_topic": "credentials", "intent": "out_of_scope"}
     gpus = named_gpus(text)
+    if has_job and state.get("pending") and has("keep_as_is", text, state["language"]) and not _changes(state):
+        # "no, keep it as it was" right after a what-if: its proposal turned down, the plan as it stands answered
+        topic = question_topic(text, state["language"], set(), gpus) or "plain"
+        return {"act": "question", "act_topic": topic, "pending": None, "intent": "follow_up", "request": "plain"}
     if (
         request == "off_topic"
         and question_topic(text, state["language"], set(state.get("mentioned") or []), gpus) is None

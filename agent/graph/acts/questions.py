@@ -10,7 +10,16 @@ from typing import Any
 from agent.graph.acts.alternatives import compare, not_first, why_not
 from agent.graph.acts.texts import act_templates, display_cost, rental, with_limits
 from agent.graph.acts.time_questions import cost, duration, within
-from agent.writing import money, number, percent, same_rental, spot_delta, spot_sentence, templates
+from agent.writing import (
+    headline_reason,
+    money,
+    number,
+    percent,
+    same_rental,
+    spot_delta,
+    spot_sentence,
+    templates,
+)
 from contract.jobspec import JobSpec
 
 CLOSE_SHARE = 0.15
@@ -263,6 +272,32 @@ def alternatives(state: dict[str, Any]) -> list[str]:
     ]
 
 
+def one_end(state: dict[str, Any], plan: dict[str, Any], end: str) -> list[str]:
+    """The fastest (or cheapest) plan that fits, with the limits it misses, and the plan beside it when it is
+    another one: the question names it, the thread keeps its plan."""
+    language, spec, ranking = state["language"], state["spec"], state.get("ranking") or {}
+    t, currency = act_templates(language), state.get("display_currency")
+    found = ranking.get("fastest" if end == "fastest" else "cheapest_that_fits")
+    if not found:
+        return [t["question_plain"].format(rental=with_limits(plan, spec, language, currency))]
+    line = t[f"{end}_line"].format(rental=with_limits(found, spec, language, currency))
+    if same_rental(found, plan):
+        return [line, t["end_is_plan"]]
+    return [line, t["question_plain"].format(rental=with_limits(plan, spec, language, currency))]
+
+
+def least_cost(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """What the job costs at least: the plan's cost and, when a plan that fits costs less, that one."""
+    language, spec, ranking = state["language"], state["spec"], state.get("ranking") or {}
+    t = act_templates(language)
+    cheapest = ranking.get("cheapest_that_fits")
+    if not cheapest or same_rental(cheapest, plan) or cheapest["est_cost"] >= plan["est_cost"]:
+        return [*cost(state, plan), t["least_cost_is_plan"]]
+    rental_text = with_limits(cheapest, spec, language, state.get("display_currency"))
+    reason = headline_reason(ranking, language)  # why the plan is not that one (an unverified price, a margin)
+    return [*cost(state, plan), t["least_cost_line"].format(rental=rental_text), *([reason] if reason else [])]
+
+
 def spot_risk(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     """The plan's spot use, from its spot-risk result: a spot plan's expected interruptions and saving; an on-demand
     plan where spot is allowed, the best spot offer's interruptions and why the plan is not on it; else why the plan
@@ -316,6 +351,10 @@ def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_p
     plan = offers[0]
     if topic == "alternatives":
         return alternatives(state)
+    if topic in ("fastest", "cheapest"):
+        return one_end(state, plan, topic)
+    if topic == "least_cost":
+        return least_cost(state, plan)
     if topic == "count":
         return count(state, plan, db_path)
     if topic == "export":

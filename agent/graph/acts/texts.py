@@ -82,12 +82,16 @@ def change_words(changed: dict[str, Any], language: str) -> str:
     )
 
 
+BINDING_EXCLUSION = {"budget": "over_budget", "compute": "misses_deadline", "memory": "too_little_vram"}
+"""The exclusion named for a ranking's binding limit (an unavailable GPU is said by its exclusion counts)."""
+
+
 def excluded_reason(ranking: dict[str, Any], language: str) -> str:
     """Why a ranking has no offer: its binding limit or the exclusion counts."""
     rt = templates(language)
-    limit = ranking.get("binding_limit")
+    limit = BINDING_EXCLUSION.get(ranking.get("binding_limit") or "")
     if limit:
-        return str(rt["excluded_names"].get(limit, limit))
+        return str(rt["excluded_names"][limit])
     excluded = ranking.get("excluded") or {}
     items = [
         f"{rt['excluded_names'].get(k, k)} {number(v, language, 0)}"

@@ -106,6 +106,9 @@ def answer(state: dict[str, Any], db_path: Path) -> WhatIf:
         ]
     else:
         lines = [t["whatif_none"].format(change=words, reason=excluded_reason(ranking, language))]
+        limit = writing.binding_limit_line(ranking, language)  # what binds, with its figures
+        if limit:
+            lines.append(limit)
     if plan is not None:
         lines.append(t["now_line"].format(rental=with_limits(plan, spec, language, state.get("display_currency"))))
     return WhatIf("what_if", "\n\n".join(lines), offers[0] if offers else None, hyp)

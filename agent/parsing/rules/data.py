@@ -235,13 +235,18 @@ def read_sizes_and_data(scan: Scan) -> None:
     _keyword_numbers(scan)
 
 
+KEYWORD_WINDOW = 32
+"""Characters before a number where a setting's keyword may end ("epoch-nya jadi 2", "le epoche diventano 3"); the
+words between are at most three, none a number."""
+
+
 def _keyword_numbers(scan: Scan) -> None:
     """Settings written as 'keyword number' ("context 4k", "batch size 8", "epochs: 3", "seq_len=2048")."""
     lex = vocabulary()
-    rules = [
-        ("seq_len", lex["seq_keywords"], 16, _seq_value),
-        ("micro_batch_size", lex["batch_keywords"], 20, lambda q: int(q.value)),
-        ("epochs", lex["epoch_units"], 12, lambda q: q.value),
+    rules = [  # the keyword ends within the window, at most three words before the number ("epoch-nya jadi 2")
+        ("seq_len", lex["seq_keywords"], KEYWORD_WINDOW, _seq_value),
+        ("micro_batch_size", lex["batch_keywords"], KEYWORD_WINDOW, lambda q: int(q.value)),
+        ("epochs", lex["epoch_units"], KEYWORD_WINDOW, lambda q: q.value),
     ]
     for name, cues, window, convert in rules:
         if name in scan.values:

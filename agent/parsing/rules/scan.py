@@ -28,6 +28,8 @@ class Scan:
     """Readings that are not JobSpec fields: 'model_guess' (a fuzzily matched model name), 'unknown_model'."""
     refused: list[tuple[str, str, str]] = field(default_factory=list)
     """(field, value as written, reason) for numbers read for a field but not usable ('negative', 'out_of_range')."""
+    per_unit_currency: str | None = None
+    """The currency of an amount read as a price per hour or per GPU: a bare total beside it is in that currency."""
     example_tokens: int | None = None
     """One example's length the message states without an example count (a thread's job may have the count)."""
 
