@@ -109,6 +109,27 @@ def revised_number(text: str, changed: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
+def sized_like(text: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """{field: value} when the message is a setting verb and one bare number ("passa a 4096", "make it 4096") and
+    exactly one number field of the job is of that order (a 2,048-token sequence, not 100M tokens or 1 epoch); {}
+    otherwise."""
+    verb = r"(?:" + alt(words("set_verbs")) + r")\s+"
+    match = re.fullmatch(
+        r"\W*(?:\w+\W+){0,2}?" + verb + r"(?:to\s+|a\s+|ke\s+)?" + NUMBER + r"\W*(?:\w+\W*)?", text.strip(), re.I
+    )
+    if match is None:
+        return {}
+    value = _value(match.group(1), match.group(2))
+    near = [
+        name
+        for name in NUMBER_FIELDS
+        if spec.get(name) and value > 0 and 1 / SAME_ORDER <= value / float(spec[name]) <= SAME_ORDER
+    ]
+    if len(near) != 1:
+        return {}
+    return {near[0]: value if near[0] in ("epochs", "deadline_hours") else int(value)}
+
+
 def _sequence_not_data(found: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     """A token count too small to be a data set, said in a thread whose job already sizes its data ("switch to 2048
     tokens" on 20k examples): the sequence length, not a data set of 2,048 tokens."""
@@ -155,7 +176,12 @@ def against_the_job(
     found = _sequence_not_data(found, spec)
     if found.get("num_gpus") is not None and found["num_gpus"] == spec.get("num_gpus"):
         found.update(other_count(text, int(found["num_gpus"])))
-    return found or pending_number(text, pending) or revised_number(text, last_change(spec, replaced))
+    return (
+        found
+        or pending_number(text, pending)
+        or revised_number(text, last_change(spec, replaced))
+        or sized_like(text, spec)
+    )
 
 
 def budget_in_currency(text: str, spec: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:

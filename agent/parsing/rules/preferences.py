@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from agent.parsing.rules.scan import Scan, after, alt, asks, negated, rx, vocabulary, word, words
+from agent.parsing.rules.scan import Scan, after, alt, asks, before, negated, rx, vocabulary, word, words
 from tools.catalog import place_names
 
 
@@ -156,11 +156,22 @@ def _place_words(scan: Scan) -> list[str]:
     suffixed = rx(r"(?<![\w-])(" + places + r")(?:\s+|-)(?:" + alt(lex["region_suffixes"]) + r")(?![\w])")  # "EU-only"
     found: list[str] = []
     for match in [*chain.finditer(scan.text), *suffixed.finditer(scan.text)]:
-        if scan.is_claimed(match.start(1), match.end(1)) or negated(scan, match.start(), 12):
+        if (
+            scan.is_claimed(match.start(1), match.end(1))
+            or negated(scan, match.start(), 12)
+            or _where_one_is(scan, match)
+        ):
             continue
         for name in rx(r"(?<![\w-])" + places + r"(?![\w-])").findall(match.group(1)):
             found.append(_key_of(name, keys))
     return found
+
+
+def _where_one_is(scan: Scan, match: re.Match[str]) -> bool:
+    """Whether the place says where someone is ("the client is based in Germany", "Tim kami di Jakarta", "sono a
+    Milano"): no wish for where the job runs."""
+    found = before(scan, match.start(), words("person_place"), window=24)
+    return found is not None and not scan.text[max(0, match.start() - 24) + found.end() : match.start()].strip()
 
 
 def _key_of(name: str, keys: dict[str, str]) -> str:
