@@ -75,10 +75,15 @@ def _per_period(scan: Scan, q: Quantity, end: int) -> None:
         scan.assumptions.append(f"{typed}: a budget per period, read as the job's budget (the job runs within one)")
 
 
+def _copula_gap() -> str:
+    """What may stand between an amount and what it is said per: a copula or two ("$150 is per GPU", "2 jt itu per
+    kartu")."""
+    return r"\s*(?:" + alt(words("unit_copulas")) + r"\s+){0,2}"
+
+
 def _claim_period(scan: Scan, end: int) -> re.Match[str] | None:
     """The period an amount ending at `end` is said per ("a month", "sebulan"), claimed so no deadline reads it."""
-    copulas = r"\s*(?:" + alt(words("unit_copulas")) + r"\s+){0,2}"
-    period = after(scan, end, vocabulary()["per_period"], gap=copulas)
+    period = after(scan, end, vocabulary()["per_period"], gap=_copula_gap())
     if period:
         scan.claim(end, period.end())
     return period
@@ -157,17 +162,16 @@ def _rupiah_scale(scan: Scan, q: Quantity) -> bool:
 def _priced_per(scan: Scan, end: int) -> re.Match[str] | None:
     """The unit an amount ending at `end` is priced per ("an hour", "per GPU", "a day"), also after a copula or two
     ("$150 is per GPU", "2 jt itu per kartu"); None for an amount of the whole job (or of a month: _per_period)."""
-    copulas = r"\s*(?:" + alt(words("unit_copulas")) + r"\s+){0,2}"
-    return after(scan, end, vocabulary()["per_time"], gap=copulas)
+    return after(scan, end, vocabulary()["per_time"], gap=_copula_gap())
 
 
 KEYWORD_GAP = 4
 """Words at most between a budget word and its amount ("budget turun jadi 2 jt", "budget is now raised to 120")."""
 
 
-def _keyword_before(scan: Scan, q: Quantity, words: list[str]) -> re.Match[str] | None:
-    """The budget word before the number, with at most KEYWORD_GAP words and no other number between them."""
-    keyword = before(scan, q.start, words, window=48)
+def _keyword_before(scan: Scan, q: Quantity, cues: list[str]) -> re.Match[str] | None:
+    """The word of `cues` before the number, with at most KEYWORD_GAP words and no other number between them."""
+    keyword = before(scan, q.start, cues, window=48)
     if keyword is None:
         return None
     between = scan.text[max(0, q.start - 48) + keyword.end() : q.start].split()
