@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from agent.graph.acts.clauses import stated_before_question
+from agent.graph.acts.clauses import before_closing_question
 from agent.graph.acts.clearing import removed_limits
 from agent.lexicon import language_words
-from agent.parsing import HARDWARE_FIELDS, JOB_DEFINING, asks_both_ends
+from agent.parsing import HARDWARE_FIELDS, JOB_DEFINING, asks_both_ends, parse_fields
 from contract.languages import supported_or_default
 
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
@@ -220,11 +220,7 @@ def read_act(
         fields = set()  # "with mbs 8, how many GB per card?" on a job at mbs 8: a question about the plan
     # "ok, 2 epochs: how long will it take?": a change stated before the question (not the hardware a question is
     # about, "a colleague quoted 2 A100s, how does that compare?", nor what the job already has)
-    stated = (
-        stated_before_question(text, language, fields - set(restated) - HARDWARE, has, is_question)
-        if has_job
-        else set()
-    )
+    stated = _stated_before_question(text, language, fields - set(restated) - HARDWARE) if has_job else set()
     reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference, stated)
     return (
         ActReading(reading.act, reading.topic, reading.clears, drops, reading.currency, reading.count, reading.gpus)
@@ -355,6 +351,20 @@ def _question_act(
     if preference:
         return ActReading("change", "prefer")
     return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
+
+
+ASKING = ("condition", "hypothetical", "fit", "inverse", "why_not")
+"""Cue lists that make a clause part of the question ("if we did 2 epochs", "why not B200"), not a statement."""
+
+
+def _stated_before_question(text: str, language: str, fields: set[str]) -> set[str]:
+    """The fields of `fields` the message states in a statement before its closing question: those clauses are no
+    question themselves ("why not B200, ...") and hold no question mark, no condition ("if", "e se", "kalau", "and
+    with") and no fit question; empty otherwise."""
+    head = before_closing_question(text) if fields else None
+    if head is None or "?" in head or is_question(head, language) or any(has(c, head, language) for c in ASKING):
+        return set()
+    return fields & set(parse_fields(head, language)[0])
 
 
 def asks_which_end(text: str, language: str, preference: str | None) -> bool:

@@ -6,7 +6,7 @@ import re
 from functools import cache
 
 from agent.language import Quantity
-from agent.parsing.rules.scan import Scan, after, alt, before, rx, vocabulary, words
+from agent.parsing.rules.scan import Scan, after, alt, before, cue_before, rx, vocabulary, words
 
 SEQ_K_POWERS = {1, 2, 4, 8, 16, 32, 64, 128, 256}
 """'4k context' means 4096 tokens: a k-size that is a power of two counts in units of 1024."""
@@ -244,19 +244,15 @@ def _keyword_numbers(scan: Scan) -> None:
     """Settings written as 'keyword number' ("context 4k", "batch size 8", "epochs: 3", "seq_len=2048")."""
     lex = vocabulary()
     rules = [  # the keyword ends within the window, at most three words before the number ("epoch-nya jadi 2")
-        ("seq_len", lex["seq_keywords"], KEYWORD_WINDOW, _seq_value),
-        ("micro_batch_size", lex["batch_keywords"], KEYWORD_WINDOW, lambda q: int(q.value)),
-        ("epochs", lex["epoch_units"], KEYWORD_WINDOW, lambda q: q.value),
+        ("seq_len", lex["seq_keywords"], _seq_value),
+        ("micro_batch_size", lex["batch_keywords"], lambda q: int(q.value)),
+        ("epochs", lex["epoch_units"], lambda q: q.value),
     ]
-    for name, cues, window, convert in rules:
+    for name, cues, convert in rules:
         if name in scan.values:
             continue
         for q in scan.free():
-            keyword = before(scan, q.start, cues, window=window)
-            if keyword is None:
-                continue
-            between = scan.text[max(0, q.start - window) : q.start][keyword.end() :]
-            if re.search(r"\d", between) or len(between.split()) > 3:
+            if cue_before(scan, q.start, cues, window=KEYWORD_WINDOW, most_words=3) is None:
                 continue
             value = convert(q)
             if value and value > 0 and (name != "micro_batch_size" or float(q.value).is_integer()):

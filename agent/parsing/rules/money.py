@@ -10,6 +10,7 @@ from agent.parsing.rules.scan import (
     after,
     alt,
     before,
+    cue_before,
     negative,
     rx,
     unit_follows,
@@ -171,13 +172,7 @@ KEYWORD_GAP = 4
 
 def _keyword_before(scan: Scan, q: Quantity, cues: list[str]) -> re.Match[str] | None:
     """The word of `cues` before the number, with at most KEYWORD_GAP words and no other number between them."""
-    keyword = before(scan, q.start, cues, window=48)
-    if keyword is None:
-        return None
-    between = scan.text[max(0, q.start - 48) + keyword.end() : q.start].split()
-    if len(between) > KEYWORD_GAP or any(ch.isdigit() for word in between for ch in word):
-        return None
-    return keyword
+    return cue_before(scan, q.start, cues, window=48, most_words=KEYWORD_GAP)
 
 
 def _total_beside(scan: Scan, q: Quantity) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from agent.parsing.rules.scan import Scan, after, alt, asks, before, negated, rx, vocabulary, word, words
+from agent.parsing.rules.scan import Scan, after, alt, asks, cue_before, negated, rx, vocabulary, word, words
 from tools.catalog import place_names
 
 
@@ -170,8 +170,7 @@ def _place_words(scan: Scan) -> list[str]:
 def _where_one_is(scan: Scan, match: re.Match[str]) -> bool:
     """Whether the place says where someone is ("the client is based in Germany", "Tim kami di Jakarta", "sono a
     Milano"): no wish for where the job runs."""
-    found = before(scan, match.start(), words("person_place"), window=24)
-    return found is not None and not scan.text[max(0, match.start() - 24) + found.end() : match.start()].strip()
+    return cue_before(scan, match.start(), words("person_place"), window=24, most_words=0) is not None
 
 
 def _key_of(name: str, keys: dict[str, str]) -> str:

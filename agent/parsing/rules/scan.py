@@ -114,6 +114,16 @@ def before(scan: Scan, pos: int, words: list[str], window: int = 30) -> re.Match
     return match
 
 
+def cue_before(scan: Scan, pos: int, words: list[str], *, window: int, most_words: int) -> re.Match[str] | None:
+    """A `before` match of `words` with at most `most_words` words, none a number, between it and `pos` ("budget turun
+    jadi 2 jt", "epoch-nya jadi 2"; 0: right before it, "based in")."""
+    found = before(scan, pos, words, window=window)
+    if found is None:
+        return None
+    between = scan.text[max(0, pos - window) + found.end() : pos].split()
+    return None if len(between) > most_words or any(ch.isdigit() for w in between for ch in w) else found
+
+
 def prepare(text: str) -> str:
     """Normalise a message for parsing: NFKC, one apostrophe, lower case, number words as digits."""
     text = unicodedata.normalize("NFKC", text or "").replace("\u2019", "'").replace("\u00d7", "x")
