@@ -43,6 +43,8 @@ SPLITS = (
     "money_heldout",
     "shifts_tune",
     "shifts_heldout",
+    "newcomers_tune",
+    "newcomers_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
