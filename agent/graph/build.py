@@ -42,6 +42,7 @@ from agent.parsing import (
     JOB_DEFINING,
     against_the_job,
     classify_intent,
+    focused,
     parse_message,
     preference_of,
     turn_request,
@@ -121,16 +122,14 @@ def parse_node(state: AgentState) -> dict[str, Any]:
     parsed = {name: getattr(result.spec, name) for name in result.mentioned}
     history = state.get("history") or []
     replaced = history[-1].get("spec") if history else None  # the plan the thread's last change replaced
-    parsed = against_the_job(
-        state.get("message") or "",
-        parsed,
-        state.get("spec") or {},
-        state.get("pending"),
-        result.example_tokens,
-        replaced,
-    )
+    text, spec = state.get("message") or "", state.get("spec") or {}
+    # the number (or the field) the last turn asked for or left open comes first, then what the job reads into it
+    filled = {} if parsed else focused(text, language, state.get("focus"), spec)
+    parsed = filled or against_the_job(text, parsed, spec, state.get("pending"), result.example_tokens, replaced)
     notes = [writing.fixed_text("llm_fallback_note", language)] if result.fallback_reason else []
     notes += writing.refused_values(result.refused, language)
+    if result.text_bytes and "dataset_tokens" in parsed:  # "2 GB of text": how many tokens that was taken to be
+        notes.append(writing.text_size_note(result.text_bytes, parsed["dataset_tokens"], language))
     return {
         "parsed": JobSpec.model_validate({"language": language, **parsed}).model_dump(mode="json", include=set(parsed)),
         "mentioned": list(dict.fromkeys(name for name in [*result.mentioned, *parsed] if name in parsed)),

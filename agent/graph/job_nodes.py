@@ -43,6 +43,8 @@ def merge_node(state: AgentState) -> dict[str, Any]:
     if state.get("act") == "ask_back" and state.get("act_topic") == "third_party" and state.get("spec"):
         # someone else's job: ask for its model, the thread's own job kept until that one is named
         return {"spec": state["spec"], "missing": ["model"], "awaiting_fields": ["model"], "awaiting_new": True}
+    if state.get("act_topic") == "focus" and state.get("spec"):  # half a setting: ask for the other half
+        return {"spec": state["spec"], "missing": [], "clarify": acts.focus_question(dict(state))}
     previous = state.get("spec") if state["intent"] == "follow_up" else None
     parsed, mentioned = dict(state.get("parsed") or {}), list(state.get("mentioned") or [])
     compare_gpus = None
@@ -99,7 +101,7 @@ def ask_back_node(state: AgentState) -> dict[str, Any]:
     question = state.get("clarify") or writing.ask_back(state["missing"], state["language"])
     return {
         "intent": "ask_back",
-        "act": "ask_back",
+        "act": "what_if" if state.get("act") == "what_if" else "ask_back",  # "if I add epochs?": which value
         "answer": question,
         "answer_kind": "ask_back",
         "verdict": verdict("ask_back"),

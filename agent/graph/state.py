@@ -95,6 +95,10 @@ class AgentState(TypedDict, total=False):
     """Earlier plans of the thread ({spec, top}), newest last (persists): undo returns to them."""
     pending: dict[str, Any] | None
     """The last what-if's job fields (persists): "ok, do that" adopts them."""
+    focus: dict[str, Any] | None
+    """Half of a setting the last turn left open (persists one turn, agent.parsing.focus): {"field", "mode",
+    "topic"} when it named a number field without its value (the next lone number is that field's, a change or a
+    what-if as `mode` says), {"value"} when it said a number alone (a field named next takes it)."""
     display_currency: str | None
     """The last currency the user asked totals in (persists)."""
     restored: bool

@@ -1,6 +1,7 @@
 """Chat message -> JobSpec: language, offline parse, optional LLM parse, and merging a follow-up into the current job."""
 
 from agent.parsing.corrections import against_the_job
+from agent.parsing.focus import focused, lone_number, named_field, number_said_alone, says_number, scaled
 from agent.parsing.intent import (
     HARDWARE_FIELDS,
     JOB_DEFINING,
@@ -21,10 +22,16 @@ __all__ = [
     "asks_both_ends",
     "asks_to_act_for_user",
     "classify_intent",
+    "focused",
+    "lone_number",
     "merge_spec",
     "methods_named",
+    "named_field",
+    "number_said_alone",
     "parse_fields",
     "parse_message",
     "preference_of",
+    "says_number",
+    "scaled",
     "turn_request",
 ]

@@ -13,6 +13,9 @@ from agent.parsing.rules.scan import alt, vocabulary, words
 from tools.models import lookup
 
 NUMBER = r"(\d+(?:[.,]\d+)?)\s*(k)?"
+PENDING_ORDER = 64.0
+"""A bare number is the value a what-if proposed only within this factor of it: a wide bound ("10" epochs after a
+what-if of 1, 45,000 examples after one of 1,000) that still keeps "8192" from being the one card of a fit answer."""
 NUMBER_FIELDS = (
     "seq_len",
     "epochs",
@@ -64,10 +67,11 @@ def corrected_number(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def pending_number(text: str, pending: dict[str, Any] | None) -> dict[str, Any]:
+def pending_number(text: str, pending: dict[str, Any] | None, order: float = PENDING_ORDER) -> dict[str, Any]:
     """{field: value} when the message is one bare number and the what-if waiting to be adopted set one number field
     ("e con seq 8192?" then "ok, pakai 4096 aja": 4096 is the sequence length), or several of which one has that
-    value ("oke ambil yang 1024" after a what-if that also carried the one card of a fit answer: only the number);
+    value ("oke ambil yang 1024" after a what-if that also carried the one card of a fit answer: only the number),
+    the number within `order` of that field's value;
     {} otherwise."""
     fields = [name for name in pending or {} if name in NUMBER_FIELDS]
     numbers = re.findall(r"(?<![\w.,/])" + NUMBER + r"(?![\w/]|[.,]\d)", text, re.IGNORECASE)  # "4096." ends it
@@ -75,15 +79,20 @@ def pending_number(text: str, pending: dict[str, Any] | None) -> dict[str, Any]:
         return {}
     value = _value(*numbers[0])
     named = [name for name in fields if (pending or {})[name] == value] if len(fields) > 1 else fields
-    if value <= 0 or len(named) != 1:
+    if value <= 0 or len(named) != 1 or not _same_order(value, (pending or {})[named[0]], order):
         return {}
     field = named[0]
     return {field: value if field in ("epochs", "deadline_hours") else int(value)}
 
 
 SAME_ORDER = 8.0
-"""A bare number revises the last change's value only within this factor of it ("2" after 3 epochs, not "45000"
-after a 4096-token sequence)."""
+"""A bare number revises the value the last change set only within this factor of it ("2" after 3 epochs, not
+"45000" after a 4096-token sequence)."""
+
+
+def _same_order(value: float, before: Any, order: float = SAME_ORDER) -> bool:
+    """Whether `value` is within `order` of the number `before`."""
+    return isinstance(before, int | float) and before > 0 and 1 / order <= value / float(before) <= order
 
 
 def last_change(spec: dict[str, Any], replaced: dict[str, Any] | None) -> dict[str, Any]:
@@ -99,16 +108,6 @@ def last_change(spec: dict[str, Any], replaced: dict[str, Any] | None) -> dict[s
     return changed if len(changed) == 1 else {}
 
 
-def revised_number(text: str, changed: dict[str, Any]) -> dict[str, Any]:
-    """{field: value} when the message is one bare number of the same order as the value the last change set
-    ("3 epochs", then "no, 2 is enough"); {} otherwise."""
-    found = pending_number(text, changed)
-    for name, value in found.items():
-        if not 1 / SAME_ORDER <= float(value) / float(changed[name]) <= SAME_ORDER:
-            return {}
-    return found
-
-
 def sized_like(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     """{field: value} when the message is a setting verb and one bare number ("passa a 4096", "make it 4096") and
     exactly one number field of the job is of that order (a 2,048-token sequence, not 100M tokens or 1 epoch); {}
@@ -120,11 +119,7 @@ def sized_like(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     if match is None:
         return {}
     value = _value(match.group(1), match.group(2))
-    near = [
-        name
-        for name in NUMBER_FIELDS
-        if spec.get(name) and value > 0 and 1 / SAME_ORDER <= value / float(spec[name]) <= SAME_ORDER
-    ]
+    near = [name for name in NUMBER_FIELDS if value > 0 and _same_order(value, spec.get(name))]
     if len(near) != 1:
         return {}
     return {near[0]: value if near[0] in ("epochs", "deadline_hours") else int(value)}
@@ -179,7 +174,7 @@ def against_the_job(
     return (
         found
         or pending_number(text, pending)
-        or revised_number(text, last_change(spec, replaced))
+        or pending_number(text, last_change(spec, replaced), SAME_ORDER)  # "3 epochs", then "no, 2 is enough"
         or sized_like(text, spec)
     )
 

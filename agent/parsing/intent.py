@@ -128,7 +128,10 @@ def turn_request(
         and preference_of(text) is None  # "yang lebih murah apa?" asks for the cheaper offer: never off-topic
         and not asks_both_ends(text)
         and (
-            (_word_cue("off_topic", text) and (not fields or not _has("follow_up", text)))  # "also, which hotel?"
+            (  # "also, which hotel?"; "we have 100k news articles" sizes the job whatever it counts
+                _word_cue("off_topic", text)
+                and (not fields or (fields <= PLACE_AND_TIME and not _has("follow_up", text)))
+            )
             or (
                 fields <= PLACE_AND_TIME
                 and not _has("follow_up", text)

@@ -23,6 +23,7 @@ from agent.parsing.rules.model import MODEL_FAMILIES, read_family_size, read_mod
 from agent.parsing.rules.money import read_bare_budget, read_budget
 from agent.parsing.rules.preferences import read_flags, read_places, read_spot
 from agent.parsing.rules.scan import Scan, prepare
+from agent.parsing.rules.text_size import read_text_size
 from agent.parsing.rules.time import read_deadline
 
 __all__ = ["EXTRACTORS", "MODEL_FAMILIES", "parse_fields", "prepare", "read_message"]
@@ -30,6 +31,7 @@ __all__ = ["EXTRACTORS", "MODEL_FAMILIES", "parse_fields", "prepare", "read_mess
 EXTRACTORS = (
     read_budget,
     read_model,
+    read_text_size,
     read_gpus,
     read_card_memory,
     read_count_with_only,

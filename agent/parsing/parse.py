@@ -63,6 +63,11 @@ class ParseResult(BaseModel):
         description="One example's length the message states without an example count ('the examples are ~8k "
         "tokens each'): with a job's example count, the data set's size.",
     )
+    text_bytes: float | None = Field(
+        default=None,
+        description="The bytes of text a data set was sized in ('2 GB of text') when dataset_tokens was read from "
+        "them: the answer says how many tokens that was taken to be.",
+    )
     refused: list[dict[str, str]] = Field(
         default_factory=list,
         description="Values read for a field but not used ({field, value, reason}): said in the answer, never applied.",
@@ -96,6 +101,7 @@ def _offline(text: str, language: str) -> tuple[JobSpec, list[str], list[str], d
         kept[name] = value
     notes: dict[str, Any] = {key: _as_written(value, text) or value for key, value in scan.notes.items()}
     notes["example_tokens"] = scan.example_tokens
+    notes["text_bytes"] = scan.text_bytes
     notes["refused"] = [{"field": f, "value": v, "reason": r} for f, v, r in scan.refused]
     return JobSpec.model_validate({"language": language, **kept}), _ordered(set(kept)), assumptions, notes
 
@@ -135,6 +141,7 @@ def parse_message(
             model_guess=guess_name,
             refused=notes["refused"],
             example_tokens=notes.get("example_tokens"),
+            text_bytes=notes.get("text_bytes"),
         )
     answer = parse_llm.parse_with_llm(text, guess.language)
     if answer.spec is None:
@@ -149,6 +156,7 @@ def parse_message(
             model_guess=guess_name,
             refused=notes["refused"],
             example_tokens=notes.get("example_tokens"),
+            text_bytes=notes.get("text_bytes"),
         )
     combined, combined_mentioned = combine(spec, set(mentioned), answer.spec, set(answer.mentioned))
     return ParseResult(
@@ -162,6 +170,7 @@ def parse_message(
         clarify=answer.clarify,
         refused=[r for r in notes["refused"] if r["field"] not in combined_mentioned],
         example_tokens=notes.get("example_tokens") if "dataset_tokens" not in combined_mentioned else None,
+        text_bytes=notes.get("text_bytes") if "dataset_tokens" in mentioned else None,
     )
 
 

@@ -23,7 +23,7 @@ from agent.writing.job import (
     single_card_line,
 )
 from agent.writing.notes import binding_limit as binding_limit_line
-from agent.writing.notes import headline_reason, limit_misses, refused_values, simpler_changes
+from agent.writing.notes import headline_reason, limit_misses, refused_values, simpler_changes, text_size_note
 from agent.writing.public_text import public
 from agent.writing.questions import compare, rental_for, spot_delta, yes_no
 from agent.writing.verdict_card import rental_summary, verdict
@@ -56,6 +56,7 @@ __all__ = [
     "spot_delta",
     "spot_sentence",
     "templates",
+    "text_size_note",
     "token_count",
     "verdict",
     "yes_no",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.writing.format import hours, money, number, templates
+from agent.writing.format import hours, money, number, templates, token_count
 
 
 def headline_reason(ranking: dict[str, Any], language: str) -> str | None:
@@ -113,6 +113,21 @@ def refused_values(refused: list[dict[str, str]], language: str) -> list[str]:
         )
         for r in refused
     ]
+
+
+BYTE_UNITS = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"))
+"""The unit a size in bytes is said in: the largest it is at least one of."""
+
+
+def text_size_note(size_bytes: float, tokens: int, language: str) -> str:
+    """'I read 2 GB of text as about 500M tokens (4 bytes of text per token).' for a data set sized in bytes."""
+    from tools.jobtime import TEXT_BYTES_PER_TOKEN
+
+    scale, unit = next(((s, u) for s, u in BYTE_UNITS if size_bytes >= s), (1.0, "B"))
+    size = f"{number(size_bytes / scale, language, 0 if (size_bytes / scale).is_integer() else 1)} {unit}"
+    return templates(language)["text_size_read"].format(
+        size=size, tokens=token_count(tokens, language), per=number(TEXT_BYTES_PER_TOKEN, language, 0)
+    )
 
 
 def price_notes(offer: dict[str, Any], language: str) -> list[str]:

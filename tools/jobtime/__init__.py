@@ -13,6 +13,7 @@ from tools.jobtime.timing import (
     DEFAULT_EXAMPLE_TOKENS,
     DEFAULT_EXAMPLES,
     DEFAULT_FINETUNE_EPOCHS,
+    TEXT_BYTES_PER_TOKEN,
     JobTime,
     Tokens,
     billed_hours,
@@ -21,6 +22,7 @@ from tools.jobtime.timing import (
     job_times,
     job_tokens,
     run_cost,
+    tokens_in_text,
 )
 from tools.jobtime.topology import (
     DEFAULT_MEMORY_MARGIN,
@@ -39,6 +41,7 @@ __all__ = [
     "DEFAULT_EXAMPLE_TOKENS",
     "DEFAULT_FINETUNE_EPOCHS",
     "DEFAULT_MEMORY_MARGIN",
+    "TEXT_BYTES_PER_TOKEN",
     "Assessment",
     "Candidate",
     "EstimateWithThroughput",
@@ -67,4 +70,5 @@ __all__ = [
     "run_cost",
     "shape_workload",
     "throughput_block",
+    "tokens_in_text",
 ]

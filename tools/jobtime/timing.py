@@ -20,6 +20,16 @@ DEFAULT_EXAMPLES = 52_002
 """Stanford Alpaca's instruction set size (Taori et al. 2023), the default fine-tuning dataset when none is given."""
 DEFAULT_EXAMPLE_TOKENS = 512
 """Average tokens per example when only an example count is known (Alpaca's training max length, 512)."""
+TEXT_BYTES_PER_TOKEN = 4.0
+"""Bytes of plain text per token when a data set is sized in bytes ("2 GB of text"): the usual rule of thumb for BPE
+tokenizers on Latin-script text (about four characters per token), said as an assumption where it is used."""
+
+
+def tokens_in_text(size_bytes: float) -> int:
+    """Tokens in `size_bytes` of plain text (TEXT_BYTES_PER_TOKEN bytes each), at least one."""
+    return max(1, round(size_bytes / TEXT_BYTES_PER_TOKEN))
+
+
 DEFAULT_FINETUNE_EPOCHS = 3
 """Alpaca's recipe trains 3 epochs; used only when no dataset size is given either."""
 ASSUMED_BILLING = Billing(granularity_s=60.0, minimum_s=60.0)

@@ -21,6 +21,7 @@ from agent.graph.acts.nodes import (
     write_act,
 )
 from agent.graph.acts.subject import compares_hardware, hardware_subject, shown_first, unbound
+from agent.graph.acts.texts import focus_question
 
 __all__ = [
     "ACTS",
@@ -30,6 +31,7 @@ __all__ = [
     "act_update",
     "compare",
     "compares_hardware",
+    "focus_question",
     "hardware_subject",
     "history_after",
     "merged_spec",

@@ -256,13 +256,11 @@ def _read(
         topic = inverse_topic(text, language)
         if topic == "setup" and fields & JOB_DEFINING:  # "<a job>. What's the smallest setup?": what to rent
             return ActReading("new_job", gpus=gpus)
-        return ActReading("inverse", "smallest_gpu" if topic == "setup" else topic, gpus=gpus)
+        if not (topic == "model" and fields & {"model", "params_b"} and not asks):  # "GPT-2, the smallest one.":
+            return ActReading("inverse", "smallest_gpu" if topic == "setup" else topic, gpus=gpus)  # that model
     general = (
         asks
-        and (
-            any(has(cue, text, language) for cue in ("general", "faq_topic", "definition"))
-            or (has("matters", text, language) and not has("this_case", text, language))
-        )
+        and asks_concept(text, language)
         and not fields & {"model", "params_b"}
         and not (has_job and preference)  # "what's cheaper?" in a job thread asks for the cheaper offer
     )  # "in general, ...", "what is ZeRO-3?": a question about the subject, not about this plan
@@ -365,6 +363,14 @@ def _stated_before_question(text: str, language: str, fields: set[str]) -> set[s
     if head is None or "?" in head or is_question(head, language) or any(has(c, head, language) for c in ASKING):
         return set()
     return fields & set(parse_fields(head, language)[0])
+
+
+def asks_concept(text: str, language: str) -> bool:
+    """Cues of a question about a subject rather than this plan: in general, what a term means, billing, why
+    something matters ("in general, ...", "what is ZeRO-3?", "why does bandwidth matter?" but not "... here?")."""
+    return any(has(cue, text, language) for cue in ("general", "faq_topic", "definition")) or (
+        has("matters", text, language) and not has("this_case", text, language)
+    )
 
 
 def asks_which_end(text: str, language: str, preference: str | None) -> bool:

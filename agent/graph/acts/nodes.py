@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.graph.acts import history, inverse, questions, what_if
-from agent.graph.acts.classify import HARDWARE, has, question_topic, read_act
+from agent.graph.acts.classify import HARDWARE, asks_concept, has, question_topic, read_act
 from agent.graph.acts.gpu_mentions import named_gpus
 from agent.graph.acts.subject import PLAN_ACTS
 from agent.graph.acts.texts import act_templates, rental
+from agent.graph.focus import focus_update, number_alone
 from agent.parsing import asks_to_act_for_user
 from agent.writing import rental_summary, verdict
 
@@ -35,14 +36,27 @@ def _changes(state: dict[str, Any]) -> set[str]:
 
 
 def act_update(state: dict[str, Any], intent: str, request: str, preference: str | None) -> dict[str, Any]:
-    """The act of this turn and the intent/request the rest of the graph reads from it."""
+    """The act of this turn and the intent/request the rest of the graph reads from it; the thread's focus lasts
+    one turn (agent.parsing.focus)."""
     text = state.get("message") or ""
     has_job = bool(state.get("spec"))
     if state.get("changes") or not text.strip():  # a button press: a change (or a new job) without text
-        return {"act": "change" if has_job else "new_job", "act_topic": "plain"}
+        return {"act": "change" if has_job else "new_job", "act_topic": "plain", "focus": None}
     if asks_to_act_for_user(text):  # keys, logins, "launch it for me": declined, with what to do instead
-        return {"act": "declined", "act_topic": "credentials", "intent": "out_of_scope"}
+        return {"act": "declined", "act_topic": "credentials", "intent": "out_of_scope", "focus": None}
     gpus = named_gpus(text)
+    focus = focus_update(state, text, gpus) if has_job and intent != "injection" else None
+    update = focus or _act_update(state, text, gpus, intent, request, preference)
+    if has_job and update["act"] in ("declined", "faq") and intent != "injection":
+        update = number_alone(state, text) or update  # "16", which nothing else reads
+    return {"focus": None} | update
+
+
+def _act_update(
+    state: dict[str, Any], text: str, gpus: tuple[str, ...], intent: str, request: str, preference: str | None
+) -> dict[str, Any]:
+    """act_update for a turn that is no focus turn."""
+    has_job = bool(state.get("spec"))
     if has_job and state.get("pending") and has("keep_as_is", text, state["language"]) and not _changes(state):
         # "no, keep it as it was" right after a what-if: its proposal turned down, the plan as it stands answered
         topic = question_topic(text, state["language"], set(), gpus) or "plain"
@@ -50,6 +64,8 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     if (
         request == "off_topic"
         and question_topic(text, state["language"], set(state.get("mentioned") or []), gpus) is None
+        and not has("definition", text, state["language"])  # "what does 'billed per second' mean?" asks what a
+        # term means, the FAQ's to answer ("btw, the weather?" is no such question, "who bills per second?" a tool's)
     ):
         return {"act": "declined", "act_topic": "plain"}  # "what's the weather in Rome tomorrow?"
     reading = read_act(
@@ -93,9 +109,16 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     awaited = set(state.get("awaiting_fields") or []) if not state.get("last_top") else set()
     if awaited and (
         reading.act == "change"
-        or (reading.act in ("what_if", "question") and awaited & set(state.get("mentioned") or []))
+        or (reading.act in ("what_if", "question") and awaited & _answers(state.get("mentioned") or []))
     ):  # completes the job an ask-back asked about ("Llama 3.1 8B", "maybe Llama 3.2 1B?"): the thread's first plan
         update["act"] = "new_job"
+    elif (
+        awaited
+        and reading.act in ("faq", "declined")
+        and any(has(cue, text, state["language"]) for cue in ("job_intent", "ask_gpu"))
+        and not asks_concept(text, state["language"])
+    ):  # "no idea which model, the cheap one": the job the ask-back waits on, still without what it needs
+        update.update(act="ask_back", intent="follow_up", request="plain")
     if state.get("awaiting_new") and set(state.get("mentioned") or []) & {"model", "params_b"}:
         update.update(act="new_job", intent="job_request")  # the other person's job the ask-back asked about
     update["awaiting_new"] = False
@@ -104,6 +127,11 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     if reading.currency and reading.act == "question":
         update["display_currency"] = reading.currency  # later totals show it too
     return update
+
+
+def _answers(mentioned: list[str]) -> set[str]:
+    """The fields an ask-back asked for that the mentioned ones answer (a size answers "which model?")."""
+    return {*mentioned, *(["model"] if "params_b" in mentioned else [])}
 
 
 def states_job(state: dict[str, Any]) -> bool:

@@ -98,3 +98,23 @@ def excluded_reason(ranking: dict[str, Any], language: str) -> str:
         for k, v in sorted(excluded.items(), key=lambda item: -item[1])[:3]
     ]
     return ", ".join(items) or "-"
+
+
+FOCUS_OFFERED = ("epochs", "dataset_examples", "seq_len", "micro_batch_size", "num_gpus", "budget")
+"""The fields a number said alone is asked about, in the order they are offered."""
+
+
+def focus_question(state: dict[str, Any]) -> str:
+    """The question a focus turn asks back: the value of the field it named ("the number of examples is wrong"), or
+    the field of the number it said alone ("16")."""
+    language, spec = state["language"], state.get("spec") or {}
+    t, labels = act_templates(language), templates(language)["field_labels"]
+    focus = state.get("focus") or {}
+    if focus.get("field"):
+        field = focus["field"]
+        key = ("focus_what_if" if focus.get("mode") == "what_if" else "focus_change") + (
+            "" if spec.get(field) is not None else "_unset"
+        )
+        return str(t[key]).format(field=labels[field], value=field_value(field, spec.get(field), None, language))
+    named = [labels[name] for name in FOCUS_OFFERED]
+    return str(t["focus_number"]).format(number=focus.get("value"), fields=", ".join(named), example=named[0])

@@ -6,7 +6,7 @@ import re
 from functools import cache
 
 from agent.language import Quantity
-from agent.parsing.rules.scan import Scan, after, alt, before, cue_before, rx, vocabulary, words
+from agent.parsing.rules.scan import Scan, after, alt, before, cue_before, rx, unit_follows, vocabulary, words
 
 SEQ_K_POWERS = {1, 2, 4, 8, 16, 32, 64, 128, 256}
 """'4k context' means 4096 tokens: a k-size that is a power of two counts in units of 1024."""
@@ -237,22 +237,34 @@ def read_sizes_and_data(scan: Scan) -> None:
 
 KEYWORD_WINDOW = 32
 """Characters before a number where a setting's keyword may end ("epoch-nya jadi 2", "le epoche diventano 3"); the
-words between are at most three, none a number."""
+words between are at most three (four for the items an example count counts), none a number."""
+ITEM_WORD_CHARS = 10
+"""Characters the window grows by for each word allowed beyond three."""
 
 
 def _keyword_numbers(scan: Scan) -> None:
     """Settings written as 'keyword number' ("context 4k", "batch size 8", "epochs: 3", "seq_len=2048")."""
     lex = vocabulary()
     rules = [  # the keyword ends within the window, at most three words before the number ("epoch-nya jadi 2")
-        ("seq_len", lex["seq_keywords"], _seq_value),
-        ("micro_batch_size", lex["batch_keywords"], lambda q: int(q.value)),
-        ("epochs", lex["epoch_units"], lambda q: q.value),
+        ("seq_len", lex["seq_keywords"], _seq_value, 3),
+        ("micro_batch_size", lex["batch_keywords"], lambda q: int(q.value), 3),
+        ("epochs", lex["epoch_units"], lambda q: q.value, 3),
+        # the items counted, then the count: "contoh percakapan sama pembeli ada sekitar 12 ribu", "the Q&A pairs
+        # number about 3000", never a number with a unit of its own ("examples of 512 tokens")
+        ("dataset_examples", lex["example_units"], lambda q: int(q.value), 4),
     ]
-    for name, cues, convert in rules:
+    for name, cues, convert, most_words in rules:
+        window = KEYWORD_WINDOW + ITEM_WORD_CHARS * (most_words - 3)
         if name in scan.values:
             continue
         for q in scan.free():
-            if cue_before(scan, q.start, cues, window=KEYWORD_WINDOW, most_words=3) is None:
+            if cue_before(scan, q.start, cues, window=window, most_words=most_words) is None:
+                continue
+            if name == "dataset_examples" and (
+                unit_follows(scan, q.end)
+                or after(scan, q.end, [w for forms in lex["byte_units"].values() for w in forms]) is not None
+                or not float(q.value).is_integer()
+            ):  # "the manuals come to about 3 GB": a size, not 3 manuals
                 continue
             value = convert(q)
             if value and value > 0 and (name != "micro_batch_size" or float(q.value).is_integer()):

@@ -9,7 +9,7 @@ from functools import cache
 from rapidfuzz import fuzz, process
 
 from agent.parsing.rules.scan import Scan, alt, rx, vocabulary
-from tools.models import ModelArch, all_models, fuzzy_lookup, lookup
+from tools.models import ModelArch, all_models, fuzzy_lookup, lookup, size_from_name
 
 MAX_NAME_TOKENS = 7
 FAMILY_TYPO_CUTOFF = 80.0
@@ -144,6 +144,7 @@ def read_model(scan: Scan) -> None:
             ):
                 continue  # "Llama 3 e 70B": let the size reader see it
             scan.set("model", arch.id)
+            scan.notes.setdefault("model_named", scan.text[start:span_end])
             if guessed:
                 scan.notes.setdefault("model_guess", scan.text[start:span_end])
             scan.claim(_org_start(scan.text, start), span_end)
@@ -163,11 +164,42 @@ def read_model(scan: Scan) -> None:
 
 def read_family_size(scan: Scan) -> None:
     """A family named without its size, the size stated apart ("Llama 3.2 da 3 miliardi", "Qwen 2.5 with 14 billion
-    parameters", "Llama 3 e 70B"): the registry model of that family and size, where the family has one."""
-    family, size = scan.notes.get("model_family"), scan.values.get("params_b")
-    if "model" in scan.values or not family or not size:
+    parameters", "Llama 3 e 70B"): the registry model of that family and size, where the family has one; else the
+    newest of the models whose names hold every word said and that size ("the llama one, 8B": Llama 3.1 8B), as a
+    guess. A model named with another size stated apart ("deepseek r1 distill, the 14b", where "deepseek" alone is
+    DeepSeek V3) is the model of that name and size, where there is one."""
+    size = scan.values.get("params_b")
+    named, family = scan.notes.get("model_named"), scan.notes.get("model_family")
+    if not size or not (family or named):
         return
-    arch = lookup(f"{family} {size:g}b")
+    if "model" in scan.values:
+        if named is None or size_from_name(scan.values["model"]) == size:
+            return
+        arch, guessed = _sized(named, size), False
+    else:
+        arch, guessed = lookup(f"{family} {size:g}b"), False
+        if arch is None or arch.approximate:
+            arch, guessed = _sized(str(family), size), True
     if arch is not None and not arch.approximate:
         scan.values.pop("params_b")
-        scan.set("model", arch.id)
+        scan.values["model"] = arch.id
+        if guessed:
+            scan.notes.setdefault("model_guess", f"{family} {size:g}B")
+
+
+def _sized(name: str, size: float) -> ModelArch | None:
+    """The newest registry model whose id holds every word of `name` and states `size` billions (None if none)."""
+    said = _TOKEN.findall(name.lower())
+    if not said:
+        return None
+    for words in (said, [w for w in said if re.search(r"[a-z]", w)]):  # "the llama one": "one" read as 1 is no version
+        found = [
+            arch
+            for arch in all_models()
+            if size_from_name(arch.id) == size
+            and arch.id.startswith(said[0])  # the family first: "qwen" is not DeepSeek's Qwen distill
+            and all(w in re.split(r"[-_.]", arch.id) or w in arch.id for w in words)
+        ]
+        if found:
+            return max(found, key=lambda arch: [int(n) for n in re.findall(r"\d+", arch.id)])
+    return None

@@ -32,6 +32,8 @@ class Scan:
     """The currency of an amount read as a price per hour or per GPU: a bare total beside it is in that currency."""
     example_tokens: int | None = None
     """One example's length the message states without an example count (a thread's job may have the count)."""
+    text_bytes: float | None = None
+    """The bytes of text a data set was sized in ("2 GB of text"), when its tokens were read from them."""
 
     def free(self) -> list[Quantity]:
         """Numbers no field has claimed yet."""
