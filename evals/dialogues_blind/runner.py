@@ -45,6 +45,8 @@ SPLITS = (
     "shifts_heldout",
     "newcomers_tune",
     "newcomers_heldout",
+    "refs_tune",
+    "refs_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
