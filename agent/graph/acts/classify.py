@@ -286,6 +286,8 @@ def _read(
         return ActReading("question", "alternatives")
     if not fields and asks_which_end(text, language, preference):  # "which one is the fastest?": no switch
         return ActReading("question", "fastest" if preference == "speed" else "cheapest")
+    if asks and has("earlier_plan", text, language):  # "was the first plan cheaper?": a comparison, not an undo
+        return ActReading("question", "earlier", gpus=gpus)
     cleared = clears(text, language)
     hypothetical = asks and has("hypothetical", text, language)  # "torniamo al mio job: e se portassi ...?"
     undo = has("undo", text, language) and not has("language_switch", text, language)  # "balik ke bahasa Indonesia"

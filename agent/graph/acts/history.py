@@ -62,3 +62,31 @@ def _has_setting(plan: dict[str, Any], name: str, value: Any) -> bool:
     if name == "num_gpus" and spec.get("num_gpus") is None:
         return (plan.get("top") or {}).get("total_gpus") == value
     return False
+
+
+def compared(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """The plan against an earlier one ("was the first plan cheaper?", "rispetto a prima quanto risparmio?"): the one
+    whose job has the settings the question names ("than the LoRA plan"), else the first when it says so, else the
+    last; what this plan changed, its rental and how the earlier one differs, from the figures each answer showed."""
+    from agent.graph.acts.classify import has
+    from agent.graph.acts.texts import act_templates, change_words, gap_words, rental
+
+    language, spec = state["language"], state.get("spec") or {}
+    t, plans = act_templates(language), [p for p in state.get("history") or [] if p.get("top")]
+    named = {k: v for k, v in (state.get("parsed") or {}).items() if k != "language"}
+    index = with_settings(plans, named) if named else None
+    if index is None:
+        index = 0 if has("first_plan", state.get("message") or "", language) else len(plans) - 1
+    if index < 0:
+        return [str(t["earlier_none"])]
+    before = plans[index]
+    differs = {k: spec.get(k) for k, v in before["spec"].items() if k != "language" and spec.get(k) != v}
+    gaps = gap_words(before["top"], plan, language)
+    return [
+        str(t["earlier_line"]).format(
+            now=rental(plan, spec, language),
+            what=change_words(differs, language) or "-",
+            before=rental(before["top"], spec, language),
+            gaps=", ".join(gaps) or t["earlier_same"],
+        )
+    ]

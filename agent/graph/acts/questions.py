@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agent.graph.acts import history
 from agent.graph.acts.alternatives import compare, not_first, why_not
 from agent.graph.acts.texts import act_templates, display_cost, rental, with_limits
 from agent.graph.acts.time_questions import cost, duration, within
@@ -361,6 +362,8 @@ def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_p
         return export(state, db_path)
     if topic == "duration":
         return duration(state, plan, db_path)
+    if topic == "earlier":
+        return history.compared(state, plan)
     simple = {
         "region": region,
         "provider": region,
