@@ -47,6 +47,10 @@ SPLITS = (
     "newcomers_heldout",
     "refs_tune",
     "refs_heldout",
+    "mixed_tune",
+    "mixed_heldout",
+    "spot_tune",
+    "spot_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
