@@ -64,7 +64,7 @@ def focus_update(state: dict[str, Any], text: str, gpus: tuple[str, ...]) -> dic
 
 
 def _relative_act(state: dict[str, Any], text: str, gpus: tuple[str, ...]) -> dict[str, Any]:
-    """The act of a message that scales a setting: a what-if when it asks ("e se i dati fossero il doppio?"), about
+    """The act of a message that scales a setting: a what-if when it asks ("e se le epoche raddoppiassero?"), about
     what its question names (cost, time, fit), else a change ("double the epochs")."""
     language = state["language"]
     asking = is_question(text, language) or any(has(c, text, language) for c in ("condition", "hypothetical"))
