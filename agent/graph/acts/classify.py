@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Literal
 
-from agent.graph.acts.clauses import before_closing_question
 from agent.graph.acts.clearing import removed_limits
-from agent.lexicon import language_words
+from agent.graph.acts.cues import before_closing_question, cue_patterns, currency_asked, has, sentences
 from agent.parsing import HARDWARE_FIELDS, JOB_DEFINING, asks_both_ends, parse_fields
-from contract.languages import supported_or_default
 
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
 ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back")
@@ -56,37 +53,6 @@ class ActReading:
     gpus: tuple[str, ...] = ()
 
 
-@cache
-def _cues(language: str) -> dict[str, re.Pattern[str]]:
-    """Compiled cue lists of one language together with English (people mix English words into every language)."""
-    merged: dict[str, list[str]] = {}
-    for lang in dict.fromkeys((language, "en")):
-        data = language_words(supported_or_default(lang), "acts")
-        for name, patterns in data.items():
-            if isinstance(patterns, list):
-                merged.setdefault(name, []).extend(patterns)
-    return {
-        name: re.compile(r"(?<![\w])(?:" + "|".join(f"(?:{p})" for p in patterns) + r")(?![\w])", re.I)
-        for name, patterns in merged.items()
-    }
-
-
-@cache
-def _currency_words(language: str) -> dict[str, re.Pattern[str]]:
-    """Currency code -> pattern of the words naming it (the language's and English)."""
-    words: dict[str, list[str]] = {}
-    for lang in dict.fromkeys((language, "en")):
-        for code, patterns in language_words(lang, "acts")["currencies"].items():
-            words.setdefault(code, []).extend(patterns)
-    return {code: re.compile(r"(?<![\w])(?:" + "|".join(p) + r")(?![\w])", re.I) for code, p in words.items()}
-
-
-def has(cue: str, text: str, language: str) -> bool:
-    """Whether a cue list of the language matches the text."""
-    pattern = _cues(language).get(cue)
-    return bool(pattern and pattern.search(text))
-
-
 def is_question(text: str, language: str) -> bool:
     """A question: a question mark, or a question word first in a message that does not end as a statement ("why 24
     GPUs", "berapa node"; not "Meglio accorciare la sequenza a 2048.")."""
@@ -95,7 +61,7 @@ def is_question(text: str, language: str) -> bool:
         return True
     if stripped.endswith((".", "!")):  # "Meglio accorciare la sequenza a 2048." decides; it does not ask
         return False
-    start = _cues(language).get("question_start")
+    start = cue_patterns(language).get("question_start")
     return bool(
         start
         and start.match(
@@ -107,7 +73,7 @@ def is_question(text: str, language: str) -> bool:
 def asks_unmarked(text: str, language: str) -> bool:
     """A question typed without its mark: a question word anywhere ("klo ga pake spot brp", "e con le spot costa
     quanto", "and on spot how much") or a question tag at the end ("muat ga")."""
-    cues = _cues(language)
+    cues = cue_patterns(language)
     words, tags = cues.get("question_words"), cues.get("question_tags")
     if words and words.search(text):
         return True
@@ -118,14 +84,6 @@ def asks_why_rather(text: str, language: str) -> bool:
     """ "X and not Y?" asked with a why ("why that card and not a T4?", "perché QLoRA e non LoRA?"): a contrast is a
     why-not only when the user asks why; "with LoRA rather than QLoRA, how much?" is a what-if."""
     return has("contrast", text, language) and has("why", text, language)
-
-
-def currency_asked(text: str, language: str) -> str | None:
-    """The currency a question asks the total in ("how much is that in rupiah?"), if any."""
-    for code, pattern in _currency_words(language).items():
-        if pattern.search(text):
-            return code
-    return None
 
 
 def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, ...]) -> str | None:
@@ -149,12 +107,6 @@ def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, 
     if has("nodes", text, language) and not fields - {"num_gpus"}:
         return "count"
     return None
-
-
-def sentences(text: str, *, colon: bool = False) -> list[str]:
-    """The message's sentences (split after . ? ! ; and, with `colon`, after ':' as well), blank ones dropped."""
-    marks = ".?!;:" if colon else ".?!;"
-    return [c for c in re.split(rf"(?<=[{marks}])\s+|\n+", text) if c.strip()]
 
 
 def inverse_clause(text: str, language: str) -> str:
@@ -221,6 +173,9 @@ def read_act(
     # "ok, 2 epochs: how long will it take?": a change stated before the question (not the hardware a question is
     # about, "a colleague quoted 2 A100s, how does that compare?", nor what the job already has)
     stated = _stated_before_question(text, language, fields - set(restated) - HARDWARE) if has_job else set()
+    spot = _about_spot(text, language, fields, set(restated), gpus) if has_job else None
+    if spot is not None:
+        return spot
     reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference, stated)
     return (
         ActReading(reading.act, reading.topic, reading.clears, drops, reading.currency, reading.count, reading.gpus)
@@ -302,7 +257,9 @@ def _read(
             return ActReading("change", clears=cleared)
         return _question_act(text, fields, language, gpus, preference, cleared)
     topic = question_topic(text, language, fields, gpus)
-    if topic in ("compare", "export", "memory", "currency", "topology") and (len(gpus) >= 2 or not fields):
+    if topic in ("compare", "export", "memory", "currency", "topology") and (
+        len(gpus) >= 2 or not fields or (topic == "export" and fields <= {"interruptible_ok"})
+    ):  # "export the on-demand plan to SkyPilot": the plan it describes
         return ActReading("question", topic, currency=currency_asked(text, language), gpus=gpus)
     if cleared or fields:
         return ActReading("change", "clear" if cleared and not fields else "plain", clears=cleared)
@@ -311,6 +268,20 @@ def _read(
     if preference:
         return ActReading("change", "prefer")
     return ActReading(_without_job(base_intent) if base_intent != "follow_up" else "question", gpus=gpus)
+
+
+def _about_spot(
+    text: str, language: str, fields: set[str], restated: set[str], gpus: tuple[str, ...]
+) -> ActReading | None:
+    """A question about the plan's spot use ("on spot or not?", "the spot discount in percent?", "the spot and
+    on-demand totals side by side"; "is spot worth it?" when the job allows spot already): the plan's spot use; a
+    total asked on condition of spot the job does not allow yet ("if spot were allowed, the total?") proposes it."""
+    worth = "interruptible_ok" in restated and has("spot_worth", text, language)
+    if not fields <= {"interruptible_ok"} or not (worth or has("spot_question", text, language)):
+        return None
+    topic = question_topic(text, language, fields, gpus)
+    proposes = fields - restated and has("condition", text, language) and topic in ("cost", "duration")
+    return ActReading("what_if" if proposes else "question", topic if proposes else "spot_risk", gpus=gpus)
 
 
 def _without_job(base_intent: str) -> Act:
@@ -324,7 +295,7 @@ def _question_act(
     """A question inside a job thread: what-if, a question about the plan, or a change asked as a question."""
     currency = currency_asked(text, language)
     topic = question_topic(text, language, fields, gpus)
-    hypothetical = has("hypothetical", text, language) or has("fit", text, language)
+    hypothetical = any(has(cue, text, language) for cue in ("hypothetical", "fit", "condition"))
     if fields == {"deadline_hours"} and not has("change", text, language) and not hypothetical:
         return ActReading("question", "within", gpus=gpus)  # "can it be done in 12 hours?": yes or no, job kept
     if fields and topic != "compare" and has("compare_request", text, language):  # "compare 8 GPUs with 16": that
@@ -353,8 +324,9 @@ def _question_act(
     return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
 
 
-ASKING = ("condition", "hypothetical", "fit", "inverse", "why_not")
-"""Cue lists that make a clause part of the question ("if we did 2 epochs", "why not B200"), not a statement."""
+ASKING = ("condition", "hypothetical", "fit", "inverse", "why_not", "hearsay")
+"""Cue lists that make a clause part of the question ("if we did 2 epochs", "why not B200"), or what others say
+("some providers list a market price as on-demand"), not a statement of what the user wants."""
 
 
 def _stated_before_question(text: str, language: str, fields: set[str]) -> set[str]:

@@ -68,7 +68,7 @@ def compared(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     """The plan against an earlier one ("was the first plan cheaper?", "rispetto a prima quanto risparmio?"): the one
     whose job has the settings the question names ("than the LoRA plan"), else the first when it says so, else the
     last; what this plan changed, its rental and how the earlier one differs, from the figures each answer showed."""
-    from agent.graph.acts.classify import has
+    from agent.graph.acts.cues import has
     from agent.graph.acts.texts import act_templates, change_words, gap_words, rental
 
     language, spec = state["language"], state.get("spec") or {}

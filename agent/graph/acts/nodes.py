@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.graph.acts import history, inverse, questions, what_if
-from agent.graph.acts.classify import HARDWARE, asks_concept, has, question_topic, read_act
+from agent.graph.acts.classify import HARDWARE, asks_concept, question_topic, read_act
+from agent.graph.acts.cues import has
 from agent.graph.acts.gpu_mentions import named_gpus
 from agent.graph.acts.subject import PLAN_ACTS
 from agent.graph.acts.texts import act_templates, rental

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.graph.acts.classify import HARDWARE, has, is_question, sentences
+from agent.graph.acts.classify import HARDWARE, is_question
+from agent.graph.acts.cues import has, sentences
 from agent.writing import same_rental
 from contract.jobspec import JobSpec
 
