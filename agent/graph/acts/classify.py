@@ -74,10 +74,8 @@ def asks_unmarked(text: str, language: str) -> bool:
     """A question typed without its mark: a question word anywhere ("klo ga pake spot brp", "e con le spot costa
     quanto", "and on spot how much") or a question tag at the end ("muat ga")."""
     cues = cue_patterns(language)
-    words, tags = cues.get("question_words"), cues.get("question_tags")
-    if words and words.search(text):
-        return True
-    return bool(tags and re.search(rf"(?:{tags.pattern})\W*$", text.strip()))
+    words = cues.get("question_words")
+    return bool(words and words.search(text)) or _tagged(text, language)
 
 
 def asks_why_rather(text: str, language: str) -> bool:
@@ -88,7 +86,9 @@ def asks_why_rather(text: str, language: str) -> bool:
 
 def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, ...]) -> str | None:
     """What a question about the plan asks, or None when no topic cue matches."""
-    compares = has("compare", text, language)
+    compares = has("compare", text, language) or (  # "the difference between LoRA and QLoRA here": this plan's
+        has("difference", text, language) and has("this_case", text, language)  # (without "here", the FAQ's)
+    )
     if (
         len(gpus) >= 2
         or (len(gpus) == 1 and compares and has("plan_ref", text, language))  # "2 H100s: compared with your plan?"
@@ -176,6 +176,14 @@ def read_act(
     spot = _about_spot(text, language, fields, set(restated), gpus) if has_job else None
     if spot is not None:
         return spot
+    if (
+        has_job
+        and "budget" in restated  # the job's own budget: a new amount in a fit question is a what-if of it
+        and not set(mentioned) & HARDWARE
+        and asks_fit(text, language)
+        and not has("inverse", text, language)  # "with that budget, the largest model that fits?"
+    ):
+        return ActReading("question", "limits", gpus=gpus)  # "is our $50 enough?": the plan against the budget
     reading = _read(text, fields, language, base_intent, has_job, pending, gpus, preference, stated)
     return (
         ActReading(reading.act, reading.topic, reading.clears, drops, reading.currency, reading.count, reading.gpus)
@@ -357,7 +365,16 @@ def asks_fit(text: str, language: str) -> bool:
     """A clause (with the mark that ends it) asks whether the job fits ("I have a 4090 at home, does it fit?", "ci
     sta?"); "non basta, cosa noleggio?" says it does not and asks something else."""
     clauses = re.findall(r"[^.;!?,]+[.;!?,]*", text)
-    return any(clause.rstrip().endswith("?") and has("fit", clause, language) for clause in clauses)
+    return any(
+        (clause.rstrip().endswith("?") or _tagged(clause, language)) and has("fit", clause, language)
+        for clause in clauses
+    )  # "sulla mia 4090 ci sta o no": a question tag asks as a mark does
+
+
+def _tagged(text: str, language: str) -> bool:
+    """A clause that ends with a question tag ("o no", "or not", "muat ga")."""
+    tags = cue_patterns(language).get("question_tags")
+    return bool(tags and re.search(rf"(?:{tags.pattern})\W*$", text.strip()))
 
 
 def _count_in(text: str) -> int | None:
