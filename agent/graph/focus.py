@@ -28,7 +28,7 @@ def focus_update(state: dict[str, Any], text: str, gpus: tuple[str, ...]) -> dic
     """The act of a turn that gives half of a setting, or the other half of the one the last turn left open
     (agent.parsing.focus): a field named without its value, with a claim that it is wrong, asks for the value; one
     asked about in a condition ("if I add epochs, how much?") asks which value to try; a lone number after a
-    what-if's question is that what-if. None for any other turn."""
+    what-if's question is that what-if; a setting scaled by a factor is that value. None for any other turn."""
     language, focus, mentioned = state["language"], state.get("focus") or {}, state.get("mentioned") or []
     if focus.get("mode") == "what_if" and focus["field"] in mentioned and lone_number(text, language) is not None:
         return FOCUS_STEP | {"act": "what_if", "act_topic": focus.get("topic") or "plain"}  # "2" after "more epochs?"

@@ -13,11 +13,10 @@ from functools import cache
 from typing import Any
 
 from agent.language import Quantity, find_quantities
+from agent.parsing.rules.data import SEQ_K_POWERS  # '4k' said of a sequence is 4,096 tokens
 from agent.parsing.rules.scan import alt, prepare, vocabulary
 from contract.languages import LANGUAGES
 
-SEQ_K_POWERS = {1, 2, 4, 8, 16, 32, 64, 128}
-"""'4k' said of a sequence is 4,096 tokens (as the parser reads it)."""
 FILLER_WORDS = 2
 """A number said alone may come with this many other words ("ok, 16", "16 then", "facciamo 16")."""
 
