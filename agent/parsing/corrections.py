@@ -26,6 +26,15 @@ NUMBER_FIELDS = (
     "deadline_hours",
 )
 """Job fields a bare number may correct, in the order a tie is settled."""
+FRACTIONAL_FIELDS = ("epochs", "deadline_hours")
+"""Number fields that keep a fraction ("1.5 epochs", "36.5 hours"); the others are whole counts."""
+
+
+def as_field_value(field: str, value: float) -> float | int:
+    """A number read for `field` as that field's value: kept for epochs and hours, truncated to a count otherwise."""
+    return value if field in FRACTIONAL_FIELDS else int(value)
+
+
 SEQUENCE_SIZED = 32_768
 """Token counts up to this are sequence lengths people set, not a data set, in a job whose data is already sized."""
 DATA_OVER_SEQUENCE = 100
@@ -63,7 +72,7 @@ def corrected_number(text: str, spec: dict[str, Any]) -> dict[str, Any]:
         for field in NUMBER_FIELDS:
             current = spec.get(field)
             if current is not None and float(current) == old:
-                return {field: new if field in ("epochs", "deadline_hours") else int(new)}
+                return {field: as_field_value(field, new)}
     return {}
 
 
@@ -82,7 +91,7 @@ def pending_number(text: str, pending: dict[str, Any] | None, order: float = PEN
     if value <= 0 or len(named) != 1 or not _same_order(value, (pending or {})[named[0]], order):
         return {}
     field = named[0]
-    return {field: value if field in ("epochs", "deadline_hours") else int(value)}
+    return {field: as_field_value(field, value)}
 
 
 SAME_ORDER = 8.0
@@ -122,7 +131,7 @@ def sized_like(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     near = [name for name in NUMBER_FIELDS if value > 0 and _same_order(value, spec.get(name))]
     if len(near) != 1:
         return {}
-    return {near[0]: value if near[0] in ("epochs", "deadline_hours") else int(value)}
+    return {near[0]: as_field_value(near[0], value)}
 
 
 def _sequence_not_data(found: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:

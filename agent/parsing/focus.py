@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any
 
 from agent.language import Quantity, find_quantities
+from agent.parsing.corrections import FRACTIONAL_FIELDS
 from agent.parsing.rules.data import SEQ_K_POWERS  # '4k' said of a sequence is 4,096 tokens
 from agent.parsing.rules.scan import alt, prepare, vocabulary
 from contract.languages import LANGUAGES
@@ -21,14 +22,21 @@ FILLER_WORDS = 2
 """A number said alone may come with this many other words ("ok, 16", "16 then", "facciamo 16")."""
 
 
+def _every_language(key: str) -> dict[str, list[str]]:
+    """A per-language table of word lists (prompts/<lang>/words/parsing.json `key`), every language's lists of one
+    name joined (people mix languages)."""
+    merged: dict[str, list[str]] = {}
+    for lang in LANGUAGES:
+        for name, found in vocabulary()[key][lang].items():
+            merged.setdefault(name, []).extend(found)
+    return merged
+
+
 @cache
 def _field_patterns() -> dict[str, re.Pattern[str]]:
     """Per field, the words that name it without a number, every language's (prompts/<lang>/words/parsing.json
     "field_names": "the epochs", "jumlah GPU", not "the GPU", which is the card), an Indonesian '-nya' allowed."""
-    merged: dict[str, list[str]] = {}
-    for lang in LANGUAGES:
-        for name, found in vocabulary()["field_names"][lang].items():
-            merged.setdefault(name, []).extend(found)
+    merged = _every_language("field_names")
     return {
         name: re.compile(r"(?<![\w])" + alt(found) + r"(?:-?nya)?(?![\w])", re.IGNORECASE)
         for name, found in merged.items()
@@ -76,7 +84,7 @@ def field_value(field: str, q: Quantity, spec: dict[str, Any]) -> dict[str, Any]
     if field == "budget":
         budget = spec.get("budget")
         return {"budget": {"amount": q.value, "currency": budget["currency"]}} if budget else {}
-    if field in ("epochs", "deadline_hours"):
+    if field in FRACTIONAL_FIELDS:
         return {field: q.value}
     if field == "seq_len" and q.scale == 1000 and q.number in SEQ_K_POWERS:
         return {field: int(q.number) * 1024}
@@ -109,11 +117,7 @@ FACTORS = {"double": 2.0, "triple": 3.0, "half": 0.5}
 def _scale_patterns() -> dict[str, re.Pattern[str]]:
     """Per scale word kind (times, double, triple, half, data), every language's words (prompts/<lang>/words/
     parsing.json "scale_words")."""
-    merged: dict[str, list[str]] = {}
-    for lang in LANGUAGES:
-        for kind, found in vocabulary()["scale_words"][lang].items():
-            merged.setdefault(kind, []).extend(found)
-    patterns = {kind: alt(found) for kind, found in merged.items() if found}
+    patterns = {kind: alt(found) for kind, found in _every_language("scale_words").items() if found}
     patterns["times"] = r"(\d+(?:[.,]\d+)?)\s*" + patterns["times"]
     return {kind: re.compile(r"(?<![\w.,])" + p + r"(?![\w])", re.IGNORECASE) for kind, p in patterns.items()}
 
@@ -135,4 +139,4 @@ def scaled(text: str, lang: str, spec: dict[str, Any]) -> dict[str, Any]:
     if not factor or factor <= 0 or field is None or field == "budget" or not spec.get(field):
         return {}
     value = float(spec[field]) * factor
-    return {field: value if field in ("epochs", "deadline_hours") else max(1, round(value))}
+    return {field: value if field in FRACTIONAL_FIELDS else max(1, round(value))}

@@ -9,8 +9,7 @@ import re
 from functools import cache
 from typing import NamedTuple
 
-from agent.lexicon import language_words
-from contract.languages import supported_or_default
+from agent.graph.acts.cues import acts_words
 
 VERB_FIRST_GAP = 4
 """Words at most between a removing verb and the limit it removes ("togli pure il limite di budget")."""
@@ -43,8 +42,8 @@ def _grammar(language: str) -> _Grammar:
     verbs: list[str] = []
     negations: list[str] = []
     limits: dict[str, list[str]] = {}
-    for lang in dict.fromkeys((supported_or_default(language), "en")):
-        removal = language_words(lang, "acts")["removal"]
+    for data in acts_words(language):
+        removal = data["removal"]
         verbs += removal["verbs"]
         negations += removal["negations"]
         for field, names in removal["limits"].items():

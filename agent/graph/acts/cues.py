@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from agent.lexicon import language_words
 from contract.languages import supported_or_default
@@ -25,12 +26,17 @@ def before_closing_question(text: str) -> str | None:
     return stripped[: ends[-1]] if ends else None
 
 
+def acts_words(language: str) -> list[dict[str, Any]]:
+    """The act word lists (prompts/<lang>/words/acts.json) of the language, then English's (people mix English
+    words into every language): each reader joins the lists it needs from them."""
+    return [language_words(lang, "acts") for lang in dict.fromkeys((supported_or_default(language), "en"))]
+
+
 @cache
 def cue_patterns(language: str) -> dict[str, re.Pattern[str]]:
     """Compiled cue lists of one language together with English (people mix English words into every language)."""
     merged: dict[str, list[str]] = {}
-    for lang in dict.fromkeys((language, "en")):
-        data = language_words(supported_or_default(lang), "acts")
+    for data in acts_words(language):
         for name, patterns in data.items():
             if isinstance(patterns, list):
                 merged.setdefault(name, []).extend(patterns)
@@ -44,8 +50,8 @@ def cue_patterns(language: str) -> dict[str, re.Pattern[str]]:
 def _currency_words(language: str) -> dict[str, re.Pattern[str]]:
     """Currency code -> pattern of the words naming it (the language's and English)."""
     words: dict[str, list[str]] = {}
-    for lang in dict.fromkeys((language, "en")):
-        for code, patterns in language_words(lang, "acts")["currencies"].items():
+    for data in acts_words(language):
+        for code, patterns in data["currencies"].items():
             words.setdefault(code, []).extend(patterns)
     return {code: re.compile(r"(?<![\w])(?:" + "|".join(p) + r")(?![\w])", re.I) for code, p in words.items()}
 

@@ -253,6 +253,7 @@ def _keyword_numbers(scan: Scan) -> None:
         # number about 3000", never a number with a unit of its own ("examples of 512 tokens")
         ("dataset_examples", lex["example_units"], lambda q: int(q.value), 4),
     ]
+    byte_units = [w for forms in lex["byte_units"].values() for w in forms]  # "3 GB" is a size, not 3 items
     for name, cues, convert, most_words in rules:
         window = KEYWORD_WINDOW + ITEM_WORD_CHARS * (most_words - 3)
         if name in scan.values:
@@ -262,7 +263,7 @@ def _keyword_numbers(scan: Scan) -> None:
                 continue
             if name == "dataset_examples" and (
                 unit_follows(scan, q.end)
-                or after(scan, q.end, [w for forms in lex["byte_units"].values() for w in forms]) is not None
+                or after(scan, q.end, byte_units) is not None
                 or not float(q.value).is_integer()
             ):  # "the manuals come to about 3 GB": a size, not 3 manuals
                 continue

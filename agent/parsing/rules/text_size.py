@@ -16,13 +16,13 @@ def read_text_size(scan: Scan) -> None:
     if "dataset_tokens" in scan.values:
         return
     lex = vocabulary()
-    units = {float(scale): forms for scale, forms in lex["byte_units"].items()}
+    units = {float(scale): rx(r"\s*" + alt(forms) + r"(?![\w])") for scale, forms in lex["byte_units"].items()}
+    said = rx(r"(?:\s+[\w'’-]+){0," + str(MAX_WORDS_TO_TEXT) + r"}?\s+" + alt(lex["text_words"]) + r"(?![\w])")
     for q in scan.free():
-        for scale, forms in units.items():
-            unit = rx(r"\s*" + alt(forms) + r"(?![\w])").match(scan.text, q.end)
+        for scale, pattern in units.items():
+            unit = pattern.match(scan.text, q.end)
             if unit is None:
                 continue
-            said = rx(r"(?:\s+[\w'’-]+){0," + str(MAX_WORDS_TO_TEXT) + r"}?\s+" + alt(lex["text_words"]) + r"(?![\w])")
             if said.match(scan.text, unit.end()) is None:
                 continue
             from tools.jobtime import tokens_in_text  # the job-time model's rule, imported when a size is said
