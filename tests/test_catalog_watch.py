@@ -23,6 +23,7 @@ from tests.web_server import serve, test_settings
 from tools.catalog import build_from_snapshot
 from web.compare.store import store_path
 from web.serving import CatalogWatch
+from web.serving.catalog_watch import version_of
 
 FAST = 0.05
 """Seconds between looks in the unit tests."""
@@ -162,6 +163,9 @@ def test_the_server_prepares_a_new_catalog_file_before_anyone_asks(tmp_path: Pat
         os.replace(tmp_path / "incoming.sqlite", catalog)
         assert not store_path(catalog).exists()
         assert _until(lambda: store_path(catalog).exists(), 60), "the new version's store was not built"
+        # the store may also come from the startup's own build; the candidates are the watch's to prepare
+        watch = running.app.state.resources.catalog_watch
+        assert _until(lambda: watch.prepared == version_of(catalog), 60), "the new version was not prepared"
         reads: list[str] = []
         original = candidates_module.candidate_rows
 

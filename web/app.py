@@ -110,7 +110,7 @@ def create_app(settings: ServerSettings | None = None, *, advisor_factory: Advis
 
             warm_store(res.catalog_path)  # the /compare table's store, prepared in the background
         res.advisor = await run_blocking(executor, advisor_factory, settings)
-        watch = _watch_catalog(settings, res)
+        watch = res.catalog_watch = _watch_catalog(settings, res)
         try:
             yield
         finally:

@@ -27,6 +27,8 @@ class AppResources:
     """agent.service.Advisor once loaded."""
     catalog_path: Path | None = None
     """The offers database the tool endpoints query."""
+    catalog_watch: Any = None
+    """web.serving.CatalogWatch while the server watches its catalog file for new versions (None otherwise)."""
 
 
 def resources(request: Request) -> AppResources:

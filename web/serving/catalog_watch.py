@@ -38,6 +38,8 @@ class CatalogWatch:
 
     def __init__(self, path: Path, prepare: Callable[[Path], object], *, interval_s: float):
         self.path, self.prepare, self.interval_s = path, prepare, interval_s
+        self.prepared: Version | None = None
+        """The last version whose preparation finished (None before the first)."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="catalog-watch", daemon=True)
 
@@ -70,6 +72,7 @@ class CatalogWatch:
             prepared = now
             try:
                 self.prepare(self.path)
+                self.prepared = now
             except Exception as error:  # a file that is not a catalog: the first request says what is wrong
                 reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
                 _log.warning("catalog %s not prepared: %s", self.path, reason)
