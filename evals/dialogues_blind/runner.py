@@ -51,6 +51,10 @@ SPLITS = (
     "mixed_heldout",
     "spot_tune",
     "spot_heldout",
+    "where_tune",
+    "where_heldout",
+    "long_tune",
+    "long_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
