@@ -86,6 +86,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "act_count": None,
     "act_target": None,
     "act_drops": [],
+    "act_listed": None,
     "restored": False,
     "undo_missing": False,
     "adopt_missing": False,

@@ -10,6 +10,7 @@ from typing import Any
 from agent import writing
 from agent.graph import acts
 from agent.graph.acts.gpu_mentions import named_gpus
+from agent.graph.listed import listed_by_recommendation
 from agent.graph.questions import (
     FIT_CHECK_GPU,
     comparison,
@@ -251,6 +252,7 @@ def write_node(state: AgentState, db_path: Path | None = None) -> dict[str, Any]
         "answer_kind": kind,
         "verdict": found,
         "last_top": rental_summary(top) or state.get("last_top"),
+        "listed": listed_by_recommendation(dict(state), top, kind == "recommendation" and not follow),
         "last_kind": kind,
     }
 

@@ -67,6 +67,11 @@ class AgentState(TypedDict, total=False):
     """The preference at the start of the turn (kept with a plan this turn replaces, for undo)."""
     last_top: dict[str, Any] | None
     """The previous recommendation's rental (persists), so a follow-up can say what it was before."""
+    listed: list[dict[str, Any]]
+    """The rentals the last job answer ranked first (persists): what "the second option" or "the one in Europe you
+    listed" refers to (agent.graph.listed)."""
+    act_listed: dict[str, Any] | None
+    """This turn's reference to a listed rental (agent.graph.listed.Reference), for its answer."""
     hardware_subject: dict[str, Any]
     """The job's hardware a fit question asked about and its answer did not rent, {"fields", "no"} (persists): later
     turns rank the plan without it, as that answer's rental was (agent.graph.acts.subject.hardware_subject)."""

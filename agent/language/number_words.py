@@ -236,6 +236,9 @@ def _runs(text: str) -> list[tuple[int, int, list[Piece], str | None]]:
             j = k + 1
         scale_word = _final_scale_word(last_word, pieces)
         alone = len(pieces) == 1 and not article
+        if alone and _pronoun(tokens, i, lang):
+            i = j
+            continue  # "compared to this one", "the cheaper one": a thing, not a number
         if alone and (
             scale_word in _plural_scales() or (pieces[0][0] == "scale" and re.search(r"\d\s*$", text[:start]))
         ):
@@ -255,6 +258,23 @@ def _next_number_word(tokens: list[tuple[int, int, str]], j: int, lang: str) -> 
         if tokens[k][2] not in glue:
             return None
     return None
+
+
+def _pronoun(tokens: list[tuple[int, int, str]], i: int, lang: str) -> bool:
+    """Whether number word i stands for a thing ("this one", "which one", "the cheaper one"): a pronoun word of its
+    language after a determiner of the list, or after "the" and one more word; "the one GPU" is still a number."""
+    rules = tables(lang).get("pronoun") or {}
+    if tokens[i][2] not in rules.get("words", ()) or i == 0:
+        return False
+    if (
+        i + 1 < len(tokens)
+        and _pieces(tokens[i + 1][2]) is None
+        and rules.get("after_the")
+        and tokens[i - 1][2] == "the"
+    ):
+        return False  # "the one GPU we have", "the one in Europe" alike: read by what follows elsewhere
+    before = tokens[i - 1][2]
+    return before in rules.get("after", ()) or (bool(rules.get("after_the")) and i >= 2 and tokens[i - 2][2] == "the")
 
 
 @cache

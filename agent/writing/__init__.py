@@ -14,6 +14,7 @@ from agent.writing.format import (
     token_count,
 )
 from agent.writing.job import (
+    alternatives_shown,
     field_value,
     follow_up,
     limits_line,
@@ -29,6 +30,7 @@ from agent.writing.questions import compare, rental_for, spot_delta, yes_no
 from agent.writing.verdict_card import rental_summary, verdict
 
 __all__ = [
+    "alternatives_shown",
     "ask_back",
     "assumption_lines",
     "binding_limit_line",

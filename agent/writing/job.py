@@ -180,6 +180,23 @@ def missed_limits(offer: dict[str, Any], spec: dict[str, Any], language: str) ->
     return t["alt_misses"].format(misses=t["limits_join"].join(missed)) if missed else ""
 
 
+def alternatives_shown(ranking: dict[str, Any], top: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The offers a recommendation shows beside its plan, in order, each with its template key: the on-demand plan
+    within the limits when the plan is spot, the cheapest and the fastest (each once, none the plan itself)."""
+    on_demand = ranking.get("on_demand_alternative") if top.get("spot") else None
+    shown: list[dict[str, Any]] = [top]
+    found = []
+    for key, offer in (
+        ("alt_on_demand_short", on_demand),
+        ("alt_cheapest_short", ranking.get("cheapest_that_fits")),
+        ("alt_fastest_short", ranking.get("fastest")),
+    ):
+        if offer and not any(same_rental(offer, seen) for seen in shown):
+            shown.append(offer)
+            found.append((key, offer))
+    return found
+
+
 def alternatives_line(ranking: dict[str, Any], top: dict[str, Any], spec: dict[str, Any], language: str) -> str | None:
     """Beside the recommended offer, in one line: the on-demand plan within the limits when the headline is spot,
     then the cheapest and the fastest offers, each with the limits it misses."""
@@ -190,16 +207,8 @@ def alternatives_line(ranking: dict[str, Any], top: dict[str, Any], spec: dict[s
         if top.get("spot") and on_demand is None and (spec.get("budget") or spec.get("deadline_hours"))
         else None
     )
-    shown: list[dict[str, Any]] = [top]
     items = []
-    for key, offer in (
-        ("alt_on_demand_short", on_demand),
-        ("alt_cheapest_short", ranking.get("cheapest_that_fits")),
-        ("alt_fastest_short", ranking.get("fastest")),
-    ):
-        if not offer or any(same_rental(offer, seen) for seen in shown):
-            continue
-        shown.append(offer)
+    for key, offer in alternatives_shown(ranking, top):
         items.append(
             t[key].format(
                 gpus=offer["total_gpus"],

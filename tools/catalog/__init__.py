@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from tools.catalog.query import read_meta as read_meta
     from tools.catalog.query import resolve_db_path as resolve_db_path
     from tools.catalog.query import wish_filters as wish_filters
+    from tools.catalog.regions import expand_region as expand_region
     from tools.catalog.regions import place_names as place_names
     from tools.catalog.shapes import Evaluation as Evaluation
     from tools.catalog.shapes import OfferGroup as OfferGroup
@@ -97,6 +98,7 @@ FACE = {
     "ensure_catalog": "query",
     "ensure_db": "query",
     "evaluate": "shapes",
+    "expand_region": "regions",
     "evaluate_many": "shapes",
     "held_of": "shapes",
     "keep_aside": "store",

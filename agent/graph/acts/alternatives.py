@@ -23,7 +23,7 @@ from agent.writing import headline_reason, hours, money, number, same_rental, si
 from tools.ranking import lead_over
 
 
-def _top_for(
+def top_for(
     state: dict[str, Any], update: dict[str, Any], db_path: Path
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The best offer for the job with `update` applied (the job itself untouched), ranked as the plan is, and that
@@ -54,7 +54,7 @@ def compare(state: dict[str, Any], db_path: Path) -> list[str]:
         options = [(names.get(m, m), {"method": m}) for m in methods]
     lines, found = [], []
     for name, update in options:
-        top, ranking = _top_for(state, update, db_path)
+        top, ranking = top_for(state, update, db_path)
         if top is None:
             lines.append(t["compare_item_none"].format(name=name, reason=excluded_reason(ranking, language)))
         else:
@@ -98,7 +98,7 @@ def why_not(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> tuple
         method = update.get("method")
         words = templates(language)["method_names"].get(method, method) if set(update) == {"method"} else None
         name = words or change_words(update, language) or "?"
-    other, ranking = _top_for(state, update, db_path)
+    other, ranking = top_for(state, update, db_path)
     if other is None:
         return [t["why_not_none"].format(name=name, reason=excluded_reason(ranking, language))], None
     switch = {k: v for k, v in update.items() if v != spec.get(k)}

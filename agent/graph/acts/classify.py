@@ -16,6 +16,8 @@ Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "fa
 ACTS: tuple[str, ...] = ("new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back")
 HARDWARE = HARDWARE_FIELDS
 TOPIC_ORDER: tuple[str, ...] = (
+    "summary",
+    "recall",
     "limits",
     "export",
     "currency",
@@ -99,6 +101,8 @@ def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, 
         return "least_cost"
     for topic in TOPIC_ORDER:
         if has(topic, text, language) or (topic == "why_not" and asks_why_rather(text, language)):
+            if topic == "recall" and (fields or not ("?" in text or is_question(text, language))):
+                continue  # "I told you 3 epochs": a change, not a question about what was said
             if topic == "currency" and not currency_asked(text, language):
                 continue
             if topic == "why_not" and not (gpus or fields & {"providers", "method", "interruptible_ok"}):

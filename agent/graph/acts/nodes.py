@@ -13,6 +13,7 @@ from agent.graph.acts.gpu_mentions import named_gpus
 from agent.graph.acts.subject import PLAN_ACTS
 from agent.graph.acts.texts import act_templates, rental
 from agent.graph.focus import focus_update, number_alone
+from agent.graph.listed import listed_by_question, listed_update
 from agent.parsing import asks_to_act_for_user
 from agent.writing import rental_summary, verdict
 
@@ -46,7 +47,8 @@ def act_update(state: dict[str, Any], intent: str, request: str, preference: str
     if asks_to_act_for_user(text):  # keys, logins, "launch it for me": declined, with what to do instead
         return {"act": "declined", "act_topic": "credentials", "intent": "out_of_scope", "focus": None}
     gpus = named_gpus(text)
-    focus = focus_update(state, text, gpus) if has_job and intent != "injection" else None
+    about_job = has_job and intent != "injection"
+    focus = (focus_update(state, text, gpus) or listed_update(state, text, gpus)) if about_job else None
     update = focus or _act_update(state, text, gpus, intent, request, preference)
     if has_job and update["act"] in ("declined", "faq") and intent != "injection":
         update = number_alone(state, text) or update  # "16", which nothing else reads
@@ -62,6 +64,8 @@ def _act_update(
         # "no, keep it as it was" right after a what-if: its proposal turned down, the plan as it stands answered
         topic = question_topic(text, state["language"], set(), gpus) or "plain"
         return {"act": "question", "act_topic": topic, "pending": None, "intent": "follow_up", "request": "plain"}
+    if has("write_other", text, state["language"]):  # "can you write my thesis abstract too?": not our work
+        return {"act": "declined", "act_topic": "plain", "intent": "out_of_scope"}
     if (
         request == "off_topic"
         and question_topic(text, state["language"], set(state.get("mentioned") or []), gpus) is None
@@ -108,6 +112,9 @@ def _act_update(
         update.update(act="undo", act_topic="plain", act_target=named, intent="follow_up")
     elif named and reading.act == "undo" and not reading.count and not state.get("history"):
         update.update(act="change", act_topic="plain", intent="follow_up")  # "torna alle 2 epoche", no plan before
+    elif named and reading.act in ("change", "what_if", "question") and _asks_of_plan_named(state, text, named):
+        # "what did the 4B plan cost compared to this one?": an earlier plan named by a setting it had
+        update.update(act="question", act_topic="earlier", intent="follow_up", request="plain")
     awaited = set(state.get("awaiting_fields") or []) if not state.get("last_top") else set()
     if awaited and (
         reading.act == "change"
@@ -129,6 +136,19 @@ def _act_update(
     if reading.currency and reading.act == "question":
         update["display_currency"] = reading.currency  # later totals show it too
     return update
+
+
+def _asks_of_plan_named(state: dict[str, Any], text: str, named: dict[str, Any]) -> bool:
+    """Whether a question (or a request to compare) names an earlier plan by a setting it had and the job no longer
+    has ("the 4B plan", "la versione con 2 GPU", "rencana pertama yang pakai spot")."""
+    language, spec = state["language"], state.get("spec") or {}
+    asks = "?" in text or any(has(cue, text, language) for cue in ("compare", "compare_request", "earlier_plan"))
+    return (
+        asks
+        and has("plan_named", text, language)
+        and any(spec.get(name) != value for name, value in named.items())
+        and history.with_settings(state.get("history"), named) is not None
+    )
 
 
 def _answers(mentioned: list[str]) -> set[str]:
@@ -250,6 +270,7 @@ def write_act(state: dict[str, Any], db_path: Path) -> dict[str, Any]:
         "changed": [],
         "last_kind": "yes_no" if kind == "yes_no" else state.get("last_kind"),
         "last_top": state.get("last_top") or rental_summary(top),
+        "listed": listed_by_question(state),
     }
 
 

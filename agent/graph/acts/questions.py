@@ -63,25 +63,32 @@ def region(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
         if plan.get("region")
         else t["region_none"].format(provider=plan["provider"])
     ]
+    close = [
+        t["close_item"].format(
+            gpus=offer["total_gpus"],
+            gpu=offer["gpu"],
+            provider=offer["provider"],
+            where=f" ({offer['region']})" if offer.get("region") else "",
+            cost=display_cost(offer["est_cost"], spec, language, state.get("display_currency")),
+        )
+        for offer in close_offers(state, plan)
+    ]
+    lines.append(t["close_line"].format(items="; ".join(close)) if close else t["close_none"])
+    return lines
+
+
+def close_offers(state: dict[str, Any], plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """Up to three offers within CLOSE_SHARE of the plan's cost, each from another provider or region."""
     close, seen = [], {(plan["provider"], plan.get("region"))}
     for offer in (state.get("ranking") or {}).get("offers") or []:
         key = (offer["provider"], offer.get("region"))
         if key in seen or offer["est_cost"] > (1 + CLOSE_SHARE) * plan["est_cost"]:
             continue
         seen.add(key)
-        close.append(
-            t["close_item"].format(
-                gpus=offer["total_gpus"],
-                gpu=offer["gpu"],
-                provider=offer["provider"],
-                where=f" ({offer['region']})" if offer.get("region") else "",
-                cost=display_cost(offer["est_cost"], spec, language, state.get("display_currency")),
-            )
-        )
+        close.append(offer)
         if len(close) == 3:
             break
-    lines.append(t["close_line"].format(items="; ".join(close)) if close else t["close_none"])
-    return lines
+    return close
 
 
 def currency(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
@@ -364,6 +371,14 @@ def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_p
         return duration(state, plan, db_path)
     if topic == "earlier":
         return history.compared(state, plan)
+    if topic in ("summary", "recall"):  # "summarize the current job", "what budget did I give you?"
+        from agent.graph import recap
+
+        return recap.summary(state, plan) if topic == "summary" else recap.recall(state, plan)
+    if topic == "listed":  # "the one in Europe you listed": that rental against the plan
+        from agent.graph.listed import answer_listed
+
+        return answer_listed(state, offers, db_path)
     simple = {
         "region": region,
         "provider": region,

@@ -97,7 +97,7 @@ def excluded_reason(ranking: dict[str, Any], language: str) -> str:
         f"{rt['excluded_names'].get(k, k)} {number(v, language, 0)}"
         for k, v in sorted(excluded.items(), key=lambda item: -item[1])[:3]
     ]
-    return ", ".join(items) or "-"
+    return ", ".join(items) or str(rt["excluded_filtered"])  # none excluded: the wishes left no candidate
 
 
 FOCUS_OFFERED = ("epochs", "dataset_examples", "seq_len", "micro_batch_size", "num_gpus", "budget")

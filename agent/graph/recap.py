@@ -1,0 +1,111 @@
+"""Questions about the job itself rather than its plan: where the conversation stands ("summarize the current job",
+"riassumimi il lavoro", "rangkum job aku") and what a setting is ("what budget did I give you?", "quante epoche hai
+ipotizzato?", "budget yang saya kasih berapa?"): each setting as the thread's job holds it, or said as not given,
+then the plan. Read from the job, never from the conversation's text."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from agent.graph.acts.texts import act_templates, change_words, rental
+from agent.lexicon import language_words
+from agent.writing import templates
+from contract.languages import LANGUAGES
+from tools.models import lookup
+
+SUMMARY_FIELDS = (
+    "model",
+    "params_b",
+    "method",
+    "dataset_examples",
+    "dataset_tokens",
+    "epochs",
+    "seq_len",
+    "micro_batch_size",
+    "precision",
+    "optimizer",
+    "gradient_checkpointing",
+    "num_gpus",
+    "gpu",
+    "gpu_memory_gb",
+    "budget",
+    "deadline_hours",
+    "interruptible_ok",
+    "providers",
+    "regions",
+)
+"""The job's settings in the order a summary says them."""
+
+
+@cache
+def _field_words() -> dict[str, re.Pattern[str]]:
+    """Per field, the words of every language that name it without a value ("the budget", "le epoche", "anggaran")."""
+    merged: dict[str, list[str]] = {}
+    for language in LANGUAGES:
+        for name, words in language_words(language, "parsing")["field_names"].items():
+            merged.setdefault(name, []).extend(words)
+    return {
+        name: re.compile(r"(?<![\w])(?:" + "|".join(words) + r")(?:-?nya)?(?![\w])", re.I)
+        for name, words in merged.items()
+    }
+
+
+def fields_named(text: str) -> list[str]:
+    """The job settings a message names by their word, in the summary's order."""
+    found = {name for name, pattern in _field_words().items() if pattern.search(text)}
+    if {"seq_len", "dataset_tokens"} <= found:  # "how many tokens per sequence": the sequence
+        found.discard("dataset_tokens")
+    return [name for name in SUMMARY_FIELDS if name in found]
+
+
+def _shown(spec: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """The named settings the job holds, a model by the name people know it by."""
+    given = {name: spec[name] for name in names if spec.get(name) is not None}
+    if given.get("model"):
+        arch = lookup(given["model"])
+        given["model"] = arch.name if arch else given["model"]
+    return given
+
+
+def summary(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """The job as it stands, setting by setting, and its plan."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    return [
+        t["summary_job"].format(fields=change_words(_shown(spec, list(SUMMARY_FIELDS)), language)),
+        t["question_plain"].format(rental=rental(plan, spec, language)),
+    ]
+
+
+def recall(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
+    """The settings a question names as the job holds them (or as not given); the whole job when it names none."""
+    language, spec = state["language"], state["spec"]
+    t = act_templates(language)
+    named = fields_named(state.get("message") or "")
+    if not named:
+        return summary(state, plan)
+    given = _shown(spec, named)
+    labels = templates(language)["field_labels"]
+    lines = [t["recall_given"].format(fields=change_words(given, language))] if given else []
+    for name in (name for name in named if name not in given):
+        assumed = _assumed(state, plan, name)
+        key = "recall_assumed" if assumed else "recall_unset"
+        lines.append(t[key].format(field=labels.get(name, name), assumed=assumed))
+    return lines
+
+
+def _assumed(state: dict[str, Any], plan: dict[str, Any], name: str) -> str | None:
+    """What the plan assumes for a setting the job leaves open ("3 epochs", "sequences of 2,048 tokens"): the
+    answer's assumptions that name it, in the user's language; None where none does."""
+    from agent.writing import assumption_lines
+    from contract.jobspec import JobSpec
+    from tools.memory import request_for_spec
+
+    language, spec = state["language"], state["spec"]
+    request, _ = request_for_spec(JobSpec.model_validate(spec))
+    items = assumption_lines(spec, request.model_dump(), state.get("ranking") or {}, language, plan)
+    words = _field_words().get(name)
+    found = [item for item in items if words is not None and words.search(item)]
+    return "; ".join(found) or None
