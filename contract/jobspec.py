@@ -58,6 +58,12 @@ class JobSpec(BaseModel):
         default=None, gt=0, le=10_000, allow_inf_nan=False, description="Passes over the data."
     )
     num_gpus: int | None = Field(default=None, ge=1, le=100_000, description="GPUs wanted or allowed.")
+    max_gpus: int | None = Field(
+        default=None, ge=1, le=100_000, description="The most GPUs the job may use in all ('at most 4 GPUs')."
+    )
+    max_nodes: int | None = Field(
+        default=None, ge=1, le=10_000, description="The most machines the job may span ('one machine only': 1)."
+    )
     gpu: str | None = Field(
         default=None,
         description="Canonical GPU name, e.g. 'H100' or 'A100-80GB'.",

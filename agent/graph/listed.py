@@ -35,6 +35,8 @@ LISTED_KEYS = (
     "meets_deadline",
 )
 """What the thread keeps of a listed rental: what tells it apart, its figures and the limits it meets."""
+CLOSE_SHARE = 0.15
+"""Offers within this share of the plan's cost count as close alternatives."""
 PIN_FIELDS = ("gpu", "num_gpus", "providers", "regions")
 """The job fields that pin it to one listed rental when the user takes it."""
 
@@ -96,8 +98,6 @@ def listed_by_recommendation(state: dict[str, Any], top: dict[str, Any] | None, 
 def listed_by_question(state: dict[str, Any]) -> list[Any]:
     """What a question's answer leaves listed: the plan and the offers it named (close alternatives, the cheapest and
     the fastest); the thread's earlier listing after any other answer."""
-    from agent.graph.acts.questions import close_offers
-
     ranking, topic = state.get("ranking") or {}, state.get("act_topic")
     offers = ranking.get("offers") or []
     if state.get("act") != "question" or not offers:
@@ -269,3 +269,17 @@ def answer_listed(state: dict[str, Any], offers: list[dict[str, Any]], db_path: 
 def _where(offer: dict[str, Any], t: dict[str, Any]) -> str:
     """' in europe-central-1': the rental's region, where the catalog names one."""
     return str(t["listed_where"]).format(region=offer["region"]) if offer.get("region") else ""
+
+
+def close_offers(state: dict[str, Any], plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """Up to three offers within CLOSE_SHARE of the plan's cost, each from another provider or region."""
+    close, seen = [], {(plan["provider"], plan.get("region"))}
+    for offer in (state.get("ranking") or {}).get("offers") or []:
+        key = (offer["provider"], offer.get("region"))
+        if key in seen or offer["est_cost"] > (1 + CLOSE_SHARE) * plan["est_cost"]:
+            continue
+        seen.add(key)
+        close.append(offer)
+        if len(close) == 3:
+            break
+    return close

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.language import find_quantities
+from agent.parsing.rules.caps import read_caps
 from agent.parsing.rules.context import claim_experience, claim_past_clauses, claim_questioned_values
 from agent.parsing.rules.data import read_sizes_and_data
 from agent.parsing.rules.gpus import read_gpu_count, read_gpus
@@ -32,6 +33,7 @@ EXTRACTORS = (
     read_budget,
     read_model,
     read_text_size,
+    read_caps,
     read_gpus,
     read_card_memory,
     read_count_with_only,

@@ -102,7 +102,8 @@ def verdict_line(offer: dict[str, Any], spec: dict[str, Any], language: str) -> 
 
 
 def limits_line(offer: dict[str, Any], spec: dict[str, Any], language: str) -> str | None:
-    """Whether the offer fits the budget and the deadline the user gave, in one sentence."""
+    """Whether the offer fits the budget and the deadline the user gave, and the caps on GPUs and machines it keeps,
+    in one sentence."""
     t = templates(language)
     parts = []
     budget = spec.get("budget")
@@ -112,6 +113,13 @@ def limits_line(offer: dict[str, Any], spec: dict[str, Any], language: str) -> s
     if spec.get("deadline_hours"):
         key = "limits_deadline_ok" if offer.get("meets_deadline") is not False else "limits_deadline_miss"
         parts.append(t[key].format(deadline=number(spec["deadline_hours"], language, 0)))
+    if spec.get("max_gpus"):
+        parts.append(t["limits_gpus_cap"].format(gpus=number(spec["max_gpus"], language, 0)))
+    if spec.get("max_nodes"):
+        nodes = spec["max_nodes"]
+        parts.append(
+            t["limits_one_node"] if nodes == 1 else t["limits_nodes_cap"].format(nodes=number(nodes, language, 0))
+        )
     if not parts:
         return None
     text = t["limits_join"].join(parts)

@@ -300,6 +300,28 @@ def within_budget(
     return eligible, fitting
 
 
+def within_caps(planned: Planned, max_gpus: int | None, max_nodes: int | None) -> Planned:
+    """The plans that use at most `max_gpus` GPUs on at most `max_nodes` nodes (None: no cap); a candidate left with
+    none is excluded as 'over_gpu_cap'."""
+    if max_gpus is None and max_nodes is None:
+        return planned
+
+    def allowed(plan: Costed) -> bool:
+        """Whether one plan keeps within the caps."""
+        return (max_nodes is None or plan.nodes <= max_nodes) and (max_gpus is None or plan.total_gpus <= max_gpus)
+
+    outcomes: list[Outcome] = []
+    for outcome in planned.outcomes:
+        if isinstance(outcome, MultiNode):
+            kept = [plan for plan in outcome.plans if allowed(plan)]
+            outcomes.append(MultiNode(kept, outcome.why if kept or not outcome.plans else "over_gpu_cap"))
+        elif isinstance(outcome, str) or allowed(outcome):
+            outcomes.append(outcome)
+        else:
+            outcomes.append("over_gpu_cap")
+    return planned._replace(outcomes=outcomes)
+
+
 def _for_budget(plan: Costed, budget: float | None) -> Costed:
     """The plan with meets_budget for `budget` (itself when that is what it says)."""
     meets = (plan.cost <= budget) if budget is not None else None

@@ -53,7 +53,7 @@ from tools.ranking.costing import (
 )
 from tools.ranking.entries import build_entry
 from tools.ranking.headline import advised, choose_headline, collapse_zones, is_outlier
-from tools.ranking.plans import clear_plans, makes_count, plan_candidates, within_budget
+from tools.ranking.plans import clear_plans, makes_count, plan_candidates, within_budget, within_caps
 from tools.ranking.results import RankedOffer, RankingResult, Reason
 from tools.ranking.scale_out import (
     MAX_NODES,
@@ -270,7 +270,8 @@ def rank_offers(
     wishes = (spec.gpu, tuple(spec.providers or ()) or None, tuple(spec.regions or ()) or None)
     candidates = _candidates(reader, str(path), mtime, *wishes)
     per_node = candidates.most_per_node
-    max_gpus = spec.num_gpus or max(per_node, MULTI_NODE_MIN_GPUS) * MAX_NODES
+    reach = max(per_node, MULTI_NODE_MIN_GPUS) * min(MAX_NODES, spec.max_nodes or MAX_NODES)
+    max_gpus = spec.num_gpus or min(reach, spec.max_gpus or reach)  # the most GPUs a plan may have
     floor = _vram_floor(workload, max_gpus, per_node, margin, candidates.least_vram)
     selection, considered, too_small, mismatched = _with_memory(candidates, floor, spec.num_gpus)
     excluded: Counter[str] = Counter()
@@ -286,7 +287,8 @@ def rank_offers(
         unwished = (ranking_key(spec.model_copy(update={"num_gpus": None}), budget=False), *version)
     memo = ShapeCosts(job=job, shapes=kept_entries(job))
     planned = plan_candidates(key, selection, memo, unwished)  # a job asked before with another budget: its plans
-    eligible, fitting = within_budget(planned, selection.items, budget, excluded)
+    capped = within_caps(planned, spec.max_gpus, spec.max_nodes)  # "at most 4 GPUs", "one machine only"
+    eligible, fitting = within_budget(capped, selection.items, budget, excluded)
     if planned.shapes is not memo.shapes:
         memo = ShapeCosts(job=job, shapes=planned.shapes)
     eligible, fitting = (

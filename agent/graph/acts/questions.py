@@ -11,6 +11,7 @@ from agent.graph.acts import history
 from agent.graph.acts.alternatives import compare, not_first, why_not
 from agent.graph.acts.texts import act_templates, display_cost, rental, with_limits
 from agent.graph.acts.time_questions import cost, duration, within
+from agent.graph.listed import answer_listed, close_offers
 from agent.writing import (
     headline_reason,
     money,
@@ -22,9 +23,6 @@ from agent.writing import (
     templates,
 )
 from contract.jobspec import JobSpec
-
-CLOSE_SHARE = 0.15
-"""Offers within this share of the plan's cost count as close alternatives."""
 
 
 def count(state: dict[str, Any], plan: dict[str, Any], db_path: Path) -> list[str]:
@@ -75,20 +73,6 @@ def region(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
     ]
     lines.append(t["close_line"].format(items="; ".join(close)) if close else t["close_none"])
     return lines
-
-
-def close_offers(state: dict[str, Any], plan: dict[str, Any]) -> list[dict[str, Any]]:
-    """Up to three offers within CLOSE_SHARE of the plan's cost, each from another provider or region."""
-    close, seen = [], {(plan["provider"], plan.get("region"))}
-    for offer in (state.get("ranking") or {}).get("offers") or []:
-        key = (offer["provider"], offer.get("region"))
-        if key in seen or offer["est_cost"] > (1 + CLOSE_SHARE) * plan["est_cost"]:
-            continue
-        seen.add(key)
-        close.append(offer)
-        if len(close) == 3:
-            break
-    return close
 
 
 def currency(state: dict[str, Any], plan: dict[str, Any]) -> list[str]:
@@ -376,8 +360,6 @@ def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_p
 
         return recap.summary(state, plan) if topic == "summary" else recap.recall(state, plan)
     if topic == "listed":  # "the one in Europe you listed": that rental against the plan
-        from agent.graph.listed import answer_listed
-
         return answer_listed(state, offers, db_path)
     simple = {
         "region": region,
