@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.graph.acts.classify import clears, is_question, question_topic
+from agent.graph.acts.classify import is_question, question_topic
+from agent.graph.acts.clearing import clears
 from agent.graph.acts.cues import before_closing_question, has, sentences
 from agent.parsing import lone_number, named_field, number_said_alone, says_number, scaled
 

@@ -151,6 +151,11 @@ def _place_words() -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?![\w-])", re.I)
 
 
+def place_keys(text: str) -> tuple[str, ...]:
+    """The region-table keys of every place word in the text, adjectives included ("the European one": europe)."""
+    return tuple(dict.fromkeys(place_names()[m.lower()] for m in _place_words().findall(text)))
+
+
 def reference(text: str, language: str, parsed: dict[str, Any], gpus: tuple[str, ...]) -> Reference | None:
     """The listed rental a message refers to, or None when it refers to none: a place in the list, or a region,
     GPU or provider said with words that point back at a listing ("you listed", "che hai elencato", "tadi") or
@@ -160,7 +165,7 @@ def reference(text: str, language: str, parsed: dict[str, Any], gpus: tuple[str,
         return Reference(place=place)
     if not (has("listed_ref", text, language) or has("listed_one", text, language)):
         return None
-    regions = tuple(dict.fromkeys(place_names()[m.lower()] for m in _place_words().findall(text)))
+    regions = place_keys(text)
     found = Reference(
         regions=regions or tuple(parsed.get("regions") or ()),
         gpu=gpus[0] if len(gpus) == 1 else None,

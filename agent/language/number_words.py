@@ -262,19 +262,17 @@ def _next_number_word(tokens: list[tuple[int, int, str]], j: int, lang: str) -> 
 
 def _pronoun(tokens: list[tuple[int, int, str]], i: int, lang: str) -> bool:
     """Whether number word i stands for a thing ("this one", "which one", "the cheaper one"): a pronoun word of its
-    language after a determiner of the list, or after "the" and one more word; "the one GPU" is still a number."""
+    language after a determiner of the list, or after "the" and an adjective of the list ("the llama one" is still
+    read as a number, as a version; "the one GPU" too)."""
     rules = tables(lang).get("pronoun") or {}
     if tokens[i][2] not in rules.get("words", ()) or i == 0:
         return False
-    if (
-        i + 1 < len(tokens)
-        and _pieces(tokens[i + 1][2]) is None
-        and rules.get("after_the")
-        and tokens[i - 1][2] == "the"
-    ):
-        return False  # "the one GPU we have", "the one in Europe" alike: read by what follows elsewhere
-    before = tokens[i - 1][2]
-    return before in rules.get("after", ()) or (bool(rules.get("after_the")) and i >= 2 and tokens[i - 2][2] == "the")
+    if tokens[i - 1][2] in rules.get("after", ()):
+        return True
+    adjectives = rules.get("after_the") or []
+    return (
+        i >= 2 and tokens[i - 2][2] == "the" and any(re.fullmatch(pattern, tokens[i - 1][2]) for pattern in adjectives)
+    )
 
 
 @cache

@@ -178,6 +178,7 @@ def against_the_job(
     found.update(corrected_number(text, spec))
     found.update(budget_in_currency(text, spec, found))
     found = _sequence_not_data(found, spec)
+    found.update(_added_places(text, spec, found))
     if found.get("num_gpus") is not None and found["num_gpus"] == spec.get("num_gpus"):
         found.update(other_count(text, int(found["num_gpus"])))
     return (
@@ -228,3 +229,20 @@ def other_count(text: str, current: int) -> dict[str, Any]:
     on an 8-GPU job: 16 is what it asks about); {} otherwise."""
     others = {int(n) for n in GPU_COUNT.findall(text)} - {current}
     return {"num_gpus": others.pop()} if len(others) == 1 else {}
+
+
+def _added_places(text: str, spec: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
+    """Regions or providers said as additions to the job's ("if we also allowed the UK", "anche la Germania",
+    "Singapura juga"): the job's list with them; {} when the message adds none."""
+    if not rx_also().search(text):
+        return {}
+    return {
+        name: list(dict.fromkeys([*spec[name], *found[name]]))
+        for name in ("regions", "providers")
+        if found.get(name) and spec.get(name) and not set(found[name]) <= set(spec[name])
+    }
+
+
+def rx_also() -> re.Pattern[str]:
+    """The words that add to a list ("also", "anche", "juga")."""
+    return re.compile(r"(?<![\w])" + alt(words("also_words")) + r"(?![\w])", re.IGNORECASE)

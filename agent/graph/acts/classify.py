@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.graph.acts.clearing import removed_limits
+from agent.graph.acts.clearing import clears
 from agent.graph.acts.cues import before_closing_question, cue_patterns, currency_asked, has, sentences
 from agent.parsing import HARDWARE_FIELDS, JOB_DEFINING, asks_both_ends, parse_fields
 
@@ -40,6 +40,9 @@ PLAN_TOPICS = frozenset(
     {"limits", "memory", "cost", "least_cost", "duration", "topology", "export", "currency", "count", "spot_risk"}
 )
 """Topics a question asks about the plan itself: the job's own settings named in it only restate the plan."""
+RESTATED_TOPIC = {"budget": "limits", "deadline_hours": "limits", "regions": "region", "providers": "region"}
+"""A limit a question names with the value the job already has, and the topic it asks about ("still under $150?":
+the plan against its budget; "is it really in Jakarta?": the plan's region)."""
 
 
 @dataclass(frozen=True)
@@ -136,19 +139,6 @@ def inverse_topic(text: str, language: str) -> str:
     return "model"
 
 
-def clears(text: str, language: str) -> tuple[str, ...]:
-    """Fields the turn clears ("any region is fine", "nessuna scadenza")."""
-    names = {
-        "clear_region": "regions",
-        "clear_provider": "providers",
-        "clear_deadline": "deadline_hours",
-        "clear_budget": "budget",
-        "clear_gpu": "gpu",
-    }
-    listed = tuple(name for cue, name in names.items() if has(cue, text, language))
-    return (*listed, *(name for name in removed_limits(text, language) if name not in listed))
-
-
 def read_act(
     text: str,
     mentioned: list[str] | set[str],
@@ -168,12 +158,29 @@ def read_act(
     own = has("elsewhere", text, language) and not asks_fit(text, language)  # "..., does it fit?" asks about it
     drops = tuple(sorted(set(mentioned) & HARDWARE)) if own else ()
     fields = set(mentioned) - set(drops)  # "I have a 3090 at home but want cloud": one's own card is no wish
+    fields -= set(clears(text, language)) & set(restated) if has_job else set()  # "if we weren't tied to Azure"
+    outside = fields & set(restated) & {"regions", "providers"} if has("outside", text, language) else set()
+    if has_job and outside:  # "what would it cost outside Azure?" on an Azure-only job: without that limit
+        asks = "?" in text or is_question(text, language)
+        topic = "cost" if has("cost", text, language) else "plain"
+        return ActReading("what_if" if asks else "change", topic, clears=tuple(sorted(outside)), gpus=gpus)
     if (
         fields
         and fields <= restated
         and (question_topic(text, language, set(), gpus) in PLAN_TOPICS or asks_which_end(text, language, preference))
     ):
         fields = set()  # "with mbs 8, how many GB per card?" on a job at mbs 8: a question about the plan
+    if (
+        has_job
+        and fields
+        and fields <= restated
+        and set(fields) <= RESTATED_TOPIC.keys()
+        and "?" in text
+        and not clears(text, language)
+        and not any(has(cue, text, language) for cue in ("inverse", "compare", "fit"))
+    ):
+        topics = {RESTATED_TOPIC[name] for name in fields}  # "still under $150?", "really in Jakarta?": the plan
+        return ActReading("question", topics.pop() if len(topics) == 1 else "limits", gpus=gpus)  # against its own
     # "ok, 2 epochs: how long will it take?": a change stated before the question (not the hardware a question is
     # about, "a colleague quoted 2 A100s, how does that compare?", nor what the job already has)
     stated = _stated_before_question(text, language, fields - set(restated) - HARDWARE) if has_job else set()
@@ -319,6 +326,9 @@ def _question_act(
             topic = "cost" if topic == "least_cost" else topic  # on an H100?", "... without the limit?"
             return ActReading("what_if", topic, clears=cleared, gpus=gpus)
         return ActReading("question", topic, gpus=gpus)  # "how long on 8 GPUs?": the plan on that many GPUs
+    if cleared and not fields and topic in (None, "region", "provider", "count", "plain"):  # "what would it cost
+        topic = "cost" if has("cost", text, language) else "plain"  # with any provider and any region?"
+        return ActReading("what_if", topic, clears=cleared, gpus=gpus)
     if topic in ("compare", "why_not", "export", "currency", "topology") or (topic and not hypothetical):
         return ActReading("question", topic or "plain", currency=currency, gpus=gpus)
     if cleared and hypothetical and not fields:  # "what if we drop the deadline?": compared without it

@@ -1,7 +1,8 @@
 """Which limits a turn removes by naming them with a removing verb: any form of the verb beside the limit's name, in
 either order, a few words apart within one clause ("allora elimino la scadenza", "budgetnya dihapus aja", "let's
 scrap the budget", "togli budget e scadenza"); a negated verb removes nothing ("don't remove the budget"). The verbs,
-the limits' names and the negations are per-language word lists (prompts/<lang>/words/acts.json, "removal")."""
+the limits' names and the negations are per-language word lists (prompts/<lang>/words/acts.json, "removal").
+`clears` adds the cue lists that clear a field whatever the verb ("any region is fine", "nessuna scadenza")."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 from functools import cache
 from typing import NamedTuple
 
-from agent.graph.acts.cues import acts_words
+from agent.graph.acts.cues import acts_words, cue_patterns
 
 VERB_FIRST_GAP = 4
 """Words at most between a removing verb and the limit it removes ("togli pure il limite di budget")."""
@@ -63,11 +64,27 @@ def _valued(clause: str, end: int) -> bool:
 
 
 def _negated(clause: str, verb: re.Match[str], grammar: _Grammar) -> bool:
-    """Whether a negation stands a word or two before the verb."""
-    before = clause[: verb.start()]
+    """Whether a negation stands a word or two before the verb, in its part of the clause ("non è un problema,
+    togli il budget" removes it)."""
+    return _negation_before(clause, verb.start(), grammar)
+
+
+def _negation_before(text: str, at: int, grammar: _Grammar) -> bool:
+    """Whether a negation of the word lists ends a word or two before position `at`, after the last comma or stop."""
+    start = max(text.rfind(mark, 0, at) for mark in ",.;!?") + 1
     return any(
-        (gap := _gap(clause, found.end(), verb.start())) is not None and gap <= NEGATION_REACH
-        for found in grammar.negations.finditer(before)
+        (gap := _gap(text, found.end(), at)) is not None and gap <= NEGATION_REACH
+        for found in grammar.negations.finditer(text, start, at)
+    )
+
+
+def said_unnegated(pattern: re.Pattern[str], text: str, language: str) -> bool:
+    """Whether `pattern` matches the text somewhere that is not a removing verb negated right before it ("don't
+    remove the budget" keeps it; "non abbiamo più vincoli di regione" says there are none)."""
+    grammar = _grammar(language)
+    return any(
+        not (grammar.verbs.match(found.group(0)) and _negation_before(text, found.start(), grammar))
+        for found in pattern.finditer(text)
     )
 
 
@@ -96,4 +113,22 @@ def _removes(clause: str, verb: re.Match[str], name: re.Match[str]) -> bool:
         gap = _gap(clause, verb.end(), name.start())
         return gap is not None and gap <= VERB_FIRST_GAP
     gap = _gap(clause, name.end(), verb.start())
-    return gap is not None and gap <= NAME_FIRST_GAP
+    return gap is not None and gap <= NAME_FIRST_GAP and "," not in clause[name.end() : verb.start()]
+
+
+def clears(text: str, language: str) -> tuple[str, ...]:
+    """Fields the turn clears ("any region is fine", "nessuna scadenza")."""
+    names = {  # the cue lists that clear a field whatever the verb ("any region is fine")
+        "clear_region": "regions",
+        "clear_provider": "providers",
+        "clear_deadline": "deadline_hours",
+        "clear_budget": "budget",
+        "clear_gpu": "gpu",
+        "clear_nodes": "max_nodes",
+        "clear_gpu_cap": "max_gpus",
+    }
+    patterns = cue_patterns(language)
+    listed = tuple(
+        name for cue, name in names.items() if cue in patterns and said_unnegated(patterns[cue], text, language)
+    )
+    return (*listed, *(name for name in removed_limits(text, language) if name not in listed))

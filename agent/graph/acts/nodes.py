@@ -13,7 +13,7 @@ from agent.graph.acts.gpu_mentions import named_gpus
 from agent.graph.acts.subject import PLAN_ACTS
 from agent.graph.acts.texts import act_templates, rental
 from agent.graph.focus import focus_update, number_alone
-from agent.graph.listed import listed_by_question, listed_update
+from agent.graph.listed import listed_by_question, listed_update, place_keys
 from agent.parsing import asks_to_act_for_user
 from agent.writing import rental_summary, verdict
 
@@ -94,6 +94,9 @@ def _act_update(
         "act_gpus": list(reading.gpus),
         "act_count": reading.count,
     }
+    if has_job and reading.act in ("question", "what_if") and _outside_the_job(state, text):
+        # "kalau di luar Indonesia berapa?" on a job kept in Indonesia: a what-if without that limit
+        update.update(act="what_if", act_topic="cost", act_clears=[*update["act_clears"], "regions"])
     if reading.act != "declined" and request == "off_topic":
         update["request"] = "plain"
     if reading.act == "declined":
@@ -149,6 +152,13 @@ def _asks_of_plan_named(state: dict[str, Any], text: str, named: dict[str, Any])
         and any(spec.get(name) != value for name, value in named.items())
         and history.with_settings(state.get("history"), named) is not None
     )
+
+
+def _outside_the_job(state: dict[str, Any], text: str) -> bool:
+    """Whether the message asks about running outside the places the job is kept to ("outside the EU", "fuori
+    dall'Italia", "di luar Indonesia")."""
+    regions = set((state.get("spec") or {}).get("regions") or [])
+    return bool(regions) and has("outside", text, state["language"]) and bool(regions & set(place_keys(text)))
 
 
 def _answers(mentioned: list[str]) -> set[str]:

@@ -92,6 +92,7 @@ def answer(state: dict[str, Any], db_path: Path) -> WhatIf:
         offer, _ = writing.rental_for(fit, offers)
         return WhatIf("yes_no", text, offer, hyp, "yes" if fit["fits"] else "no")
     asked = {k: v for k, v in hyp.items() if k in (state.get("parsed") or {}) and k != "language"}
+    asked |= {name: None for name in state.get("act_clears") or [] if spec.get(name) is None}  # a limit it lacks
     if not changed and asked and plan is not None:  # what the job already has: the plan as it is, once
         rental = with_limits(plan, spec, language, state.get("display_currency"))
         return WhatIf(
