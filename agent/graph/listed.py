@@ -1,9 +1,9 @@
 """Turns about one of the offers an answer listed ("the one in Europe you listed", "the second option", "quella su
 lambda", "yang kedua"): which listed rental it is, by its place in the list or by what it has (a region, a GPU, a
 provider); a question about it is answered with its figures against the plan, and taking it ("take the second one",
-"prendo quella in Europa", "ambil yang kedua") is a change that pins the job to that rental. The thread keeps the
-rentals its last answer ranked first (`listed`), so a reference is read against what the user saw. The act of every
-other turn is agent.graph.acts'."""
+"prendo quella in Europa", "ambil yang kedua") is a change that pins the job to that rental (pins: its GPU, count,
+provider and region). The thread keeps the rentals its last answer showed, in the order it showed them (`listed`), so
+a reference is read against what the user saw. The act of every other turn is agent.graph.acts'."""
 
 from __future__ import annotations
 
@@ -37,8 +37,6 @@ LISTED_KEYS = (
 """What the thread keeps of a listed rental: what tells it apart, its figures and the limits it meets."""
 CLOSE_SHARE = 0.15
 """Offers within this share of the plan's cost count as close alternatives."""
-PIN_FIELDS = ("gpu", "num_gpus", "providers", "regions")
-"""The job fields that pin it to one listed rental when the user takes it."""
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,31 @@ def sibling_model(model: str | None, size_b: float) -> str | None:
     return arch.id if arch is not None and not arch.approximate and arch.id != model else None
 
 
+SIZE_WORDS = ("small", "base", "medium", "large", "xl")
+"""Words that name a model's size within a family whose ids say it so (gpt2-medium, bert-large)."""
+SIZE_SAID = (
+    r"(?<![\w-])(?:the|al|il|lo|to|a|yang|ke|versi(?:one)?|version|variant[ei]?)\s+{word}"
+    r"(?=\s*(?:$|[.,;!?]|(?:one|model|modello|version|versione|variant\w*|then|instead|invece|aja|saja)\b))"
+)
+"""A size word said as the model's ("passiamo al large", "the xl one"), not of something else ("a large dataset")."""
+
+
+def _sibling_by_word(text: str, model: str | None) -> dict[str, Any]:
+    """{model: the job's family at the size a word names} ("ok, passiamo al large" on GPT-2: GPT-2 Large), when the
+    family names its sizes that way and the message says one size word; {} otherwise."""
+    if not model:
+        return {}
+    family = re.sub(r"-(?:" + "|".join(SIZE_WORDS) + r")$", "", model)
+    said = [w for w in SIZE_WORDS if re.search(SIZE_SAID.format(word=w), text, re.IGNORECASE)]
+    if len(said) != 1:
+        return {}
+    for candidate in (f"{family}-{said[0]}", family if said[0] in ("small", "base") else None):
+        arch = lookup(candidate) if candidate else None
+        if arch is not None and not arch.approximate and arch.id == candidate and arch.id != model:
+            return {"model": arch.id}
+    return {}
+
+
 def _value(number: str, thousands: str | None) -> float:
     """A written number ("4096", "2,5", "20k", "2,048" or "2.048" with a thousands separator) as a float."""
     if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", number):  # a group of three after the mark is a thousands group
@@ -175,6 +200,8 @@ def against_the_job(
         if sibling is not None:
             del found["params_b"]
             found["model"] = sibling
+    if "model" not in found and "params_b" not in found:
+        found.update(_sibling_by_word(text, spec.get("model")))
     found.update(corrected_number(text, spec))
     found.update(budget_in_currency(text, spec, found))
     found = _sequence_not_data(found, spec)

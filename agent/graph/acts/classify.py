@@ -222,6 +222,8 @@ def _read(
     )
     if base_intent == "injection":
         return ActReading("declined")
+    if has_job and has("summary", text, language) and not has("change", text, language):
+        return ActReading("question", "summary", gpus=gpus)  # "riassumimi il piano in tre righe": no 3 examples
     if (
         has("inverse", text, language)
         and not has("least_budget", text, language)

@@ -153,7 +153,16 @@ def _place_words(scan: Scan) -> list[str]:
         + places
         + r")*)(?![\w-])"
     )
-    suffixed = rx(r"(?<![\w-])(" + places + r")(?:\s+|-)(?:" + alt(lex["region_suffixes"]) + r")(?![\w])")  # "EU-only"
+    suffixed = rx(  # "EU-only", "Eropa atau Asia boleh"
+        r"(?<![\w-])("
+        + places
+        + r"(?:"
+        + joiner
+        + places
+        + r")*)(?:\s+|-)(?:"
+        + alt(lex["region_suffixes"])
+        + r")(?![\w])"
+    )
     found: list[str] = []
     for match in [*chain.finditer(scan.text), *suffixed.finditer(scan.text)]:
         if (
