@@ -16,24 +16,13 @@ from typing import Any
 from agent.graph.acts.classify import asks_fit, is_question
 from agent.graph.acts.cues import acts_words, has
 from agent.graph.acts.texts import act_templates, excluded_reason, gap_words, rental, with_limits
-from agent.writing import alternatives_shown, same_rental
+from agent.graph.focus import FOCUS_STEP
+from agent.writing import SUMMARY_KEYS, alternatives_shown, same_rental
 from tools.catalog import expand_region, place_names
 
 LISTED_KEPT = 6
 """The most rentals of one answer a later turn may refer to (the plan first, then the others it showed)."""
-LISTED_KEYS = (
-    "provider",
-    "instance_type",
-    "region",
-    "spot",
-    "nodes",
-    "gpu",
-    "total_gpus",
-    "est_hours",
-    "est_cost",
-    "meets_budget",
-    "meets_deadline",
-)
+LISTED_KEYS = (*SUMMARY_KEYS, "meets_budget", "meets_deadline")
 """What the thread keeps of a listed rental: what tells it apart, its figures and the limits it meets."""
 CLOSE_SHARE = 0.15
 """Offers within this share of the plan's cost count as close alternatives."""
@@ -198,21 +187,10 @@ def pins(offer: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-LISTED_STEP = {
-    "intent": "follow_up",
-    "request": "plain",
-    "act_clears": [],
-    "act_drops": [],
-    "act_currency": None,
-    "act_gpus": [],
-    "act_count": None,
-}
-"""What a turn about a listed rental sets besides its act and topic."""
-
-
 def listed_update(state: dict[str, Any], text: str, gpus: tuple[str, ...]) -> dict[str, Any] | None:
     """The act of a turn about a listed rental: taking it is a change to that rental (to what the reference names
-    where none of those listed has it), anything else a question about it; None for any other turn."""
+    where none of those listed has it), anything else a question about it; None for any other turn. Besides its act
+    it sets what a focus turn does (agent.graph.focus.FOCUS_STEP: a turn about the job, nothing cleared or named)."""
     listed, language = state.get("listed") or [], state["language"]
     if not listed:
         return None
@@ -229,8 +207,8 @@ def listed_update(state: dict[str, Any], text: str, gpus: tuple[str, ...]) -> di
         wished = pins(listed[index]) if index is not None else ref.wishes()
         if not wished:
             return None  # "take the sixth one" of five: nothing to take; read as any other turn
-        return LISTED_STEP | {"act": "change", "act_topic": "plain", "parsed": wished, "mentioned": list(wished)}
-    return LISTED_STEP | {"act": "question", "act_topic": "listed", "act_listed": ref.as_state()}
+        return FOCUS_STEP | {"act": "change", "act_topic": "plain", "parsed": wished, "mentioned": list(wished)}
+    return FOCUS_STEP | {"act": "question", "act_topic": "listed", "act_listed": ref.as_state()}
 
 
 def answer_listed(state: dict[str, Any], offers: list[dict[str, Any]], db_path: Path) -> list[str]:

@@ -27,9 +27,10 @@ from agent.writing.notes import binding_limit as binding_limit_line
 from agent.writing.notes import headline_reason, limit_misses, refused_values, simpler_changes, text_size_note
 from agent.writing.public_text import public
 from agent.writing.questions import compare, rental_for, spot_delta, yes_no
-from agent.writing.verdict_card import rental_summary, verdict
+from agent.writing.verdict_card import SUMMARY_KEYS, rental_summary, verdict
 
 __all__ = [
+    "SUMMARY_KEYS",
     "alternatives_shown",
     "ask_back",
     "assumption_lines",

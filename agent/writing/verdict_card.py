@@ -48,20 +48,23 @@ def verdict(
     return result
 
 
+SUMMARY_KEYS = (
+    "provider",
+    "instance_type",
+    "region",
+    "spot",
+    "nodes",
+    "gpu",
+    "total_gpus",
+    "est_hours",
+    "est_cost",
+    "price_per_hour",
+)
+"""What a later turn keeps of a rental: what tells it apart from others and its figures."""
+
+
 def rental_summary(offer: dict[str, Any] | None) -> dict[str, Any] | None:
     """The few fields of an offer the next turn needs to say what it was before."""
     if not offer:
         return None
-    keys = (
-        "provider",
-        "instance_type",
-        "region",
-        "spot",
-        "nodes",
-        "gpu",
-        "total_gpus",
-        "est_hours",
-        "est_cost",
-        "price_per_hour",
-    )
-    return {key: offer.get(key) for key in keys}
+    return {key: offer.get(key) for key in SUMMARY_KEYS}
