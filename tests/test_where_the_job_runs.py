@@ -83,3 +83,31 @@ def test_a_total_asked_in_rupiah_by_a_verb_is_a_currency_question(advisor):
     first = advisor.respond("LoRA Mistral 7B, 30 ribu contoh, budget 50 dolar")
     result = advisor.respond("totalnya kalau dirupiahkan jadi berapa?", thread_id=first["thread_id"])
     assert result["act"] == "question" and "Rp" in result["answer"], result["answer"]
+
+
+@pytest.mark.parametrize(
+    ("job", "ask", "provider"),
+    [
+        ("LoRA on Mistral 7B, 30k examples", "why is lambda not in the list?", "lambda"),
+        ("LoRA su Mistral 7B, 30mila esempi", "perché tra le offerte non c'è runpod?", "runpod"),
+        ("LoRA Mistral 7B, 30 ribu contoh", "kok aws nggak muncul di daftar?", "aws"),
+    ],
+)
+def test_why_a_provider_is_missing_is_a_why_not_of_it(advisor, job, ask, provider):
+    first = advisor.respond(job)
+    result = advisor.respond(ask, thread_id=first["thread_id"])
+    assert result["act"] in ("question", "what_if") and result["spec"] == first["spec"], result["answer"]
+    assert result["answer"].lower().count(provider) >= 1 and "listed" not in result["answer"], result["answer"]
+
+
+def test_a_provider_to_avoid_is_no_wish_for_it(advisor):
+    first = advisor.respond("LoRA Mistral 7B, 30 ribu contoh")
+    result = advisor.respond("kalau pakai provider selain aws, berapa?", thread_id=first["thread_id"])
+    assert result["act"] == "what_if" and result["spec"] == first["spec"], result["answer"]
+    assert "provider aws" not in result["answer"], result["answer"]
+
+
+def test_other_regions_asked_for_are_the_close_alternatives(advisor):
+    first = advisor.respond("LoRA on Mistral 7B, 30k examples")
+    result = advisor.respond("is there another region that comes close in price?", thread_id=first["thread_id"])
+    assert result["act"] == "question" and "Region" in result["answer"], result["answer"]

@@ -194,9 +194,9 @@ def listed_update(state: dict[str, Any], text: str, gpus: tuple[str, ...]) -> di
     listed, language = state.get("listed") or [], state["language"]
     if not listed:
         return None
-    if any(has(cue, text, language) for cue in ("condition", "hypothetical")) or asks_fit(text, language):
+    if any(has(cue, text, language) for cue in ("condition", "hypothetical", "why_not")) or asks_fit(text, language):
         return None  # "if we weren't tied to AWS, the cheapest option?", "does it fit on a T4, that one of
-        # colab?": a what-if or a fit question, however it names an offer
+        # colab?", "why is lambda not in the list?": a what-if, a fit question, a why-not, however it names an offer
     ref = reference(text, language, state.get("parsed") or {}, gpus)
     if ref is None:
         return None

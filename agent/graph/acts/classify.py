@@ -159,8 +159,9 @@ def read_act(
     drops = tuple(sorted(set(mentioned) & HARDWARE)) if own else ()
     fields = set(mentioned) - set(drops)  # "I have a 3090 at home but want cloud": one's own card is no wish
     fields -= set(clears(text, language)) & set(restated) if has_job else set()  # "if we weren't tied to Azure"
-    outside = fields & set(restated) & {"regions", "providers"} if has("outside", text, language) else set()
-    if has_job and outside:  # "what would it cost outside Azure?" on an Azure-only job: without that limit
+    outside = fields & {"regions", "providers"} if has("outside", text, language) else set()
+    if has_job and outside:  # "outside Azure", "provider selain AWS": no wish for it (an exclusion the job cannot
+        # hold); on a job kept to it, the job without that limit
         asks = "?" in text or is_question(text, language)
         topic = "cost" if has("cost", text, language) else "plain"
         return ActReading("what_if" if asks else "change", topic, clears=tuple(sorted(outside)), gpus=gpus)
