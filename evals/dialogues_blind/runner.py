@@ -55,6 +55,8 @@ SPLITS = (
     "where_heldout",
     "long_tune",
     "long_heldout",
+    "widget_tune",
+    "widget_heldout",
 )
 YES = {"yes", "sì", "si", "ya", "bisa", "cukup", "basta", "muat"}
 NO = {"no", "tidak", "non", "nope", "gak", "nggak"}
