@@ -298,6 +298,8 @@ def _about_spot(
     """A question about the plan's spot use ("on spot or not?", "the spot discount in percent?", "the spot and
     on-demand totals side by side"; "is spot worth it?" when the job allows spot already): the plan's spot use; a
     total asked on condition of spot the job does not allow yet ("if spot were allowed, the total?") proposes it."""
+    if asks_concept(text, language):  # "secara umum, spot aman gak?": the FAQ's, not this plan's
+        return None
     worth = "interruptible_ok" in restated and has("spot_worth", text, language)
     if not fields <= {"interruptible_ok"} or not (worth or has("spot_question", text, language)):
         return None

@@ -69,7 +69,9 @@ def _act_update(
     if (
         request == "off_topic"
         and question_topic(text, state["language"], set(state.get("mentioned") or []), gpus) is None
-        and not any(has(cue, text, state["language"]) for cue in ("definition", "earlier_plan"))  # "what does
+        and not any(
+            has(cue, text, state["language"]) for cue in ("definition", "earlier_plan", "inverse")
+        )  # "what does
         # 'billed per second' mean?" asks what a term means, the FAQ's to answer ("btw, the weather?" is no such
         # question, "who bills per second?" a tool's); "rispetto a prima quanto spendo?" compares with a plan
     ):

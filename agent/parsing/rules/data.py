@@ -57,10 +57,10 @@ def _seq_value(q: Quantity) -> int:
 
 
 def _example_unit(scan: Scan, q: Quantity) -> re.Match[str] | None:
-    """The example words after a count, the longest first ("40k customer emails", "4,000 chat transcripts": a
-    modifier may itself be an example word), or None."""
+    """The example words after a count, the longest first ("40k customer emails", "50,000 anonymised clinical notes",
+    "8k Q&A pairs": up to two modifiers, which may themselves be example words), or None."""
     lex = vocabulary()
-    return after(scan, q.end, [r"[^\W\d_]{3,}\s+" + alt(lex["example_units"])]) or after(
+    return after(scan, q.end, [r"(?:[^\W\d_][\w&'-]{1,}\s+){1,2}" + alt(lex["example_units"])]) or after(
         scan, q.end, lex["example_units"]
     )
 

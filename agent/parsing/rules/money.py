@@ -195,6 +195,8 @@ def read_bare_budget(scan: Scan) -> None:
         keyword = None if total else _keyword_before(scan, q, vocabulary()["budget_keywords"])
         if not total and keyword is None:
             continue
+        if after(scan, q.end, words("frequency_words"), gap=r"\s*") is not None:
+            continue  # "berapa biaya satu kali training?", "what does one run cost": how often, not an amount
         top = _range_top(scan, q)  # "budget antara 2 sampai 3 juta": the top, its scale said once
         if top is not None:
             scan.claim(q.start, q.end)

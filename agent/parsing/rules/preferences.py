@@ -63,6 +63,10 @@ def read_spot(scan: Scan) -> None:
             return
 
 
+GENERIC_METHOD_WORD = re.compile(r"adapt\w*|adattator\w*|peft", re.IGNORECASE)
+"""Words that say LoRA only when no method is named beside them ("adapter: qlora" is QLoRA)."""
+
+
 def read_flags(scan: Scan) -> None:
     """Method, precision, optimizer and gradient checkpointing when named."""
     lex = vocabulary()
@@ -76,9 +80,10 @@ def read_flags(scan: Scan) -> None:
             negator = refused.search(scan.text[low : match.start()])
             if negator and not asks(scan, low + negator.start()):  # "not QLoRA" refuses it; "why not QLoRA?" asks
                 continue
-            mentions.append((match.start(), method))
-    if mentions:
-        scan.set("method", min(mentions)[1])
+            mentions.append((match.start(), method, bool(GENERIC_METHOD_WORD.fullmatch(match.group(0)))))
+    named = [m for m in mentions if not m[2]] or mentions  # "adapter: qlora": the method named, not the generic word
+    if named:
+        scan.set("method", min(named)[1])
     for key in ("precision", "optimizer"):
         for value, patterns in lex[key].items():  # the most specific named and not refused (lexicon order)
             if any(switched(scan, match) is not False for match in word(patterns).finditer(scan.text)):
