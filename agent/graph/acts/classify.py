@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent.graph.acts.clearing import clears
-from agent.graph.acts.cues import before_closing_question, cue_patterns, currency_asked, has, sentences
+from agent.graph.acts.cues import before_closing_question, cue_patterns, currency_asked, has
+from agent.graph.acts.inverse import inverse_topic
 from agent.parsing import HARDWARE_FIELDS, JOB_DEFINING, asks_both_ends, parse_fields
 
 Act = Literal["new_job", "change", "undo", "question", "what_if", "inverse", "faq", "declined", "ask_back"]
@@ -114,29 +115,6 @@ def question_topic(text: str, language: str, fields: set[str], gpus: tuple[str, 
     if has("nodes", text, language) and not fields - {"num_gpus"}:
         return "count"
     return None
-
-
-def inverse_clause(text: str, language: str) -> str:
-    """The sentence that asks the inverse question ("...on 20M tokens. What's the smallest setup?": the last one),
-    so the job stated around it does not decide what is asked."""
-    return next((c for c in sentences(text, colon=True) if has("inverse", c, language)), text)
-
-
-def inverse_topic(text: str, language: str) -> str:
-    """What an inverse question asks for: a model, a sequence length, a batch, the smallest GPU, or the smallest
-    setup (what to rent) for a job."""
-    lowered = inverse_clause(text, language).lower()
-    if re.search(r"\b(?:gpu|card|scheda|kartu)\b", lowered) and re.search(
-        r"smallest|cheapest|minim|piccol|kecil|murah|least", lowered
-    ):
-        return "smallest_gpu"
-    if re.search(r"sequen|seq\b|context|contesto|konteks|panjang|lung[ao]|longest|token", lowered):
-        return "sequence"
-    if re.search(r"batch", lowered):
-        return "batch"
-    if has("setup", lowered, language):
-        return "setup"
-    return "model"
 
 
 def read_act(

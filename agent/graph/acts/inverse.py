@@ -1,11 +1,14 @@
 """Inverse questions: the largest model that fits a card, a GPU count or a budget; the longest sequence or largest
-micro-batch on the plan's hardware; the smallest GPU that holds the job. Each answer comes with its numbers."""
+micro-batch on the plan's hardware; the smallest GPU that holds the job. Each answer comes with its numbers; which of
+these a message asks is read here too (`inverse_topic`)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
+from agent.graph.acts.cues import has, sentences
 from agent.graph.acts.texts import act_templates, with_limits
 from agent.writing import money, number, templates
 from contract.jobspec import JobSpec
@@ -231,3 +234,26 @@ def answer(state: dict[str, Any], db_path: Path) -> tuple[list[str], dict[str, A
     if topic == "smallest_gpu":
         return smallest_gpu(state, db_path)
     return longest(state, "seq_len" if topic == "sequence" else "micro_batch_size"), None
+
+
+def inverse_clause(text: str, language: str) -> str:
+    """The sentence that asks the inverse question ("...on 20M tokens. What's the smallest setup?": the last one),
+    so the job stated around it does not decide what is asked."""
+    return next((c for c in sentences(text, colon=True) if has("inverse", c, language)), text)
+
+
+def inverse_topic(text: str, language: str) -> str:
+    """What an inverse question asks for: a model, a sequence length, a batch, the smallest GPU, or the smallest
+    setup (what to rent) for a job."""
+    lowered = inverse_clause(text, language).lower()
+    if re.search(r"\b(?:gpu|card|scheda|kartu)\b", lowered) and re.search(
+        r"smallest|cheapest|minim|piccol|kecil|murah|least", lowered
+    ):
+        return "smallest_gpu"
+    if re.search(r"sequen|seq\b|context|contesto|konteks|panjang|lung[ao]|longest|token", lowered):
+        return "sequence"
+    if re.search(r"batch", lowered):
+        return "batch"
+    if has("setup", lowered, language):
+        return "setup"
+    return "model"
