@@ -5,14 +5,12 @@ then the plan. Read from the job, never from the conversation's text."""
 
 from __future__ import annotations
 
-import re
-from functools import cache
 from typing import Any
 
 from agent.graph.acts.texts import act_templates, change_words, rental
-from agent.lexicon import language_words
+from agent.parsing import field_patterns
+from agent.parsing import fields_named as parsing_fields_named
 from agent.writing import templates
-from contract.languages import LANGUAGES
 from tools.models import lookup
 
 SUMMARY_FIELDS = (
@@ -39,24 +37,9 @@ SUMMARY_FIELDS = (
 """The job's settings in the order a summary says them."""
 
 
-@cache
-def _field_words() -> dict[str, re.Pattern[str]]:
-    """Per field, the words of every language that name it without a value ("the budget", "le epoche", "anggaran")."""
-    merged: dict[str, list[str]] = {}
-    for language in LANGUAGES:
-        for name, words in language_words(language, "parsing")["field_names"].items():
-            merged.setdefault(name, []).extend(words)
-    return {
-        name: re.compile(r"(?<![\w])(?:" + "|".join(words) + r")(?:-?nya)?(?![\w])", re.I)
-        for name, words in merged.items()
-    }
-
-
 def fields_named(text: str) -> list[str]:
-    """The job settings a message names by their word, in the summary's order."""
-    found = {name for name, pattern in _field_words().items() if pattern.search(text)}
-    if {"seq_len", "dataset_tokens"} <= found:  # "how many tokens per sequence": the sequence
-        found.discard("dataset_tokens")
+    """The job settings a message names by their word (agent.parsing.fields_named), in the summary's order."""
+    found = set(parsing_fields_named(text))
     return [name for name in SUMMARY_FIELDS if name in found]
 
 
@@ -106,6 +89,6 @@ def _assumed(state: dict[str, Any], plan: dict[str, Any], name: str) -> str | No
     language, spec = state["language"], state["spec"]
     request, _ = request_for_spec(JobSpec.model_validate(spec))
     items = assumption_lines(spec, request.model_dump(), state.get("ranking") or {}, language, plan)
-    words = _field_words().get(name)
+    words = field_patterns().get(name)
     found = [item for item in items if words is not None and words.search(item)]
     return "; ".join(found) or None

@@ -1,7 +1,16 @@
 """Chat message -> JobSpec: language, offline parse, optional LLM parse, and merging a follow-up into the current job."""
 
 from agent.parsing.corrections import against_the_job
-from agent.parsing.focus import focused, lone_number, named_field, number_said_alone, says_number, scaled
+from agent.parsing.focus import (
+    field_patterns,
+    fields_named,
+    focused,
+    lone_number,
+    named_field,
+    number_said_alone,
+    says_number,
+    scaled,
+)
 from agent.parsing.intent import (
     HARDWARE_FIELDS,
     JOB_DEFINING,
@@ -22,6 +31,8 @@ __all__ = [
     "asks_both_ends",
     "asks_to_act_for_user",
     "classify_intent",
+    "field_patterns",
+    "fields_named",
     "focused",
     "lone_number",
     "merge_spec",

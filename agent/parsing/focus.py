@@ -33,7 +33,7 @@ def _every_language(key: str) -> dict[str, list[str]]:
 
 
 @cache
-def _field_patterns() -> dict[str, re.Pattern[str]]:
+def field_patterns() -> dict[str, re.Pattern[str]]:
     """Per field, the words that name it without a number, every language's (prompts/<lang>/words/parsing.json
     "field_names": "the epochs", "jumlah GPU", not "the GPU", which is the card), an Indonesian '-nya' allowed."""
     merged = _every_language("field_names")
@@ -48,13 +48,20 @@ def says_number(text: str, lang: str) -> bool:
     return bool(find_quantities(prepare(text), lang))
 
 
-def named_field(text: str, lang: str) -> str | None:
-    """The one number field the message names by its word ("the number of examples is wrong", "kalau epoch-nya
-    ditambah?"); None when it names none or several (whether a value comes with it is the parser's to say)."""
+def fields_named(text: str) -> list[str]:
+    """Every number field the message names by its word, in the word lists' order ("which budget and how many
+    epochs?": budget, epochs); whether a value comes with them is the parser's to say."""
     prepared = prepare(text)
-    named = [name for name, pattern in _field_patterns().items() if pattern.search(prepared)]
+    named = [name for name, pattern in field_patterns().items() if pattern.search(prepared)]
     if "seq_len" in named and "dataset_tokens" in named:  # "how many tokens per sequence": the sequence
         named.remove("dataset_tokens")
+    return named
+
+
+def named_field(text: str, lang: str) -> str | None:
+    """The one number field the message names by its word ("the number of examples is wrong", "kalau epoch-nya
+    ditambah?"); None when it names none or several."""
+    named = fields_named(text)
     return named[0] if len(named) == 1 else None
 
 

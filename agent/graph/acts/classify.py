@@ -136,7 +136,8 @@ def read_act(
     own = has("elsewhere", text, language) and not asks_fit(text, language)  # "..., does it fit?" asks about it
     drops = tuple(sorted(set(mentioned) & HARDWARE)) if own else ()
     fields = set(mentioned) - set(drops)  # "I have a 3090 at home but want cloud": one's own card is no wish
-    fields -= set(clears(text, language)) & set(restated) if has_job else set()  # "if we weren't tied to Azure"
+    cleared = set(clears(text, language)) if has_job else set()
+    fields -= cleared & set(restated)  # "if we weren't tied to Azure"
     outside = fields & {"regions", "providers"} if has("outside", text, language) else set()
     if has_job and outside:  # "outside Azure", "provider selain AWS": no wish for it (an exclusion the job cannot
         # hold); on a job kept to it, the job without that limit
@@ -155,7 +156,7 @@ def read_act(
         and fields <= restated
         and set(fields) <= RESTATED_TOPIC.keys()
         and "?" in text
-        and not clears(text, language)
+        and not cleared
         and not any(has(cue, text, language) for cue in ("inverse", "compare", "fit"))
     ):
         topics = {RESTATED_TOPIC[name] for name in fields}  # "still under $150?", "really in Jakarta?": the plan

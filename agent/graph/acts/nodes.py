@@ -66,14 +66,13 @@ def _act_update(
         return {"act": "question", "act_topic": topic, "pending": None, "intent": "follow_up", "request": "plain"}
     if has("write_other", text, state["language"]):  # "can you write my thesis abstract too?": not our work
         return {"act": "declined", "act_topic": "plain", "intent": "out_of_scope"}
+    # "what does 'billed per second' mean?" asks what a term means, the FAQ's to answer ("btw, the weather?" is no
+    # such question, "who bills per second?" a tool's); "rispetto a prima quanto spendo?" compares with a plan; "with
+    # the same budget, the longest context?" asks for a limit
     if (
         request == "off_topic"
         and question_topic(text, state["language"], set(state.get("mentioned") or []), gpus) is None
-        and not any(
-            has(cue, text, state["language"]) for cue in ("definition", "earlier_plan", "inverse")
-        )  # "what does
-        # 'billed per second' mean?" asks what a term means, the FAQ's to answer ("btw, the weather?" is no such
-        # question, "who bills per second?" a tool's); "rispetto a prima quanto spendo?" compares with a plan
+        and not any(has(cue, text, state["language"]) for cue in ("definition", "earlier_plan", "inverse"))
     ):
         return {"act": "declined", "act_topic": "plain"}  # "what's the weather in Rome tomorrow?"
     reading = read_act(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agent.graph import recap
 from agent.graph.acts import history
 from agent.graph.acts.alternatives import compare, not_first, why_not
 from agent.graph.acts.texts import act_templates, display_cost, rental, with_limits
@@ -356,8 +357,6 @@ def _lines(state: dict[str, Any], topic: str, offers: list[dict[str, Any]], db_p
     if topic == "earlier":
         return history.compared(state, plan)
     if topic in ("summary", "recall"):  # "summarize the current job", "what budget did I give you?"
-        from agent.graph import recap
-
         return recap.summary(state, plan) if topic == "summary" else recap.recall(state, plan)
     if topic == "listed":  # "the one in Europe you listed": that rental against the plan
         return answer_listed(state, offers, db_path)
