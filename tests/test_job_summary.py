@@ -74,3 +74,9 @@ def test_a_setting_said_with_its_value_is_still_a_change(advisor):
     first = advisor.respond(JOBS["en"][0])
     result = advisor.respond("I told you 3 epochs, not 1", thread_id=first["thread_id"])
     assert result["act"] == "change" and result["spec"]["epochs"] == 3.0, result["answer"]
+
+
+def test_a_summary_says_the_caps_on_hardware(advisor):
+    first = advisor.respond("LoRA on Mistral 7B, 12k examples, at most 2 GPUs, one machine only")
+    result = advisor.respond("give me a recap of the job please", thread_id=first["thread_id"])
+    assert "GPU cap 2" in result["answer"] and "machine cap 1" in result["answer"], result["answer"]

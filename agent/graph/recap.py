@@ -26,6 +26,8 @@ SUMMARY_FIELDS = (
     "optimizer",
     "gradient_checkpointing",
     "num_gpus",
+    "max_gpus",
+    "max_nodes",
     "gpu",
     "gpu_memory_gb",
     "budget",
